@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { LOCALES } from './locales.ts';
+
+/** Ciphertext fields are base64 RSA-OAEP output of the session or login key. */
+const cipher = z.string().min(1).max(1024);
+
+export const usernameSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_.@-]{3,32}$/, { message: 'username.format' });
+
+export const loginBody = z.object({ securityId: z.string().min(1).max(64), account: cipher, password: cipher });
+
+export const resetBody = z.object({ payload: z.string().min(1).max(4096) });
+/** The decrypted payload of `PATCH /v1/systems/reset`. */
+export const resetPayload = z.object({ oldPassword: z.string().min(1), newPassword: z.string().min(1) });
+
+export const validateCodesBody = z.discriminatedUnion('purpose', [
+  z.object({ purpose: z.literal('register'), email: z.email().max(254) }),
+  z.object({ purpose: z.literal('retrieve'), username: usernameSchema }),
+]);
+
+export const registerBody = z.object({
+  securityId: z.string().min(1).max(64),
+  companyName: z.string().trim().min(1).max(100),
+  username: usernameSchema,
+  email: z.email().max(254),
+  password: cipher,
+  code: z.string().regex(/^\d{6}$/),
+  agree: z.literal(true, { message: 'register.mustAgree' }),
+});
+
+export const retrieveCheckBody = z.object({ username: usernameSchema, code: z.string().regex(/^\d{6}$/) });
+export const retrieveSetBody = retrieveCheckBody.extend({ securityId: z.string().min(1).max(64), newPassword: cipher });
+
+export const termsQuery = z.object({ locale: z.enum(LOCALES).optional() });
+
+export const uploadKinds = ['avatar', 'capture', 'package'] as const;
+export const uploadFields = z.object({ kind: z.enum(uploadKinds) });
+
+/** What login answers and `me` repeats (without the token). */
+export interface UserInfo {
+  token?: string;
+  username: string;
+  nickname: string;
+  userCode: string;
+  companyName: string;
+  avatar: string | null;
+  phone: string | null;
+  email: string | null;
+  key: string;
+  authCodes: string[];
+}

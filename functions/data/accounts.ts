@@ -1,0 +1,36 @@
+import { Entity } from 'electrodb';
+import { MAIN_TABLE } from './tables.ts';
+import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+
+export const accounts = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'account', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          accountId: { type: 'string', required: true },
+          username: { type: 'string', required: true },
+          email: { type: 'string' },
+          nickname: { type: 'string', required: true },
+          phone: { type: 'string' },
+          avatar: { type: 'string' },
+          remark: { type: 'string' },
+          passwordHash: { type: 'string', required: true },
+          authCodes: { type: 'list', items: { type: 'string' }, required: true },
+          /** Bumped when permissions change or the account is disabled: older sessions answer 661. */
+          authVersion: { type: 'number', required: true, default: 1 },
+          disabled: { type: 'boolean', required: true, default: false },
+          owner: { type: 'boolean', required: true, default: false },
+          /** Hash of the one live session token; an older token answers 662. */
+          activeSession: { type: 'string' },
+          createdAt: { type: 'string', required: true },
+          version: { type: 'number', required: true, default: 1 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['accountId'], template: 'account#${accountId}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);

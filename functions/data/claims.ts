@@ -1,0 +1,27 @@
+import { Entity } from 'electrodb';
+import { MAIN_TABLE } from './tables.ts';
+import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+
+/**
+ * Names that must be unique across tenants: login usernames (login carries no tenant) and
+ * device binding codes. Each claim only points at its owner.
+ */
+export const claims = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'claim', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          kind: { type: ['username', 'userCode'] as const, required: true },
+          value: { type: 'string', required: true },
+          ownerTenantId: { type: 'string', required: true },
+          accountId: { type: 'string' },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: 'claim#${kind}#${value}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);

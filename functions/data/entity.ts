@@ -1,0 +1,36 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#lib/aws';
+import { tableName, type TableDef } from './tables.ts';
+
+export const SERVICE = 'passcloud';
+
+/** Entities are built on first use, so the table names and endpoints are read from the environment then. */
+export function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+
+export function entityConfig(table: TableDef) {
+  return { client: dynamo(), table: tableName(table) };
+}
+
+/** Partition key: the tenant id itself, so every key of a tenant starts with it. */
+export const tenantPartition = { field: 'pk', composite: ['tenantId'], template: '${tenantId}', casing: 'none' } as const;
+
+export const nowIso = (): string => new Date().toISOString();
+export const epochSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+/** True when DynamoDB refused a write because its condition (a version, an absent key) failed. */
+export function isConditionFailure(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const name = (e as { name?: string }).name;
+    if (name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException') return true;
+    if (/conditional request failed|ConditionalCheckFailed/i.test((e as { message?: string }).message ?? '')) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
+export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });

@@ -1,0 +1,30 @@
+import { Entity } from 'electrodb';
+import { MAIN_TABLE } from './tables.ts';
+import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+
+export const sessions = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'session', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          /** SHA-256 of the bearer token; the token itself is never stored. */
+          tokenHash: { type: 'string', required: true },
+          accountId: { type: 'string', required: true },
+          authVersion: { type: 'number', required: true },
+          /** RSA key pair of this session: the console encrypts password changes with the public half. */
+          publicKey: { type: 'string', required: true },
+          privateKey: { type: 'string', required: true },
+          createdAt: { type: 'number', required: true },
+          lastSeenAt: { type: 'number', required: true },
+          expiresAt: { type: 'number', required: true },
+          ttl: { type: 'number', required: true },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'session#${tokenHash}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);

@@ -1,0 +1,24 @@
+import { Entity } from 'electrodb';
+import { MAIN_TABLE } from './tables.ts';
+import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+
+export const tenants = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'tenant', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          companyName: { type: 'string', required: true },
+          /** The device binding code devices use to join this tenant. */
+          userCode: { type: 'string', required: true },
+          createdAt: { type: 'string', required: true },
+          version: { type: 'number', required: true, default: 1 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: 'tenant', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);

@@ -1,0 +1,30 @@
+import { Entity } from 'electrodb';
+import { MAIN_TABLE } from './tables.ts';
+import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+
+/** Mailed 6-digit codes for sign-up (by email) and password recovery (by username). */
+export const verificationCodes = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'verificationCode', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          purpose: { type: ['register', 'retrieve'] as const, required: true },
+          subject: { type: 'string', required: true },
+          codeHash: { type: 'string', required: true },
+          attempts: { type: 'number', required: true, default: 0 },
+          createdAt: { type: 'number', required: true },
+          expiresAt: { type: 'number', required: true },
+          ttl: { type: 'number', required: true },
+        },
+        indexes: {
+          primary: {
+            pk: tenantPartition,
+            sk: { field: 'sk', composite: ['purpose', 'subject'], template: 'code#${purpose}#${subject}', casing: 'none' },
+          },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);

@@ -1,0 +1,42 @@
+import { imageSize } from 'image-size';
+
+/** Upload rules of SPEC.md §5: images are JPG or PNG by their bytes, at most 5 MB, 640×480 to 4096×2688. */
+export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const IMAGE_MIN = { width: 640, height: 480 } as const;
+export const IMAGE_MAX = { width: 4096, height: 2688 } as const;
+export const PACKAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+export type ImageType = 'jpg' | 'png';
+
+export function sniffImage(bytes: Buffer): ImageType | undefined {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpg';
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  return undefined;
+}
+
+/** ZIP and APK files both start with a local file header. */
+export const looksLikeZip = (bytes: Buffer): boolean => bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
+
+export type ImageVerdict =
+  | { ok: true; type: ImageType; width: number; height: number }
+  | { ok: false; problem: 'upload.notImage' | 'upload.unreadableImage' }
+  | { ok: false; problem: 'upload.tooFewPixels' | 'upload.tooManyPixels'; width: number; height: number };
+
+/** Judges an image by its bytes; the name and the declared type are never trusted. */
+export function judgeImage(bytes: Buffer): ImageVerdict {
+  const type = sniffImage(bytes);
+  if (!type) return { ok: false, problem: 'upload.notImage' };
+  let size: { width?: number; height?: number; orientation?: number };
+  try {
+    size = imageSize(bytes);
+  } catch {
+    return { ok: false, problem: 'upload.unreadableImage' };
+  }
+  if (!size.width || !size.height) return { ok: false, problem: 'upload.unreadableImage' };
+  // EXIF orientations 5-8 rotate the picture a quarter turn: judge it as it is shown.
+  const [width, height] = size.orientation && size.orientation >= 5 ? [size.height, size.width] : [size.width, size.height];
+  const landscape = { w: Math.max(width, height), h: Math.min(width, height) };
+  if (landscape.w < IMAGE_MIN.width || landscape.h < IMAGE_MIN.height) return { ok: false, problem: 'upload.tooFewPixels', width, height };
+  if (landscape.w > IMAGE_MAX.width || landscape.h > IMAGE_MAX.height) return { ok: false, problem: 'upload.tooManyPixels', width, height };
+  return { ok: true, type, width, height };
+}

@@ -1,0 +1,54 @@
+import type { EntityItem } from 'electrodb';
+import type { AuthCode } from '#contract/menu';
+import { accounts } from '#data/accounts';
+import { sessions } from '#data/sessions';
+import { sha256 } from './crypto.ts';
+import { LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
+
+export type AccountRecord = EntityItem<ReturnType<typeof accounts>>;
+export type SessionRecord = EntityItem<ReturnType<typeof sessions>>;
+
+/** Who is calling: the tenant comes from here and nowhere else. */
+export interface Auth {
+  tenantId: string;
+  accountId: string;
+  account: AccountRecord;
+  session: SessionRecord;
+}
+
+const minutes = (name: string, fallback: number): number => Number(process.env[name] ?? fallback) * 60_000;
+export const sessionIdleMs = (): number => minutes('SESSION_IDLE_MINUTES', 120);
+export const sessionMaxMs = (): number => minutes('SESSION_MAX_MINUTES', 12 * 60);
+const TOUCH_EVERY_MS = 60_000;
+
+/** Tokens are `<tenantId>.<secret>`: the tenant picks the partition, the hash of the whole token the item. */
+export function makeToken(tenantId: string, secret: string): string {
+  return `${tenantId}.${secret}`;
+}
+
+export function parseToken(authorization: string | undefined): { tenantId: string; tokenHash: string } | undefined {
+  const match = /^Bearer\s+([a-z0-9]{1,40})\.([A-Za-z0-9_-]{20,100})$/.exec(authorization?.trim() ?? '');
+  if (!match) return undefined;
+  return { tenantId: match[1]!, tokenHash: sha256(`${match[1]}.${match[2]}`) };
+}
+
+export async function authenticate(authorization: string | undefined, authCode?: AuthCode): Promise<Auth> {
+  const parsed = parseToken(authorization);
+  if (!parsed) throw new LoginRequiredError();
+  const { tenantId, tokenHash } = parsed;
+  const session = (await sessions().get({ tenantId, tokenHash }).go()).data;
+  if (!session) throw new LoginRequiredError();
+  const now = Date.now();
+  if (now > session.expiresAt || now - session.lastSeenAt > sessionIdleMs()) {
+    await sessions().delete({ tenantId, tokenHash }).go();
+    throw new SessionEndedError(666);
+  }
+  const account = (await accounts().get({ tenantId, accountId: session.accountId }).go()).data;
+  if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
+  if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
+  if (authCode && !account.authCodes.includes(authCode)) throw new NoPermissionError();
+  if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
+    await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: now }).go();
+  }
+  return { tenantId, accountId: account.accountId, account, session };
+}

@@ -1,0 +1,52 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+
+/**
+ * AWS clients. On AWS they use the function's role; on the local host the `*_ENDPOINT`
+ * variables point them at the stand-ins (DynamoDB Local, s3rver).
+ */
+const region = process.env.AWS_REGION ?? 'us-east-1';
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+let documentClient: DynamoDBDocumentClient | undefined;
+export function dynamo(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    const client = new DynamoDBClient(endpoint ? { region, endpoint, credentials: localCredentials } : { region });
+    documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+  return documentClient;
+}
+
+let s3Client: S3Client | undefined;
+export function s3(): S3Client {
+  if (!s3Client) {
+    const endpoint = process.env.S3_ENDPOINT;
+    s3Client = endpoint
+      ? new S3Client({
+          region,
+          endpoint,
+          credentials: localCredentials,
+          forcePathStyle: true,
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        })
+      : new S3Client({ region });
+  }
+  return s3Client;
+}
+
+let sesClient: SESv2Client | undefined;
+export function ses(): SESv2Client {
+  sesClient ??= new SESv2Client({ region });
+  return sesClient;
+}
+
+/** Drops cached clients, for tests that change the endpoints. */
+export function resetClients(): void {
+  documentClient = undefined;
+  s3Client = undefined;
+  sesClient = undefined;
+}

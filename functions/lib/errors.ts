@@ -1,0 +1,79 @@
+import type { MessageId, MessageParams } from './i18n.ts';
+
+export interface FieldIssue {
+  /** Dotted path of the field, e.g. `email` or `periods.0.onDuty`. */
+  path: string;
+  message: MessageId | { text: string };
+  params?: MessageParams;
+}
+
+/** An error the client is meant to see: HTTP status, envelope code and a catalogue message. */
+export class AppError extends Error {
+  constructor(
+    readonly code: number,
+    readonly messageId: MessageId,
+    readonly params: MessageParams = {},
+    readonly data: unknown = null,
+    /** HTTP status when it differs from `code` (the 6xx session codes travel as 401). */
+    readonly httpStatus: number = code,
+  ) {
+    super(messageId);
+  }
+}
+
+export class NoPermissionError extends AppError {
+  constructor() {
+    super(401, 'status.401');
+  }
+}
+
+export class LoginRequiredError extends AppError {
+  constructor() {
+    super(403, 'status.403');
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(messageId: MessageId = 'error.itemNotFound', params: MessageParams = {}) {
+    super(404, messageId, params);
+  }
+}
+
+/** A stale `version`, or a value that must be unique and is taken (then `field` names it). */
+export class ConflictError extends AppError {
+  constructor(messageId: MessageId = 'status.409', readonly field?: string) {
+    super(409, messageId);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor() {
+    super(413, 'status.413');
+  }
+}
+
+/** Invalid input: every issue names its field. */
+export class ValidationError extends AppError {
+  constructor(readonly issues: FieldIssue[]) {
+    super(422, 'status.422');
+  }
+}
+
+export function fieldError(path: string, message: MessageId, params?: MessageParams): ValidationError {
+  return new ValidationError([{ path, message, ...(params ? { params } : {}) }]);
+}
+
+export class ThrottledError extends AppError {
+  constructor(messageId: MessageId, params: MessageParams) {
+    super(429, messageId, params);
+  }
+}
+
+export type SessionEnd = 661 | 662 | 666;
+
+/** The session is over: forced offline (661), replaced by a newer login (662) or timed out (666). */
+export class SessionEndedError extends AppError {
+  constructor(code: SessionEnd) {
+    super(code, code === 661 ? 'status.661' : code === 662 ? 'status.662' : 'status.666', {}, null, 401);
+  }
+}

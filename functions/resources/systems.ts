@@ -1,0 +1,238 @@
+import {
+  loginBody,
+  registerBody,
+  resetBody,
+  resetPayload,
+  retrieveCheckBody,
+  retrieveSetBody,
+  termsQuery,
+  validateCodesBody,
+  type UserInfo,
+} from '#contract/systems';
+import type { AuthCode } from '#contract/menu';
+import { permittedMenu } from '#domain/menu';
+import { passwordProblem } from '#domain/passwords';
+import { CODE_TTL_MINUTES } from '#domain/verification';
+import {
+  checkCode,
+  clearLoginFailures,
+  closeSession,
+  createTenantWithOwner,
+  dropSecurityKey,
+  findAccountByUsername,
+  findTenant,
+  issueCode,
+  loadSecurityKey,
+  openSession,
+  recordLoginFailure,
+  setPassword,
+  storeSecurityKey,
+  throttleWait,
+} from '#data/identity';
+import { SYSTEM_SCOPE } from '#data/tables';
+import type { AccountRecord } from '#lib/auth';
+import { decoyPasswordHash, newRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
+import { AppError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
+import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { sendMail } from '#lib/mail';
+import type { Locale } from '#contract/locales';
+
+async function userInfo(account: AccountRecord, key: string, token?: string): Promise<UserInfo> {
+  const tenant = await findTenant(account.tenantId);
+  return {
+    ...(token ? { token } : {}),
+    username: account.username,
+    nickname: account.nickname,
+    userCode: tenant?.userCode ?? '',
+    companyName: tenant?.companyName ?? '',
+    avatar: account.avatar ?? null,
+    phone: account.phone ?? null,
+    email: account.email ?? null,
+    key,
+    authCodes: account.authCodes,
+  };
+}
+
+async function loginKey(securityId: string): Promise<RsaKeyPair> {
+  const pair = await loadSecurityKey(securityId);
+  if (!pair) throw fieldError('securityId', 'auth.keyExpired');
+  return pair;
+}
+
+function decrypt(pair: RsaKeyPair, field: string, ciphertext: string): string {
+  const plain = rsaDecrypt(pair.privateKey, ciphertext);
+  if (plain === undefined) throw fieldError(field, 'auth.undecryptable');
+  return plain;
+}
+
+function checkPassword(field: string, password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw fieldError(field, problem.id, problem.params);
+}
+
+/** Runs `work` and answers no sooner than `ms`, so timing does not tell whether an account exists. */
+async function inConstantTime<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await work();
+  } finally {
+    const left = ms - (Date.now() - started);
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+  }
+}
+
+async function mailCode(tenantId: string, to: string, code: string, locale: Locale): Promise<void> {
+  await sendMail(tenantId, {
+    to,
+    kind: 'verification',
+    subject: translate(locale, 'mail.codeSubject'),
+    text: translate(locale, 'mail.codeBody', { code, minutes: CODE_TTL_MINUTES }),
+  });
+}
+
+export const systems = defineResource('systems', {
+  'POST /v1/systems/security': publicRoute({
+    async handle() {
+      const pair = await newRsaKeyPair();
+      const securityId = await storeSecurityKey(pair);
+      return ok({ securityId, publicKey: pair.publicKey });
+    },
+  }),
+
+  'POST /v1/systems/login': publicRoute({
+    body: loginBody,
+    async handle({ body, sourceIp }) {
+      const pair = await loginKey(body.securityId);
+      const username = decrypt(pair, 'account', body.account).trim().toLowerCase();
+      const password = decrypt(pair, 'password', body.password);
+      await throttleWait('address', sourceIp);
+      await throttleWait('account', username);
+      const account = await findAccountByUsername(username);
+      const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyPasswordHash()));
+      if (!account || !valid) {
+        await Promise.all([recordLoginFailure('account', username), recordLoginFailure('address', sourceIp)]);
+        throw new AppError(401, 'auth.badCredentials');
+      }
+      if (account.disabled) throw new SessionEndedError(661);
+      await clearLoginFailures('account', username);
+      await dropSecurityKey(body.securityId);
+      const token = await openSession(account, pair);
+      return ok(await userInfo(account, pair.publicKey, token));
+    },
+  }),
+
+  'POST /v1/systems/logout': sessionRoute({
+    async handle({ auth }) {
+      await closeSession(auth.tenantId, auth.session.tokenHash, auth.accountId);
+      return deleted();
+    },
+  }),
+
+  'GET /v1/systems/me': sessionRoute({
+    async handle({ auth }) {
+      return ok(await userInfo(auth.account, auth.session.publicKey));
+    },
+  }),
+
+  'GET /v1/systems/routes': sessionRoute({
+    async handle({ auth }) {
+      return ok(permittedMenu(new Set(auth.account.authCodes as AuthCode[])));
+    },
+  }),
+
+  'PATCH /v1/systems/reset': sessionRoute({
+    body: resetBody,
+    async handle({ body, auth }) {
+      const plain = rsaDecrypt(auth.session.privateKey, body.payload);
+      if (plain === undefined) throw fieldError('payload', 'auth.undecryptable');
+      let json: unknown;
+      try {
+        json = JSON.parse(plain);
+      } catch {
+        throw fieldError('payload', 'error.invalidJson');
+      }
+      const parsed = resetPayload.safeParse(json);
+      if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: { text: i.message } })));
+      const { oldPassword, newPassword } = parsed.data;
+      const name = auth.account.username.toLowerCase();
+      await throttleWait('account', name);
+      if (!(await verifyPassword(oldPassword, auth.account.passwordHash))) {
+        await recordLoginFailure('account', name);
+        throw fieldError('oldPassword', 'password.wrongOriginal');
+      }
+      checkPassword('newPassword', newPassword);
+      if (newPassword === oldPassword) throw fieldError('newPassword', 'password.sameAsOriginal');
+      // The account has one live session (this one), so every other session has already ended.
+      await setPassword(auth.tenantId, auth.accountId, newPassword, false);
+      return created();
+    },
+  }),
+
+  'POST /v1/systems/validateCodes': publicRoute({
+    body: validateCodesBody,
+    async handle({ body, locale }) {
+      if (body.purpose === 'register') {
+        const code = await issueCode('register', body.email);
+        await mailCode(SYSTEM_SCOPE, body.email, code, locale);
+        return ok(null);
+      }
+      return inConstantTime(1500, async () => {
+        // A code is made for unknown names too, so the resend wait and the answer are the same.
+        const code = await issueCode('retrieve', body.username);
+        const account = await findAccountByUsername(body.username);
+        if (account?.email) await mailCode(account.tenantId, account.email, code, locale);
+        return ok(null);
+      });
+    },
+  }),
+
+  'POST /v1/systems/register': publicRoute({
+    body: registerBody,
+    async handle({ body }) {
+      const pair = await loginKey(body.securityId);
+      const password = decrypt(pair, 'password', body.password);
+      checkPassword('password', password);
+      if (await findAccountByUsername(body.username)) {
+        throw fieldError('username', 'register.usernameTaken');
+      }
+      await checkCode('register', body.email, body.code, true);
+      const tenant = await createTenantWithOwner({ companyName: body.companyName, username: body.username, email: body.email, password });
+      await dropSecurityKey(body.securityId);
+      return created({ username: body.username, userCode: tenant.userCode });
+    },
+  }),
+
+  'GET /v1/systems/terms': publicRoute({
+    query: termsQuery,
+    async handle({ query, locale }) {
+      const chosen = query.locale ?? locale;
+      return ok({ locale: chosen, title: translate(chosen, 'terms.title'), content: translate(chosen, 'terms.content') });
+    },
+  }),
+
+  'POST /v1/systems/retrieve': publicRoute({
+    body: retrieveCheckBody,
+    async handle({ body }) {
+      await inConstantTime(300, () => checkCode('retrieve', body.username, body.code, false));
+      return ok({ valid: true });
+    },
+  }),
+
+  'PATCH /v1/systems/retrieve': publicRoute({
+    body: retrieveSetBody,
+    async handle({ body }) {
+      const pair = await loginKey(body.securityId);
+      const newPassword = decrypt(pair, 'newPassword', body.newPassword);
+      checkPassword('newPassword', newPassword);
+      await checkCode('retrieve', body.username, body.code, true);
+      const account = await findAccountByUsername(body.username);
+      if (!account) throw fieldError('code', 'code.invalid');
+      await setPassword(account.tenantId, account.accountId, newPassword, true);
+      await dropSecurityKey(body.securityId);
+      return created();
+    },
+  }),
+});
+
+export const handler = systems.handler;

@@ -1,0 +1,51 @@
+import type { AuthCode } from '#contract/menu';
+
+/**
+ * THE route table: the only place a URL is spelled. The AWS stack makes one Lambda per
+ * `resource` and one HTTP API route per entry; the local host mounts the same entries.
+ *
+ * access: `public` needs no session; `session` needs a console session and, when given, the
+ * authCode; `device` is for face terminals and intercoms.
+ */
+export type Access = 'public' | 'session' | 'device';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteEntry {
+  method: Method;
+  path: string;
+  resource: string;
+  access: Access;
+  authCode?: AuthCode;
+  /** Request bodies are binary (multipart); hosts pass them through base64-encoded. */
+  binary?: boolean;
+}
+
+export const routes = [
+  { method: 'POST', path: '/v1/systems/security', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/login', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session' },
+  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session' },
+  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session' },
+  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session' },
+  { method: 'POST', path: '/v1/systems/validateCodes', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/register', resource: 'systems', access: 'public' },
+  { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
+  { method: 'PATCH', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/files/uploads', resource: 'files', access: 'session', binary: true },
+] as const satisfies readonly RouteEntry[];
+
+export type Route = (typeof routes)[number];
+export type Resource = Route['resource'];
+export type RouteKey = `${Route['method']} ${Route['path']}`;
+export type RouteOf<K extends RouteKey> = Extract<Route, { method: K extends `${infer M} ${string}` ? M : never; path: K extends `${string} ${infer P}` ? P : never }>;
+export type RouteKeyOf<R extends Resource> = Route extends infer E ? (E extends Route ? (E['resource'] extends R ? `${E['method']} ${E['path']}` : never) : never) : never;
+
+export const routeKey = (route: Pick<RouteEntry, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+export const resources: Resource[] = [...new Set(routes.map((r) => r.resource))];
+
+const byKey = new Map<string, RouteEntry>(routes.map((r) => [routeKey(r), r]));
+export function findRoute(key: string): RouteEntry | undefined {
+  return byKey.get(key);
+}

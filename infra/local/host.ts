@@ -1,0 +1,212 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { extname, join, normalize, resolve } from 'node:path';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
+import type { HttpResult } from '@passcloud/functions/lib/http';
+import { envelopeResult, errorResult } from '@passcloud/functions/lib/http';
+import { NotFoundError, PayloadTooLargeError } from '@passcloud/functions/lib/errors';
+import { localeFromHeader } from '@passcloud/functions/lib/i18n';
+
+/** API Gateway HTTP APIs refuse bodies over 10 MB; so does this host. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<HttpResult>;
+
+interface Mounted {
+  route: RouteEntry;
+  key: string;
+  pattern: RegExp;
+  params: string[];
+}
+
+function mount(route: RouteEntry): Mounted {
+  const params: string[] = [];
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+    params.push(name);
+    return '([^/]+)';
+  });
+  return { route, key: routeKey(route), pattern: new RegExp(`^${source}$`), params };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new PayloadTooLargeError());
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolvePromise(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const textual = (contentType: string | undefined): boolean =>
+  !contentType || /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(contentType);
+
+/** Builds the API Gateway v2 event a Lambda would get for this request. */
+export function toEvent(req: IncomingMessage, url: URL, mounted: Mounted, match: RegExpExecArray, body: Buffer, sourceIp: string): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const pathParameters: Record<string, string> = {};
+  mounted.params.forEach((name, i) => (pathParameters[name] = decodeURIComponent(match[i + 1]!)));
+  const binary = mounted.route.binary || !textual(headers['content-type']);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: mounted.key,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(mounted.params.length ? { pathParameters } : {}),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: req.method ?? 'GET', path: url.pathname, protocol: 'HTTP/1.1', sourceIp, userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey: mounted.key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length ? { body: body.toString(binary ? 'base64' : 'utf8') } : {}),
+    isBase64Encoded: binary && body.length > 0,
+  };
+}
+
+function send(res: ServerResponse, result: HttpResult): void {
+  const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
+  res.writeHead(result.statusCode ?? 200, headers as Record<string, string>);
+  const body = result.body ?? '';
+  res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The same security headers CloudFront adds in AWS. */
+export const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: blob: http://127.0.0.1:* https:; connect-src 'self' http://127.0.0.1:* ws://127.0.0.1:*; style-src 'self' 'unsafe-inline'; script-src 'self'; font-src 'self' data:; frame-ancestors 'none'; base-uri 'self'; object-src 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+};
+
+/** Serves the built console; unknown paths get index.html (SPA fallback), like CloudFront. */
+function serveStatic(res: ServerResponse, root: string, pathname: string): void {
+  const index = join(root, 'index.html');
+  let file = normalize(join(root, decodeURIComponent(pathname)));
+  if (!file.startsWith(resolve(root)) || !existsSync(file) || statSync(file).isDirectory()) file = index;
+  if (!existsSync(file)) {
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('The console has not been built yet: run `npm run build`.');
+    return;
+  }
+  const immutable = pathname.startsWith('/assets/');
+  res.writeHead(200, {
+    'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    ...SECURITY_HEADERS,
+  });
+  createReadStream(file).pipe(res);
+}
+
+export interface HostOptions {
+  port: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  handlers: Record<string, LambdaHandler>;
+  webRoot: string;
+  /** Extra local-only endpoints under `/_local/`, answered only to loopback callers. */
+  local?: Record<string, () => unknown>;
+}
+
+export interface Host {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+const isLoopback = (ip: string): boolean => ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+
+export async function startHost(options: HostOptions): Promise<Host> {
+  const mounted = routes.map(mount);
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const sourceIp = req.socket.remoteAddress ?? 'unknown';
+      const locale = localeFromHeader(req.headers['accept-language']);
+      if (url.pathname.startsWith('/_local/')) {
+        const local = options.local?.[url.pathname.slice('/_local/'.length)];
+        if (!local || !isLoopback(sourceIp) || req.method !== 'GET') return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        return send(res, envelopeResult(200, { code: 200, message: 'Success', data: local() }, 'local'));
+      }
+      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
+        for (const m of mounted) {
+          if (m.route.method !== req.method) continue;
+          const match = m.pattern.exec(url.pathname);
+          if (!match) continue;
+          let body: Buffer;
+          try {
+            body = await readBody(req);
+          } catch (error) {
+            return send(res, errorResult(error, locale, 'local'));
+          }
+          const handler = options.handlers[m.route.resource];
+          if (!handler) throw new Error(`no handler for resource ${m.route.resource}`);
+          return send(res, await handler(toEvent(req, url, m, match, body, sourceIp)));
+        }
+        return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+      }
+      serveStatic(res, options.webRoot, url.pathname);
+    })().catch((error: unknown) => {
+      if (!res.headersSent) send(res, errorResult(error, 'en_US', 'local'));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolvePromise());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
+  };
+}
