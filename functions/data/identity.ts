@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MINUTES, codeUsable, secondsUntilResend } from '#domain/verification';
-import { THROTTLE_WINDOW_MS, blockedMinutes, type ThrottleScope } from '#domain/throttle';
+import { THROTTLE_LIMITS, THROTTLE_WINDOW_MS, blockedMinutes, type ThrottleScope } from '#domain/throttle';
 import { dynamo } from '#lib/aws';
 import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, sixDigitCode, type RsaKeyPair } from '#lib/crypto';
 import { ConflictError, ThrottledError, fieldError } from '#lib/errors';
@@ -196,7 +196,8 @@ export async function setPassword(tenantId: string, accountId: string, password:
 
 export async function throttleWait(scope: ThrottleScope, subject: string): Promise<void> {
   const counter = (await throttles().get({ tenantId: SYSTEM_SCOPE, scope, subject }).go()).data ?? undefined;
-  const minutes = blockedMinutes(scope, counter, Date.now());
+  const limit = Number(process.env[`THROTTLE_${scope.toUpperCase()}_LIMIT`] ?? THROTTLE_LIMITS[scope]);
+  const minutes = blockedMinutes(limit, counter, Date.now());
   if (minutes > 0) throw new ThrottledError('auth.throttled', { minutes });
 }
 

@@ -12,7 +12,7 @@ export interface ThrottleCounter {
 }
 
 /** Minutes left before another try is allowed, or 0 when the caller may try now. */
-export function blockedMinutes(scope: ThrottleScope, counter: ThrottleCounter | undefined, now: number): number {
-  if (!counter || now >= counter.windowEndsAt || counter.failures < THROTTLE_LIMITS[scope]) return 0;
+export function blockedMinutes(limit: number, counter: ThrottleCounter | undefined, now: number): number {
+  if (!counter || now >= counter.windowEndsAt || counter.failures < limit) return 0;
   return Math.max(1, Math.ceil((counter.windowEndsAt - now) / 60_000));
 }

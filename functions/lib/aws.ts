@@ -28,7 +28,8 @@ export function s3(): S3Client {
       ? new S3Client({
           region,
           endpoint,
-          credentials: localCredentials,
+          // s3rver accepts only its built-in key pair.
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
           forcePathStyle: true,
           requestChecksumCalculation: 'WHEN_REQUIRED',
           responseChecksumValidation: 'WHEN_REQUIRED',

@@ -168,6 +168,16 @@ export function errorResult(error: unknown, locale: Locale, requestId: string): 
   return envelopeResult(500, { code: 500, message: translate(locale, 'status.500'), data: null }, requestId);
 }
 
+/**
+ * The caller's address. Behind CloudFront the API sees an edge address, so the viewer address
+ * CloudFront forwards is preferred.
+ */
+function clientAddress(event: HttpEvent, headers: Record<string, string | undefined>): string {
+  const viewer = headers['cloudfront-viewer-address'];
+  if (viewer) return viewer.replace(/:\d+$/, '');
+  return event.requestContext?.http?.sourceIp ?? 'unknown';
+}
+
 const successMessage = { 200: 'status.200', 201: 'status.201', 202: 'status.202', 204: 'status.204' } as const;
 
 async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent): Promise<HttpResult> {
@@ -194,7 +204,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
       auth: auth as never,
       locale,
       requestId,
-      sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
+      sourceIp: clientAddress(event, headers),
       headers,
       rawBody,
     });

@@ -32,7 +32,7 @@ import {
 import { SYSTEM_SCOPE } from '#data/tables';
 import type { AccountRecord } from '#lib/auth';
 import { decoyPasswordHash, newRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
-import { AppError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
+import { AppError, ConflictError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
@@ -194,7 +194,7 @@ export const systems = defineResource('systems', {
       const password = decrypt(pair, 'password', body.password);
       checkPassword('password', password);
       if (await findAccountByUsername(body.username)) {
-        throw fieldError('username', 'register.usernameTaken');
+        throw new ConflictError('register.usernameTaken', 'username');
       }
       await checkCode('register', body.email, body.code, true);
       const tenant = await createTenantWithOwner({ companyName: body.companyName, username: body.username, email: body.email, password });

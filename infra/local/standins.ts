@@ -35,9 +35,10 @@ export interface Running {
 export async function startDynamo(dir: string | undefined): Promise<Running & { endpoint: string }> {
   const port = await freePort();
   if (dir) mkdirSync(dir, { recursive: true });
-  const child = spawnDynamo({ port, sharedDb: true, ...(dir ? { path: dir } : {}), stdio: ['ignore', 'ignore', 'pipe'] } as Parameters<typeof spawnDynamo>[0]);
+  const child = spawnDynamo({ port, sharedDb: true, ...(dir ? { path: dir } : {}), stdio: 'pipe' });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.resume();
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: localCredentials });
   const started = Date.now();
@@ -101,7 +102,7 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
   const server = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true });
   await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ region: 'us-east-1', endpoint, credentials: localCredentials, forcePathStyle: true });
+  const client = new S3Client({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true });
   for (const bucket of Object.keys(BUCKETS) as BucketName[]) {
     const Bucket = bucketName(bucket);
     try {

@@ -1,0 +1,90 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { resolve } from 'node:path';
+import { resources, routes, type Resource } from '@passcloud/functions/routes';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+/** Function defaults every resource shares: Node 22 on arm64, bundled by the local esbuild (no Docker). */
+export class ApiFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, resource: Resource, environment: Record<string, string>) {
+    super(scope, id, {
+      entry: resolve(REPO_ROOT, 'functions/resources', `${resource}.ts`),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      // scrypt needs 128 MiB per hash, and CPU share grows with memory.
+      memorySize: resource === 'systems' ? 1024 : 512,
+      timeout: Duration.seconds(29),
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+      logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        externalModules: [],
+        banner: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
+      },
+    });
+  }
+}
+
+export interface ApiProps {
+  environment: Record<string, string>;
+}
+
+/** The HTTP API: one function per resource, one route per entry of the route table. */
+export class Api extends Construct {
+  readonly httpApi: HttpApi;
+  readonly functions: Record<Resource, ApiFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'Http', { description: 'Pass Cloud /v1 API', createDefaultStage: true });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        time: '$context.requestTime',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        latency: '$context.integrationLatency',
+        error: '$context.integrationErrorMessage',
+      }),
+    };
+    stage.defaultRouteSettings = { throttlingBurstLimit: 200, throttlingRateLimit: 100 };
+
+    this.functions = Object.fromEntries(
+      resources.map((resource) => [resource, new ApiFunction(this, `${pascal(resource)}Function`, resource, props.environment)]),
+    ) as Record<Resource, ApiFunction>;
+
+    const integrations = new Map<Resource, HttpLambdaIntegration>();
+    for (const route of routes) {
+      let integration = integrations.get(route.resource);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${pascal(route.resource)}Integration`, this.functions[route.resource]);
+        integrations.set(route.resource, integration);
+      }
+      this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+    }
+  }
+
+  /** The API's host name, for CloudFront's origin. */
+  get domainName(): string {
+    return `${this.httpApi.apiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`;
+  }
+}
+
+const pascal = (name: string): string => name.replace(/(^|[-_])(\w)/g, (_m, _s, c: string) => c.toUpperCase());

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    reporters: ['default'],
+    projects: [
+      {
+        test: { name: 'unit', include: ['unit/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['integration/**/*.test.ts', 'security/**/*.test.ts'],
+          globalSetup: ['support/localStack.ts'],
+          setupFiles: ['support/localEnv.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // One local stack serves every file; scrypt is CPU-bound, so files run one at a time.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: { name: 'cdk', include: ['cdk/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
+      },
+    ],
+  },
+});
