@@ -43,6 +43,7 @@ if (!existsSync(dist) || mtime(dist) < sourceTime) {
   run('npm', ['run', 'build', '--silent']);
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'infra', 'local', 'main.ts')], { cwd: root, stdio: 'inherit' });
+const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...process.env };
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'infra', 'local', 'main.ts')], { cwd: root, stdio: 'inherit', env });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
