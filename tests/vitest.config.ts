@@ -5,7 +5,7 @@ export default defineConfig({
     reporters: ['default'],
     projects: [
       {
-        test: { name: 'unit', include: ['unit/**/*.test.ts'], environment: 'node' },
+        test: { name: 'unit', include: ['unit/**/*.test.ts'], environment: 'node', env: { LOG_LEVEL: 'silent' } },
       },
       {
         test: {

@@ -2,8 +2,9 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 function threshold(): number {
-  const wanted = (process.env.LOG_LEVEL ?? 'info') as Level;
-  return order[wanted] ?? order.info;
+  const wanted = process.env.LOG_LEVEL ?? 'info';
+  if (wanted === 'silent') return Infinity;
+  return order[wanted as Level] ?? order.info;
 }
 
 /** One JSON line per event, so CloudWatch Logs Insights and the local console read the same thing. */

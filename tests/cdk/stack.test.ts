@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack, type PolicyValidationPluginReport } from 'aws-cdk-lib';
+import { App, type Stack, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { PassCloudStack } from '@passcloud/infra/aws/stack';

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { catalogs, localeFromHeader, translate } from '@passcloud/functions/lib/i18n';
+import { en_US } from '@passcloud/functions/lib/i18n/en_US';
+import { LOCALES } from '@passcloud/functions/contract/locales';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('server messages', () => {
+  it.each(LOCALES.filter((l) => l !== 'en_US'))('%s has every message, translated, with the same placeholders', (locale) => {
+    const catalog = catalogs[locale];
+    expect(Object.keys(catalog).sort()).toEqual(Object.keys(en_US).sort());
+    for (const [id, english] of Object.entries(en_US)) {
+      const text = catalog[id as keyof typeof en_US];
+      expect(text.trim().length, id).toBeGreaterThan(0);
+      expect(text, `${locale} ${id} is still English`).not.toBe(english);
+      expect(placeholders(text), id).toEqual(placeholders(english));
+    }
+  });
+
+  it('fills placeholders and leaves unknown ones visible', () => {
+    expect(translate('en_US', 'auth.throttled', { minutes: 3 })).toBe('Too many failed attempts; try again in 3 minutes');
+    expect(translate('en_US', 'auth.throttled')).toContain('{minutes}');
+  });
+});
+
+describe('localeFromHeader', () => {
+  it('takes the console’s locale code or a browser language list', () => {
+    expect(localeFromHeader('ja_JP')).toBe('ja_JP');
+    expect(localeFromHeader('zh-TW,zh;q=0.9')).toBe('zh_TW');
+    expect(localeFromHeader('zh-Hant-HK')).toBe('zh_TW');
+    expect(localeFromHeader('zh')).toBe('zh_CN');
+    expect(localeFromHeader('pt-BR,de;q=0.5')).toBe('de_DE');
+    expect(localeFromHeader('fr-CA')).toBe('fr_FR');
+    expect(localeFromHeader('xx')).toBe('en_US');
+    expect(localeFromHeader(undefined)).toBe('en_US');
+  });
+});
