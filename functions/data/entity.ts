@@ -1,4 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '#lib/errors';
 import { dynamo } from '#lib/aws';
 import { tableName, type TableDef } from './tables.ts';
 
@@ -34,3 +35,17 @@ export function isConditionFailure(error: unknown): boolean {
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
 export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });
+
+/**
+ * Runs a write conditioned on the record's `version` (and, for patches, on its existence). When
+ * the condition fails, the record is looked up once more: gone answers 404, changed answers 409;
+ * either way nothing was written.
+ */
+export async function versionedWrite<T>(write: () => Promise<T>, exists: () => Promise<boolean>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw (await exists()) ? new ConflictError() : new NotFoundError();
+  }
+}

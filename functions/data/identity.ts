@@ -8,7 +8,7 @@ import { ConflictError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
-import { epochSeconds, isConditionFailure, nowIso, transactPut } from './entity.ts';
+import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite } from './entity.ts';
 import { securityKeys } from './securityKeys.ts';
 import { sessions } from './sessions.ts';
 import { SYSTEM_SCOPE } from './tables.ts';
@@ -253,4 +253,30 @@ export async function checkCode(purpose: CodePurpose, subject: string, code: str
     throw fieldError('code', 'code.invalid');
   }
   if (consume) await verificationCodes().delete(key).go();
+}
+
+// Profile
+
+export interface ProfileChanges {
+  nickname?: string;
+  phone?: string;
+  email?: string;
+  avatar?: string;
+  remark?: string;
+}
+
+/** Changes an account's profile if `version` is still current; answers the updated account. */
+export async function updateProfile(tenantId: string, accountId: string, version: number, changes: ProfileChanges) {
+  const key = { tenantId, accountId };
+  const result = await versionedWrite(
+    () =>
+      accounts()
+        .patch(key)
+        .set(changes)
+        .add({ version: 1 })
+        .where((attr, op) => op.eq(attr.version, version))
+        .go({ response: 'all_new' }),
+    async () => !!(await accounts().get(key).go()).data,
+  );
+  return result.data;
 }

@@ -9,12 +9,12 @@ import { call, login, registerTenant, unique } from '../support/api.ts';
 /**
  * Walks every route of the route table:
  * - with no token, a session route answers 403;
- * - with a second tenant's token, aimed at the first tenant's records, nothing of the first
- *   tenant changes and nothing of it comes back;
+ * - with one tenant's token, aimed at the other tenant's records, nothing of the other tenant
+ *   changes and nothing of it comes back (both ways: the demo tenant and a newly registered one);
  * - with an account of the first tenant that lacks the route's authCode, it answers 401 and
  *   nothing changes.
- * A route with a path parameter needs a fixture below that creates a record of the first tenant
- * and answers its key; a new route without one fails this test until it gets one.
+ * A route with a path parameter needs a fixture below that creates a record in a tenant and
+ * answers its key; a new route without one fails this test until it gets one.
  */
 
 interface Ctx {
@@ -22,7 +22,7 @@ interface Ctx {
   token: string;
 }
 
-/** Path parameter name -> a record of tenant A, answering its key. */
+/** Path parameter name -> a new record of the given tenant, answering its key. */
 const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {};
 
 /** Optional request bodies that would succeed for the owner, so a refusal is about access, not validation. */
@@ -55,29 +55,41 @@ function pathFor(route: RouteEntry, keys: Record<string, string>): string {
 
 const paramsOf = (route: RouteEntry): string[] => [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
-let a: Ctx & { userCode: string };
-let b: { username: string; password: string; token: string };
+interface Tenant extends Ctx {
+  name: string;
+  username: string;
+  password: string;
+  userCode: string;
+  /** Keys of this tenant's fixture records, by path parameter name. */
+  keys: Record<string, string>;
+}
+
+const tenants: Tenant[] = [];
 let limited: { username: string; password: string; token: string };
-const keys: Record<string, string> = {};
+
+async function tenant(name: string, username: string, password: string): Promise<Tenant> {
+  const user = await login(username, password);
+  const t: Tenant = { name, username, password, tenantId: user.token.split('.')[0]!, userCode: user.userCode, token: user.token, keys: {} };
+  for (const param of new Set(routes.flatMap(paramsOf))) {
+    const make = fixtures[param];
+    if (make) t.keys[param] = await make(t);
+  }
+  return t;
+}
 
 beforeAll(async () => {
   const demo = inject('demo');
-  a = { tenantId: demo.tenantId, userCode: demo.userCode, token: (await login(demo.username, demo.password)).token };
-  const tenantB = await registerTenant();
-  b = { ...tenantB, token: (await login(tenantB.username, tenantB.password)).token };
+  const registered = await registerTenant();
+  tenants.push(await tenant('the demo tenant', demo.username, demo.password), await tenant('a registered tenant', registered.username, registered.password));
   const username = unique('nocodes');
-  await createAccount(a.tenantId, { username, password: 'limited-pass-1', authCodes: [] });
+  await createAccount(tenants[0]!.tenantId, { username, password: 'limited-pass-1', authCodes: [] });
   limited = { username, password: 'limited-pass-1', token: (await login(username, 'limited-pass-1')).token };
-  for (const name of new Set(routes.flatMap(paramsOf))) {
-    const make = fixtures[name];
-    if (make) keys[name] = await make(a);
-  }
 });
 
-async function send(route: RouteEntry, token: string | undefined) {
+async function send(route: RouteEntry, token: string | undefined, target: Tenant) {
   const key = routeKey(route);
-  const body = bodies[key]?.(a) ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
-  return call(route.method, pathFor(route, keys), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
+  const body = bodies[key]?.(target) ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
+  return call(route.method, pathFor(route, target.keys), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
 }
 
 describe('route table sweep', () => {
@@ -88,7 +100,7 @@ describe('route table sweep', () => {
 
   it('mounts every route on the local host', async () => {
     for (const route of routes) {
-      const answer = await send(route, undefined);
+      const answer = await send(route, undefined, tenants[0]!);
       expect(answer.body.message, routeKey(route)).not.toMatch(/No such API path/);
     }
   });
@@ -96,23 +108,30 @@ describe('route table sweep', () => {
   const sessionRoutes = routes.filter((r) => (r as RouteEntry).access === 'session') as RouteEntry[];
 
   it.each(sessionRoutes.map((r) => [routeKey(r), r] as const))('%s answers 403 without a session', async (_key, route) => {
-    const before = await snapshot(a.tenantId);
-    const answer = await send(route, undefined);
+    const victim = tenants[0]!;
+    const before = await snapshot(victim.tenantId);
+    const answer = await send(route, undefined, victim);
     expect(answer.status).toBe(403);
     expect(answer.body.code).toBe(403);
-    expect(await snapshot(a.tenantId)).toBe(before);
+    expect(await snapshot(victim.tenantId)).toBe(before);
   });
 
-  it.each(sessionRoutes.map((r) => [routeKey(r), r] as const))('%s never reaches another tenant', async (key, route) => {
-    const before = await snapshot(a.tenantId);
-    const answer = await send(route, b.token);
+  const crossings = sessionRoutes.flatMap((r) => [
+    [routeKey(r), 1, 0, r],
+    [routeKey(r), 0, 1, r],
+  ] as const);
+  it.each(crossings)('%s: tenant %i never reaches tenant %i', async (key, attackerIndex, victimIndex, route) => {
+    const attacker = tenants[attackerIndex]!;
+    const victim = tenants[victimIndex]!;
+    const before = await snapshot(victim.tenantId);
+    const answer = await send(route, attacker.token, victim);
     const text = JSON.stringify(answer.body);
-    expect(text).not.toContain(a.tenantId);
-    expect(text).not.toContain(a.userCode);
-    for (const value of Object.values(keys)) expect(text).not.toContain(value);
+    expect(text).not.toContain(victim.tenantId);
+    expect(text).not.toContain(victim.userCode);
+    for (const value of Object.values(victim.keys)) expect(text).not.toContain(value);
     if (paramsOf(route).length > 0) expect([404, 422]).toContain(answer.status);
-    expect(await snapshot(a.tenantId)).toBe(before);
-    if (endsSession.has(key)) b.token = (await login(b.username, b.password)).token;
+    expect(await snapshot(victim.tenantId)).toBe(before);
+    if (endsSession.has(key)) attacker.token = (await login(attacker.username, attacker.password)).token;
   });
 
   const coded = sessionRoutes.filter((r) => r.authCode);
@@ -121,11 +140,12 @@ describe('route table sweep', () => {
   });
 
   it.each(coded.map((r) => [routeKey(r), r] as const))('%s answers 401 to an account without its authCode', async (key, route) => {
-    const before = await snapshot(a.tenantId);
-    const answer = await send(route, limited.token);
+    const own = tenants[0]!;
+    const before = await snapshot(own.tenantId);
+    const answer = await send(route, limited.token, own);
     expect(answer.status).toBe(401);
     expect(answer.body.code).toBe(401);
-    expect(await snapshot(a.tenantId)).toBe(before);
+    expect(await snapshot(own.tenantId)).toBe(before);
     if (endsSession.has(key)) limited.token = (await login(limited.username, limited.password)).token;
   });
 });
