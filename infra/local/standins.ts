@@ -39,6 +39,9 @@ export async function startDynamo(dir: string | undefined): Promise<Running & { 
   let stderr = '';
   child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  // The jar must not outlive the host, even when the host dies without cleaning up.
+  const killChild = () => child.kill();
+  process.once('exit', killChild);
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: localCredentials });
   const started = Date.now();
@@ -57,6 +60,7 @@ export async function startDynamo(dir: string | undefined): Promise<Running & { 
     endpoint,
     stop: () =>
       new Promise<void>((resolve) => {
+        process.off('exit', killChild);
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill();
