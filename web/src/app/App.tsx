@@ -1,23 +1,31 @@
 import { useEffect, useState } from 'react';
+import { MantineProvider } from '@mantine/core';
+import { DatesProvider } from '@mantine/dates';
+import { Notifications } from '@mantine/notifications';
+import { I18nProvider } from '@lingui/react';
+import { RouterProvider } from 'react-router-dom';
+import { i18n } from './i18n.ts';
+import { theme } from './theme.ts';
+import { createAppRouter } from './router.tsx';
+import { logout, onReset } from './auth.ts';
+import { onSessionEnded } from './api.ts';
+import { LoadingBar } from '../components/LoadingBar.tsx';
+import { DAYJS_LOCALES, storedLocale } from './locales.ts';
 
-interface Terms {
-  title: string;
-}
+onSessionEnded(() => void logout({ skipServer: true }));
 
-/** The console's front page until the console screens are built: it shows that the API answers. */
 export function App() {
-  const [status, setStatus] = useState<'checking' | 'up' | 'down'>('checking');
-  useEffect(() => {
-    fetch('/v1/systems/terms')
-      .then((res) => res.json() as Promise<{ code: number; data: Terms }>)
-      .then((body) => setStatus(body.code === 200 ? 'up' : 'down'))
-      .catch(() => setStatus('down'));
-  }, []);
+  const [router, setRouter] = useState(createAppRouter);
+  useEffect(() => onReset(() => setRouter(createAppRouter())), []);
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 640, margin: '10vh auto', padding: 24, color: '#1f2937' }}>
-      <h1 style={{ fontSize: 28, marginBottom: 8 }}>Pass Cloud</h1>
-      <p style={{ color: '#4b5563' }}>Face-recognition access control, temperature measurement and intercom console · version 3.2.0</p>
-      <p role="status">API: {status === 'checking' ? 'checking…' : status === 'up' ? 'online' : 'not reachable'}</p>
-    </main>
+    <I18nProvider i18n={i18n}>
+      <MantineProvider theme={theme}>
+        <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
+          <Notifications position="top-center" limit={1} />
+          <LoadingBar />
+          <RouterProvider router={router} />
+        </DatesProvider>
+      </MantineProvider>
+    </I18nProvider>
   );
 }

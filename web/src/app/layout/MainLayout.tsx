@@ -1,0 +1,55 @@
+import { useEffect } from 'react';
+import { AppShell } from '@mantine/core';
+import { useLocalStorage } from '@mantine/hooks';
+import { useLingui } from '@lingui/react/macro';
+import { Outlet, useLoaderData, useLocation, useMatches } from 'react-router-dom';
+import type { MenuItem } from '@passcloud/functions/contract/menu';
+import { menuTitle } from '../menuTitles.ts';
+import type { RouteHandle } from '../router.tsx';
+import { platformOf } from '../menu.ts';
+import { Header } from './Header.tsx';
+import { SideMenu } from './SideMenu.tsx';
+
+export const MENU_EXPANDED = 250;
+export const MENU_COLLAPSED = 65;
+
+/** Header, side menu and content; the dashboard sits on a dark background, other screens on light grey. */
+export default function MainLayout() {
+  const { menu } = useLoaderData() as { menu: MenuItem[] };
+  const { pathname } = useLocation();
+  const matches = useMatches();
+  const { t } = useLingui();
+  const [collapsed, setCollapsed] = useLocalStorage({ key: 'menuCollapsed', defaultValue: false });
+  const platform = platformOf(menu, pathname);
+  const sideItems = platform && platform.path !== '/settings' ? (platform.children ?? []) : [];
+  const dark = pathname === '/pass-platform/dashboard';
+
+  const titleKey = [...matches].reverse().find((m) => (m.handle as RouteHandle | undefined)?.title)?.handle as RouteHandle | undefined;
+  useEffect(() => {
+    const tagline = t`Pass Cloud · face recognition access control`;
+    document.title = titleKey?.title ? `${menuTitle(titleKey.title)} - ${tagline}` : tagline;
+  }, [titleKey, t]);
+
+  useEffect(() => window.scrollTo(0, 0), [pathname]);
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={sideItems.length ? { width: collapsed ? MENU_COLLAPSED : MENU_EXPANDED, breakpoint: 0 } : undefined}
+      padding="md"
+      styles={{ main: { background: dark ? '#0b1727' : '#f0f2f5', color: dark ? '#e9ecef' : undefined, minHeight: '100vh' } }}
+    >
+      <AppShell.Header>
+        <Header menu={menu} />
+      </AppShell.Header>
+      {sideItems.length > 0 && (
+        <AppShell.Navbar>
+          <SideMenu items={sideItems} collapsed={collapsed} onToggle={() => setCollapsed(!collapsed)} />
+        </AppShell.Navbar>
+      )}
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

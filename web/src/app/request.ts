@@ -1,0 +1,188 @@
+/**
+ * The request client of SPEC.md §7-§8: 30 s timeout, reads `data` from the envelope, one
+ * closable toast at a time for 2 s (the server's message, else the catalogue text), a loading
+ * indicator shown on the first pending request and closed 300 ms after the last, and a logout
+ * on the session codes 600-699. The UI effects come in as hooks so the rules can be tested
+ * against a fake server without a browser.
+ */
+
+export interface Envelope<T = unknown> {
+  code: number;
+  message: string;
+  data: T;
+}
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export class RequestError extends Error {
+  constructor(
+    /** HTTP status, or 0 when no answer came (network failure or time-out). */
+    readonly status: number,
+    /** The envelope code (the 6xx session codes travel with HTTP 401). */
+    readonly code: number,
+    message: string,
+    readonly data: unknown = null,
+  ) {
+    super(message);
+  }
+
+  /** Field problems of a 422 (or a 409 on a unique field), by field path. */
+  get issues(): FieldIssue[] {
+    const issues = (this.data as { issues?: FieldIssue[] } | null)?.issues;
+    return Array.isArray(issues) ? issues : [];
+  }
+}
+
+export interface ClientHooks {
+  token(): string | null;
+  locale(): string;
+  /** Catalogue text of a status (SPEC.md §8) in the current language. */
+  statusText(status: number): string;
+  toast(message: string): void;
+  loading(visible: boolean): void;
+  /** The session is over (600-699, or 403 for a token the server no longer knows). */
+  sessionEnded(code: number): void;
+}
+
+export interface ClientOptions {
+  baseUrl?: string;
+  timeoutMs?: number;
+  loadingCloseDelayMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  form?: FormData;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  /** No toast on failure: the caller shows the problem itself (inline field errors). */
+  silent?: boolean;
+  /** Do not show the loading indicator (background refreshes). */
+  quiet?: boolean;
+  signal?: AbortSignal;
+}
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const LOADING_CLOSE_DELAY_MS = 300;
+
+export interface Client {
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  /** Requests in flight (for tests and the loading indicator). */
+  pending(): number;
+}
+
+export function createClient(hooks: ClientHooks, options: ClientOptions = {}): Client {
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const closeDelay = options.loadingCloseDelayMs ?? LOADING_CLOSE_DELAY_MS;
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  let inFlight = 0;
+  let visible = false;
+  let closeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  function begin(): void {
+    inFlight++;
+    if (closeTimer) {
+      clearTimeout(closeTimer);
+      closeTimer = undefined;
+    }
+    if (!visible) {
+      visible = true;
+      hooks.loading(true);
+    }
+  }
+
+  function end(): void {
+    inFlight--;
+    if (inFlight > 0) return;
+    closeTimer = setTimeout(() => {
+      closeTimer = undefined;
+      if (inFlight === 0 && visible) {
+        visible = false;
+        hooks.loading(false);
+      }
+    }, closeDelay);
+  }
+
+  function fail(error: RequestError, silent: boolean, hadToken: boolean): never {
+    const sessionOver = (error.code >= 600 && error.code <= 699) || (error.code === 403 && hadToken);
+    if (!silent || sessionOver) hooks.toast(error.message);
+    if (sessionOver) hooks.sessionEnded(error.code);
+    throw error;
+  }
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = new URL((options.baseUrl ?? '') + path, options.baseUrl ? undefined : 'http://placeholder');
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
+    const target = options.baseUrl ? url.toString() : url.pathname + url.search;
+    const token = hooks.token();
+    const headers: Record<string, string> = { 'accept-language': hooks.locale() };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: FormData | string | undefined;
+    if (opts.form) body = opts.form;
+    else if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort();
+    opts.signal?.addEventListener('abort', onAbort);
+    if (!opts.quiet) begin();
+    try {
+      let res: Response;
+      try {
+        res = await doFetch(target, { method, headers, body, signal: controller.signal });
+      } catch {
+        if (opts.signal?.aborted && !timedOut) throw new RequestError(0, 0, 'aborted');
+        return fail(new RequestError(0, timedOut ? 504 : 503, hooks.statusText(timedOut ? 504 : 503)), !!opts.silent, !!token);
+      }
+      let envelope: Envelope<T> | undefined;
+      try {
+        envelope = (await res.json()) as Envelope<T>;
+      } catch {
+        if (timedOut) return fail(new RequestError(0, 504, hooks.statusText(504)), !!opts.silent, !!token);
+        envelope = undefined;
+      }
+      const code = envelope?.code ?? res.status;
+      if (!res.ok || code >= 300) {
+        const message = envelope?.message || hooks.statusText(code);
+        return fail(new RequestError(res.status, code, message, envelope?.data ?? null), !!opts.silent, !!token);
+      }
+      return (envelope?.data ?? null) as T;
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (!opts.quiet) end();
+    }
+  }
+
+  return { request, pending: () => inFlight };
+}
+
+/**
+ * Shows one toast at a time: a new one replaces the one on screen. `show` answers a function
+ * that hides what it showed.
+ */
+export function singleToast(show: (message: string, close: () => void) => () => void, durationMs = 2000): (message: string) => void {
+  let hideCurrent: (() => void) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const close = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    hideCurrent?.();
+    hideCurrent = undefined;
+  };
+  return (message: string) => {
+    close();
+    hideCurrent = show(message, close);
+    timer = setTimeout(close, durationMs);
+  };
+}

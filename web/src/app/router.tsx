@@ -1,0 +1,83 @@
+import { createBrowserRouter, redirect, type RouteObject } from 'react-router-dom';
+import { MENU_REDIRECTS, type MenuItem } from '@passcloud/functions/contract/menu';
+import { getToken } from './session.ts';
+import { firstPermitted, flatten, isConsolePath, loadMenu } from './menu.ts';
+import { SCREENS, loadScreen, withChunkTimeout } from './screens.ts';
+import { RouteError } from './RouteError.tsx';
+
+export interface RouteHandle {
+  /** Menu title key of the screen. */
+  title?: string;
+}
+
+const page = (load: () => Promise<{ default: React.ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await withChunkTimeout(load)).default });
+
+/** Public screens: no layout, no login. `/login` sends a signed-in user home. */
+function publicRoutes(): RouteObject[] {
+  return [
+    { path: '/login', loader: () => (getToken() ? redirect('/') : null), lazy: page(() => import('../features/auth/LoginPage.tsx')) },
+    { path: '/register', lazy: page(() => import('../features/auth/RegisterPage.tsx')) },
+    { path: '/password-find', lazy: page(() => import('../features/auth/PasswordFindPage.tsx')) },
+    { path: '/agreement', lazy: page(() => import('../features/auth/AgreementPage.tsx')) },
+    { path: '/entrance', lazy: page(() => import('../features/entrance/EntrancePage.tsx')) },
+    { path: '/smart-elevator', lazy: page(() => import('../features/entrance/SmartElevatorPage.tsx')) },
+    { path: '/404', lazy: page(() => import('../features/errors/NotFoundPage.tsx')) },
+  ].map((route) => ({ ...route, errorElement: <RouteError />, hydrateFallbackElement: <></> }));
+}
+
+/** The screens an account may open, built from its permitted menu. */
+export function permittedRoutes(menu: MenuItem[]): RouteObject[] {
+  const routes: RouteObject[] = [];
+  for (const item of flatten(menu)) {
+    if (SCREENS[item.path]) {
+      routes.push({ path: item.path, handle: { title: item.title } satisfies RouteHandle, lazy: async () => ({ Component: await loadScreen(item.path) }) });
+    } else if (item.children?.length) {
+      const target = firstPermitted(item.children);
+      routes.push({ path: item.path, loader: () => redirect(target) });
+    }
+  }
+  return routes;
+}
+
+/** Any other path: home without a session, the first permitted screen for a screen not permitted, else /404. */
+async function otherPath({ request }: { request: Request }) {
+  if (!getToken()) return redirect('/entrance');
+  const path = new URL(request.url).pathname;
+  if (isConsolePath(path)) return redirect(firstPermitted(await loadMenu()));
+  return redirect('/404');
+}
+
+export function createAppRouter() {
+  let patched = false;
+  return createBrowserRouter(
+    [
+      ...publicRoutes(),
+      {
+        id: 'main',
+        path: '/',
+        loader: async () => {
+          if (!getToken()) return redirect('/entrance');
+          return { menu: await loadMenu() };
+        },
+        lazy: page(() => import('./layout/MainLayout.tsx')),
+        errorElement: <RouteError />,
+        hydrateFallbackElement: <></>,
+        children: [
+          { index: true, loader: async () => redirect(firstPermitted(await loadMenu())) },
+          ...Object.entries(MENU_REDIRECTS).map(([from, to]) => ({ path: from, loader: () => redirect(to) })),
+          { path: '*', loader: otherPath },
+        ],
+      },
+    ],
+    {
+      // On the first navigation with a token the permitted routes are fetched and added; the
+      // router then retries the match.
+      async patchRoutesOnNavigation({ patch }) {
+        if (patched || !getToken()) return;
+        const menu = await loadMenu();
+        patch('main', permittedRoutes(menu));
+        patched = true;
+      },
+    },
+  );
+}

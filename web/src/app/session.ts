@@ -1,0 +1,44 @@
+import type { UserInfo } from '@passcloud/functions/contract/systems';
+
+/**
+ * What a login leaves in local storage (SPEC.md §4): token, public key, user info and
+ * authorities; the settings tab lives in session storage.
+ */
+const KEYS = { token: 'token', publicKey: 'publicKey', userInfo: 'userInfo', authorities: 'authorities', authCode: 'authCode' } as const;
+export const SETTINGS_TAB_KEY = 'settingsTab';
+
+export type StoredUser = Omit<UserInfo, 'token'>;
+
+export const getToken = (): string | null => localStorage.getItem(KEYS.token);
+export const getPublicKey = (): string | null => localStorage.getItem(KEYS.publicKey);
+
+export function getUser(): StoredUser | null {
+  const raw = localStorage.getItem(KEYS.userInfo);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as StoredUser;
+  } catch {
+    return null;
+  }
+}
+
+export function getAuthorities(): string[] {
+  try {
+    return JSON.parse(localStorage.getItem(KEYS.authorities) ?? '[]') as string[];
+  } catch {
+    return [];
+  }
+}
+
+export function saveLogin(info: UserInfo): void {
+  const { token, ...user } = info;
+  if (token) localStorage.setItem(KEYS.token, token);
+  localStorage.setItem(KEYS.publicKey, info.key);
+  localStorage.setItem(KEYS.userInfo, JSON.stringify(user));
+  localStorage.setItem(KEYS.authorities, JSON.stringify(info.authCodes));
+}
+
+export function clearLogin(): void {
+  for (const key of Object.values(KEYS)) localStorage.removeItem(key);
+  sessionStorage.removeItem(SETTINGS_TAB_KEY);
+}
