@@ -20,6 +20,17 @@ export default defineConfig({
         },
       },
       {
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.test.ts'],
+          globalSetup: ['support/localStack.ts'],
+          setupFiles: ['support/localEnv.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: { name: 'cdk', include: ['cdk/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
       },
     ],

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { extname, join, normalize, resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
@@ -119,8 +120,11 @@ export const SECURITY_HEADERS = {
   'referrer-policy': 'strict-origin-when-cross-origin',
 };
 
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.txt']);
+const gzipped = new Map<string, Buffer>();
+
 /** Serves the built console; unknown paths get index.html (SPA fallback), like CloudFront. */
-function serveStatic(res: ServerResponse, root: string, pathname: string): void {
+function serveStatic(req: IncomingMessage, res: ServerResponse, root: string, pathname: string): void {
   const index = join(root, 'index.html');
   let file = normalize(join(root, decodeURIComponent(pathname)));
   if (!file.startsWith(resolve(root)) || !existsSync(file) || statSync(file).isDirectory()) file = index;
@@ -130,12 +134,27 @@ function serveStatic(res: ServerResponse, root: string, pathname: string): void 
     return;
   }
   const immutable = pathname.startsWith('/assets/');
-  res.writeHead(200, {
+  const headers = {
     'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    vary: 'accept-encoding',
     ...SECURITY_HEADERS,
-  });
-  createReadStream(file).pipe(res);
+  };
+  // Compressed like CloudFront does it, so local measurements match what users download.
+  if (COMPRESSIBLE.has(extname(file)) && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+    const key = `${file}:${statSync(file).mtimeMs}`;
+    let body = gzipped.get(key);
+    if (!body) {
+      body = gzipSync(readFileSync(file));
+      gzipped.set(key, body);
+    }
+    res.writeHead(200, { ...headers, 'content-encoding': 'gzip', 'content-length': body.length });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  res.writeHead(200, headers);
+  if (req.method === 'HEAD') res.end();
+  else createReadStream(file).pipe(res);
 }
 
 export interface HostOptions {
@@ -188,7 +207,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
       }
-      serveStatic(res, options.webRoot, url.pathname);
+      serveStatic(req, res, options.webRoot, url.pathname);
     })().catch((error: unknown) => {
       if (!res.headersSent) send(res, errorResult(error, 'en_US', 'local'));
       else res.destroy();

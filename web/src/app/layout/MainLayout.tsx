@@ -30,7 +30,9 @@ export default function MainLayout() {
     document.title = titleKey?.title ? `${menuTitle(titleKey.title)} - ${tagline}` : tagline;
   }, [titleKey, t]);
 
-  useEffect(() => window.scrollTo(0, 0), [pathname]);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [pathname]);
 
   return (
     <AppShell

@@ -1,0 +1,61 @@
+/** Login latency (RSA-OAEP + scrypt) and the authenticated read path under concurrency. */
+
+export const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+export const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+
+async function encrypt(publicKey: string, text: string): Promise<string> {
+  const key = await crypto.subtle.importKey('spki', Buffer.from(publicKey, 'base64'), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt']);
+  return Buffer.from(await crypto.subtle.encrypt({ name: 'RSA-OAEP' }, key, new TextEncoder().encode(text))).toString('base64');
+}
+
+export async function apiBench(stack: { url: string }): Promise<string[]> {
+  async function login(): Promise<{ token: string; ms: number }> {
+    const t0 = performance.now();
+    const security = (await (await fetch(`${stack.url}/v1/systems/security`, { method: 'POST' })).json()) as {
+      data: { securityId: string; publicKey: string };
+    };
+    const { securityId, publicKey } = security.data;
+    const res = await fetch(`${stack.url}/v1/systems/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ securityId, account: await encrypt(publicKey, 'admin'), password: await encrypt(publicKey, 'admin12345') }),
+    });
+    const body = (await res.json()) as { data: { token: string } };
+    return { token: body.data.token, ms: performance.now() - t0 };
+  }
+
+  const logins: number[] = [];
+  let token = '';
+  for (let i = 0; i < 20; i++) {
+    const result = await login();
+    logins.push(result.ms);
+    token = result.token;
+  }
+
+  const reads: number[] = [];
+  const total = 2000;
+  const concurrency = 16;
+  let next = 0;
+  const readStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        const t0 = performance.now();
+        const res = await fetch(`${stack.url}/v1/systems/me`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`me answered ${res.status}`);
+        reads.push(performance.now() - t0);
+      }
+    }),
+  );
+  const readSeconds = (performance.now() - readStarted) / 1000;
+
+  return [
+    `login (security key + RSA-OAEP + scrypt N=2^17), ${logins.length} runs: p50 ${fmt(percentile(logins, 50))}, p95 ${fmt(percentile(logins, 95))}`,
+    `GET /v1/systems/me, ${total} requests, ${concurrency} at a time: ${(total / readSeconds).toFixed(0)} req/s, p50 ${fmt(percentile(reads, 50))}, p95 ${fmt(percentile(reads, 95))}`,
+  ];
+}

@@ -1,0 +1,51 @@
+/// <reference lib="dom" />
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, inject } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+export const base = (): string => inject('baseUrl');
+
+/** English menu titles by key, read from the console's own title table. */
+export function englishTitles(): Record<string, string> {
+  const source = readFileSync(resolve(import.meta.dirname, '../../web/src/app/menuTitles.ts'), 'utf8');
+  return Object.fromEntries([...source.matchAll(/'(menu\.\w+)': msg`([^`]+)`/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+/** Uncaught errors of every page opened through newPage; a test file asserts it stays empty. */
+export const pageErrors: string[] = [];
+
+export const TAGLINE = 'Pass Cloud · face recognition access control';
+
+export async function newPage(browser: Browser, options: { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 820 }, baseURL: base() });
+  if (options.locale) await context.addInitScript((locale) => localStorage.setItem('locale', locale), options.locale);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page };
+}
+
+export async function loginInBrowser(page: Page, username: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.locator('input[autocomplete=username]').fill(username);
+  await page.locator('input[type=password]').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+}
+
+export async function toastText(page: Page): Promise<string> {
+  const toast = page.locator('.mantine-Notification-root');
+  await expect.poll(() => toast.count()).toBe(1);
+  return (await toast.innerText()).trim();
+}
+
+/** The newest 6-digit code mailed to `address` (the local host's mail sink). */
+export async function mailedCode(address: string): Promise<string> {
+  const res = await fetch(`${base()}/_local/mails`);
+  const mails = ((await res.json()) as { data: { to: string[]; text: string }[] }).data.filter((m) => m.to.includes(address));
+  const code = /\b(\d{6})\b/.exec(mails.at(-1)?.text ?? '')?.[1];
+  if (!code) throw new Error(`no code mailed to ${address}`);
+  return code;
+}
+
+export const shotDir = resolve(import.meta.dirname, '../.artifacts');
