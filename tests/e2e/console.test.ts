@@ -112,6 +112,8 @@ describe('register, log in, walk the menu', () => {
     expect(Math.round((await menu.boundingBox())!.width)).toBe(250 - 1);
     await page.getByTestId('menu-toggle').click();
     await expect.poll(async () => Math.round((await menu.boundingBox())!.width)).toBe(65 - 1);
+    const title = page.getByTestId('screen-title');
+    await expect.poll(async () => Math.round((await title.boundingBox())!.x)).toBe(65 + 16);
     await page.screenshot({ path: `${shotDir}/layout-collapsed-en.png` });
     await page.getByTestId('menu-toggle').click();
     await page.getByRole('link', { name: 'Intercom platform' }).click();
@@ -146,6 +148,26 @@ describe('register, log in, walk the menu', () => {
 });
 
 describe('languages', () => {
+  it.each(['en_US', 'ja_JP', 'de_DE'])('lays out login, register and the expanded layout in %s without overflow', async (locale) => {
+    const { context, page } = await newPage(browser, { locale });
+    for (const path of ['/login', '/register', '/entrance']) {
+      await page.goto(path);
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `${shotDir}/${path.slice(1)}-${locale}.png`, fullPage: true });
+    }
+    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await page.goto('/pass-platform/enterprise/employee');
+    await page.waitForLoadState('networkidle');
+    const header = page.locator('header');
+    const headerBox = (await header.boundingBox())!;
+    expect(headerBox.height).toBe(56);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${shotDir}/layout-expanded-${locale}.png` });
+    await context.close();
+  });
+
   it('switches to Japanese and back, keeping the choice across reloads', async () => {
     const { context, page } = await newPage(browser);
     await loginInBrowser(page, inject('demo').username, inject('demo').password);

@@ -29,7 +29,7 @@ export async function loginInBrowser(page: Page, username: string, password: str
   await page.goto('/login');
   await page.locator('input[autocomplete=username]').fill(username);
   await page.locator('input[type=password]').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.locator('form button[type=submit]').click();
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 }
 
