@@ -23,7 +23,9 @@ try {
     lines.push(`initial JavaScript of ${path}: ${js.kb.toFixed(1)} KB gzip in ${js.files} files (budget 170 KB)`);
   }
   for (const path of ['/login', '/entrance']) {
-    lines.push(`Lighthouse performance of ${path}: ${await lighthouseScore(stack.url + path)} (budget 95)`);
+    const desktop = await lighthouseScore(stack.url + path, 'desktop');
+    const mobile = await lighthouseScore(stack.url + path, 'mobile');
+    lines.push(`Lighthouse performance of ${path}: desktop ${desktop} (budget 95), mobile slow 4G ${mobile}`);
   }
   lines.push(`host process peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 } finally {

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import lighthouse from 'lighthouse';
 import { launch } from 'chrome-launcher';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { launchBrowser } from '../support/browser.ts';
 
 const FLAGS = [
@@ -32,22 +33,15 @@ export async function initialJsKb(baseUrl: string, path: string): Promise<{ kb: 
   return { kb: bytes / 1024, files };
 }
 
-/** Lighthouse performance score (0-100) of a page, desktop preset, against the local host. */
-export async function lighthouseScore(url: string): Promise<number> {
+/**
+ * Lighthouse performance score (0-100) of a page against the local host: `desktop` is Lighthouse's
+ * own desktop preset (the console's users sit at desks), `mobile` its default slow-4G phone.
+ */
+export async function lighthouseScore(url: string, formFactor: 'desktop' | 'mobile'): Promise<number> {
   const chrome = await launch({ chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', chromeFlags: FLAGS });
   try {
-    const result = await lighthouse(
-      url,
-      { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'] },
-      {
-        extends: 'lighthouse:default',
-        settings: {
-          formFactor: 'desktop',
-          screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false },
-          throttlingMethod: 'simulate',
-        },
-      },
-    );
+    const flags = { port: chrome.port, output: 'json' as const, logLevel: 'error' as const, onlyCategories: ['performance'] };
+    const result = await lighthouse(url, flags, formFactor === 'desktop' ? desktopConfig : undefined);
     return Math.round((result?.lhr.categories.performance?.score ?? 0) * 100);
   } finally {
     chrome.kill();

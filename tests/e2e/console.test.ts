@@ -132,6 +132,22 @@ describe('register, log in, walk the menu', () => {
     await context.close();
   });
 
+  it('shows a screen whose code cannot be loaded as an error with a retry', async () => {
+    const { context, page } = await newPage(browser);
+    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await page.waitForURL('**/pass-platform/dashboard');
+    await page.route(/\/assets\/pages-[^/]+\.js$/, (route) => route.abort());
+    await page.getByRole('link', { name: 'Devices' }).click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'This screen could not be loaded' }).count()).toBe(1);
+    await page.unroute(/\/assets\/pages-[^/]+\.js$/);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => page.getByTestId('screen-title').count()).toBe(1);
+    expect(await page.getByRole('alert').filter({ hasText: 'This screen could not be loaded' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Devices' }).click();
+    await expect.poll(() => page.title()).toBe(`Devices - ${TAGLINE}`);
+    await context.close();
+  });
+
   it('lands an account on its first permitted entry when it opens a screen it may not see', async () => {
     const { createAccount } = await import('@passcloud/functions/data/identity');
     const username = unique('limited');

@@ -7,17 +7,17 @@ import { activateLocale } from './app/i18n.ts';
 import { storedLocale } from './app/locales.ts';
 import { App } from './app/App.tsx';
 
-// A stylesheet or script preload that fails (an old build's chunk, a dropped connection)
-// reloads once instead of leaving a broken screen.
+// A stylesheet or script preload that fails (a chunk of an older build, a dropped connection)
+// reloads the page once; if it fails again soon after, the screen shows the error with a retry.
 window.addEventListener('vite:preloadError', (event) => {
-  if (sessionStorage.getItem('preloadRetried')) return;
-  sessionStorage.setItem('preloadRetried', '1');
+  const last = Number(sessionStorage.getItem('preloadReloadAt') ?? 0);
+  if (Date.now() - last < 60_000) return;
+  sessionStorage.setItem('preloadReloadAt', String(Date.now()));
   event.preventDefault();
   window.location.reload();
 });
 
 await activateLocale(storedLocale());
-sessionStorage.removeItem('preloadRetried');
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Box, Container, Group, Paper, Title } from '@mantine/core';
 import { Link } from 'react-router-dom';
 import { Brand } from './Brand.tsx';
-import { LanguageMenu } from './LanguageMenu.tsx';
+import { LanguageSelect } from './LanguageSelect.tsx';
 import { useTitle } from './useTitle.ts';
 
 /** The frame of the public screens: brand and language at the top, the form in a card. */
@@ -14,7 +14,7 @@ export function PublicLayout({ title, children, width = 420 }: { title: string; 
         <Box component={Link} to="/entrance" style={{ color: 'inherit', textDecoration: 'none' }}>
           <Brand />
         </Box>
-        <LanguageMenu />
+        <LanguageSelect />
       </Group>
       <Container size={width} py={40}>
         <Paper withBorder shadow="sm" radius="md" p="xl">

@@ -1,25 +1,25 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Anchor, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { KeyFetchError, login } from '../../app/auth.ts';
 import { notifySuccess, toast } from '../../app/api.ts';
 import { PublicLayout } from '../../components/PublicLayout.tsx';
 
+/** The first screen most people see, kept light: two fields checked here, the rest by the server. */
 export default function LoginPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
-  const form = useForm({
-    initialValues: { username: '', password: '' },
-    validate: {
-      username: (v) => (v.trim() ? null : t`Enter the username`),
-      password: (v) => (v ? null : t`Enter the password`),
-    },
-  });
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
 
-  const submit = form.onSubmit(async ({ username, password }) => {
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const found = { username: username.trim() ? undefined : t`Enter the username`, password: password ? undefined : t`Enter the password` };
+    setErrors(found);
+    if (found.username || found.password) return;
     setBusy(true);
     try {
       await login(username.trim(), password);
@@ -30,14 +30,29 @@ export default function LoginPage() {
     } finally {
       setBusy(false);
     }
-  });
+  };
 
   return (
     <PublicLayout title={t`Log in`}>
       <form onSubmit={submit} noValidate>
         <Stack>
-          <TextInput label={t`Username`} required autoComplete="username" autoFocus {...form.getInputProps('username')} />
-          <PasswordInput label={t`Password`} required autoComplete="current-password" {...form.getInputProps('password')} />
+          <TextInput
+            label={t`Username`}
+            required
+            autoComplete="username"
+            autoFocus
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={errors.username}
+          />
+          <PasswordInput
+            label={t`Password`}
+            required
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={errors.password}
+          />
           <Group justify="space-between">
             <Anchor component={Link} to="/password-find" size="sm">
               <Trans>Forgot password?</Trans>

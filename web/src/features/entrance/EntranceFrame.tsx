@@ -4,7 +4,7 @@ import { useLocalStorage } from '@mantine/hooks';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { Brand } from '../../components/Brand.tsx';
-import { LanguageMenu } from '../../components/LanguageMenu.tsx';
+import { LanguageSelect } from '../../components/LanguageSelect.tsx';
 import { getToken } from '../../app/session.ts';
 import classes from './Entrance.module.css';
 
@@ -43,7 +43,7 @@ export function EntranceFrame({ children, forceIndex }: { children: ReactNode; f
           </Group>
         </Group>
         <Group gap="xs" wrap="nowrap">
-          <LanguageMenu />
+          <LanguageSelect />
           {getToken() ? (
             <Button component={Link} to="/">
               <Trans>Open console</Trans>
