@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'cdk.out/**', '.data/**', 'tests/.tmp/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'cdk.out/**', '.data/**', 'tests/.tmp/**', 'web/src/locales/**/*.ts', 'web/public/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -120,7 +120,7 @@ describe('register, log in, walk the menu', () => {
     await page.waitForURL('**/intercom-platform/device/management');
     await page.getByTestId('settings-button').click();
     await page.waitForURL('**/settings');
-    expect(await page.getByTestId('settings-button').getAttribute('aria-current')).toBe('page');
+    await expect.poll(() => page.getByTestId('settings-button').getAttribute('aria-current')).toBe('page');
     await page.getByRole('tab', { name: 'Mail records' }).click();
     await page.waitForURL('**/settings/mail');
     await page.goto('/enterprise');
@@ -157,6 +157,8 @@ describe('register, log in, walk the menu', () => {
     await page.waitForURL('**/pass-platform/personnel/management');
     await page.goto('/pass-platform/device/management');
     await page.waitForURL('**/pass-platform/personnel/management');
+    await expect.poll(() => page.title()).toBe(`Visitors - ${TAGLINE}`);
+    expect(await page.getByRole('link', { name: 'Visitors' }).count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Devices' }).count()).toBe(0);
     expect(await page.getByTestId('settings-button').count()).toBe(0);
     await context.close();

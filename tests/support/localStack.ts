@@ -12,22 +12,40 @@ declare module 'vitest' {
   }
 }
 
-let stack: LocalStack | undefined;
-let dataDir: string | undefined;
+/**
+ * One local stack (in-memory DynamoDB, s3rver and the SMTP sink in a temp folder) shared by every
+ * project that asks for it: the handlers read their endpoints from the process environment, so
+ * two stacks in one process would cross their wires.
+ */
+interface Shared {
+  started: Promise<{ stack: LocalStack; dataDir: string }>;
+  users: number;
+}
+const key = Symbol.for('passcloud.tests.localStack');
+const registry = globalThis as unknown as Record<symbol, Shared | undefined>;
 
-/** One local stack (in-memory DynamoDB, s3rver and the SMTP sink in a temp folder) for the integration run. */
 export async function setup(project: TestProject): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';
   // Every test logs in from 127.0.0.1; the per-address limit is covered by the unit tests.
   process.env.THROTTLE_ADDRESS_LIMIT ??= '1000';
-  dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));
-  stack = await startLocalStack({ port: 0, dataDir, inMemory: true, seed: true });
+  let shared = registry[key];
+  if (!shared) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));
+    shared = { started: startLocalStack({ port: 0, dataDir, inMemory: true, seed: true }).then((stack) => ({ stack, dataDir })), users: 0 };
+    registry[key] = shared;
+  }
+  shared.users++;
+  const { stack } = await shared.started;
   project.provide('baseUrl', stack.url);
   project.provide('localEnv', stack.env);
   project.provide('demo', stack.demo!);
 }
 
 export async function teardown(): Promise<void> {
-  await stack?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  const shared = registry[key];
+  if (!shared || --shared.users > 0) return;
+  registry[key] = undefined;
+  const { stack, dataDir } = await shared.started;
+  await stack.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
