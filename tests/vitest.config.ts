@@ -23,6 +23,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
+          expect: { poll: { timeout: 10_000, interval: 100 } },
           globalSetup: ['support/localStack.ts'],
           setupFiles: ['support/localEnv.ts'],
           testTimeout: 120_000,

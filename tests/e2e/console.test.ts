@@ -253,6 +253,33 @@ describe('account', () => {
     await context.close();
   });
 
+  it('recovers a forgotten password with the mailed code', async () => {
+    const { context, page } = await newPage(browser);
+    const { username } = await registerInBrowser(page);
+    await page.goto('/password-find');
+    await page.locator('input[autocomplete=username]').fill(username);
+    await page.locator('form button[type=submit]').click();
+    await expect.poll(() => page.getByLabel('Verification code').count()).toBe(1);
+    await page.getByLabel('Verification code').fill(await mailedCode(`${username}@example.test`));
+    await page.locator('form button[type=submit]').click();
+    const passwords = page.locator('input[type=password]');
+    await expect.poll(() => passwords.count()).toBe(2);
+    await passwords.nth(0).fill('recovered-pass-9');
+    await passwords.nth(1).fill('recovered-pass-9');
+    await page.locator('form button[type=submit]').click();
+    await page.waitForURL('**/login');
+    await loginInBrowser(page, username, 'recovered-pass-9');
+    await page.waitForURL('**/pass-platform/dashboard');
+    await context.close();
+  });
+
+  it('shows the service terms in the chosen language', async () => {
+    const { context, page } = await newPage(browser, { locale: 'zh_CN' });
+    await page.goto('/agreement');
+    await expect.poll(() => page.getByTestId('terms').textContent()).toMatch(/[\u4e00-\u9fff]/);
+    await context.close();
+  });
+
   it('logs the first browser out when the account logs in elsewhere (662)', async () => {
     const first = await newPage(browser);
     const { username, password } = await registerInBrowser(first.page);
