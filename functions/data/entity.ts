@@ -32,7 +32,7 @@ export function isConditionFailure(error: unknown): boolean {
   return false;
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
 export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });
 

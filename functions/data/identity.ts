@@ -8,7 +8,7 @@ import { ConflictError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
-import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite } from './entity.ts';
+import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite, type TransactItem } from './entity.ts';
 import { securityKeys } from './securityKeys.ts';
 import { sessions } from './sessions.ts';
 import { SYSTEM_SCOPE } from './tables.ts';
@@ -38,23 +38,23 @@ export interface NewTenant {
   nickname?: string;
 }
 
-/**
- * Creates a tenant and its owner account holding every authCode, with a unique device binding
- * code; the username and the binding code are claimed in the same transaction.
- */
-export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantId: string; accountId: string; userCode: string }> {
+interface NewAccount {
+  username: string;
+  password: string;
+  authCodes: AuthCode[];
+  email?: string;
+  nickname?: string;
+  remark?: string;
+  owner?: boolean;
+}
+
+/** The writes that create an account: its username claim first (a taken name cancels the transaction), then the account. */
+async function accountWrites(tenantId: string, accountId: string, input: NewAccount, createdAt: string) {
   const username = input.username.trim();
   if (await findAccountByUsername(username)) throw new ConflictError('register.usernameTaken', 'username');
-  const passwordHash = await hashPassword(input.password);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const tenantId = newId();
-    const accountId = newId();
-    const userCode = newUserCode();
-    const createdAt = nowIso();
-    const puts = [
-      claims().create({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username), ownerTenantId: tenantId, accountId }).params(),
-      claims().create({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: userCode, ownerTenantId: tenantId }).params(),
-      tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt }).params(),
+  return [
+    transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username), ownerTenantId: tenantId, accountId }).params()),
+    transactPut(
       accounts()
         .create({
           tenantId,
@@ -62,61 +62,55 @@ export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantI
           username,
           email: input.email,
           nickname: input.nickname ?? username,
-          passwordHash,
-          authCodes: [...AUTH_CODES],
-          owner: true,
+          remark: input.remark,
+          passwordHash: await hashPassword(input.password),
+          authCodes: input.authCodes,
+          owner: input.owner ?? false,
           createdAt,
         })
         .params(),
-    ];
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: puts.map(transactPut) }));
-      return { tenantId, accountId, userCode };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new ConflictError('register.usernameTaken', 'username');
-    }
+    ),
+  ];
+}
+
+/** Runs a transaction whose first write is a username claim; a taken username answers 409, any other refusal is returned. */
+async function claimingWrite(items: TransactItem[]): Promise<'written' | 'refused'> {
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+    return 'written';
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (reasons.length === 0 || reasons[0]?.Code === 'ConditionalCheckFailed') throw new ConflictError('register.usernameTaken', 'username');
+    return 'refused';
+  }
+}
+
+/**
+ * Creates a tenant and its owner account holding every authCode, with a unique device binding
+ * code; the username and the binding code are claimed in the same transaction.
+ */
+export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantId: string; accountId: string; userCode: string }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const tenantId = newId();
+    const accountId = newId();
+    const userCode = newUserCode();
+    const createdAt = nowIso();
+    const writes = await accountWrites(tenantId, accountId, { ...input, authCodes: [...AUTH_CODES], owner: true }, createdAt);
+    writes.push(
+      transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: userCode, ownerTenantId: tenantId }).params()),
+      transactPut(tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt }).params()),
+    );
+    // Only the binding code can collide here: try another.
+    if ((await claimingWrite(writes)) === 'written') return { tenantId, accountId, userCode };
   }
   throw new Error('could not allocate a unique device binding code');
 }
 
 /** Adds an account to an existing tenant (account management uses this; so do the tests). */
-export async function createAccount(
-  tenantId: string,
-  input: { username: string; password: string; authCodes: AuthCode[]; email?: string; nickname?: string; remark?: string },
-): Promise<string> {
-  const username = input.username.trim();
-  if (await findAccountByUsername(username)) throw new ConflictError('register.usernameTaken', 'username');
+export async function createAccount(tenantId: string, input: NewAccount): Promise<string> {
   const accountId = newId();
-  const passwordHash = await hashPassword(input.password);
-  try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username), ownerTenantId: tenantId, accountId }).params()),
-          transactPut(
-            accounts()
-              .create({
-                tenantId,
-                accountId,
-                username,
-                email: input.email,
-                nickname: input.nickname ?? username,
-                remark: input.remark,
-                passwordHash,
-                authCodes: input.authCodes,
-                createdAt: nowIso(),
-              })
-              .params(),
-          ),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new ConflictError('register.usernameTaken', 'username');
-    throw error;
-  }
+  await claimingWrite(await accountWrites(tenantId, accountId, input, nowIso()));
   return accountId;
 }
 
