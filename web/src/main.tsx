@@ -1,11 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import '@mantine/core/styles.css';
-import '@mantine/notifications/styles.css';
-import './app/global.css';
 import { activateLocale } from './app/i18n.ts';
 import { storedLocale } from './app/locales.ts';
-import { App } from './app/App.tsx';
+import { PUBLIC_SCREENS } from './app/publicScreens.ts';
 
 // A stylesheet or script preload that fails (a chunk of an older build, a dropped connection)
 // reloads the page once; if it fails again soon after, the screen shows the error with a retry.
@@ -17,7 +14,9 @@ window.addEventListener('vite:preloadError', (event) => {
   window.location.reload();
 });
 
-await activateLocale(storedLocale());
+// The app and its stylesheets load behind the static shell of index.html, so the first paint
+// does not wait for them.
+const [{ App }] = await Promise.all([import('./app/App.tsx'), activateLocale(storedLocale()), PUBLIC_SCREENS[window.location.pathname]?.()]);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

@@ -4,6 +4,7 @@ import { getToken } from './session.ts';
 import { firstPermitted, flatten, isConsolePath, loadMenu } from './menu.ts';
 import { SCREENS, loadScreen, withChunkTimeout } from './screens.ts';
 import { RouteError } from './RouteError.tsx';
+import { PUBLIC_SCREENS } from './publicScreens.ts';
 
 export interface RouteHandle {
   /** Menu title key of the screen. */
@@ -14,15 +15,13 @@ const page = (load: () => Promise<{ default: React.ComponentType }>): RouteObjec
 
 /** Public screens: no layout, no login. `/login` sends a signed-in user home. */
 function publicRoutes(): RouteObject[] {
-  return [
-    { path: '/login', loader: () => (getToken() ? redirect('/') : null), lazy: page(() => import('../features/auth/LoginPage.tsx')) },
-    { path: '/register', lazy: page(() => import('../features/auth/RegisterPage.tsx')) },
-    { path: '/password-find', lazy: page(() => import('../features/auth/PasswordFindPage.tsx')) },
-    { path: '/agreement', lazy: page(() => import('../features/auth/AgreementPage.tsx')) },
-    { path: '/entrance', lazy: page(() => import('../features/entrance/EntrancePage.tsx')) },
-    { path: '/smart-elevator', lazy: page(() => import('../features/entrance/SmartElevatorPage.tsx')) },
-    { path: '/404', lazy: page(() => import('../features/errors/NotFoundPage.tsx')) },
-  ].map((route) => ({ ...route, errorElement: <RouteError />, hydrateFallbackElement: <></> }));
+  return Object.entries(PUBLIC_SCREENS).map(([path, load]) => ({
+    path,
+    ...(path === '/login' ? { loader: () => (getToken() ? redirect('/') : null) } : {}),
+    lazy: page(load),
+    errorElement: <RouteError />,
+    hydrateFallbackElement: <></>,
+  }));
 }
 
 /** The screens an account may open, built from its permitted menu. */

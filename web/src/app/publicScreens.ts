@@ -1,0 +1,12 @@
+import type { ComponentType } from 'react';
+
+/** The public screens by path; main.tsx starts loading the one being opened alongside the app. */
+export const PUBLIC_SCREENS: Record<string, () => Promise<{ default: ComponentType }>> = {
+  '/login': () => import('../features/auth/LoginPage.tsx'),
+  '/register': () => import('../features/auth/RegisterPage.tsx'),
+  '/password-find': () => import('../features/auth/PasswordFindPage.tsx'),
+  '/agreement': () => import('../features/auth/AgreementPage.tsx'),
+  '/entrance': () => import('../features/entrance/EntrancePage.tsx'),
+  '/smart-elevator': () => import('../features/entrance/SmartElevatorPage.tsx'),
+  '/404': () => import('../features/errors/NotFoundPage.tsx'),
+};
