@@ -7,7 +7,7 @@ import type { MenuItem } from '@passcloud/functions/contract/menu';
 import { Brand } from '../../components/Brand.tsx';
 import { getUser } from '../session.ts';
 import { logout } from '../auth.ts';
-import { firstPermitted } from '../menu.ts';
+import { firstPermitted, flatten } from '../menu.ts';
 import { menuTitle } from '../menuTitles.ts';
 import { LanguageMenu } from '../../components/LanguageMenu.tsx';
 import { ChangePasswordDialog } from './ChangePasswordDialog.tsx';
@@ -30,7 +30,7 @@ export function Header({ menu }: { menu: MenuItem[] }) {
 
   const homeOf = (platform: MenuItem) => {
     const preferred = PLATFORM_HOME[platform.path];
-    const reachable = preferred && JSON.stringify(platform).includes(`"${preferred}"`);
+    const reachable = !!preferred && flatten(platform.children ?? []).some((item) => item.path === preferred);
     return reachable ? preferred : firstPermitted(platform.children ?? []);
   };
 
