@@ -93,3 +93,10 @@ export function safeEqualText(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** A key that sorts by creation time (10 characters of milliseconds, then 8 random). */
+export function newTimeId(now = Date.now()): string {
+  let time = '';
+  for (let n = now, i = 0; i < 10; i++, n = Math.floor(n / 32)) time = ID_ALPHABET[n % 32] + time;
+  return time + newId(8);
+}

@@ -106,7 +106,8 @@ function zodErrorMap(locale: Locale): z.core.$ZodErrorMap {
   return map;
 }
 
-function parse<S extends z.ZodType | undefined>(schema: S, value: unknown, locale: Locale, prefix: string): unknown {
+/** Validates `value` with messages in the caller's language; a failure is a 422 naming each field. */
+export function parse<S extends z.ZodType | undefined>(schema: S, value: unknown, locale: Locale, prefix: string): unknown {
   if (!schema) return undefined;
   const result = schema.safeParse(value, { error: zodErrorMap(locale) });
   if (result.success) return result.data;
@@ -146,7 +147,7 @@ export function envelopeResult(status: number, body: Envelope, requestId: string
   };
 }
 
-function issueText(issue: FieldIssue, locale: Locale): string {
+export function issueText(issue: FieldIssue, locale: Locale): string {
   return typeof issue.message === 'string' ? translate(locale, issue.message, issue.params) : issue.message.text;
 }
 

@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from './aws.ts';
 
@@ -29,4 +29,16 @@ export async function deleteObject(bucket: BucketName, tenantId: string, fileKey
 /** A short-lived link to read one of the tenant's objects. */
 export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string): Promise<string> {
   return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }), { expiresIn: PRESIGN_SECONDS });
+}
+
+/** True when the tenant has an object at `fileKey` in the bucket. */
+export async function objectExists(bucket: BucketName, tenantId: string, fileKey: string): Promise<boolean> {
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+    return true;
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404 || (error as { name?: string }).name === 'NotFound') return false;
+    throw error;
+  }
 }

@@ -1,12 +1,18 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
+import { departments } from './departments.ts';
+import { employees } from './employees.ts';
 import { files } from './files.ts';
+import { groups } from './groups.ts';
 import { systems } from './systems.ts';
+import { visitors } from './visitors.ts';
 
 /** Every resource's Lambda handler, for the local host (AWS bundles each file on its own). */
 export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult>> = {
   systems: systems.handler,
   files: files.handler,
+  groups: groups.handler,
+  departments: departments.handler,
+  employees: employees.handler,
+  visitors: visitors.handler,
 };
-
-export const resourceHandlers = { systems: systems.handlers, files: files.handlers };

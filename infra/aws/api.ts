@@ -10,6 +10,9 @@ import { resources, routes, type Resource } from '@passcloud/functions/routes';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
+/** scrypt needs 128 MiB per hash and workbook imports hold a sheet in memory; CPU share grows with memory too. */
+const MEMORY: Partial<Record<Resource, number>> = { systems: 1024, employees: 1024, visitors: 1024 };
+
 /** Function defaults every resource shares: Node 22 on arm64, bundled by the local esbuild (no Docker). */
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, resource: Resource, environment: Record<string, string>) {
@@ -18,8 +21,7 @@ export class ApiFunction extends NodejsFunction {
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      // scrypt needs 128 MiB per hash, and CPU share grows with memory.
-      memorySize: resource === 'systems' ? 1024 : 512,
+      memorySize: MEMORY[resource] ?? 512,
       timeout: Duration.seconds(29),
       projectRoot: REPO_ROOT,
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),

@@ -36,7 +36,7 @@ export class PassCloudStack extends Stack {
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
-    const { systems, files } = this.api.functions;
+    const { systems, files, groups, departments, employees, visitors } = this.api.functions;
     grantTable(systems, main, 'readWrite');
     grantTable(systems, events, 'write');
     systems.addToRolePolicy(
@@ -47,6 +47,12 @@ export class PassCloudStack extends Stack {
     );
     grantTable(files, main, 'readWrite');
     this.grantObjects(files, [buckets.data.photos, buckets.data.captures, buckets.data.packages], ['s3:PutObject', 's3:GetObject']);
+    for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
+    for (const fn of [employees, visitors]) {
+      grantTable(fn, main, 'readWrite');
+      // Photos: existence checks and short-lived links (GetObject), archive imports (PutObject), removal with the person.
+      this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    }
 
     const site = new ConsoleSite(this, 'Console', { bucket: buckets.web, logs: buckets.logs, apiDomainName: this.api.domainName });
 

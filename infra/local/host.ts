@@ -176,7 +176,8 @@ export interface Host {
 const isLoopback = (ip: string): boolean => ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
 
 export async function startHost(options: HostOptions): Promise<Host> {
-  const mounted = routes.map(mount);
+  // Like API Gateway, a route with fixed segments wins over one with a parameter in their place.
+  const mounted = routes.map(mount).sort((a, b) => a.params.length - b.params.length);
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');

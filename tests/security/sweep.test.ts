@@ -22,11 +22,49 @@ interface Ctx {
   token: string;
 }
 
-/** Path parameter name -> a new record of the given tenant, answering its key. */
-const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {};
+async function made(ctx: Ctx, path: string, body: unknown, key: string): Promise<string> {
+  const answer = await call<Record<string, string>>('POST', path, { token: ctx.token, body });
+  if (answer.body.code !== 201) throw new Error(`fixture ${path} answered ${answer.status}: ${answer.body.message}`);
+  return answer.body.data[key]!;
+}
 
-/** Optional request bodies that would succeed for the owner, so a refusal is about access, not validation. */
-const bodies: Record<string, (ctx: Ctx) => unknown> = {};
+/** Path parameter name -> a new record of the given tenant, answering its key. */
+const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
+  groupKey: (ctx) => made(ctx, '/v1/groups', { name: 'Sweep staff', type: 'employee' }, 'groupKey'),
+  departmentKey: (ctx) => made(ctx, '/v1/departments', { name: 'Sweep department' }, 'departmentKey'),
+  employeeKey: async (ctx) => {
+    const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep employees', type: 'employee' }, 'groupKey');
+    return made(ctx, '/v1/employees', { personId: unique('E'), name: 'Sweep Employee', role: 'Staff', gender: 'female', groupKey, icCard: unique('C') }, 'employeeKey');
+  },
+  visitorKey: async (ctx) => {
+    const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep visitors', type: 'visitor' }, 'groupKey');
+    return made(ctx, '/v1/visitors', { personId: unique('V'), name: 'Sweep Visitor', role: 'Guest', gender: 'male', groupKey }, 'visitorKey');
+  },
+};
+
+/**
+ * Request bodies (and queries) that would succeed for the owner of the target's records, so a
+ * refusal is about access, not validation.
+ */
+const bodies: Record<string, (ctx: Tenant) => unknown> = {
+  'POST /v1/groups': () => ({ name: 'Sweep group', type: 'employee' }),
+  'PATCH /v1/groups/{groupKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/departments': () => ({ name: 'Sweep department' }),
+  'PATCH /v1/departments/{departmentKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/employees': (t) => ({ personId: unique('E'), name: 'Intruder', role: 'Staff', gender: 'male', groupKey: t.keys.groupKey }),
+  'PATCH /v1/employees/{employeeKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/employees/{employeeKey}/resign': () => ({ version: 1 }),
+  'POST /v1/employees/{employeeKey}/entry': () => ({ version: 1 }),
+  'POST /v1/visitors': (t) => ({ personId: unique('V'), name: 'Intruder', role: 'Guest', gender: 'male', groupKey: t.keys.groupKey }),
+  'PATCH /v1/visitors/{visitorKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+};
+const queries: Record<string, string> = {
+  'GET /v1/groups': '?type=employee',
+  'DELETE /v1/groups/{groupKey}': '?version=1',
+  'DELETE /v1/departments/{departmentKey}': '?version=1',
+  'DELETE /v1/employees/{employeeKey}': '?version=1',
+  'DELETE /v1/visitors/{visitorKey}': '?version=1',
+};
 
 /** Routes that end the caller's session; the sweep logs in again after them. */
 const endsSession = new Set(['POST /v1/systems/logout']);
@@ -89,7 +127,7 @@ beforeAll(async () => {
 async function send(route: RouteEntry, token: string | undefined, target: Tenant) {
   const key = routeKey(route);
   const body = bodies[key]?.(target) ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
-  return call(route.method, pathFor(route, target.keys), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
+  return call(route.method, pathFor(route, target.keys) + (queries[key] ?? ''), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
 }
 
 describe('route table sweep', () => {

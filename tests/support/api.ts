@@ -37,6 +37,8 @@ export async function call<T = unknown>(
   try {
     parsed = JSON.parse(text) as Envelope<T>;
   } catch {
+    // Downloads (exports) answer a file, not the envelope.
+    if (res.ok && !(res.headers.get('content-type') ?? '').includes('json')) return { status: res.status, body: { code: res.status, message: '', data: text as T }, ms };
     throw new Error(`${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
   return { status: res.status, body: parsed, ms };

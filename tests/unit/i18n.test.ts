@@ -3,6 +3,9 @@ import { catalogs, localeFromHeader, translate } from '@passcloud/functions/lib/
 import { en_US } from '@passcloud/functions/lib/i18n/en_US';
 import { LOCALES } from '@passcloud/functions/contract/locales';
 
+/** Words that are the same in the language as in English. */
+const SAME_AS_ENGLISH: Record<string, string[]> = { it_IT: ['column.email'], de_DE: ['column.name'], id_ID: ['column.email'] };
+
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('server messages', () => {
@@ -12,7 +15,7 @@ describe('server messages', () => {
     for (const [id, english] of Object.entries(en_US)) {
       const text = catalog[id as keyof typeof en_US];
       expect(text.trim().length, id).toBeGreaterThan(0);
-      expect(text, `${locale} ${id} is still English`).not.toBe(english);
+      if (!SAME_AS_ENGLISH[locale]?.includes(id)) expect(text, `${locale} ${id} is still English`).not.toBe(english);
       expect(placeholders(text), id).toEqual(placeholders(english));
     }
   });

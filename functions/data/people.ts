@@ -1,0 +1,330 @@
+import { Entity, type EntityItem } from 'electrodb';
+import { QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PersonKind } from '#contract/people';
+import { normalizeKeyword, searchText, uniqueValue, type UniqueField } from '#domain/people';
+import { dynamo } from '#lib/aws';
+import { newTimeId } from '#lib/crypto';
+import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
+import { MAIN_TABLE, tableName } from './tables.ts';
+import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+
+/** Employees and visitors: one entity, told apart by `kind`. */
+export const people = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'person', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          kind: { type: ['employee', 'visitor'] as const, required: true },
+          personKey: { type: 'string', required: true },
+          personId: { type: 'string', required: true },
+          name: { type: 'string', required: true },
+          role: { type: 'string', required: true },
+          gender: { type: ['male', 'female'] as const, required: true },
+          groupKey: { type: 'string', required: true },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+          icCard: { type: 'string' },
+          avatar: { type: 'string' },
+          remark: { type: 'string' },
+          departmentKey: { type: 'string' },
+          attendanceGroupKey: { type: 'string' },
+          needsAttendance: { type: 'boolean' },
+          remoteDoorOpen: { type: 'boolean' },
+          state: { type: ['active', 'resigned'] as const, required: true, default: 'active' },
+          resignedAt: { type: 'string' },
+          /** Lower-case name, personnel ID, phone and IC card, for keyword search. */
+          search: { type: 'string', required: true },
+          createdAt: { type: 'string', required: true },
+          updatedAt: { type: 'string', required: true },
+          version: { type: 'number', required: true, default: 1 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'personKey'], template: 'person#${kind}#${personKey}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+/** Personnel IDs and IC cards claimed in a tenant, across employees and visitors. */
+export const personUniques = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'personUnique', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          field: { type: ['personId', 'icCard'] as const, required: true },
+          value: { type: 'string', required: true },
+          personKey: { type: 'string', required: true },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['field', 'value'], template: 'unique#${field}#${value}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+export type Person = EntityItem<ReturnType<typeof people>>;
+
+export interface PersonInput {
+  personId: string;
+  name: string;
+  role: string;
+  gender: 'male' | 'female';
+  groupKey: string;
+  phone?: string | undefined;
+  email?: string | undefined;
+  icCard?: string | undefined;
+  avatar?: string | undefined;
+  remark?: string | undefined;
+  departmentKey?: string | undefined;
+  attendanceGroupKey?: string | undefined;
+  needsAttendance?: boolean;
+  remoteDoorOpen?: boolean;
+}
+
+/** A change: a missing field stays, `null` removes an optional one. */
+export type PersonChanges = { [K in keyof PersonInput]?: PersonInput[K] | null };
+
+const UNIQUE_MESSAGES = { personId: 'people.personIdTaken', icCard: 'people.icCardTaken' } as const;
+const OPTIONAL = ['phone', 'email', 'icCard', 'avatar', 'remark', 'departmentKey', 'attendanceGroupKey'] as const;
+
+const claim = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem =>
+  transactPut(personUniques().create({ tenantId, field, value: uniqueValue(value), personKey }).params());
+
+const release = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem => ({
+  Delete: personUniques()
+    .delete({ tenantId, field, value: uniqueValue(value) })
+    .where((attr, op) => op.eq(attr.personKey, personKey))
+    .params() as NonNullable<TransactItem['Delete']>,
+});
+
+/**
+ * Runs a transaction whose items are described by `roles` ('record' for the person, or the
+ * unique field claimed); a refused claim becomes a 409 naming the field.
+ */
+async function transact(items: TransactItem[], roles: (UniqueField | 'record' | 'release')[], onRecordRefused: () => Promise<never>): Promise<void> {
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    const failed = roles.find((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
+    if (failed === 'personId' || failed === 'icCard') throw new ConflictError(UNIQUE_MESSAGES[failed], failed);
+    await onRecordRefused();
+  }
+}
+
+export async function createPerson(tenantId: string, kind: PersonKind, input: PersonInput): Promise<Person> {
+  const personKey = newTimeId();
+  const now = nowIso();
+  const record = { ...input, tenantId, kind, personKey, state: 'active' as const, search: searchText(input), createdAt: now, updatedAt: now, version: 1 };
+  const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey)];
+  const roles: ('record' | UniqueField)[] = ['record', 'personId'];
+  if (input.icCard) {
+    items.push(claim(tenantId, 'icCard', input.icCard, personKey));
+    roles.push('icCard');
+  }
+  await transact(items, roles, () => Promise.reject(new ConflictError()));
+  return record as Person;
+}
+
+export async function findPerson(tenantId: string, kind: PersonKind, personKey: string): Promise<Person | undefined> {
+  return (await people().get({ tenantId, kind, personKey }).go()).data ?? undefined;
+}
+
+export async function requirePerson(tenantId: string, kind: PersonKind, personKey: string): Promise<Person> {
+  const person = await findPerson(tenantId, kind, personKey);
+  if (!person) throw new NotFoundError();
+  return person;
+}
+
+/** Applies a change at `version`: moves the unique claims that change and rewrites the search text, in one transaction. */
+export async function updatePerson(tenantId: string, kind: PersonKind, personKey: string, version: number, changes: PersonChanges): Promise<Person> {
+  const current = await requirePerson(tenantId, kind, personKey);
+  if (current.version !== version) throw new ConflictError();
+  const next = { ...current } as Record<string, unknown>;
+  const set: Record<string, unknown> = {};
+  const remove: string[] = [];
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (value === null) {
+      if ((OPTIONAL as readonly string[]).includes(name) && next[name] !== undefined) remove.push(name);
+      delete next[name];
+    } else {
+      set[name] = value;
+      next[name] = value;
+    }
+  }
+  const now = nowIso();
+  set.search = searchText(next as Person);
+  set.updatedAt = now;
+
+  let update = people().patch({ tenantId, kind, personKey }).set(set).add({ version: 1 });
+  if (remove.length) update = update.remove(remove as never);
+  const items: TransactItem[] = [{ Update: update.where((attr, op) => op.eq(attr.version, version)).params() as NonNullable<TransactItem['Update']> }];
+  const roles: ('record' | 'release' | UniqueField)[] = ['record'];
+  for (const field of ['personId', 'icCard'] as const) {
+    const before = current[field];
+    const after = next[field] as string | undefined;
+    if ((before ? uniqueValue(before) : undefined) === (after ? uniqueValue(after) : undefined)) continue;
+    if (before) {
+      items.push(release(tenantId, field, before, personKey));
+      roles.push('release');
+    }
+    if (after) {
+      items.push(claim(tenantId, field, after, personKey));
+      roles.push(field);
+    }
+  }
+  await transact(items, roles, async () => {
+    throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
+  });
+  return { ...(next as Person), ...set, version: version + 1 } as Person;
+}
+
+/** Resigns an active employee or brings a resigned one back, at `version`. */
+export async function setEmployeeState(tenantId: string, personKey: string, version: number, state: 'active' | 'resigned'): Promise<Person> {
+  const current = await requirePerson(tenantId, 'employee', personKey);
+  if (current.version !== version) throw new ConflictError();
+  if (current.state === state) throw fieldError('state', state === 'resigned' ? 'people.alreadyResigned' : 'people.notResigned');
+  const now = nowIso();
+  let update = people().patch({ tenantId, kind: 'employee', personKey }).set({ state, updatedAt: now }).add({ version: 1 });
+  update = state === 'resigned' ? update.set({ resignedAt: now }) : update.remove(['resignedAt']);
+  try {
+    const result = await update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).go({ response: 'all_new' });
+    return result.data as Person;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw (await findPerson(tenantId, 'employee', personKey)) ? new ConflictError() : new NotFoundError();
+  }
+}
+
+/**
+ * What else must go when a person is deleted. Passage authorizations and blacklists register
+ * here to drop their references; each hook runs after the person is gone.
+ */
+export type PersonDeletionHook = (tenantId: string, person: Person) => Promise<void>;
+export const personDeletionHooks: PersonDeletionHook[] = [];
+
+export async function deletePerson(tenantId: string, kind: PersonKind, personKey: string, version: number): Promise<Person> {
+  const current = await requirePerson(tenantId, kind, personKey);
+  if (current.version !== version) throw new ConflictError();
+  const items: TransactItem[] = [
+    {
+      Delete: people()
+        .delete({ tenantId, kind, personKey })
+        .where((attr, op) => op.eq(attr.version, version))
+        .params() as NonNullable<TransactItem['Delete']>,
+    },
+    release(tenantId, 'personId', current.personId, personKey),
+  ];
+  if (current.icCard) items.push(release(tenantId, 'icCard', current.icCard, personKey));
+  await transact(items, items.map(() => 'record' as const), async () => {
+    throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
+  });
+  for (const hook of personDeletionHooks) await hook(tenantId, current);
+  return current;
+}
+
+export interface PeopleFilter {
+  keyword?: string | undefined;
+  groupKey?: string | undefined;
+  departmentKey?: string | undefined;
+  state?: 'active' | 'resigned' | undefined;
+}
+
+export interface PeoplePage {
+  items: Person[];
+  nextCursor: string | null;
+  total?: number;
+}
+
+function encodeCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ pk: key.pk, sk: key.sk })).toString('base64url');
+}
+
+function decodeCursor(tenantId: string, prefix: string, cursor: string): Record<string, string> {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown };
+    if (key.pk === tenantId && typeof key.sk === 'string' && key.sk.startsWith(prefix)) return { pk: key.pk, sk: key.sk };
+  } catch {
+    // fall through to the field error
+  }
+  throw fieldError('cursor', 'error.badCursor');
+}
+
+function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): QueryCommandInput {
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = { ':pk': tenantId, ':prefix': `person#${kind}#` };
+  const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
+  const add = (attr: string, op: (name: string, value: string) => string, value: unknown) => {
+    names[`#${attr}`] = attr;
+    values[`:${attr}`] = value;
+    conditions.push(op(`#${attr}`, `:${attr}`));
+  };
+  if (filter.state) add('state', (n, v) => `${n} = ${v}`, filter.state);
+  if (filter.groupKey) add('groupKey', (n, v) => `${n} = ${v}`, filter.groupKey);
+  if (filter.departmentKey) add('departmentKey', (n, v) => `${n} = ${v}`, filter.departmentKey);
+  if (filter.keyword) add('search', (n, v) => `contains(${n}, ${v})`, normalizeKeyword(filter.keyword));
+  return {
+    TableName: tableName(MAIN_TABLE),
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+  };
+}
+
+/** One page of people, newest first, with the filters applied; `total` comes with the first page. */
+export async function listPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, pageSize: number, cursor?: string): Promise<PeoplePage> {
+  const prefix = `person#${kind}#`;
+  const input = queryInput(tenantId, kind, filter);
+  const items: Person[] = [];
+  let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
+  let nextCursor: string | null = null;
+  while (items.length < pageSize) {
+    const page = await dynamo().send(new QueryCommand({ ...input, ScanIndexForward: false, ExclusiveStartKey: start, Limit: Math.max(pageSize * 4, 100) }));
+    for (const item of page.Items ?? []) {
+      items.push(item as Person);
+      if (items.length === pageSize) {
+        const more = item !== page.Items!.at(-1) || page.LastEvaluatedKey;
+        nextCursor = more ? encodeCursor(item) : null;
+        break;
+      }
+    }
+    if (items.length === pageSize || !page.LastEvaluatedKey) break;
+    start = page.LastEvaluatedKey;
+  }
+  const result: PeoplePage = { items, nextCursor };
+  if (!cursor) result.total = await countPeople(input);
+  return result;
+}
+
+async function countPeople(input: QueryCommandInput): Promise<number> {
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: start }));
+    total += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return total;
+}
+
+/** True when some person of the tenant matches: a group or department in use cannot go. */
+export async function anyPerson(tenantId: string, filter: { groupKey?: string; departmentKey?: string }): Promise<boolean> {
+  for (const kind of ['employee', 'visitor'] as const) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(new QueryCommand({ ...queryInput(tenantId, kind, filter), ExclusiveStartKey: start, Limit: 500 }));
+      if ((page.Items ?? []).length > 0) return true;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return false;
+}

@@ -1,0 +1,61 @@
+import { PERSONNEL_COLUMNS, type TemplateColumn } from '#contract/people';
+
+/** Rules of the personnel workbook, free of I/O. */
+
+export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;
+export const IMPORT_MAX_ROWS = 20_000;
+export const PHOTO_MAX_BYTES = 500 * 1024;
+export const ZIP_MAX_ENTRIES = 20_000;
+export const ZIP_MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
+
+export type ColumnKey = TemplateColumn['key'];
+
+const normalizeHeader = (text: string): string => text.replace(/[*＊]/g, '').trim().toLowerCase();
+
+/**
+ * Finds each template column in the header row. `names` lists, per column, every header text
+ * accepted for it (the English and Chinese template, and the column names in every language).
+ */
+export function mapHeaders(header: string[], names: Record<ColumnKey, string[]>): { columns: Partial<Record<ColumnKey, number>>; missing: ColumnKey[] } {
+  const wanted = new Map<string, ColumnKey>();
+  for (const [key, list] of Object.entries(names) as [ColumnKey, string[]][]) for (const name of list) wanted.set(normalizeHeader(name), key);
+  const columns: Partial<Record<ColumnKey, number>> = {};
+  header.forEach((text, index) => {
+    const key = wanted.get(normalizeHeader(text));
+    if (key && columns[key] === undefined) columns[key] = index;
+  });
+  const missing = PERSONNEL_COLUMNS.filter((c) => c.required && columns[c.key] === undefined).map((c) => c.key);
+  return { columns, missing };
+}
+
+const GENDERS: Record<string, 'male' | 'female'> = { male: 'male', m: 'male', '男': 'male', female: 'female', f: 'female', '女': 'female' };
+
+/** Gender as written in a workbook (male/female, m/f, 男/女, or the name in the reader's language). */
+export function parseGender(text: string, localized: Record<string, 'male' | 'female'> = {}): 'male' | 'female' | undefined {
+  const key = text.trim().toLowerCase();
+  return GENDERS[key] ?? localized[key];
+}
+
+export type ZipEntryVerdict =
+  | { kind: 'folder' }
+  | { kind: 'photo'; personId: string; extension: 'jpg' | 'png' }
+  | { kind: 'skip'; reason: 'zip.unsafePath' | 'zip.link' | 'zip.notInPhotoFolder' | 'zip.badName' };
+
+/**
+ * What an archive entry is, by its name alone: a photo is `photo/<personnel ID>.jpg|.png`, at the
+ * top or under one wrapping folder. Names that climb out (`..`), start at a root or drive, or use
+ * backslashes are refused, as are symbolic links.
+ */
+export function judgeZipEntry(name: string, isLink: boolean): ZipEntryVerdict {
+  if (isLink) return { kind: 'skip', reason: 'zip.link' };
+  if (name.includes('\\') || name.startsWith('/') || /^[a-zA-Z]:/.test(name) || name.split('/').some((part) => part === '..')) {
+    return { kind: 'skip', reason: 'zip.unsafePath' };
+  }
+  if (name.endsWith('/')) return { kind: 'folder' };
+  const parts = name.split('/');
+  const folder = parts.at(-2);
+  if (folder?.toLowerCase() !== 'photo' || parts.length > 3) return { kind: 'skip', reason: 'zip.notInPhotoFolder' };
+  const match = /^(.+)\.(jpe?g|png)$/i.exec(parts.at(-1)!);
+  if (!match || !match[1]!.trim()) return { kind: 'skip', reason: 'zip.badName' };
+  return { kind: 'photo', personId: match[1]!.trim(), extension: match[2]!.toLowerCase() === 'png' ? 'png' : 'jpg' };
+}

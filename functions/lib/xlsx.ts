@@ -1,0 +1,43 @@
+import ExcelJS from 'exceljs';
+
+/** Cell text of the first worksheet, row by row (row 1 first); formulas give their result. */
+export async function readFirstSheet(bytes: Buffer): Promise<string[][]> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
+  const sheet = workbook.worksheets[0];
+  if (!sheet) return [];
+  const rows: string[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row, number) => {
+    const values: string[] = [];
+    row.eachCell({ includeEmpty: true }, (cell, column) => {
+      values[column - 1] = cellText(cell.value);
+    });
+    rows[number - 1] = Array.from(values, (v) => v ?? '');
+  });
+  return Array.from(rows, (r) => r ?? []);
+}
+
+function cellText(value: ExcelJS.CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') {
+    if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
+    if ('richText' in value) return value.richText.map((r) => r.text).join('');
+    if ('text' in value) return String(value.text);
+    return '';
+  }
+  return String(value).trim();
+}
+
+/** A one-sheet workbook with a bold header row. */
+export async function writeSheet(name: string, columns: { header: string; width: number }[], rows: (string | number | null)[][]): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  workbook.creator = 'Pass Cloud';
+  const sheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = columns.map((c) => ({ header: c.header, width: c.width }));
+  sheet.getRow(1).font = { bold: true };
+  for (const row of rows) sheet.addRow(row);
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -1,0 +1,80 @@
+import { departmentBody, departmentKeyParams, departmentPatchBody, versionQuery } from '#contract/people';
+import { createDepartment, deleteDepartment, listDepartments, requireDepartment, updateDepartment, type Department } from '#data/departments';
+import { anyPerson } from '#data/people';
+import { ConflictError, fieldError } from '#lib/errors';
+import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+
+interface DepartmentNode {
+  departmentKey: string;
+  name: string;
+  parentKey: string | null;
+  version: number;
+  children: DepartmentNode[];
+}
+
+/** The departments as a tree, each level sorted by name. */
+function tree(list: Department[]): DepartmentNode[] {
+  const nodes = new Map<string, DepartmentNode>(
+    list.map((d) => [d.departmentKey, { departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version, children: [] }]),
+  );
+  const roots: DepartmentNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.parentKey ? nodes.get(node.parentKey) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const sort = (level: DepartmentNode[]) => {
+    level.sort((a, b) => a.name.localeCompare(b.name));
+    level.forEach((n) => sort(n.children));
+  };
+  sort(roots);
+  return roots;
+}
+
+/** A department may not move under itself or below one of its own descendants. */
+async function checkParent(tenantId: string, departmentKey: string | undefined, parentKey: string): Promise<void> {
+  const all = new Map((await listDepartments(tenantId)).map((d) => [d.departmentKey, d]));
+  if (!all.has(parentKey)) throw fieldError('parentKey', 'people.departmentMissing');
+  for (let key: string | undefined = parentKey, steps = 0; key && steps <= all.size; key = all.get(key)?.parentKey, steps++) {
+    if (key === departmentKey) throw fieldError('parentKey', 'departments.cycle');
+  }
+}
+
+export const departments = defineResource('departments', {
+  'GET /v1/departments': sessionRoute({
+    async handle({ auth }) {
+      return ok({ items: tree(await listDepartments(auth.tenantId)), nextCursor: null });
+    },
+  }),
+  'POST /v1/departments': sessionRoute({
+    body: departmentBody,
+    async handle({ auth, body }) {
+      if (body.parentKey) await checkParent(auth.tenantId, undefined, body.parentKey);
+      const department = await createDepartment(auth.tenantId, body.name, body.parentKey);
+      return created({ departmentKey: department.departmentKey, name: department.name, parentKey: department.parentKey ?? null, version: department.version });
+    },
+  }),
+  'PATCH /v1/departments/{departmentKey}': sessionRoute({
+    params: departmentKeyParams,
+    body: departmentPatchBody,
+    async handle({ auth, params, body }) {
+      await requireDepartment(auth.tenantId, params.departmentKey);
+      if (body.parentKey) await checkParent(auth.tenantId, params.departmentKey, body.parentKey);
+      const { version, ...changes } = body;
+      const department = await updateDepartment(auth.tenantId, params.departmentKey, version, changes);
+      return created({ departmentKey: department.departmentKey, name: department.name, parentKey: department.parentKey ?? null, version: department.version });
+    },
+  }),
+  'DELETE /v1/departments/{departmentKey}': sessionRoute({
+    params: departmentKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      await requireDepartment(auth.tenantId, params.departmentKey);
+      const hasChildren = (await listDepartments(auth.tenantId)).some((d) => d.parentKey === params.departmentKey);
+      if (hasChildren || (await anyPerson(auth.tenantId, { departmentKey: params.departmentKey }))) throw new ConflictError('departments.inUse');
+      await deleteDepartment(auth.tenantId, params.departmentKey, query.version);
+      return deleted();
+    },
+  }),
+});
+
+export const handler = departments.handler;

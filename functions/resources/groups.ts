@@ -1,0 +1,52 @@
+import type { AuthCode } from '#contract/menu';
+import { groupBody, groupKeyParams, groupListQuery, groupPatchBody, versionQuery, type PersonKind } from '#contract/people';
+import { createGroup, deleteGroup, listGroups, renameGroup, requireGroup, type Group } from '#data/groups';
+import { anyPerson } from '#data/people';
+import type { Auth } from '#lib/auth';
+import { ConflictError, NoPermissionError } from '#lib/errors';
+import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+
+/** Employee groups need the employee code, visitor groups the visitor code. */
+const CODE_OF: Record<PersonKind, AuthCode> = { employee: 'pass:employee', visitor: 'pass:visitor' };
+function mayUse(auth: Auth, type: PersonKind): void {
+  if (!auth.account.authCodes.includes(CODE_OF[type])) throw new NoPermissionError();
+}
+
+const groupJson = (group: Group) => ({ groupKey: group.groupKey, name: group.name, type: group.type, createTime: group.createdAt, version: group.version });
+
+export const groups = defineResource('groups', {
+  'GET /v1/groups': sessionRoute({
+    query: groupListQuery,
+    async handle({ auth, query }) {
+      mayUse(auth, query.type);
+      return ok({ items: (await listGroups(auth.tenantId, query.type)).map(groupJson), nextCursor: null });
+    },
+  }),
+  'POST /v1/groups': sessionRoute({
+    body: groupBody,
+    async handle({ auth, body }) {
+      mayUse(auth, body.type);
+      return created(groupJson(await createGroup(auth.tenantId, body.name, body.type)));
+    },
+  }),
+  'PATCH /v1/groups/{groupKey}': sessionRoute({
+    params: groupKeyParams,
+    body: groupPatchBody,
+    async handle({ auth, params, body }) {
+      mayUse(auth, (await requireGroup(auth.tenantId, params.groupKey)).type);
+      return created(groupJson(await renameGroup(auth.tenantId, params.groupKey, body.name, body.version)));
+    },
+  }),
+  'DELETE /v1/groups/{groupKey}': sessionRoute({
+    params: groupKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      mayUse(auth, (await requireGroup(auth.tenantId, params.groupKey)).type);
+      if (await anyPerson(auth.tenantId, { groupKey: params.groupKey })) throw new ConflictError('groups.inUse');
+      await deleteGroup(auth.tenantId, params.groupKey, query.version);
+      return deleted();
+    },
+  }),
+});
+
+export const handler = groups.handler;

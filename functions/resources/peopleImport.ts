@@ -1,0 +1,271 @@
+import { LOCALES, type Locale } from '#contract/locales';
+import { PERSONNEL_COLUMNS, employeeCreateBody, visitorCreateBody, type PersonKind } from '#contract/people';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, PHOTO_MAX_BYTES, ZIP_MAX_ENTRIES, ZIP_MAX_UNPACKED_BYTES, judgeZipEntry, mapHeaders, parseGender, type ColumnKey } from '#domain/peopleImport';
+import { uniqueValue } from '#domain/people';
+import { IMAGE_MAX, IMAGE_MIN, judgeImage } from '#domain/uploads';
+import { createDepartment, listDepartments } from '#data/departments';
+import { createGroup, listGroups } from '#data/groups';
+import { createPerson, findPerson, listPeople, personUniques, updatePerson, type PeopleFilter, type PersonInput } from '#data/people';
+import { newId } from '#lib/crypto';
+import { AppError, ValidationError, fieldError } from '#lib/errors';
+import { catalogs, translate, type MessageId } from '#lib/i18n';
+import { issueText, parse } from '#lib/http';
+import { parseMultipart } from '#lib/multipart';
+import { deleteObject, putObject } from '#lib/storage';
+import { XLSX_TYPE, readFirstSheet, writeSheet } from '#lib/xlsx';
+import { isZip, listZip } from '#lib/zip';
+
+/** Two-step import (workbook, then photo archive) and export of employees and visitors. */
+
+const COLUMN_MESSAGE: Record<ColumnKey, MessageId> = {
+  personId: 'column.personId',
+  name: 'column.name',
+  role: 'column.role',
+  gender: 'column.gender',
+  group: 'column.group',
+  phone: 'column.phone',
+  email: 'column.email',
+  icCard: 'column.icCard',
+  department: 'column.department',
+  remark: 'column.remark',
+};
+
+/** Header texts accepted per column: both templates and the column names in every language. */
+function headerNames(): Record<ColumnKey, string[]> {
+  const names = {} as Record<ColumnKey, string[]>;
+  for (const column of PERSONNEL_COLUMNS) names[column.key] = [column.en, column.zh, ...LOCALES.map((l) => catalogs[l][COLUMN_MESSAGE[column.key]])];
+  return names;
+}
+
+function localizedGenders(): Record<string, 'male' | 'female'> {
+  const out: Record<string, 'male' | 'female'> = {};
+  for (const locale of LOCALES) {
+    out[catalogs[locale]['value.male'].toLowerCase()] = 'male';
+    out[catalogs[locale]['value.female'].toLowerCase()] = 'female';
+  }
+  return out;
+}
+
+async function fileOf(headers: Record<string, string | undefined>, body: Buffer, maxBytes: number) {
+  const form = await parseMultipart(headers['content-type'], body, maxBytes);
+  const file = form.files.find((f) => f.field === 'file');
+  if (!file || file.data.length === 0) throw fieldError('file', 'upload.fileMissing');
+  return file;
+}
+
+/** Runs `work` over `items`, `width` at a time, keeping the order of the results. */
+async function pool<T, R>(items: T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Finds a group or department by name, creating it once when it is new. */
+function nameResolver(existing: { key: string; name: string }[], create: (name: string) => Promise<string>) {
+  const known = new Map<string, Promise<string>>(existing.map((e) => [e.name.trim().toLowerCase(), Promise.resolve(e.key)]));
+  return (name: string): Promise<string> => {
+    const normalized = name.trim().toLowerCase();
+    let key = known.get(normalized);
+    if (!key) {
+      key = create(name.trim());
+      known.set(normalized, key);
+    }
+    return key;
+  };
+}
+
+export interface ImportRow {
+  row: number;
+  personId: string;
+  status: 'created' | 'updated' | 'rejected';
+  reasons?: string[];
+}
+
+function reasonsOf(error: unknown, locale: Locale): string[] {
+  if (error instanceof ValidationError) return error.issues.map((issue) => `${issue.path}: ${issueText(issue, locale)}`);
+  if (error instanceof AppError) return [translate(locale, error.messageId, error.params)];
+  throw error;
+}
+
+/** Step one: the workbook. Each row is created, updated (same personnel ID) or rejected with its reasons. */
+export async function importWorkbook(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
+  const file = await fileOf(headers, body, IMPORT_MAX_BYTES);
+  if (file.truncated) throw fieldError('file', 'upload.tooBig', { max: IMPORT_MAX_BYTES / 1024 / 1024 });
+  if (!file.filename.toLowerCase().endsWith('.xlsx') || !isZip(file.data)) throw fieldError('file', 'import.notXlsx');
+  let sheet: string[][];
+  try {
+    sheet = await readFirstSheet(file.data);
+  } catch {
+    throw fieldError('file', 'import.notXlsx');
+  }
+  const { columns, missing } = mapHeaders(sheet[0] ?? [], headerNames());
+  if (missing.length) throw fieldError('file', 'import.noHeader', { columns: missing.map((c) => translate(locale, COLUMN_MESSAGE[c])).join(', ') });
+  const rows = sheet.slice(1).map((cells, i) => ({ number: i + 2, cells })).filter((r) => r.cells.some((c) => c.trim()));
+  if (rows.length > IMPORT_MAX_ROWS) throw fieldError('file', 'import.tooManyRows', { max: IMPORT_MAX_ROWS });
+
+  const groupKeyOf = nameResolver(
+    (await listGroups(tenantId, kind)).map((g) => ({ key: g.groupKey, name: g.name })),
+    async (name) => (await createGroup(tenantId, name, kind)).groupKey,
+  );
+  const departmentKeyOf = nameResolver(
+    (await listDepartments(tenantId)).map((d) => ({ key: d.departmentKey, name: d.name })),
+    async (name) => (await createDepartment(tenantId, name)).departmentKey,
+  );
+  const genders = localizedGenders();
+  const schema = kind === 'employee' ? employeeCreateBody : visitorCreateBody;
+
+  const results = await pool(rows, 8, async ({ number, cells }): Promise<ImportRow> => {
+    const cell = (key: ColumnKey) => (columns[key] === undefined ? '' : (cells[columns[key]!] ?? '').trim());
+    const personId = cell('personId');
+    try {
+      const gender = parseGender(cell('gender'), genders);
+      if (cell('gender') && !gender) throw fieldError('gender', 'import.badGender');
+      const candidate: Record<string, unknown> = {
+        personId,
+        name: cell('name'),
+        role: cell('role'),
+        gender,
+        groupKey: cell('group') ? await groupKeyOf(cell('group')) : undefined,
+        phone: cell('phone') || undefined,
+        email: cell('email') || undefined,
+        icCard: cell('icCard') || undefined,
+        remark: cell('remark') || undefined,
+      };
+      if (kind === 'employee' && cell('department')) candidate.departmentKey = await departmentKeyOf(cell('department'));
+      const input = parse(schema, candidate, locale, '') as PersonInput;
+      const claim = (await personUniques().get({ tenantId, field: 'personId', value: uniqueValue(personId) }).go()).data;
+      if (claim) {
+        const existing = await findPerson(tenantId, kind, claim.personKey);
+        if (!existing) throw fieldError('personId', 'import.otherList');
+        await updatePerson(tenantId, kind, existing.personKey, existing.version, input);
+        return { row: number, personId, status: 'updated' };
+      }
+      await createPerson(tenantId, kind, input);
+      return { row: number, personId, status: 'created' };
+    } catch (error) {
+      return { row: number, personId, status: 'rejected', reasons: reasonsOf(error, locale) };
+    }
+  });
+  const count = (status: ImportRow['status']) => results.filter((r) => r.status === status).length;
+  return { created: count('created'), updated: count('updated'), rejected: count('rejected'), rows: results };
+}
+
+export interface PhotoEntry {
+  name: string;
+  status: 'imported' | 'skipped';
+  personId?: string;
+  reason?: string;
+}
+
+/**
+ * Step two: the photo archive. Bounds are checked on the central directory before anything is
+ * unpacked; each photo is read with a cap of 500 KB and judged like an upload.
+ */
+export async function importPhotos(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
+  const file = await fileOf(headers, body, 10 * 1024 * 1024);
+  if (!isZip(file.data)) throw fieldError('file', 'zip.notZip');
+  let archive: Awaited<ReturnType<typeof listZip>>;
+  try {
+    archive = await listZip(file.data);
+  } catch {
+    throw fieldError('file', 'zip.notZip');
+  }
+  try {
+    if (archive.entries.length > ZIP_MAX_ENTRIES) throw fieldError('file', 'zip.tooManyEntries', { max: ZIP_MAX_ENTRIES });
+    const unpacked = archive.entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
+    if (unpacked > ZIP_MAX_UNPACKED_BYTES) throw fieldError('file', 'zip.tooLarge', { max: ZIP_MAX_UNPACKED_BYTES / 1024 / 1024 });
+
+    const skip = (name: string, reason: MessageId, params?: Record<string, number>, personId?: string): PhotoEntry => ({
+      name,
+      status: 'skipped',
+      ...(personId ? { personId } : {}),
+      reason: translate(locale, reason, params),
+    });
+    const month = new Date().toISOString().slice(0, 7).replace('-', '/');
+    const entries = await pool(archive.entries, 4, async (entry): Promise<PhotoEntry | null> => {
+      const verdict = judgeZipEntry(entry.name, entry.isLink);
+      if (verdict.kind === 'folder') return null;
+      if (verdict.kind === 'skip') return skip(entry.name, verdict.reason);
+      const { personId } = verdict;
+      if (entry.uncompressedSize > PHOTO_MAX_BYTES) return skip(entry.name, 'zip.tooBigPhoto', { max: PHOTO_MAX_BYTES / 1024 }, personId);
+      const claim = (await personUniques().get({ tenantId, field: 'personId', value: uniqueValue(personId) }).go()).data;
+      const person = claim ? await findPerson(tenantId, kind, claim.personKey) : undefined;
+      if (!person) return skip(entry.name, 'zip.noSuchPerson', undefined, personId);
+      let bytes: Buffer;
+      try {
+        bytes = await entry.read(PHOTO_MAX_BYTES);
+      } catch {
+        return skip(entry.name, 'zip.notImage', undefined, personId);
+      }
+      const image = judgeImage(bytes);
+      if (!image.ok) {
+        if (!('width' in image)) return skip(entry.name, 'zip.notImage', undefined, personId);
+        const sizes = { width: image.width, height: image.height, minWidth: IMAGE_MIN.width, minHeight: IMAGE_MIN.height, maxWidth: IMAGE_MAX.width, maxHeight: IMAGE_MAX.height };
+        return skip(entry.name, image.problem, sizes, personId);
+      }
+      const fileKey = `avatar/${month}/${newId()}.${image.type}`;
+      await putObject('photos', tenantId, fileKey, bytes, image.type === 'jpg' ? 'image/jpeg' : 'image/png');
+      await updatePerson(tenantId, kind, person.personKey, person.version, { avatar: fileKey });
+      if (person.avatar) await deleteObject('photos', tenantId, person.avatar);
+      return { name: entry.name, status: 'imported', personId };
+    });
+    const listed = entries.filter((e): e is PhotoEntry => e !== null);
+    return { imported: listed.filter((e) => e.status === 'imported').length, skipped: listed.filter((e) => e.status === 'skipped').length, entries: listed };
+  } finally {
+    archive.close();
+  }
+}
+
+/** The filtered list as a workbook with headers in the caller's language (importable again). */
+export async function exportWorkbook(tenantId: string, kind: PersonKind, filter: PeopleFilter, locale: Locale) {
+  const groups = new Map((await listGroups(tenantId, kind)).map((g) => [g.groupKey, g.name]));
+  const departments = new Map((await listDepartments(tenantId)).map((d) => [d.departmentKey, d.name]));
+  const t = (id: MessageId) => translate(locale, id);
+  const keys: ColumnKey[] = ['personId', 'name', 'role', 'gender', 'group', 'phone', 'email', 'icCard', ...(kind === 'employee' ? (['department'] as const) : []), 'remark'];
+  const columns = keys.map((key) => ({ header: t(COLUMN_MESSAGE[key]), width: PERSONNEL_COLUMNS.find((c) => c.key === key)!.width }));
+  if (kind === 'employee') columns.push({ header: t('column.state'), width: 12 }, { header: t('column.resignedAt'), width: 22 });
+  columns.push({ header: t('column.createTime'), width: 22 });
+
+  const rows: (string | null)[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listPeople(tenantId, kind, filter, 500, cursor);
+    for (const p of page.items) {
+      const row: (string | null)[] = [
+        p.personId,
+        p.name,
+        p.role,
+        t(p.gender === 'male' ? 'value.male' : 'value.female'),
+        groups.get(p.groupKey) ?? '',
+        p.phone ?? '',
+        p.email ?? '',
+        p.icCard ?? '',
+        ...(kind === 'employee' ? [p.departmentKey ? (departments.get(p.departmentKey) ?? '') : ''] : []),
+        p.remark ?? '',
+      ];
+      if (kind === 'employee') row.push(t(p.state === 'resigned' ? 'value.resigned' : 'value.active'), p.resignedAt ?? '');
+      row.push(p.createdAt);
+      rows.push(row);
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+
+  const workbook = await writeSheet(t(kind === 'employee' ? 'sheet.employees' : 'sheet.visitors'), columns, rows);
+  const filename = `${kind === 'employee' ? 'employees' : 'visitors'}-${new Date().toISOString().slice(0, 10)}.xlsx`;
+  return {
+    raw: {
+      statusCode: 200,
+      headers: { 'content-type': XLSX_TYPE, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' },
+      body: workbook.toString('base64'),
+      isBase64Encoded: true,
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { listQuery, versionQuery, visitorCreateBody, visitorKeyParams, visitorPatchBody } from '#contract/people';
+import { createPerson, requirePerson, updatePerson } from '#data/people';
+import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { checkReferences, listJson, personJson, removePerson } from './people.ts';
+import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
+
+export const visitors = defineResource('visitors', {
+  'GET /v1/visitors': sessionRoute({
+    query: listQuery,
+    async handle({ auth, query }) {
+      const { pageSize, cursor, keyword, groupKey } = query;
+      return ok(await listJson(auth.tenantId, 'visitor', { keyword, groupKey }, pageSize, cursor));
+    },
+  }),
+  'POST /v1/visitors': sessionRoute({
+    body: visitorCreateBody,
+    async handle({ auth, body }) {
+      await checkReferences(auth.tenantId, 'visitor', body);
+      return created(await personJson(await createPerson(auth.tenantId, 'visitor', body)));
+    },
+  }),
+  'GET /v1/visitors/export': sessionRoute({
+    query: listQuery,
+    async handle({ auth, query, locale }) {
+      const { pageSize: _pageSize, cursor: _cursor, ...filter } = query;
+      return exportWorkbook(auth.tenantId, 'visitor', filter, locale);
+    },
+  }),
+  'POST /v1/visitors/imports': sessionRoute({
+    raw: true,
+    async handle({ auth, headers, rawBody, locale }) {
+      return created(await importWorkbook(auth.tenantId, 'visitor', headers, rawBody, locale));
+    },
+  }),
+  'POST /v1/visitors/imports/avatars': sessionRoute({
+    raw: true,
+    async handle({ auth, headers, rawBody, locale }) {
+      return created(await importPhotos(auth.tenantId, 'visitor', headers, rawBody, locale));
+    },
+  }),
+  'GET /v1/visitors/{visitorKey}': sessionRoute({
+    params: visitorKeyParams,
+    async handle({ auth, params }) {
+      return ok(await personJson(await requirePerson(auth.tenantId, 'visitor', params.visitorKey)));
+    },
+  }),
+  'PATCH /v1/visitors/{visitorKey}': sessionRoute({
+    params: visitorKeyParams,
+    body: visitorPatchBody,
+    async handle({ auth, params, body }) {
+      const { version, ...changes } = body;
+      await requirePerson(auth.tenantId, 'visitor', params.visitorKey);
+      await checkReferences(auth.tenantId, 'visitor', changes);
+      return created(await personJson(await updatePerson(auth.tenantId, 'visitor', params.visitorKey, version, changes)));
+    },
+  }),
+  'DELETE /v1/visitors/{visitorKey}': sessionRoute({
+    params: visitorKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      await removePerson(auth.tenantId, 'visitor', params.visitorKey, query.version);
+      return deleted();
+    },
+  }),
+});
+
+export const handler = visitors.handler;

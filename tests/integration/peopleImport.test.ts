@@ -1,0 +1,187 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import ExcelJS from 'exceljs';
+import yazl from 'yazl';
+import { call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl } from '../support/api.ts';
+import { makeJpeg, makePng } from '../support/images.ts';
+
+let token: string;
+
+interface ImportAnswer {
+  created: number;
+  updated: number;
+  rejected: number;
+  rows: { row: number; personId: string; status: string; reasons?: string[] }[];
+}
+interface PhotoAnswer {
+  imported: number;
+  skipped: number;
+  entries: { name: string; status: string; reason?: string }[];
+}
+
+const EN = ['Personnel ID*', 'Name*', 'Role*', 'Gender*', 'Group*', 'Phone', 'Email', 'IC card number', 'Department', 'Remark'];
+const ZH = ['人员编号*', '姓名*', '角色*', '性别*', '分组*', '手机号', '邮箱', 'IC卡号', '部门', '备注'];
+
+async function workbook(header: string[], rows: (string | number)[][]): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Personnel');
+  sheet.addRow(header);
+  for (const row of rows) sheet.addRow(row);
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
+
+function zip(entries: { name: string; data: Buffer; mode?: number }[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const archive = new yazl.ZipFile();
+    for (const e of entries) archive.addBuffer(e.data, e.name, e.mode ? { mode: e.mode } : {});
+    archive.end();
+    const chunks: Buffer[] = [];
+    archive.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    archive.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    archive.outputStream.on('error', reject);
+  });
+}
+
+async function upload<T>(path: string, bytes: Buffer, name: string) {
+  const form = new FormData();
+  form.set('file', new Blob([new Uint8Array(bytes)]), name);
+  return call<T>('POST', path, { token, form });
+}
+
+async function total(): Promise<number> {
+  return (await call<{ total: number }>('GET', '/v1/employees?pageSize=1', { token })).body.data.total;
+}
+
+let prefix: string;
+beforeAll(async () => {
+  const owner = await registerTenant();
+  token = (await login(owner.username, owner.password)).token;
+  prefix = unique('W');
+});
+
+describe('workbook import', () => {
+  it('creates good rows, rejects bad ones with reasons, and creates missing groups and departments', async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => [`${prefix}-${i}`, `Worker ${i}`, 'Operator', i % 2 ? 'male' : 'female', 'Line A', `5550${i}`, `w${i}@example.com`, `${prefix}C${i}`, 'Plant', '']);
+    rows[10]![1] = '';
+    rows[20]![6] = 'not-an-email';
+    rows[30]![3] = 'unknown';
+    const answer = await upload<ImportAnswer>('/v1/employees/imports', await workbook(EN, rows), 'people.xlsx');
+    expect(answer.body.code).toBe(201);
+    expect(answer.body.data).toMatchObject({ created: 47, updated: 0, rejected: 3 });
+    const rejected = answer.body.data.rows.filter((r) => r.status === 'rejected');
+    expect(rejected.map((r) => r.row)).toEqual([12, 22, 32]);
+    expect(rejected[0]!.reasons![0]).toMatch(/^name: /);
+    expect(rejected[1]!.reasons![0]).toMatch(/^email: /);
+    expect(rejected[2]!.reasons![0]).toMatch(/^gender: /);
+    const groups = await call<{ items: { name: string }[] }>('GET', '/v1/groups?type=employee', { token });
+    expect(groups.body.data.items.map((g) => g.name)).toContain('Line A');
+    expect(await total()).toBe(47);
+  });
+
+  it('updates rows whose personnel ID exists, from a workbook with Chinese headers', async () => {
+    const rows = [[`${prefix}-1`, '工人一', '班长', '男', 'Line A', '', '', '', '', '']];
+    const answer = await upload<ImportAnswer>('/v1/employees/imports', await workbook(ZH, rows), '人员.xlsx');
+    expect(answer.body.data).toMatchObject({ created: 0, updated: 1, rejected: 0 });
+    const found = await call<{ items: { name: string; role: string }[] }>('GET', `/v1/employees?keyword=${prefix}-1`, { token });
+    expect(found.body.data.items.find((e) => e.name === '工人一')).toMatchObject({ role: '班长' });
+  });
+
+  it('refuses what is not an .xlsx of at most 2 MB with the template columns, and creates nothing', async () => {
+    const before = await total();
+    const wrongName = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports', await workbook(EN, [['X1', 'a', 'b', 'male', 'g']]), 'people.xls');
+    expect(wrongName.status).toBe(422);
+    expect(wrongName.body.data.issues[0]!.path).toBe('file');
+    const notABook = await upload('/v1/employees/imports', Buffer.from('personId,name\n1,2'), 'people.xlsx');
+    expect(notABook.status).toBe(422);
+    const big = await upload<{ issues: { message: string }[] }>('/v1/employees/imports', Buffer.concat([Buffer.from([0x50, 0x4b, 3, 4]), Buffer.alloc(2 * 1024 * 1024)]), 'big.xlsx');
+    expect(big.status).toBe(422);
+    expect(big.body.data.issues[0]!.message).toContain('2 MB');
+    const noNames = await upload<{ issues: { message: string }[] }>('/v1/employees/imports', await workbook(['Personnel ID', 'Name'], [['X2', 'b']]), 'p.xlsx');
+    expect(noNames.status).toBe(422);
+    expect(noNames.body.data.issues[0]!.message).toMatch(/Role.*Gender.*Group/);
+    expect(await total()).toBe(before);
+  });
+});
+
+describe('photo archive import', () => {
+  it('imports photos named after personnel IDs and skips every other entry with its reason', async () => {
+    const entries = [
+      { name: `photo/${prefix}-2.jpg`, data: makeJpeg(800, 600) },
+      { name: `photo/${prefix}-3.png`, data: makePng(640, 480) },
+      { name: `photo/${prefix}-4.png`, data: makePng(320, 240) },
+      { name: 'photo/NOBODY-HERE.jpg', data: makeJpeg(800, 600) },
+      { name: 'XX/escape.jpg', data: makeJpeg(800, 600) },
+      { name: `other/${prefix}-5.jpg`, data: makeJpeg(800, 600) },
+      { name: `photo/${prefix}-6.gif`, data: makeJpeg(800, 600) },
+      { name: `photo/${prefix}-7.jpg`, data: Buffer.from('../../etc/passwd'), mode: 0o120777 },
+      { name: `photo/${prefix}-8.jpg`, data: Buffer.concat([makeJpeg(800, 600), Buffer.alloc(600 * 1024)]) },
+      { name: `photo/${prefix}-9.jpg`, data: Buffer.from('not an image at all') },
+    ];
+    // Zip writers refuse to write a climbing path, so it is put in afterwards, as an attacker would.
+    const bytes = await zip(entries);
+    for (let at = bytes.indexOf('XX/escape.jpg'); at !== -1; at = bytes.indexOf('XX/escape.jpg', at + 1)) bytes.write('../escape.jpg', at);
+    const answer = await upload<PhotoAnswer>('/v1/employees/imports/avatars', bytes, 'photos.zip');
+    expect(answer.body.code).toBe(201);
+    expect(answer.body.data.imported).toBe(2);
+    const reason = (name: string) => answer.body.data.entries.find((e) => e.name === name)?.reason ?? '';
+    expect(reason(`photo/${prefix}-4.png`)).toMatch(/640 × 480.*320 × 240/);
+    expect(reason('photo/NOBODY-HERE.jpg')).toMatch(/no one has this personnel ID/);
+    expect(reason('../escape.jpg')).toMatch(/outside its folder/);
+    expect(reason(`other/${prefix}-5.jpg`)).toMatch(/folder named photo/);
+    expect(reason(`photo/${prefix}-6.gif`)).toMatch(/\.jpg or \.png/);
+    expect(reason(`photo/${prefix}-7.jpg`)).toMatch(/links/);
+    expect(reason(`photo/${prefix}-8.jpg`)).toMatch(/500 KB/);
+    expect(reason(`photo/${prefix}-9.jpg`)).toMatch(/not a valid/);
+    const withPhoto = await call<{ items: { personId: string; avatarUrl: string | null }[] }>('GET', `/v1/employees?keyword=${prefix}-2`, { token });
+    const url = withPhoto.body.data.items.find((e) => e.personId === `${prefix}-2`)!.avatarUrl!;
+    expect((await fetch(url)).status).toBe(200);
+  });
+
+  it('refuses an archive that declares more than it may unpack, before unpacking it', async () => {
+    const bytes = await zip([{ name: `photo/${prefix}-12.jpg`, data: makeJpeg(800, 600) }]);
+    // Claim 3 GB for the entry in the central directory, as a zip bomb would.
+    const central = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    bytes.writeUInt32LE(3_000_000_000, central + 24);
+    const answer = await upload<{ issues: { message: string }[] }>('/v1/employees/imports/avatars', bytes, 'bomb.zip');
+    expect(answer.status).toBe(422);
+    expect(answer.body.data.issues[0]!.message).toMatch(/MB/);
+    const person = await call<{ items: { personId: string; avatar: string | null }[] }>('GET', `/v1/employees?keyword=${prefix}-12`, { token });
+    expect(person.body.data.items.find((e) => e.personId === `${prefix}-12`)?.avatar).toBeNull();
+  });
+
+  it('refuses an archive with too many entries', async () => {
+    const entries = Array.from({ length: 20_001 }, (_, i) => ({ name: `photo/x${i}.jpg`, data: Buffer.alloc(0) }));
+    const answer = await upload<{ issues: { message: string }[] }>('/v1/employees/imports/avatars', await zip(entries), 'many.zip');
+    expect(answer.status).toBe(422);
+    expect(answer.body.data.issues[0]!.message).toMatch(/20000/);
+  });
+
+  it('refuses what is not a zip', async () => {
+    expect((await upload('/v1/employees/imports/avatars', makePng(640, 480), 'photos.zip')).status).toBe(422);
+  });
+});
+
+describe('export', () => {
+  it('exports the filtered list as a workbook with headers in the caller’s language', async () => {
+    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-4`)}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'ja_JP' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('spreadsheetml');
+    expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="employees-\d{4}-\d{2}-\d{2}\.xlsx"/);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load((await res.arrayBuffer()) as unknown as ExcelJS.Buffer);
+    const sheet = book.worksheets[0]!;
+    const header = (sheet.getRow(1).values as string[]).slice(1);
+    expect(header[0]).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    const personIds = [];
+    for (let r = 2; r <= sheet.rowCount; r++) personIds.push(String(sheet.getRow(r).getCell(1).value));
+    expect(personIds.sort()).toEqual([`${prefix}-4`, `${prefix}-40`, `${prefix}-41`, `${prefix}-42`, `${prefix}-43`, `${prefix}-44`, `${prefix}-45`, `${prefix}-46`, `${prefix}-47`, `${prefix}-48`, `${prefix}-49`].sort());
+  });
+
+  it('exports in a form the import reads back', async () => {
+    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-11`)}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'de_DE' } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const again = await upload<ImportAnswer>('/v1/employees/imports', bytes, 'export.xlsx');
+    expect(again.body.data).toMatchObject({ created: 0, rejected: 0 });
+    expect(again.body.data.updated).toBeGreaterThan(0);
+  });
+});

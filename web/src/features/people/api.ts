@@ -1,0 +1,89 @@
+import { api, client } from '../../app/api.ts';
+import { getToken } from '../../app/session.ts';
+import { storedLocale } from '../../app/locales.ts';
+
+export type Kind = 'employee' | 'visitor';
+
+export interface Person {
+  employeeKey?: string;
+  visitorKey?: string;
+  personId: string;
+  name: string;
+  role: string;
+  gender: 'male' | 'female';
+  groupKey: string;
+  departmentKey?: string | null;
+  attendanceGroupKey?: string | null;
+  needsAttendance?: boolean;
+  remoteDoorOpen?: boolean;
+  phone: string | null;
+  email: string | null;
+  icCard: string | null;
+  avatar: string | null;
+  avatarUrl: string | null;
+  remark: string | null;
+  state?: 'active' | 'resigned';
+  resignedAt?: string | null;
+  createTime: string;
+  version: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  total?: number;
+}
+
+export interface Group {
+  groupKey: string;
+  name: string;
+  type: Kind;
+  version: number;
+}
+
+export interface Department {
+  departmentKey: string;
+  name: string;
+  parentKey: string | null;
+  version: number;
+  children: Department[];
+}
+
+export const basePath = (kind: Kind): string => (kind === 'employee' ? '/v1/employees' : '/v1/visitors');
+export const keyOf = (person: Person): string => person.employeeKey ?? person.visitorKey ?? '';
+/** Screen paths of each kind (SPEC.md §2). */
+export const screens = (kind: Kind) => {
+  const root = kind === 'employee' ? '/pass-platform/enterprise/employee' : '/pass-platform/personnel/management';
+  return { list: root, create: `${root}/create`, detail: (key: string) => `${root}/${key}`, importInfo: `${root}/import/info`, importAvatar: `${root}/import/avatar`, resigned: `${root}/resigned` };
+};
+
+export const loadGroups = (kind: Kind) => api.get<Page<Group>>('/v1/groups', { query: { type: kind } }).then((p) => p.items);
+export const loadDepartments = () => api.get<Page<Department>>('/v1/departments').then((p) => p.items);
+
+export function flattenDepartments(tree: Department[], depth = 0): { department: Department; depth: number }[] {
+  return tree.flatMap((d) => [{ department: d, depth }, ...flattenDepartments(d.children, depth + 1)]);
+}
+
+/** Downloads the filtered list as a workbook (the request carries the token, so it goes through fetch). */
+export async function downloadExport(kind: Kind, query: Record<string, string | undefined>): Promise<void> {
+  const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => !!e[1]));
+  const res = await fetch(`${basePath(kind)}/export?${params}`, { headers: { authorization: `Bearer ${getToken() ?? ''}`, 'accept-language': storedLocale() } });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+    throw new Error(body?.message ?? String(res.status));
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.xlsx';
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
+export const uploadForm = (path: string, file: File, fields: Record<string, string> = {}) => {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  form.set('file', file);
+  return client.request<unknown>('POST', path, { form, silent: true });
+};
