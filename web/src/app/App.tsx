@@ -5,6 +5,7 @@ import './global.css';
 import { MantineProvider } from '@mantine/core';
 import { DatesProvider } from '@mantine/dates';
 import { Notifications } from '@mantine/notifications';
+import { ModalsProvider } from '@mantine/modals';
 import { I18nProvider } from '@lingui/react';
 import { RouterProvider } from 'react-router-dom';
 import { i18n } from './i18n.ts';
@@ -26,7 +27,9 @@ export function App() {
         <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
           <Notifications position="top-center" limit={1} />
           <LoadingBar />
-          <RouterProvider router={router} />
+          <ModalsProvider>
+            <RouterProvider router={router} />
+          </ModalsProvider>
         </DatesProvider>
       </MantineProvider>
     </I18nProvider>

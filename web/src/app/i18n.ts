@@ -1,10 +1,13 @@
 import { i18n } from '@lingui/core';
 import dayjs from 'dayjs';
+import localizedFormat from 'dayjs/plugin/localizedFormat';
 import { bcp47, DAYJS_LOCALES, type Locale } from './locales.ts';
 
 import { messages as english } from '../locales/en-US/messages.po';
 
 // English ships with the first bundle (one request less for most first visits); the others load on demand.
+dayjs.extend(localizedFormat);
+
 const catalogs = import.meta.glob<{ messages: Record<string, string> }>(['../locales/*/messages.po', '!../locales/en-US/messages.po']);
 const dayjsLocales: Record<string, () => Promise<unknown>> = {
   'zh-cn': () => import('dayjs/locale/zh-cn'),

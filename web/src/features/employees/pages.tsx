@@ -1,9 +1,10 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { PeopleListPage } from '../people/PeopleListPage.tsx';
+import { PersonFormPage } from '../people/PersonFormPage.tsx';
+import { ImportPage } from '../people/ImportPage.tsx';
 
-/** Screens of this area; each renders its localized title until its feature lands. */
-export const EmployeeListPage = () => <ScreenPage />;
-export const EmployeeCreatePage = () => <ScreenPage />;
-export const EmployeeResignedPage = () => <ScreenPage />;
-export const EmployeeImportInfoPage = () => <ScreenPage />;
-export const EmployeeImportAvatarPage = () => <ScreenPage />;
-export const EmployeeDetailPage = () => <ScreenPage />;
+export const EmployeeListPage = () => <PeopleListPage kind="employee" />;
+export const EmployeeResignedPage = () => <PeopleListPage kind="employee" resigned />;
+export const EmployeeCreatePage = () => <PersonFormPage kind="employee" />;
+export const EmployeeDetailPage = () => <PersonFormPage kind="employee" />;
+export const EmployeeImportInfoPage = () => <ImportPage kind="employee" step="info" />;
+export const EmployeeImportAvatarPage = () => <ImportPage kind="employee" step="avatar" />;

@@ -1,8 +1,9 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { PeopleListPage } from '../people/PeopleListPage.tsx';
+import { PersonFormPage } from '../people/PersonFormPage.tsx';
+import { ImportPage } from '../people/ImportPage.tsx';
 
-/** Screens of this area; each renders its localized title until its feature lands. */
-export const VisitorListPage = () => <ScreenPage />;
-export const VisitorCreatePage = () => <ScreenPage />;
-export const VisitorImportInfoPage = () => <ScreenPage />;
-export const VisitorImportAvatarPage = () => <ScreenPage />;
-export const VisitorDetailPage = () => <ScreenPage />;
+export const VisitorListPage = () => <PeopleListPage kind="visitor" />;
+export const VisitorCreatePage = () => <PersonFormPage kind="visitor" />;
+export const VisitorDetailPage = () => <PersonFormPage kind="visitor" />;
+export const VisitorImportInfoPage = () => <ImportPage kind="visitor" step="info" />;
+export const VisitorImportAvatarPage = () => <ImportPage kind="visitor" step="avatar" />;

@@ -1,0 +1,161 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import yazl from 'yazl';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.ts';
+import { registerTenant, unique } from '../support/api.ts';
+import { makePng } from '../support/images.ts';
+import { TAGLINE, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+
+let browser: Browser;
+let page: Page;
+let files: string;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  files = join(shotDir, 'files');
+  mkdirSync(files, { recursive: true });
+  const owner = await registerTenant();
+  ({ page } = await newPage(browser));
+  await loginInBrowser(page, owner.username, owner.password);
+  await page.goto('/pass-platform/enterprise/employee');
+  await page.getByRole('button', { name: 'Groups' }).click();
+  await page.getByTestId('new-group-name').fill('Staff');
+  await page.getByRole('dialog').getByRole('button', { name: 'Add' }).click();
+  await page.getByRole('dialog').locator('input[value="Staff"]').waitFor();
+  await page.keyboard.press('Escape');
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+const rows = () => page.getByTestId('people-row');
+
+async function search(keyword: string) {
+  await page.getByTestId('people-keyword').fill(keyword);
+  await page.getByTestId('people-search').click();
+}
+
+describe('employees in the console', () => {
+  it('creates an employee with a photo and finds it by keyword', async () => {
+    await page.goto('/pass-platform/enterprise/employee/create');
+    await expect.poll(() => page.title()).toBe(`New employee - ${TAGLINE}`);
+    const photo = join(files, 'face.png');
+    writeFileSync(photo, makePng(800, 600));
+    const tooSmall = join(files, 'small.png');
+    writeFileSync(tooSmall, makePng(320, 240));
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByTestId('photo-button').click();
+    await (await chooser).setFiles(tooSmall);
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('at least 640 × 480');
+    const chooser2 = page.waitForEvent('filechooser');
+    await page.getByTestId('photo-button').click();
+    await (await chooser2).setFiles(photo);
+    await expect.poll(() => page.getByTestId('photo-preview').locator('img').count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText('Enter the personnel ID').count()).toBe(1);
+    await page.getByLabel('Personnel ID').fill('E-1001');
+    await page.getByLabel('Name', { exact: false }).first().fill('Grace Hopper');
+    await page.getByLabel('Role').fill('Engineer');
+    await page.getByText('Female', { exact: true }).click();
+    await page.getByTestId('group-select').click();
+    await page.getByRole('option', { name: 'Staff' }).click();
+    await page.getByLabel('Email').fill('grace@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL('**/pass-platform/enterprise/employee');
+    await search('hopper');
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().innerText()).toContain('E-1001');
+    expect(await rows().first().locator('img').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/employees-list.png` });
+  });
+
+  it('refuses a duplicate personnel ID inline and keeps the form', async () => {
+    await page.goto('/pass-platform/enterprise/employee/create');
+    await page.getByLabel('Personnel ID').fill('e-1001');
+    await page.getByLabel('Name', { exact: false }).first().fill('Someone Else');
+    await page.getByLabel('Role').fill('Clerk');
+    await page.getByTestId('group-select').click();
+    await page.getByRole('option', { name: 'Staff' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText('This personnel ID is already used by someone else').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe('/pass-platform/enterprise/employee/create');
+  });
+
+  it('resigns an employee and brings them back', async () => {
+    await page.goto('/pass-platform/enterprise/employee');
+    await search('E-1001');
+    await expect.poll(() => rows().count()).toBe(1);
+    await rows().first().getByRole('checkbox').check();
+    await page.getByTestId('batch-bar').getByRole('button', { name: 'Resign' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByTestId('people-empty').count()).toBe(1);
+
+    await page.getByRole('link', { name: 'Resigned employees' }).click();
+    await page.waitForURL('**/employee/resigned');
+    await search('E-1001');
+    await expect.poll(() => rows().count()).toBe(1);
+    await rows().first().getByRole('button', { name: 'Actions' }).click();
+    await page.getByRole('menuitem', { name: 'Re-enter' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByTestId('people-empty').count()).toBe(1);
+    await page.goto('/pass-platform/enterprise/employee');
+    await search('E-1001');
+    await expect.poll(() => rows().count()).toBe(1);
+  });
+
+  it('imports a workbook of 50 rows with 3 bad ones, then a photo archive with 2 bad entries, and shows each report', async () => {
+    const prefix = unique('IMP');
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Personnel');
+    sheet.addRow(['Personnel ID*', 'Name*', 'Role*', 'Gender*', 'Group*', 'Phone', 'Email']);
+    for (let i = 0; i < 50; i++) sheet.addRow([`${prefix}-${i}`, `Imported ${i}`, 'Operator', i % 2 ? 'male' : 'female', 'Staff', '', i === 7 ? 'bad-email' : '']);
+    sheet.getRow(12).getCell(2).value = '';
+    sheet.getRow(22).getCell(4).value = 'unknown';
+    const workbook = join(files, 'people.xlsx');
+    writeFileSync(workbook, Buffer.from(await book.xlsx.writeBuffer()));
+
+    await page.goto('/pass-platform/enterprise/employee');
+    await page.getByRole('link', { name: 'Import' }).click();
+    await page.waitForURL('**/employee/import/info');
+    expect(await page.getByRole('link', { name: 'Download the template' }).getAttribute('href')).toBe('/file/Personnel_import_template_EN.xlsx');
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByTestId('import-file').click();
+    await (await chooser).setFiles(workbook);
+    await expect.poll(() => page.getByTestId('import-report').textContent()).toContain('47 created, 0 updated, 3 rejected');
+    expect(await page.getByTestId('import-report').getByText('Rejected', { exact: true }).count()).toBe(3);
+    await page.screenshot({ path: `${shotDir}/import-report.png`, fullPage: true });
+
+    const archive = await new Promise<Buffer>((resolve) => {
+      const zip = new yazl.ZipFile();
+      zip.addBuffer(makePng(640, 480), `photo/${prefix}-1.png`);
+      zip.addBuffer(makePng(640, 480), `photo/${prefix}-2.png`);
+      zip.addBuffer(makePng(640, 480), 'photo/NO-SUCH-PERSON.png');
+      zip.addBuffer(Buffer.from('hello'), 'readme.txt');
+      zip.end();
+      const chunks: Buffer[] = [];
+      zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+      zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+    const zipFile = join(files, 'photos.zip');
+    writeFileSync(zipFile, archive);
+    await page.getByRole('button', { name: 'Next: photos' }).click();
+    await page.waitForURL('**/employee/import/avatar');
+    const chooser2 = page.waitForEvent('filechooser');
+    await page.getByTestId('import-file').click();
+    await (await chooser2).setFiles(zipFile);
+    await expect.poll(() => page.getByTestId('import-report').textContent()).toContain('2 imported, 2 skipped');
+    expect(await page.getByTestId('import-report').textContent()).toContain('no one has this personnel ID');
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await search(`${prefix}-1`);
+    await expect.poll(() => page.getByTestId('people-total').textContent()).toContain('10 in all');
+  });
+});

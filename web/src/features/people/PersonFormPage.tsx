@@ -1,0 +1,292 @@
+import { useEffect, useState } from 'react';
+import { Avatar, Button, FileButton, Grid, Group, Loader, Paper, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { useNavigate, useParams } from 'react-router-dom';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { RequestError } from '../../app/request.ts';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadForm, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
+import { checkPhoto, type PhotoProblem } from './photoCheck.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+interface Values {
+  personId: string;
+  name: string;
+  role: string;
+  gender: 'male' | 'female';
+  groupKey: string | null;
+  departmentKey: string | null;
+  phone: string;
+  email: string;
+  icCard: string;
+  remark: string;
+  avatar: string | null;
+  needsAttendance: boolean;
+  remoteDoorOpen: boolean;
+}
+
+const EMPTY: Values = {
+  personId: '',
+  name: '',
+  role: '',
+  gender: 'male',
+  groupKey: null,
+  departmentKey: null,
+  phone: '',
+  email: '',
+  icCard: '',
+  remark: '',
+  avatar: null,
+  needsAttendance: false,
+  remoteDoorOpen: false,
+};
+
+/** Create (no key in the path) or view and edit one employee or visitor. */
+export function PersonFormPage({ kind }: { kind: Kind }) {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const params = useParams();
+  const key = params.employeeKey ?? params.visitorKey;
+  const [person, setPerson] = useState<Person | null>(null);
+  const [groups, setGroups] = useState<PersonGroup[]>([]);
+  const [departments, setDepartments] = useState<Department[]>([]);
+  const [preview, setPreview] = useState<string | null>(null);
+  const [photoError, setPhotoError] = useState<string | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [missing, setMissing] = useState(false);
+
+  const form = useForm<Values>({
+    mode: 'controlled',
+    validateInputOnBlur: true,
+    initialValues: EMPTY,
+    validate: {
+      personId: (v) => (v.trim() ? null : t`Enter the personnel ID`),
+      name: (v) => (v.trim() ? null : t`Enter the name`),
+      role: (v) => (v.trim() ? null : t`Enter the role`),
+      groupKey: (v) => (v ? null : t`Choose a group`),
+      email: (v) => (!v.trim() || EMAIL.test(v.trim()) ? null : t`Enter the email in the correct format`),
+    },
+  });
+
+  useEffect(() => {
+    loadGroups(kind).then(setGroups, () => undefined);
+    if (kind === 'employee') loadDepartments().then(setDepartments, () => undefined);
+  }, [kind]);
+
+  useEffect(() => {
+    if (!key) return;
+    api.get<Person>(`${basePath(kind)}/${key}`, { silent: true }).then(
+      (p) => {
+        setPerson(p);
+        setPreview(p.avatarUrl);
+        form.setValues({
+          personId: p.personId,
+          name: p.name,
+          role: p.role,
+          gender: p.gender,
+          groupKey: p.groupKey,
+          departmentKey: p.departmentKey ?? null,
+          phone: p.phone ?? '',
+          email: p.email ?? '',
+          icCard: p.icCard ?? '',
+          remark: p.remark ?? '',
+          avatar: p.avatar,
+          needsAttendance: p.needsAttendance ?? false,
+          remoteDoorOpen: p.remoteDoorOpen ?? false,
+        });
+        form.resetDirty();
+      },
+      () => setMissing(true),
+    );
+  }, [key, kind]); // The form object is stable; it is filled once per loaded person.
+
+  const photoMessages: Record<PhotoProblem, string> = {
+    type: t`Choose a JPG or PNG image`,
+    size: t`The photo must be at most 5 MB`,
+    small: t`The photo must be at least 640 × 480 pixels`,
+    large: t`The photo must be at most 4096 × 2688 pixels`,
+    unreadable: t`This image cannot be read`,
+  };
+
+  const choosePhoto = async (file: File | null) => {
+    if (!file) return;
+    setPhotoError(null);
+    const problem = await checkPhoto(file);
+    if (problem) {
+      setPhotoError(photoMessages[problem]);
+      return;
+    }
+    setUploading(true);
+    try {
+      const uploaded = (await uploadForm('/v1/files/uploads', file, { kind: 'avatar' })) as { fileKey: string; url: string };
+      form.setFieldValue('avatar', uploaded.fileKey);
+      setPreview(uploaded.url);
+    } catch (error) {
+      setPhotoError(error instanceof RequestError ? (error.issues[0]?.message ?? error.message) : t`The photo could not be uploaded`);
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  const submit = form.onSubmit(async (values) => {
+    const body: Record<string, unknown> = {
+      personId: values.personId.trim(),
+      name: values.name.trim(),
+      role: values.role.trim(),
+      gender: values.gender,
+      groupKey: values.groupKey,
+      phone: values.phone.trim(),
+      email: values.email.trim(),
+      icCard: values.icCard.trim(),
+      remark: values.remark.trim(),
+    };
+    if (values.avatar) body.avatar = values.avatar;
+    if (kind === 'employee') Object.assign(body, { departmentKey: values.departmentKey ?? '', needsAttendance: values.needsAttendance, remoteDoorOpen: values.remoteDoorOpen });
+    setSaving(true);
+    try {
+      if (person) {
+        const saved = await api.patch<Person>(`${basePath(kind)}/${keyOf(person)}`, { ...body, version: person.version }, { silent: true });
+        setPerson(saved);
+        form.resetDirty();
+        notifySuccess(t`Saved`);
+      } else {
+        for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey'] as const) if (!body[name]) delete body[name];
+        await api.post<Person>(basePath(kind), body, { silent: true });
+        notifySuccess(t`Added`);
+        navigate(screens(kind).list);
+      }
+    } catch (error) {
+      if (error instanceof RequestError && error.issues.length) {
+        for (const issue of error.issues) form.setFieldError(issue.path, issue.message);
+      } else if (error instanceof RequestError) {
+        toast(error.message);
+      }
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  if (missing) {
+    return (
+      <ScreenPage>
+        <Paper withBorder p="xl" radius="md">
+          <Text c="dimmed">
+            <Trans>This person does not exist or was deleted.</Trans>
+          </Text>
+        </Paper>
+      </ScreenPage>
+    );
+  }
+  if (key && !person) {
+    return (
+      <ScreenPage>
+        <Loader />
+      </ScreenPage>
+    );
+  }
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <form onSubmit={submit} noValidate>
+          <Grid gap="lg">
+            <Grid.Col span={{ base: 12, md: 3 }}>
+              <Stack align="center" gap="xs">
+                <Avatar src={preview} size={140} radius="md" alt={t`Photo`} data-testid="photo-preview" />
+                <FileButton onChange={(f) => void choosePhoto(f)} accept="image/png,image/jpeg">
+                  {(props) => (
+                    <Button {...props} variant="light" loading={uploading} data-testid="photo-button">
+                      <Trans>Choose photo</Trans>
+                    </Button>
+                  )}
+                </FileButton>
+                <Text size="xs" c="dimmed" ta="center">
+                  <Trans>JPG or PNG, at most 5 MB, 640 × 480 to 4096 × 2688 pixels, the face at least a third of the photo.</Trans>
+                </Text>
+                {photoError && (
+                  <Text size="sm" c="red" role="alert">
+                    {photoError}
+                  </Text>
+                )}
+              </Stack>
+            </Grid.Col>
+            <Grid.Col span={{ base: 12, md: 9 }}>
+              <Grid>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`Personnel ID`} required {...form.getInputProps('personId')} />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`Name`} required {...form.getInputProps('name')} />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`Role`} required {...form.getInputProps('role')} />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <Text size="sm" fw={500} mb={4}>
+                    <Trans>Gender</Trans>
+                  </Text>
+                  <SegmentedControl
+                    data={[
+                      { value: 'male', label: t`Male` },
+                      { value: 'female', label: t`Female` },
+                    ]}
+                    {...form.getInputProps('gender')}
+                  />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <Select label={t`Group`} required data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} {...form.getInputProps('groupKey')} data-testid="group-select" />
+                </Grid.Col>
+                {kind === 'employee' && (
+                  <Grid.Col span={{ base: 12, sm: 6 }}>
+                    <Select
+                      label={t`Department`}
+                      clearable
+                      data={flattenDepartments(departments).map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }))}
+                      {...form.getInputProps('departmentKey')}
+                    />
+                  </Grid.Col>
+                )}
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`Phone`} {...form.getInputProps('phone')} />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`Email`} type="email" {...form.getInputProps('email')} />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <TextInput label={t`IC card number`} {...form.getInputProps('icCard')} />
+                </Grid.Col>
+                {kind === 'employee' && (
+                  <Grid.Col span={{ base: 12, sm: 6 }}>
+                    <Stack gap="xs" pt={24}>
+                      <Switch label={t`Needs attendance`} {...form.getInputProps('needsAttendance', { type: 'checkbox' })} />
+                      <Switch label={t`May open doors remotely`} {...form.getInputProps('remoteDoorOpen', { type: 'checkbox' })} />
+                    </Stack>
+                  </Grid.Col>
+                )}
+                <Grid.Col span={12}>
+                  <Textarea label={t`Remark`} autosize minRows={2} maxLength={500} {...form.getInputProps('remark')} />
+                </Grid.Col>
+              </Grid>
+              {person?.state === 'resigned' && (
+                <Text c="orange" size="sm" mt="sm">
+                  <Trans>This employee has resigned.</Trans>
+                </Text>
+              )}
+              <Group justify="flex-end" mt="lg">
+                <Button variant="default" onClick={() => navigate(screens(kind).list)}>
+                  <Trans>Back</Trans>
+                </Button>
+                <Button type="submit" loading={saving} disabled={uploading}>
+                  <Trans>Save</Trans>
+                </Button>
+              </Group>
+            </Grid.Col>
+          </Grid>
+        </form>
+      </Paper>
+    </ScreenPage>
+  );
+}
