@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '@passcloud/infra/local/stack';
-import { apiBench, fmt } from './api.ts';
+import { adminToken, apiBench, fmt } from './api.ts';
 import { initialJsKb, lighthouseScore } from './web.ts';
+import { peopleBench } from './people.ts';
 
 /** `npm run bench`: figures printed, not asserted. Needs the console built (`npm run build`). */
 process.env.LOG_LEVEL = 'silent';
@@ -26,6 +27,9 @@ try {
     const desktop = await lighthouseScore(stack.url + path, 'desktop');
     const mobile = await lighthouseScore(stack.url + path, 'mobile');
     lines.push(`Lighthouse performance of ${path}: desktop ${desktop} (budget 95), mobile slow 4G ${mobile}`);
+  }
+  if (!process.argv.includes('--no-people')) {
+    lines.push(...(await peopleBench(stack.url, await adminToken(stack.url), stack.demo!.tenantId)));
   }
   lines.push(`host process peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 } finally {
