@@ -4,6 +4,8 @@ import { anyPerson } from '#data/people';
 import { ConflictError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 
+const departmentJson = (d: Department) => ({ departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version });
+
 interface DepartmentNode {
   departmentKey: string;
   name: string;
@@ -15,7 +17,7 @@ interface DepartmentNode {
 /** The departments as a tree, each level sorted by name. */
 function tree(list: Department[]): DepartmentNode[] {
   const nodes = new Map<string, DepartmentNode>(
-    list.map((d) => [d.departmentKey, { departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version, children: [] }]),
+    list.map((d) => [d.departmentKey, { ...departmentJson(d), children: [] }]),
   );
   const roots: DepartmentNode[] = [];
   for (const node of nodes.values()) {
@@ -49,8 +51,7 @@ export const departments = defineResource('departments', {
     body: departmentBody,
     async handle({ auth, body }) {
       if (body.parentKey) await checkParent(auth.tenantId, undefined, body.parentKey);
-      const department = await createDepartment(auth.tenantId, body.name, body.parentKey);
-      return created({ departmentKey: department.departmentKey, name: department.name, parentKey: department.parentKey ?? null, version: department.version });
+      return created(departmentJson(await createDepartment(auth.tenantId, body.name, body.parentKey)));
     },
   }),
   'PATCH /v1/departments/{departmentKey}': sessionRoute({
@@ -60,8 +61,7 @@ export const departments = defineResource('departments', {
       await requireDepartment(auth.tenantId, params.departmentKey);
       if (body.parentKey) await checkParent(auth.tenantId, params.departmentKey, body.parentKey);
       const { version, ...changes } = body;
-      const department = await updateDepartment(auth.tenantId, params.departmentKey, version, changes);
-      return created({ departmentKey: department.departmentKey, name: department.name, parentKey: department.parentKey ?? null, version: department.version });
+      return created(departmentJson(await updateDepartment(auth.tenantId, params.departmentKey, version, changes)));
     },
   }),
   'DELETE /v1/departments/{departmentKey}': sessionRoute({
