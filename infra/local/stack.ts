@@ -45,14 +45,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
+  let demo: DemoTenant | undefined;
   const host = await startHost({
     port: options.port ?? 3000,
     ...(options.host ? { host: options.host } : {}),
     handlers,
     webRoot: options.webRoot ?? resolve(REPO_ROOT, 'web/dist'),
-    local: { mails: () => smtp.mails },
+    // Tools on this machine (benchmarks) reach the stand-ins directly through these endpoints.
+    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(demo ? { DEMO_TENANT: demo.tenantId } : {}) }) },
   });
-  const demo = options.seed ? await seedDemo() : undefined;
+  demo = options.seed ? await seedDemo() : undefined;
   let stopped = false;
   return {
     url: host.url,

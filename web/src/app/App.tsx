@@ -5,7 +5,6 @@ import './global.css';
 import { MantineProvider } from '@mantine/core';
 import { DatesProvider } from '@mantine/dates';
 import { Notifications } from '@mantine/notifications';
-import { ModalsProvider } from '@mantine/modals';
 import { I18nProvider } from '@lingui/react';
 import { RouterProvider } from 'react-router-dom';
 import { i18n } from './i18n.ts';
@@ -27,9 +26,7 @@ export function App() {
         <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
           <Notifications position="top-center" limit={1} />
           <LoadingBar />
-          <ModalsProvider>
-            <RouterProvider router={router} />
-          </ModalsProvider>
+          <RouterProvider router={router} />
         </DatesProvider>
       </MantineProvider>
     </I18nProvider>

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { AppShell } from '@mantine/core';
+import { ModalsProvider } from '@mantine/modals';
 import { useLocalStorage } from '@mantine/hooks';
 import { useLingui } from '@lingui/react/macro';
 import { Outlet, useLoaderData, useLocation, useMatches } from 'react-router-dom';
@@ -50,7 +51,10 @@ export default function MainLayout() {
         </AppShell.Navbar>
       )}
       <AppShell.Main>
-        <Outlet />
+        {/* Confirmations are a console matter; the public screens do without them. */}
+        <ModalsProvider>
+          <Outlet />
+        </ModalsProvider>
       </AppShell.Main>
     </AppShell>
   );
