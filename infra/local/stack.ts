@@ -45,16 +45,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
-  let demo: DemoTenant | undefined;
+  const seeded: { demo?: DemoTenant } = {};
   const host = await startHost({
     port: options.port ?? 3000,
     ...(options.host ? { host: options.host } : {}),
     handlers,
     webRoot: options.webRoot ?? resolve(REPO_ROOT, 'web/dist'),
     // Tools on this machine (benchmarks) reach the stand-ins directly through these endpoints.
-    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(demo ? { DEMO_TENANT: demo.tenantId } : {}) }) },
+    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId } : {}) }) },
   });
-  demo = options.seed ? await seedDemo() : undefined;
+  if (options.seed) seeded.demo = await seedDemo();
+  const { demo } = seeded;
   let stopped = false;
   return {
     url: host.url,
