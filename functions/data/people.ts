@@ -68,6 +68,31 @@ export const personUniques = lazy(
     ),
 );
 
+/** How many people of each kind and state a tenant has, kept in the same transactions as the people. */
+export const peopleCounters = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'peopleCounter', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          kind: { type: ['employee', 'visitor'] as const, required: true },
+          state: { type: ['active', 'resigned'] as const, required: true },
+          count: { type: 'number', required: true, default: 0 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'state'], template: 'count#${kind}#${state}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+type PersonState = 'active' | 'resigned';
+const counting = (tenantId: string, kind: PersonKind, state: PersonState, by: number): TransactItem => ({
+  Update: peopleCounters().update({ tenantId, kind, state }).add({ count: by }).params() as NonNullable<TransactItem['Update']>,
+});
+
 export type Person = EntityItem<ReturnType<typeof people>>;
 
 export interface PersonInput {
@@ -123,8 +148,8 @@ export async function createPerson(tenantId: string, kind: PersonKind, input: Pe
   const personKey = newTimeId();
   const now = nowIso();
   const record = { ...input, tenantId, kind, personKey, state: 'active' as const, search: searchText(input), createdAt: now, updatedAt: now, version: 1 };
-  const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey)];
-  const roles: ('record' | UniqueField)[] = ['record', 'personId'];
+  const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey), counting(tenantId, kind, 'active', 1)];
+  const roles: ('record' | UniqueField)[] = ['record', 'personId', 'record'];
   if (input.icCard) {
     items.push(claim(tenantId, 'icCard', input.icCard, personKey));
     roles.push('icCard');
@@ -195,13 +220,16 @@ export async function setEmployeeState(tenantId: string, personKey: string, vers
   const now = nowIso();
   let update = people().patch({ tenantId, kind: 'employee', personKey }).set({ state, updatedAt: now }).add({ version: 1 });
   update = state === 'resigned' ? update.set({ resignedAt: now }) : update.remove(['resignedAt']);
-  try {
-    const result = await update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).go({ response: 'all_new' });
-    return result.data as Person;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  const items: TransactItem[] = [
+    { Update: update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params() as NonNullable<TransactItem['Update']> },
+    counting(tenantId, 'employee', current.state, -1),
+    counting(tenantId, 'employee', state, 1),
+  ];
+  await transact(items, ['record', 'record', 'record'], async () => {
     throw (await findPerson(tenantId, 'employee', personKey)) ? new ConflictError() : new NotFoundError();
-  }
+  });
+  const { resignedAt: _resignedAt, ...rest } = current;
+  return { ...rest, state, updatedAt: now, version: version + 1, ...(state === 'resigned' ? { resignedAt: now } : {}) } as Person;
 }
 
 /**
@@ -222,6 +250,7 @@ export async function deletePerson(tenantId: string, kind: PersonKind, personKey
         .params() as NonNullable<TransactItem['Delete']>,
     },
     release(tenantId, 'personId', current.personId, personKey),
+    counting(tenantId, kind, current.state, -1),
   ];
   if (current.icCard) items.push(release(tenantId, 'icCard', current.icCard, personKey));
   await transact(items, items.map(() => 'record' as const), async () => {
@@ -241,8 +270,14 @@ export interface PeopleFilter {
 export interface PeoplePage {
   items: Person[];
   nextCursor: string | null;
+  /** Exact total of the filtered list, when it is known cheaply. */
   total?: number;
+  /** When counting a filtered list would read too much: at least this many match. */
+  totalAtLeast?: number;
 }
+
+/** A filtered count reads at most this many items; past it the answer is `totalAtLeast`. */
+export const COUNT_READ_LIMIT = 20_000;
 
 function encodeCursor(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify({ pk: key.pk, sk: key.sk })).toString('base64url');
@@ -301,19 +336,29 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
     start = page.LastEvaluatedKey;
   }
   const result: PeoplePage = { items, nextCursor };
-  if (!cursor) result.total = await countPeople(input);
+  if (!cursor) Object.assign(result, await countPeople(tenantId, kind, filter, input));
   return result;
 }
 
-async function countPeople(input: QueryCommandInput): Promise<number> {
+/**
+ * The first page's count: from the counters when only the state is filtered, else by a COUNT
+ * query that stops after reading COUNT_READ_LIMIT items.
+ */
+async function countPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, input: QueryCommandInput): Promise<Pick<PeoplePage, 'total' | 'totalAtLeast'>> {
+  if (!filter.keyword && !filter.groupKey && !filter.departmentKey) {
+    const counter = (await peopleCounters().get({ tenantId, kind, state: filter.state ?? 'active' }).go()).data;
+    return { total: Math.max(0, counter?.count ?? 0) };
+  }
   let total = 0;
+  let read = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: start }));
+    const page = await dynamo().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: start, Limit: COUNT_READ_LIMIT - read }));
     total += page.Count ?? 0;
+    read += page.ScannedCount ?? 0;
     start = page.LastEvaluatedKey;
-  } while (start);
-  return total;
+  } while (start && read < COUNT_READ_LIMIT);
+  return start ? { totalAtLeast: total } : { total };
 }
 
 /** True when some person of the tenant matches: a group or department in use cannot go. */

@@ -97,8 +97,10 @@ describe('employees', () => {
     expect(created.body.data.avatarUrl).toContain(upload.body.data.fileKey);
     const tenantId = token.split('.')[0]!;
     expect(await objectExists('photos', tenantId, upload.body.data.fileKey)).toBe(true);
+    const before = await count();
     const gone = await call('DELETE', `/v1/employees/${created.body.data.employeeKey}?version=1`, { token });
     expect(gone.body.code).toBe(204);
+    expect(await count()).toBe(before - 1);
     expect(await objectExists('photos', tenantId, upload.body.data.fileKey)).toBe(false);
     expect((await call('GET', `/v1/employees/${created.body.data.employeeKey}`, { token })).status).toBe(404);
     // The personnel ID is free again.
@@ -122,7 +124,9 @@ describe('employees', () => {
 
   it('resigns and re-enters an employee, and lists each state apart', async () => {
     const made = (await employee({ name: 'Resigning Rita' })).body.data;
+    const [activeBefore, resignedBefore] = [await count(), await count('&state=resigned')];
     const resigned = await call<Employee>('POST', `/v1/employees/${made.employeeKey}/resign`, { token, body: { version: 1 } });
+    expect([await count(), await count('&state=resigned')]).toEqual([activeBefore - 1, resignedBefore + 1]);
     expect(resigned.body.data).toMatchObject({ state: 'resigned', version: 2 });
     expect(resigned.body.data.resignedAt).toMatch(/^\d{4}-/);
     const again = await call<Issues>('POST', `/v1/employees/${made.employeeKey}/resign`, { token, body: { version: 2 } });
@@ -133,6 +137,7 @@ describe('employees', () => {
     expect(gone.body.data.items.map((e) => e.employeeKey)).toContain(made.employeeKey);
     const back = await call<Employee>('POST', `/v1/employees/${made.employeeKey}/entry`, { token, body: { version: 2 } });
     expect(back.body.data).toMatchObject({ state: 'active', resignedAt: null, version: 3 });
+    expect([await count(), await count('&state=resigned')]).toEqual([activeBefore, resignedBefore]);
   });
 });
 

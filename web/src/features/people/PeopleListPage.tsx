@@ -29,7 +29,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const [filters, setFilters] = useState<Filters>(draft);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<Page<Person> | null>(null);
-  const [total, setTotal] = useState<number | null>(null);
+  const [total, setTotal] = useState<{ value: number; atLeast: boolean } | null>(null);
   const [failed, setFailed] = useState(false);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
@@ -57,7 +57,8 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
       const cursor = cursors.at(-1);
       const result = await api.get<Page<Person>>(basePath(kind), { query: { ...query, pageSize: PAGE_SIZE, cursor } });
       setPage(result);
-      if (result.total !== undefined) setTotal(result.total);
+      if (result.total !== undefined) setTotal({ value: result.total, atLeast: false });
+      else if (result.totalAtLeast !== undefined) setTotal({ value: result.totalAtLeast, atLeast: true });
       setSelected(new Set());
     } catch {
       setFailed(true);
@@ -72,6 +73,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     setCursors([undefined]);
   };
 
+  const count = total?.value ?? 0;
   const groupName = (key: string) => groups.find((g) => g.groupKey === key)?.name ?? '';
   const items = page?.items ?? [];
   const allChecked = items.length > 0 && items.every((p) => selected.has(keyOf(p)));
@@ -271,7 +273,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
 
           <Group justify="space-between">
             <Text size="sm" c="dimmed" data-testid="people-total">
-              {total !== null && <Trans>{total} in all</Trans>}
+              {total && (total.atLeast ? <Trans>More than {count} in all</Trans> : <Trans>{count} in all</Trans>)}
             </Text>
             <Group gap="xs">
               <Button size="xs" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>

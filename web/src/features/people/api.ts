@@ -32,6 +32,7 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
   total?: number;
+  totalAtLeast?: number;
 }
 
 export interface Group {
