@@ -323,7 +323,7 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
   let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
   let nextCursor: string | null = null;
   while (items.length < pageSize) {
-    const page = await dynamo().send(new QueryCommand({ ...input, ScanIndexForward: false, ExclusiveStartKey: start, Limit: Math.max(pageSize * 4, 100) }));
+    const page = await dynamo().send(new QueryCommand({ ...input, ScanIndexForward: false, ExclusiveStartKey: start, Limit: 1000 }));
     for (const item of page.Items ?? []) {
       items.push(item as Person);
       if (items.length === pageSize) {
