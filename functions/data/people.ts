@@ -322,8 +322,10 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
   const items: Person[] = [];
   let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
   let nextCursor: string | null = null;
-  while (items.length < pageSize) {
-    const page = await dynamo().send(new QueryCommand({ ...input, ScanIndexForward: false, ExclusiveStartKey: start, Limit: 1000 }));
+  // Read a little first (most filters match often), then more each round for rare matches.
+  for (let round = 0; items.length < pageSize; round++) {
+    const limit = Math.min(1000, pageSize * 2 * 4 ** round);
+    const page = await dynamo().send(new QueryCommand({ ...input, ScanIndexForward: false, ExclusiveStartKey: start, Limit: limit }));
     for (const item of page.Items ?? []) {
       items.push(item as Person);
       if (items.length === pageSize) {
