@@ -60,6 +60,17 @@ export const routes = [
   { method: 'GET', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'PATCH', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'DELETE', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
+  // Face terminals bind with the tenant's device binding code; the console manages them.
+  { method: 'POST', path: '/v1/devices/bind', resource: 'devices', access: 'device' },
+  { method: 'GET', path: '/v1/devices', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'POST', path: '/v1/devices/batchSettings', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'GET', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'PATCH', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'DELETE', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'POST', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

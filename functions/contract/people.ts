@@ -114,9 +114,12 @@ export const listQuery = z.object({
 });
 export const employeeListQuery = listQuery.extend({ state: z.enum(['active', 'resigned']).default('active') });
 
-export const groupBody = z.object({ name: z.string().trim().min(1).max(64), type: z.enum(PERSON_KINDS) }).strict();
+/** Groups hold employees, visitors or devices. */
+export const GROUP_TYPES = [...PERSON_KINDS, 'device'] as const;
+export type GroupType = (typeof GROUP_TYPES)[number];
+export const groupBody = z.object({ name: z.string().trim().min(1).max(64), type: z.enum(GROUP_TYPES) }).strict();
 export const groupPatchBody = z.object({ name: z.string().trim().min(1).max(64), version: z.number().int().min(1) }).strict();
-export const groupListQuery = z.object({ type: z.enum(PERSON_KINDS) });
+export const groupListQuery = z.object({ type: z.enum(GROUP_TYPES) });
 
 export const departmentBody = z.object({ name: z.string().trim().min(1).max(64), parentKey: key.optional() }).strict();
 export const departmentPatchBody = z.object({ name: z.string().trim().min(1).max(64).optional(), parentKey: z.union([key, z.null()]).optional(), version: z.number().int().min(1) }).strict();

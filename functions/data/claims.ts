@@ -4,7 +4,7 @@ import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
 
 /**
  * Names that must be unique across tenants: login usernames (login carries no tenant) and
- * device binding codes. Each claim only points at its owner.
+ * device binding codes, device serial numbers. Each claim only points at its owner.
  */
 export const claims = lazy(
   () =>
@@ -13,10 +13,11 @@ export const claims = lazy(
         model: { entity: 'claim', version: '1', service: SERVICE },
         attributes: {
           tenantId: { type: 'string', required: true },
-          kind: { type: ['username', 'userCode'] as const, required: true },
+          kind: { type: ['username', 'userCode', 'deviceSerial'] as const, required: true },
           value: { type: 'string', required: true },
           ownerTenantId: { type: 'string', required: true },
           accountId: { type: 'string' },
+          deviceKey: { type: 'string' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: 'claim#${kind}#${value}', casing: 'none' } },

@@ -4,7 +4,7 @@ import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
 import { newTimeId } from '#lib/crypto';
 
-/** Personnel groups, each for employees or for visitors. */
+/** Groups, each of employees, of visitors or of devices. */
 export const groups = lazy(
   () =>
     new Entity(
@@ -13,7 +13,7 @@ export const groups = lazy(
         attributes: {
           tenantId: { type: 'string', required: true },
           groupKey: { type: 'string', required: true },
-          type: { type: ['employee', 'visitor'] as const, required: true },
+          type: { type: ['employee', 'visitor', 'device'] as const, required: true },
           name: { type: 'string', required: true },
           createdAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },

@@ -42,3 +42,8 @@ export async function objectExists(bucket: BucketName, tenantId: string, fileKey
     throw error;
   }
 }
+
+/** A short-lived link through which a device uploads one object (a captured photo). */
+export function presignedPut(bucket: BucketName, tenantId: string, fileKey: string, contentType: string, expiresIn = 120): Promise<string> {
+  return getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ContentType: contentType }), { expiresIn });
+}

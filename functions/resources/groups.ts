@@ -1,14 +1,15 @@
 import type { AuthCode } from '#contract/menu';
-import { groupBody, groupKeyParams, groupListQuery, groupPatchBody, versionQuery, type PersonKind } from '#contract/people';
+import { groupBody, groupKeyParams, groupListQuery, groupPatchBody, versionQuery, type GroupType } from '#contract/people';
 import { createGroup, deleteGroup, listGroups, renameGroup, requireGroup, type Group } from '#data/groups';
 import { anyPerson } from '#data/people';
+import { anyDeviceInGroup } from '#data/devices';
 import type { Auth } from '#lib/auth';
 import { ConflictError, NoPermissionError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 
-/** Employee groups need the employee code, visitor groups the visitor code. */
-const CODE_OF: Record<PersonKind, AuthCode> = { employee: 'pass:employee', visitor: 'pass:visitor' };
-function mayUse(auth: Auth, type: PersonKind): void {
+/** Employee groups need the employee code, visitor groups the visitor code, device groups the device code. */
+const CODE_OF: Record<GroupType, AuthCode> = { employee: 'pass:employee', visitor: 'pass:visitor', device: 'pass:device' };
+function mayUse(auth: Auth, type: GroupType): void {
   if (!auth.account.authCodes.includes(CODE_OF[type])) throw new NoPermissionError();
 }
 
@@ -41,8 +42,11 @@ export const groups = defineResource('groups', {
     params: groupKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
-      mayUse(auth, (await requireGroup(auth.tenantId, params.groupKey)).type);
-      if (await anyPerson(auth.tenantId, { groupKey: params.groupKey })) throw new ConflictError('groups.inUse');
+      const group = await requireGroup(auth.tenantId, params.groupKey);
+      mayUse(auth, group.type);
+      const inUse =
+        group.type === 'device' ? await anyDeviceInGroup(auth.tenantId, group.groupKey) : await anyPerson(auth.tenantId, { groupKey: group.groupKey });
+      if (inUse) throw new ConflictError(group.type === 'device' ? 'groups.devicesInUse' : 'groups.inUse');
       await deleteGroup(auth.tenantId, params.groupKey, query.version);
       return deleted();
     },

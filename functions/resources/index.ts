@@ -1,6 +1,7 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { departments } from './departments.ts';
+import { devices } from './devices.ts';
 import { employees } from './employees.ts';
 import { files } from './files.ts';
 import { groups } from './groups.ts';
@@ -15,4 +16,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   departments: departments.handler,
   employees: employees.handler,
   visitors: visitors.handler,
+  devices: devices.handler,
 };

@@ -6,19 +6,30 @@ const started = Date.now();
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data');
 const seed = process.env.SEED_DEMO !== '0';
+const simulateDevices = seed && process.env.SIMULATE_DEVICES !== '0' ? Number(process.env.SIMULATE_DEVICES ?? 3) || 3 : 0;
 
 process.env.LOG_LEVEL ??= 'warn';
-const stack = await startLocalStack({ port, dataDir, seed, ...(process.env.HOST ? { host: process.env.HOST } : {}) });
+const stack = await startLocalStack({
+  port,
+  dataDir,
+  seed,
+  simulateDevices,
+  ...(process.env.MQTT_PORT ? { mqttPort: Number(process.env.MQTT_PORT) } : {}),
+  ...(process.env.HOST ? { host: process.env.HOST } : {}),
+});
 
 const lines = [
   '',
   `  Pass Cloud is running at ${stack.url}  (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
   `  Data directory: ${dataDir}`,
   `  Captured mails: ${stack.url}/_local/mails`,
+  `  Device broker:  ${stack.iot.mqttUrl}  (WebSocket ${stack.iot.wsUrl})`,
 ];
 if (stack.demo) {
   lines.push(`  Demo tenant "Demo Company": username ${stack.demo.username}  password ${stack.demo.password}  device binding code ${stack.demo.userCode}`);
 }
+if (stack.fleet)
+  lines.push(`  Simulated devices: ${stack.fleet.agents.length} (SIMULATE_DEVICES=0 to start none; npm run devices -- --count N --user-code CODE for more)`);
 lines.push('  Press Ctrl-C to stop.', '');
 console.log(lines.join('\n'));
 

@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetClients } from '@passcloud/functions/lib/aws';
+import { resetIotClients } from '@passcloud/functions/lib/iot';
+import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
 import { startHost, type Host } from './host.ts';
 import { seedDemo, type DemoTenant } from './seed.ts';
@@ -15,6 +18,10 @@ export interface LocalStackOptions {
   inMemory?: boolean;
   seed?: boolean;
   webRoot?: string;
+  /** Simulated face terminals started for the demo tenant (0 for none). */
+  simulateDevices?: number;
+  /** MQTT port of the IoT stand-in; any free port when unset. */
+  mqttPort?: number;
 }
 
 export interface LocalStack {
@@ -22,6 +29,8 @@ export interface LocalStack {
   host: Host;
   mails: CapturedMail[];
   demo?: DemoTenant;
+  iot: IotStandIn;
+  fleet?: Fleet;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -34,15 +43,26 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const paths = dataPaths(options.dataDir);
   const [dynamo, s3, smtp] = await Promise.all([startDynamo(options.inMemory ? undefined : paths.dynamo), startS3(paths.s3), startSmtpSink()]);
+  Object.assign(process.env, { AWS_REGION: process.env.AWS_REGION ?? 'us-east-1', DYNAMODB_ENDPOINT: dynamo.endpoint, S3_ENDPOINT: s3.endpoint });
+  resetClients();
+  const iot = await startIot({
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.mqttPort ? { mqttPort: options.mqttPort } : {}),
+    ...(options.inMemory ? {} : { shadowFile: join(options.dataDir, 'iot', 'shadows.json') }),
+  });
   const env: Record<string, string> = {
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     S3_ENDPOINT: s3.endpoint,
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: String(smtp.port),
+    IOT_DATA_ENDPOINT: iot.dataEndpoint,
+    IOT_MQTT_URL: iot.mqttUrl,
+    IOT_WS_URL: iot.wsUrl,
   };
   Object.assign(process.env, env);
   resetClients();
+  resetIotClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
   const seeded: { demo?: DemoTenant } = {};
@@ -56,16 +76,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   if (options.seed) seeded.demo = await seedDemo();
   const { demo } = seeded;
+  const fleet =
+    demo && options.simulateDevices
+      ? await startFleet({ apiUrl: host.url, userCode: demo.userCode, count: options.simulateDevices, prefix: 'DEMO' })
+      : undefined;
   let stopped = false;
   return {
     url: host.url,
     host,
     mails: smtp.mails,
     ...(demo ? { demo } : {}),
+    iot,
+    ...(fleet ? { fleet } : {}),
     env,
     async stop() {
       if (stopped) return;
       stopped = true;
+      await fleet?.stop();
+      await iot.stop();
       await host.close();
       await Promise.allSettled([smtp.stop(), s3.stop(), dynamo.stop()]);
     },

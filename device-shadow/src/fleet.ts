@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { DeviceInfo } from '@passcloud/functions/contract/devices';
+import { DeviceAgent } from './agent.ts';
+
+/** A simulated fleet of face terminals: stable identities, so a restart rebinds the same devices. */
+export interface FleetOptions {
+  apiUrl: string;
+  userCode: string;
+  count: number;
+  /** Serial numbers are `<prefix>-<n>`; a prefix per tenant keeps fleets apart. */
+  prefix?: string;
+  heartbeatMs?: number;
+  brokerUrl?: string;
+  /** How many devices bind and connect at once. */
+  concurrency?: number;
+}
+
+export function simulatedInfo(prefix: string, n: number): DeviceInfo {
+  const hash = createHash('sha256').update(`${prefix}-${n}`).digest();
+  const mac = ['02', ...Array.from(hash.subarray(0, 5), (b) => b.toString(16).padStart(2, '0'))].join(':').toUpperCase();
+  return {
+    serial: `${prefix}-${String(n).padStart(4, '0')}`,
+    mac,
+    ip: `10.${hash[5]! % 250}.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`,
+    model: 'PC-F7',
+    firmware: 'FT7-2.4.1',
+    appVersion: '3.2.0',
+    storage: '11.6 GB free of 32 GB',
+    timezone: 'UTC',
+    cameraResolution: '1920x1080',
+    previewResolution: '1280x720',
+  };
+}
+
+export interface Fleet {
+  agents: DeviceAgent[];
+  stop(): Promise<void>;
+}
+
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const prefix = options.prefix ?? 'SIM';
+  const agents = Array.from(
+    { length: options.count },
+    (_, i) =>
+      new DeviceAgent({
+        apiUrl: options.apiUrl,
+        userCode: options.userCode,
+        info: simulatedInfo(prefix, i + 1),
+        ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+        ...(options.brokerUrl ? { brokerUrl: options.brokerUrl } : {}),
+      }),
+  );
+  const concurrency = options.concurrency ?? 10;
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, agents.length) }, async () => {
+    while (next < agents.length) await agents[next++]!.start();
+  });
+  const results = await Promise.allSettled(workers);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const fleet = { agents, stop: async () => void (await Promise.allSettled(agents.map((a) => a.stop()))) };
+  if (failure) {
+    await fleet.stop();
+    throw failure.reason;
+  }
+  return fleet;
+}

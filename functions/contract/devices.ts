@@ -1,0 +1,218 @@
+import { z } from 'zod';
+
+/**
+ * Face-terminal settings of SPEC.md §3 "Device", as the API and the console name them. The
+ * device side spells them differently and in its own units (device-shadow/src/mapping.ts); both
+ * sides validate with these schemas.
+ */
+
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'devices.clockFormat' });
+/** Degrees Celsius with one decimal. */
+const celsius = (min: number, max: number) =>
+  z
+    .number()
+    .min(min)
+    .max(max)
+    .refine((v) => Math.abs(Math.round(v * 10) - v * 10) < 1e-6, { message: 'devices.oneDecimal' });
+
+export const RELAY_MODES = ['normallyOpen', 'normallyClosed'] as const;
+export const SUCCESS_DISPLAYS = ['photo', 'name'] as const;
+export const OFFSET_MODES = ['normal', 'high'] as const;
+export const TEMPERATURE_SCENES = ['indoor', 'outdoor'] as const;
+export const TEMPERATURE_DISPLAYS = ['celsius', 'fahrenheit', 'hidden'] as const;
+export const SWIPE_CARD_POLICIES = ['cardOnly', 'cardOrFace', 'cardAndFace'] as const;
+/** SPEC.md §4 device availability: 1 with identity recognition, 2 without, 0 not available. */
+export const DOOR_OPENING_MODES = ['recognition', 'noRecognition', 'disabled'] as const;
+
+export const settingFields = {
+  // Basic
+  startOnBoot: z.boolean(),
+  screensaverBrightness: z.number().int().min(0).max(100),
+  volume: z.number().int().min(0).max(100),
+  // Startup and shutdown timing
+  timingSwitch: z.boolean(),
+  startupTime: clock,
+  shutdownTime: clock,
+  // Pass settings
+  relayDelay: z.number().int().min(1).max(60),
+  relayMode: z.enum(RELAY_MODES),
+  recognitionLamp: z.boolean(),
+  failRedLight: z.boolean(),
+  successDisplay: z.enum(SUCCESS_DISPLAYS),
+  maskDetection: z.boolean(),
+  strangerPass: z.boolean(),
+  strangerRecord: z.boolean(),
+  liveness: z.boolean(),
+  verifyThreshold: z.number().int().min(50).max(100),
+  identifyCount: z.number().int().min(1).max(5),
+  swipeCardPolicy: z.enum(SWIPE_CARD_POLICIES),
+  // Temperature measurement
+  temperatureAlarm: z.boolean(),
+  temperatureThreshold: celsius(35, 42),
+  minPassTemperature: celsius(30, 37),
+  fan: z.boolean(),
+  temperatureOffsetMode: z.enum(OFFSET_MODES),
+  temperatureScene: z.enum(TEMPERATURE_SCENES),
+  temperatureDisplay: z.enum(TEMPERATURE_DISPLAYS),
+  // Door-opening mode
+  doorOpeningMode: z.enum(DOOR_OPENING_MODES),
+  // Other
+  appPassword: z.string().regex(/^\d{4,8}$/, { message: 'devices.appPasswordFormat' }),
+  autoRestart: z.boolean(),
+  appDaemon: z.boolean(),
+  acceleration: z.boolean(),
+  standbyAdvertising: z.boolean(),
+};
+
+export type SettingName = keyof typeof settingFields;
+export const SETTING_NAMES = Object.keys(settingFields) as SettingName[];
+
+/** A complete set of settings: what a device holds. */
+export const deviceSettings = z.object(settingFields).strict();
+export type DeviceSettings = z.output<typeof deviceSettings>;
+
+const refineSettings = <T extends Partial<DeviceSettings>>(value: T, ctx: z.RefinementCtx) => {
+  const threshold = value.temperatureThreshold;
+  const minimum = value.minPassTemperature;
+  if (threshold !== undefined && minimum !== undefined && minimum >= threshold) {
+    ctx.addIssue({ code: 'custom', path: ['minPassTemperature'], message: 'devices.minBelowThreshold' });
+  }
+  if (value.timingSwitch && value.startupTime !== undefined && value.startupTime === value.shutdownTime) {
+    ctx.addIssue({ code: 'custom', path: ['shutdownTime'], message: 'devices.sameStartupShutdown' });
+  }
+};
+
+/** A complete set checked with the rules between fields. */
+export const completeSettings = deviceSettings.superRefine(refineSettings);
+
+/** Any subset of the settings: what a console PATCH sends. */
+export const settingsPatch = z.object(settingFields).partial().strict().superRefine(refineSettings);
+export type SettingsPatch = z.output<typeof settingsPatch>;
+
+/** The values a newly bound device is given. */
+export const DEFAULT_SETTINGS: DeviceSettings = {
+  startOnBoot: true,
+  screensaverBrightness: 30,
+  volume: 60,
+  timingSwitch: false,
+  startupTime: '07:00',
+  shutdownTime: '22:00',
+  relayDelay: 5,
+  relayMode: 'normallyClosed',
+  recognitionLamp: true,
+  failRedLight: true,
+  successDisplay: 'photo',
+  maskDetection: false,
+  strangerPass: false,
+  strangerRecord: true,
+  liveness: true,
+  verifyThreshold: 80,
+  identifyCount: 1,
+  swipeCardPolicy: 'cardOrFace',
+  temperatureAlarm: true,
+  temperatureThreshold: 37.3,
+  minPassTemperature: 35,
+  fan: true,
+  temperatureOffsetMode: 'normal',
+  temperatureScene: 'indoor',
+  temperatureDisplay: 'celsius',
+  doorOpeningMode: 'recognition',
+  appPassword: '123456',
+  autoRestart: false,
+  appDaemon: true,
+  acceleration: true,
+  standbyAdvertising: false,
+};
+
+/** Sections of the device detail screen, and the settings each holds. */
+export const SETTING_SECTIONS = {
+  temperature: ['temperatureAlarm', 'temperatureThreshold', 'minPassTemperature', 'fan', 'temperatureOffsetMode', 'temperatureScene', 'temperatureDisplay'],
+  pass: [
+    'relayDelay',
+    'relayMode',
+    'recognitionLamp',
+    'failRedLight',
+    'successDisplay',
+    'maskDetection',
+    'strangerPass',
+    'strangerRecord',
+    'liveness',
+    'verifyThreshold',
+    'identifyCount',
+    'swipeCardPolicy',
+  ],
+  doorOpening: ['doorOpeningMode'],
+  timing: ['timingSwitch', 'startupTime', 'shutdownTime'],
+  other: ['startOnBoot', 'screensaverBrightness', 'volume', 'appPassword', 'autoRestart', 'appDaemon', 'acceleration', 'standbyAdvertising'],
+} as const satisfies Record<string, readonly SettingName[]>;
+
+/** Facts a device reports about itself with every heartbeat. */
+export const deviceInfo = z
+  .object({
+    serial: z.string().min(1).max(64),
+    mac: z.string().regex(/^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/, { message: 'devices.macFormat' }),
+    ip: z.string().max(64),
+    model: z.string().max(64).optional(),
+    firmware: z.string().max(64),
+    appVersion: z.string().max(64),
+    storage: z.string().max(64),
+    timezone: z.string().max(64),
+    cameraResolution: z.string().max(32),
+    previewResolution: z.string().max(32),
+  })
+  .strict();
+export type DeviceInfo = z.output<typeof deviceInfo>;
+
+export const COMMAND_TYPES = ['openDoor', 'closeDoor', 'reboot', 'capturePhoto'] as const;
+export type CommandType = (typeof COMMAND_TYPES)[number];
+export const COMMAND_STATES = ['queued', 'succeeded', 'failed', 'timedOut'] as const;
+export type CommandState = (typeof COMMAND_STATES)[number];
+/** A command not answered within this time is reported as timed out. */
+export const COMMAND_TIMEOUT_MS = 20_000;
+
+const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+
+export const deviceKeyParams = z.object({ deviceKey: key });
+export const deviceListQuery = z.object({
+  pageSize: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: key.optional(),
+  keyword: z.string().trim().max(64).optional(),
+  groupKey: key.optional(),
+  online: z.enum(['true', 'false']).optional(),
+});
+export const devicePatchBody = z
+  .object({
+    name: z.string().trim().min(1).max(64).optional(),
+    groupKey: z.union([key, z.null()]).optional(),
+    settings: settingsPatch.optional(),
+    version: z.number().int().min(1),
+  })
+  .strict();
+export const batchSettingsBody = z
+  .object({
+    deviceKeys: z.array(key).min(1).max(500),
+    settings: settingsPatch.refine((s) => Object.keys(s).length > 0, { message: 'devices.noSettings' }),
+  })
+  .strict();
+export const commandBody = z.object({ type: z.enum(COMMAND_TYPES) }).strict();
+export const logsQuery = z.object({
+  pageSize: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z
+    .string()
+    .regex(/^[0-9a-z]{22}$/, { message: 'error.badCursor' })
+    .optional(),
+});
+
+/** What a device sends to bind itself to a tenant with the tenant's device binding code. */
+export const bindBody = z
+  .object({
+    userCode: z.string().trim().min(4).max(16),
+    serial: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[0-9A-Za-z-]+$/, { message: 'devices.serialFormat' }),
+    info: deviceInfo.omit({ serial: true }),
+  })
+  .strict();

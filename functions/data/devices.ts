@@ -1,0 +1,387 @@
+import { Entity, type EntityItem } from 'electrodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { CommandState, CommandType, DeviceInfo, DeviceSettings, SettingsPatch } from '#contract/devices';
+import { dynamo } from '#lib/aws';
+import { newId, newTimeId } from '#lib/crypto';
+import { ConflictError, NotFoundError } from '#lib/errors';
+import { claims } from './claims.ts';
+import { EVENTS_TABLE, MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
+import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, versionedWrite } from './entity.ts';
+
+const infoAttributes = {
+  model: { type: 'string' },
+  mac: { type: 'string', required: true },
+  ip: { type: 'string', required: true },
+  firmware: { type: 'string', required: true },
+  appVersion: { type: 'string', required: true },
+  storage: { type: 'string', required: true },
+  timezone: { type: 'string', required: true },
+  cameraResolution: { type: 'string', required: true },
+  previewResolution: { type: 'string', required: true },
+} as const;
+
+/** Face terminals bound to a tenant. `settings` is what the console wants, `reported` what the device last confirmed. */
+export const devices = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'device', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          deviceKey: { type: 'string', required: true },
+          name: { type: 'string', required: true },
+          groupKey: { type: 'string' },
+          serial: { type: 'string', required: true },
+          ...infoAttributes,
+          /** sha256 of the MQTT password issued at binding. */
+          secretHash: { type: 'string', required: true },
+          online: { type: 'boolean', required: true, default: false },
+          /** Time (ms) of the presence event that set `online`; older events are ignored. */
+          presenceAt: { type: 'number', required: true, default: 0 },
+          lastSeenAt: { type: 'string' },
+          settings: { type: 'any', required: true },
+          reported: { type: 'any', required: true, default: () => ({}) },
+          /** Shadow version `reported` was read from; older shadow documents are ignored. */
+          shadowVersion: { type: 'number', required: true, default: 0 },
+          /** The last capturePhoto command. */
+          photoCommandKey: { type: 'string' },
+          createdAt: { type: 'string', required: true },
+          version: { type: 'number', required: true, default: 1 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey'], template: 'device#${deviceKey}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+export type Device = EntityItem<ReturnType<typeof devices>> & { settings: DeviceSettings; reported: SettingsPatch };
+
+const RETENTION_SECONDS = 30 * 24 * 3600;
+const ttlFromNow = () => epochSeconds(new Date()) + RETENTION_SECONDS;
+
+/** Commands sent to devices and their outcome; kept 30 days. */
+export const deviceCommands = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'deviceCommand', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          deviceKey: { type: 'string', required: true },
+          commandKey: { type: 'string', required: true },
+          type: { type: ['openDoor', 'closeDoor', 'reboot', 'capturePhoto'] as const, required: true },
+          state: { type: ['queued', 'succeeded', 'failed'] as const, required: true },
+          error: { type: 'string' },
+          /** capturePhoto: where the device uploads the picture. */
+          objectKey: { type: 'string' },
+          createdAt: { type: 'string', required: true },
+          finishedAt: { type: 'string' },
+          ttl: { type: 'number', required: true },
+        },
+        indexes: {
+          primary: {
+            pk: tenantPartition,
+            sk: { field: 'sk', composite: ['deviceKey', 'commandKey'], template: 'command#${deviceKey}#${commandKey}', casing: 'none' },
+          },
+        },
+      },
+      entityConfig(EVENTS_TABLE),
+    ),
+);
+export type DeviceCommand = EntityItem<ReturnType<typeof deviceCommands>>;
+
+/** What devices write in their log; kept 30 days. */
+export const deviceLogs = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'deviceLog', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          deviceKey: { type: 'string', required: true },
+          logKey: { type: 'string', required: true },
+          time: { type: 'string', required: true },
+          level: { type: ['info', 'warn', 'error'] as const, required: true },
+          message: { type: 'string', required: true },
+          ttl: { type: 'number', required: true },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey', 'logKey'], template: 'log#${deviceKey}#${logKey}', casing: 'none' } },
+        },
+      },
+      entityConfig(EVENTS_TABLE),
+    ),
+);
+export type DeviceLog = EntityItem<ReturnType<typeof deviceLogs>>;
+
+// Devices
+
+export async function findDevice(tenantId: string, deviceKey: string): Promise<Device | undefined> {
+  return ((await devices().get({ tenantId, deviceKey }).go()).data as Device | null) ?? undefined;
+}
+
+export async function requireDevice(tenantId: string, deviceKey: string): Promise<Device> {
+  const device = await findDevice(tenantId, deviceKey);
+  if (!device) throw new NotFoundError();
+  return device;
+}
+
+/** Every device of a tenant, in key order (a tenant has hundreds to a few thousand). */
+export async function allDevices(tenantId: string): Promise<Device[]> {
+  return (await devices().query.primary({ tenantId }).go({ pages: 'all' })).data as Device[];
+}
+
+export async function anyDeviceInGroup(tenantId: string, groupKey: string): Promise<boolean> {
+  return (await allDevices(tenantId)).some((d) => d.groupKey === groupKey);
+}
+
+export interface Binding {
+  tenantId: string;
+  serial: string;
+  info: Omit<DeviceInfo, 'serial'>;
+  secretHash: string;
+  defaults: DeviceSettings;
+}
+
+/** The device a serial number is bound to, in whichever tenant. */
+export async function findSerial(serial: string): Promise<{ tenantId: string; deviceKey: string } | undefined> {
+  const claim = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: serial }).go()).data;
+  return claim?.deviceKey ? { tenantId: claim.ownerTenantId, deviceKey: claim.deviceKey } : undefined;
+}
+
+/**
+ * Binds a device to a tenant: a new device gets a record, the default settings and a claim on its
+ * serial number, in one transaction; a device already bound to this tenant gets a new secret.
+ * A serial bound to another tenant is refused.
+ */
+export async function bindDevice(input: Binding): Promise<{ device: Device; isNew: boolean }> {
+  const existing = await findSerial(input.serial);
+  if (existing && existing.tenantId !== input.tenantId) throw new ConflictError('devices.boundElsewhere', 'serial');
+  if (existing) {
+    const device = await findDevice(existing.tenantId, existing.deviceKey);
+    if (device) {
+      const updated = await devices()
+        .patch({ tenantId: input.tenantId, deviceKey: device.deviceKey })
+        .set({ ...input.info, secretHash: input.secretHash })
+        .go({ response: 'all_new' });
+      return { device: updated.data as Device, isNew: false };
+    }
+  }
+  const deviceKey = newTimeId();
+  const record = {
+    tenantId: input.tenantId,
+    deviceKey,
+    name: input.info.model ? `${input.info.model} ${input.serial.slice(-4)}` : input.serial,
+    serial: input.serial,
+    ...input.info,
+    secretHash: input.secretHash,
+    settings: input.defaults,
+    reported: {},
+    createdAt: nowIso(),
+  };
+  const claim = claims()
+    .put({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: input.serial, ownerTenantId: input.tenantId, deviceKey })
+    .params<Record<string, unknown>>();
+  const claimItem = transactPut(claim);
+  // A stale claim (its device deleted) may be overwritten only when it still points at this tenant.
+  claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk) OR ownerTenantId = :owner';
+  claimItem.Put!.ExpressionAttributeValues = { ...(claimItem.Put!.ExpressionAttributeValues ?? {}), ':owner': input.tenantId };
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem] }));
+  } catch (error) {
+    if (isConditionFailure(error)) throw new ConflictError('devices.boundElsewhere', 'serial');
+    throw error;
+  }
+  return { device: (await requireDevice(input.tenantId, deviceKey)) as Device, isNew: true };
+}
+
+export interface DeviceChanges {
+  name?: string;
+  groupKey?: string | null;
+  settings?: DeviceSettings;
+}
+
+export async function updateDevice(tenantId: string, deviceKey: string, version: number, changes: DeviceChanges): Promise<Device> {
+  const { groupKey, ...rest } = changes;
+  const result = await versionedWrite(
+    () => {
+      let op = devices()
+        .patch({ tenantId, deviceKey })
+        .set({ ...rest, ...(groupKey ? { groupKey } : {}) });
+      if (groupKey === null) op = op.remove(['groupKey']);
+      return op
+        .add({ version: 1 })
+        .where((attr, op) => op.eq(attr.version, version))
+        .go({ response: 'all_new' });
+    },
+    async () => !!(await findDevice(tenantId, deviceKey)),
+  );
+  return result.data as Device;
+}
+
+/** Applies settings to many devices, each with its own current version; answers those it updated. */
+export async function setSettingsOf(tenantId: string, device: Device, settings: DeviceSettings): Promise<Device | undefined> {
+  try {
+    return await updateDevice(tenantId, device.deviceKey, device.version, { settings });
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+export async function deleteDevice(tenantId: string, device: Device, version: number): Promise<void> {
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              ...devices().delete({ tenantId, deviceKey: device.deviceKey }).params<Record<string, unknown>>(),
+              ConditionExpression: '#v = :v',
+              ExpressionAttributeNames: { '#v': 'version' },
+              ExpressionAttributeValues: { ':v': version },
+            },
+          },
+          { Delete: claims().delete({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: device.serial }).params<Record<string, unknown>>() },
+        ] as never,
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw (await findDevice(tenantId, device.deviceKey)) ? new ConflictError() : new NotFoundError();
+  }
+}
+
+/** Presence: applies a connect or disconnect unless a newer presence event was already applied. */
+export async function setPresence(tenantId: string, deviceKey: string, online: boolean, at: number): Promise<boolean> {
+  try {
+    await devices()
+      .patch({ tenantId, deviceKey })
+      .set({ online, presenceAt: at, ...(online ? { lastSeenAt: new Date(at).toISOString() } : {}) })
+      .where((attr, op) => op.lt(attr.presenceAt, at))
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function recordHeartbeat(tenantId: string, deviceKey: string, info: Omit<DeviceInfo, 'serial'>): Promise<void> {
+  try {
+    await devices()
+      .patch({ tenantId, deviceKey })
+      .set({ ...info, lastSeenAt: nowIso() })
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Stores what the device reported, unless a newer shadow version is already stored. */
+export async function recordReported(tenantId: string, deviceKey: string, reported: SettingsPatch, shadowVersion: number): Promise<void> {
+  try {
+    await devices()
+      .patch({ tenantId, deviceKey })
+      .set({ reported, shadowVersion })
+      .where((attr, op) => op.lt(attr.shadowVersion, shadowVersion))
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+// Commands
+
+/** A capturePhoto command names where the device uploads the picture: `device/<deviceKey>/<commandKey>.jpg`. */
+export async function createCommand(tenantId: string, deviceKey: string, type: CommandType): Promise<DeviceCommand> {
+  const commandKey = newTimeId();
+  const objectKey = type === 'capturePhoto' ? `device/${deviceKey}/${commandKey}.jpg` : undefined;
+  const command = {
+    tenantId,
+    deviceKey,
+    commandKey,
+    type,
+    state: 'queued' as const,
+    createdAt: nowIso(),
+    ttl: ttlFromNow(),
+    ...(objectKey ? { objectKey } : {}),
+  };
+  await deviceCommands().create(command).go();
+  if (type === 'capturePhoto') await devices().patch({ tenantId, deviceKey }).set({ photoCommandKey: command.commandKey }).go();
+  return command;
+}
+
+export async function findCommand(tenantId: string, deviceKey: string, commandKey: string): Promise<DeviceCommand | undefined> {
+  return (await deviceCommands().get({ tenantId, deviceKey, commandKey }).go()).data ?? undefined;
+}
+
+export async function finishCommand(
+  tenantId: string,
+  deviceKey: string,
+  commandKey: string,
+  state: Exclude<CommandState, 'queued' | 'timedOut'>,
+  error?: string,
+): Promise<boolean> {
+  try {
+    await deviceCommands()
+      .patch({ tenantId, deviceKey, commandKey })
+      .set({ state, finishedAt: nowIso(), ...(error ? { error: error.slice(0, 500) } : {}) })
+      .where((attr, op) => op.eq(attr.state, 'queued'))
+      .go();
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+export async function recentCommands(tenantId: string, deviceKey: string, limit = 20): Promise<DeviceCommand[]> {
+  return (await deviceCommands().query.primary({ tenantId, deviceKey }).go({ order: 'desc', limit })).data;
+}
+
+// Logs
+
+export async function appendLogs(tenantId: string, deviceKey: string, entries: { time: number; level: DeviceLog['level']; message: string }[]): Promise<void> {
+  if (entries.length === 0) return;
+  const ttl = ttlFromNow();
+  await deviceLogs()
+    .put(
+      entries.map((e) => ({
+        tenantId,
+        deviceKey,
+        logKey: `${newTimeId(e.time)}${newId(4)}`,
+        time: new Date(e.time).toISOString(),
+        level: e.level,
+        message: e.message.slice(0, 1000),
+        ttl,
+      })),
+    )
+    .go();
+}
+
+/** Newest first; the cursor is the last log key of the previous page, so it cannot leave the device's range. */
+export async function listLogs(tenantId: string, deviceKey: string, pageSize: number, cursor?: string) {
+  const query = deviceLogs().query.primary({ tenantId, deviceKey });
+  const page = await (cursor ? query.lt({ logKey: cursor }) : query).go({ order: 'desc', limit: pageSize + 1 });
+  const items = page.data.slice(0, pageSize);
+  return { items, nextCursor: page.data.length > pageSize ? items[items.length - 1]!.logKey : null };
+}
+
+export async function dropDeviceEvents(tenantId: string, deviceKey: string): Promise<void> {
+  for (const entity of [deviceLogs(), deviceCommands()] as const) {
+    let cursor: string | null = null;
+    do {
+      const page: { data: Record<string, unknown>[]; cursor: string | null } = await (
+        entity.query.primary as (k: object) => { go(o: object): Promise<{ data: Record<string, unknown>[]; cursor: string | null }> }
+      )({ tenantId, deviceKey }).go({
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      });
+      if (page.data.length) await (entity.delete as (k: object[]) => { go(): Promise<unknown> })(page.data).go();
+      cursor = page.cursor;
+    } while (cursor);
+  }
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { fromDocument } from '@passcloud/device-shadow/mapping';
+import { parseThingName } from '@passcloud/device-shadow/topics';
+import { deviceInfo } from '#contract/devices';
+import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
+import { log } from '#lib/log';
+import { objectExists } from '#lib/storage';
+
+/**
+ * What the IoT topic rules hand over: the message with its topic (`SELECT *, topic() AS topic`).
+ * The tenant and device come from the topic, which the broker policy holds each device to;
+ * nothing in the payload can name another device.
+ */
+export type IngestEvent = Record<string, unknown> & { topic: string };
+
+const heartbeat = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
+const logs = z.object({
+  entries: z.array(z.object({ time: z.number().int().positive(), level: z.enum(['info', 'warn', 'error']), message: z.string().min(1).max(1000) })).max(100),
+});
+const commandResult = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() });
+const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
+const documents = z.object({
+  current: z.object({ state: z.object({ reported: z.record(z.string(), z.unknown()).nullish() }).loose(), version: z.number().int() }),
+});
+
+type Handler = (tenantId: string, deviceKey: string, message: unknown) => Promise<void>;
+
+const ROUTES: [RegExp, Handler][] = [
+  [
+    /^\$aws\/events\/presence\/(?:connected|disconnected)\/([^/]+)$/,
+    async (tenantId, deviceKey, message) => {
+      const event = presence.parse(message);
+      await setPresence(tenantId, deviceKey, event.eventType === 'connected', event.timestamp);
+    },
+  ],
+  [
+    /^pc\/([^/]+)\/heartbeat$/,
+    async (tenantId, deviceKey, message) => {
+      const { info } = heartbeat.parse(message);
+      const { serial: _serial, ...rest } = info;
+      await recordHeartbeat(tenantId, deviceKey, rest);
+    },
+  ],
+  [
+    /^pc\/([^/]+)\/logs$/,
+    async (tenantId, deviceKey, message) => {
+      await appendLogs(tenantId, deviceKey, logs.parse(message).entries);
+    },
+  ],
+  [
+    /^pc\/([^/]+)\/commands\/result$/,
+    async (tenantId, deviceKey, message) => {
+      const result = commandResult.parse(message);
+      const command = await findCommand(tenantId, deviceKey, result.commandKey);
+      if (!command) return;
+      // A photo counts only when the picture really arrived.
+      const ok = result.ok && (command.type !== 'capturePhoto' || (!!command.objectKey && (await objectExists('captures', tenantId, command.objectKey))));
+      await finishCommand(tenantId, deviceKey, command.commandKey, ok ? 'succeeded' : 'failed', ok ? undefined : (result.error ?? 'no photo arrived'));
+    },
+  ],
+  [
+    /^\$aws\/things\/([^/]+)\/shadow\/update\/documents$/,
+    async (tenantId, deviceKey, message) => {
+      const { current } = documents.parse(message);
+      const { settings } = fromDocument(current.state.reported ?? {});
+      await recordReported(tenantId, deviceKey, settings, current.version);
+    },
+  ],
+];
+
+export async function ingest(event: IngestEvent): Promise<void> {
+  const { topic, ...message } = event;
+  for (const [pattern, handle] of ROUTES) {
+    const match = pattern.exec(topic);
+    if (!match) continue;
+    const ids = parseThingName(match[1]!);
+    if (!ids) return;
+    try {
+      await handle(ids.tenantId, ids.deviceKey, message);
+    } catch (error) {
+      if (error instanceof z.ZodError) {
+        log('warn', 'device message refused', { topic, issues: error.issues.slice(0, 5) });
+        return;
+      }
+      throw error;
+    }
+    return;
+  }
+  log('warn', 'no rule for topic', { topic });
+}
+
+export const handler = ingest;

@@ -1,0 +1,277 @@
+import { pendingSettings, toDocument } from '@passcloud/device-shadow/mapping';
+import { deviceTopics, thingName, type BindResult, type CommandMessage } from '@passcloud/device-shadow/topics';
+import {
+  COMMAND_TIMEOUT_MS,
+  DEFAULT_SETTINGS,
+  batchSettingsBody,
+  bindBody,
+  commandBody,
+  completeSettings,
+  deviceKeyParams,
+  deviceListQuery,
+  devicePatchBody,
+  logsQuery,
+  type CommandState,
+  type DeviceSettings,
+  type SettingsPatch,
+} from '#contract/devices';
+import { versionQuery } from '#contract/people';
+import type { Locale } from '#contract/locales';
+import {
+  allDevices,
+  bindDevice,
+  createCommand,
+  deleteDevice,
+  dropDeviceEvents,
+  findCommand,
+  listLogs,
+  recentCommands,
+  requireDevice,
+  updateDevice,
+  type Device,
+  type DeviceCommand,
+} from '#data/devices';
+import { findGroup } from '#data/groups';
+import { findTenant, recordLoginFailure, throttleWait } from '#data/identity';
+import { claims } from '#data/claims';
+import { SYSTEM_SCOPE } from '#data/tables';
+import { newId, sha256 } from '#lib/crypto';
+import { ConflictError, fieldError } from '#lib/errors';
+import { deviceRoute, created, defineResource, deleted, ok, parse, queued, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { brokerAddress, deleteShadow, publish, registerThing, unregisterThing, updateDesired } from '#lib/iot';
+import { presignedGet, presignedPut } from '#lib/storage';
+
+async function companyName(tenantId: string): Promise<string> {
+  return (await findTenant(tenantId))?.companyName ?? '';
+}
+
+function deviceJson(device: Device, company: string) {
+  return {
+    deviceKey: device.deviceKey,
+    thingName: thingName(device.tenantId, device.deviceKey),
+    name: device.name,
+    groupKey: device.groupKey ?? null,
+    serial: device.serial,
+    model: device.model ?? '',
+    online: device.online,
+    lastSeenAt: device.lastSeenAt ?? null,
+    appVersion: device.appVersion,
+    ip: device.ip,
+    mac: device.mac,
+    firmware: device.firmware,
+    storage: device.storage,
+    timezone: device.timezone,
+    cameraResolution: device.cameraResolution,
+    previewResolution: device.previewResolution,
+    companyName: company,
+    settings: device.settings,
+    reported: device.reported,
+    pending: pendingSettings(device.settings, device.reported),
+    createTime: device.createdAt,
+    version: device.version,
+  };
+}
+
+/** The complete desired settings after a patch, checked as a whole (e.g. minimum pass temperature below the alarm threshold). */
+function mergeSettings(current: DeviceSettings, patch: SettingsPatch, locale: Locale): DeviceSettings {
+  return parse(completeSettings, { ...current, ...patch }, locale, 'settings') as DeviceSettings;
+}
+
+/** Sends the whole desired state, so a shadow that missed an earlier write catches up. */
+async function pushSettings(device: Device): Promise<void> {
+  await updateDesired(thingName(device.tenantId, device.deviceKey), toDocument(device.settings));
+}
+
+async function checkGroup(tenantId: string, groupKey: string | null | undefined): Promise<void> {
+  if (!groupKey) return;
+  const group = await findGroup(tenantId, groupKey);
+  if (!group || group.type !== 'device') throw fieldError('groupKey', 'devices.groupMissing');
+}
+
+function commandState(command: DeviceCommand): CommandState {
+  if (command.state === 'queued' && Date.now() - Date.parse(command.createdAt) > COMMAND_TIMEOUT_MS) return 'timedOut';
+  return command.state;
+}
+
+const commandJson = (command: DeviceCommand) => ({
+  commandKey: command.commandKey,
+  type: command.type,
+  state: commandState(command),
+  ...(command.error ? { error: command.error } : {}),
+  createTime: command.createdAt,
+  ...(command.finishedAt ? { finishTime: command.finishedAt } : {}),
+});
+
+const matches = (device: Device, keyword: string) =>
+  [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
+
+export const devices = defineResource('devices', {
+  'POST /v1/devices/bind': deviceRoute({
+    body: bindBody,
+    async handle({ body, sourceIp }) {
+      await throttleWait('address', sourceIp);
+      const claim = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: body.userCode.toUpperCase() }).go()).data;
+      if (!claim) {
+        await recordLoginFailure('address', sourceIp);
+        throw fieldError('userCode', 'devices.unknownUserCode');
+      }
+      const secret = newId(32);
+      const { device, isNew } = await bindDevice({
+        tenantId: claim.ownerTenantId,
+        serial: body.serial,
+        info: body.info,
+        secretHash: sha256(secret),
+        defaults: DEFAULT_SETTINGS,
+      });
+      const thing = thingName(device.tenantId, device.deviceKey);
+      await registerThing(thing, { tenantId: device.tenantId, serial: device.serial });
+      if (isNew) await pushSettings(device);
+      const broker = brokerAddress();
+      const result: BindResult = {
+        deviceKey: device.deviceKey,
+        thingName: thing,
+        mqtt: { url: broker.url, clientId: thing, username: `${thing}${broker.usernameSuffix}`, password: secret },
+      };
+      return created(result);
+    },
+  }),
+  'GET /v1/devices': sessionRoute({
+    query: deviceListQuery,
+    async handle({ auth, query }) {
+      const everyDevice = await allDevices(auth.tenantId);
+      const filtered = everyDevice.filter(
+        (d) =>
+          (!query.groupKey || d.groupKey === query.groupKey) &&
+          (!query.keyword || matches(d, query.keyword)) &&
+          (query.online === undefined || d.online === (query.online === 'true')),
+      );
+      const start = query.cursor ? filtered.findIndex((d) => d.deviceKey > query.cursor!) : 0;
+      const page = start < 0 ? [] : filtered.slice(start, start + query.pageSize);
+      const more = start >= 0 && start + query.pageSize < filtered.length;
+      const company = await companyName(auth.tenantId);
+      const online = filtered.filter((d) => d.online).length;
+      return ok({
+        items: page.map((d) => deviceJson(d, company)),
+        nextCursor: more ? page[page.length - 1]!.deviceKey : null,
+        total: filtered.length,
+        online,
+        offline: filtered.length - online,
+      });
+    },
+  }),
+  'POST /v1/devices/batchSettings': sessionRoute({
+    body: batchSettingsBody,
+    async handle({ auth, body, locale }) {
+      const keys = [...new Set(body.deviceKeys)];
+      const found = await Promise.all(keys.map((key) => requireDevice(auth.tenantId, key).catch(() => undefined)));
+      const missing = keys.filter((_, i) => !found[i]);
+      if (missing.length > 0) throw fieldError('deviceKeys', 'devices.someMissing', { count: missing.length });
+      const targets = found as Device[];
+      // Every device is checked before any is changed, so a bad combination changes nothing.
+      const merged = targets.map((device) => mergeSettings(device.settings, body.settings, locale));
+      let updated = 0;
+      for (const [i, device] of targets.entries()) {
+        let current = device;
+        let settings = merged[i]!;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            current = await updateDevice(auth.tenantId, current.deviceKey, current.version, { settings });
+            break;
+          } catch (error) {
+            if (!(error instanceof ConflictError) || attempt >= 2) throw error;
+            current = await requireDevice(auth.tenantId, current.deviceKey);
+            settings = mergeSettings(current.settings, body.settings, locale);
+          }
+        }
+        await pushSettings(current);
+        updated++;
+      }
+      return created({ updated });
+    },
+  }),
+  'GET /v1/devices/{deviceKey}': sessionRoute({
+    params: deviceKeyParams,
+    async handle({ auth, params }) {
+      const device = await requireDevice(auth.tenantId, params.deviceKey);
+      return ok(deviceJson(device, await companyName(auth.tenantId)));
+    },
+  }),
+  'PATCH /v1/devices/{deviceKey}': sessionRoute({
+    params: deviceKeyParams,
+    body: devicePatchBody,
+    async handle({ auth, params, body, locale }) {
+      const device = await requireDevice(auth.tenantId, params.deviceKey);
+      await checkGroup(auth.tenantId, body.groupKey);
+      const settings = body.settings ? mergeSettings(device.settings, body.settings, locale) : undefined;
+      const updated = await updateDevice(auth.tenantId, device.deviceKey, body.version, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.groupKey !== undefined ? { groupKey: body.groupKey } : {}),
+        ...(settings ? { settings } : {}),
+      });
+      if (settings) await pushSettings(updated);
+      return created(deviceJson(updated, await companyName(auth.tenantId)));
+    },
+  }),
+  'DELETE /v1/devices/{deviceKey}': sessionRoute({
+    params: deviceKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      const device = await requireDevice(auth.tenantId, params.deviceKey);
+      await deleteDevice(auth.tenantId, device, query.version);
+      const thing = thingName(device.tenantId, device.deviceKey);
+      await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(auth.tenantId, device.deviceKey)]);
+      return deleted();
+    },
+  }),
+  'POST /v1/devices/{deviceKey}/commands': sessionRoute({
+    params: deviceKeyParams,
+    body: commandBody,
+    async handle({ auth, params, body }) {
+      const device = await requireDevice(auth.tenantId, params.deviceKey);
+      if (!device.online) throw new ConflictError('devices.offline');
+      const command = await createCommand(auth.tenantId, device.deviceKey, body.type);
+      const message: CommandMessage = { commandKey: command.commandKey, type: command.type, issuedAt: Date.parse(command.createdAt) };
+      if (command.objectKey) {
+        message.upload = { url: await presignedPut('captures', auth.tenantId, command.objectKey, 'image/jpeg'), contentType: 'image/jpeg' };
+      }
+      await publish(deviceTopics(thingName(device.tenantId, device.deviceKey)).commands, message);
+      return queued(commandJson(command));
+    },
+  }),
+  'GET /v1/devices/{deviceKey}/commands': sessionRoute({
+    params: deviceKeyParams,
+    async handle({ auth, params }) {
+      await requireDevice(auth.tenantId, params.deviceKey);
+      return ok({ items: (await recentCommands(auth.tenantId, params.deviceKey)).map(commandJson), nextCursor: null });
+    },
+  }),
+  'GET /v1/devices/{deviceKey}/photo': sessionRoute({
+    params: deviceKeyParams,
+    async handle({ auth, params, locale }) {
+      const device = await requireDevice(auth.tenantId, params.deviceKey);
+      const command = device.photoCommandKey ? await findCommand(auth.tenantId, device.deviceKey, device.photoCommandKey) : undefined;
+      if (!command) return ok({ state: 'none', message: '' });
+      const state = commandState(command);
+      if (state === 'queued') return ok({ state: 'pending', message: translate(locale, 'devices.photoPending') });
+      if (state !== 'succeeded' || !command.objectKey) return ok({ state: 'failed', message: translate(locale, 'devices.photoFailed') });
+      return ok({
+        state: 'ready',
+        url: await presignedGet('captures', auth.tenantId, command.objectKey),
+        captureTime: command.finishedAt ?? command.createdAt,
+        message: '',
+      });
+    },
+  }),
+  'GET /v1/devices/{deviceKey}/logs': sessionRoute({
+    params: deviceKeyParams,
+    query: logsQuery,
+    async handle({ auth, params, query }) {
+      await requireDevice(auth.tenantId, params.deviceKey);
+      const page = await listLogs(auth.tenantId, params.deviceKey, query.pageSize, query.cursor);
+      return ok({ items: page.items.map((l) => ({ time: l.time, level: l.level, message: l.message })), nextCursor: page.nextCursor });
+    },
+  }),
+});
+
+export const handler = devices.handler;

@@ -1,0 +1,395 @@
+import { Aedes, type AedesPublishPacket, type Client, type Subscription } from 'aedes';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import { deltaOf } from '@passcloud/device-shadow/mapping';
+import { RULE_FILTERS, presenceTopic } from '@passcloud/device-shadow/topics';
+import { authorize, policyPrefix } from '@passcloud/functions/iot/authorizer';
+import { ingest } from '@passcloud/functions/iot/ingest';
+import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
+import { log } from '@passcloud/functions/lib/log';
+
+/**
+ * The IoT Core stand-in: an MQTT broker (aedes, over TCP and WebSocket) that authenticates
+ * devices with the same custom authorizer handler AWS invokes and enforces the policy it
+ * returns; a device shadow service with AWS's topics and semantics; the data-plane REST API
+ * (`/things/{thing}/shadow`, `/topics/{topic}`) for `@aws-sdk/client-iot-data-plane`; presence
+ * events; and a rules adapter that hands rule topics to the same ingest handler the AWS topic
+ * rules invoke.
+ */
+
+type Json = Record<string, unknown>;
+
+interface Shadow {
+  state: { desired?: Json; reported?: Json };
+  metadata: { desired?: Json; reported?: Json };
+  version: number;
+  timestamp: number;
+}
+
+class ShadowError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** aedes keeps its live clients by id but does not declare the field. */
+const clientsOf = (broker: Aedes) => (broker as unknown as { clients: Record<string, Client> }).clients;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Merges `patch` into `target` as AWS does: `null` removes a key, objects merge, anything else replaces. */
+function merge(target: Json | undefined, patch: Json, stamp: Json | undefined, now: number): { value: Json; meta: Json } {
+  const value: Json = { ...(target ?? {}) };
+  const meta: Json = { ...(stamp ?? {}) };
+  for (const [key, v] of Object.entries(patch)) {
+    if (v === null) {
+      delete value[key];
+      delete meta[key];
+    } else if (isObject(v) && isObject(value[key])) {
+      const inner = merge(value[key] as Json, v, meta[key] as Json | undefined, now);
+      value[key] = inner.value;
+      meta[key] = inner.meta;
+    } else {
+      value[key] = v;
+      meta[key] = { timestamp: now };
+    }
+  }
+  return { value, meta };
+}
+
+export class ShadowStore {
+  private readonly shadows = new Map<string, Shadow>();
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly file?: string) {
+    if (!file) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Shadow>;
+      for (const [thing, shadow] of Object.entries(saved)) this.shadows.set(thing, shadow);
+    } catch {
+      // no saved shadows yet
+    }
+  }
+
+  get(thing: string): Shadow | undefined {
+    return this.shadows.get(thing);
+  }
+
+  delete(thing: string): Shadow | undefined {
+    const shadow = this.shadows.get(thing);
+    this.shadows.delete(thing);
+    this.save();
+    return shadow;
+  }
+
+  /** One update request; answers the accepted document and the before/after pair, or throws a ShadowError. */
+  update(thing: string, request: unknown): { accepted: Json; previous: Shadow | undefined; current: Shadow; desiredChanged: boolean } {
+    if (!isObject(request) || !isObject(request.state)) throw new ShadowError(400, 'Missing required node: state');
+    const { desired, reported } = request.state as { desired?: unknown; reported?: unknown };
+    for (const part of [desired, reported]) {
+      if (part !== undefined && part !== null && !isObject(part)) throw new ShadowError(400, 'State contains an invalid node');
+    }
+    const previous = this.shadows.get(thing);
+    if (typeof request.version === 'number' && request.version !== (previous?.version ?? 0)) throw new ShadowError(409, 'Version conflict');
+    const now = Math.floor(Date.now() / 1000);
+    const next: Shadow = previous ? structuredClone(previous) : { state: {}, metadata: {}, version: 0, timestamp: now };
+    const acceptedMeta: Json = {};
+    for (const section of ['desired', 'reported'] as const) {
+      const part = (request.state as Json)[section];
+      if (part === undefined) continue;
+      if (part === null) {
+        delete next.state[section];
+        delete next.metadata[section];
+        continue;
+      }
+      const merged = merge(next.state[section], part as Json, next.metadata[section], now);
+      next.state[section] = merged.value;
+      next.metadata[section] = merged.meta;
+      acceptedMeta[section] = Object.fromEntries(Object.keys(part as Json).map((k) => [k, { timestamp: now }]));
+    }
+    next.version += 1;
+    next.timestamp = now;
+    this.shadows.set(thing, next);
+    this.save();
+    const clientToken = typeof request.clientToken === 'string' ? { clientToken: request.clientToken } : {};
+    return {
+      accepted: { state: request.state, metadata: acceptedMeta, version: next.version, timestamp: now, ...clientToken },
+      previous,
+      current: next,
+      desiredChanged: desired !== undefined,
+    };
+  }
+
+  private save(): void {
+    if (!this.file || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.flush(), 300);
+    this.saveTimer.unref();
+  }
+
+  flush(): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (!this.file) return;
+    mkdirSync(dirname(this.file), { recursive: true });
+    writeFileSync(`${this.file}.tmp`, JSON.stringify(Object.fromEntries(this.shadows)));
+    renameSync(`${this.file}.tmp`, this.file);
+  }
+}
+
+const deltaDocument = (shadow: Shadow) => deltaOf(shadow.state.desired ?? {}, shadow.state.reported ?? {});
+
+function getDocument(shadow: Shadow, clientToken?: unknown): Json {
+  const delta = deltaDocument(shadow);
+  return {
+    state: { ...shadow.state, ...(Object.keys(delta).length ? { delta } : {}) },
+    metadata: shadow.metadata,
+    version: shadow.version,
+    timestamp: shadow.timestamp,
+    ...(typeof clientToken === 'string' ? { clientToken } : {}),
+  };
+}
+
+const snapshot = (shadow: Shadow | undefined) => (shadow ? { state: shadow.state, metadata: shadow.metadata, version: shadow.version } : null);
+
+export interface IotStandIn {
+  /** mqtt://127.0.0.1:port */
+  mqttUrl: string;
+  /** ws://127.0.0.1:port/mqtt */
+  wsUrl: string;
+  /** http://127.0.0.1:port, the data-plane REST API */
+  dataEndpoint: string;
+  broker: Aedes;
+  shadows: ShadowStore;
+  /** Rule invocations not yet finished (tests and benchmarks wait on them). */
+  pendingRules(): number;
+  stop(): Promise<void>;
+}
+
+const listen = (server: NetServer | HttpServer, port: number, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+
+export interface IotOptions {
+  host?: string;
+  mqttPort?: number;
+  /** Where shadows are kept between runs; in memory when undefined. */
+  shadowFile?: string;
+}
+
+export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
+  const host = options.host ?? '127.0.0.1';
+  const broker = await Aedes.createBroker();
+  const shadows = new ShadowStore(options.shadowFile);
+  const policies = new Map<Client, PolicyDocument[]>();
+  const prefix = policyPrefix();
+  let inFlight = 0;
+
+  const publish = (topic: string, payload: unknown) =>
+    new Promise<void>((resolve) =>
+      broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(payload)), qos: 1, retain: false, dup: false }, () => resolve()),
+    );
+
+  // Authentication and authorization: the custom authorizer's answer is the client's policy.
+  broker.authenticate = (client, username, password, done) => {
+    authorize({
+      protocols: ['mqtt'],
+      protocolData: { mqtt: { username: username ?? '', password: password?.toString('base64') ?? '', clientId: client.id } },
+    }).then(
+      (result) => {
+        if (!result.isAuthenticated) {
+          const error = Object.assign(new Error('Not authorized'), { returnCode: 5 });
+          return done(error as never, false);
+        }
+        policies.set(client, result.policies);
+        done(null, true);
+      },
+      (error: unknown) => {
+        log('error', 'authorizer failed', { error: String(error) });
+        done(Object.assign(new Error('Server unavailable'), { returnCode: 3 }) as never, false);
+      },
+    );
+  };
+  const allowed = (client: Client | null, action: string, resource: string) =>
+    !client || isAllowed(policies.get(client) ?? [], action, `${prefix}:${resource}`);
+  broker.authorizePublish = (client, packet, done) => {
+    if (allowed(client, 'iot:Publish', `topic/${packet.topic}`)) return done(null);
+    log('warn', 'device publish refused', { clientId: client?.id, topic: packet.topic });
+    done(new Error('Publish not authorized'));
+  };
+  broker.authorizeSubscribe = (client, sub: Subscription, done) => {
+    if (allowed(client, 'iot:Subscribe', `topicfilter/${sub.topic}`)) return done(null, sub);
+    log('warn', 'device subscribe refused', { clientId: client?.id, topic: sub.topic });
+    done(null, null);
+  };
+  broker.authorizeForward = (client, packet) => (allowed(client, 'iot:Receive', `topic/${packet.topic}`) ? packet : null);
+
+  // Presence, as IoT Core publishes it on its lifecycle topics.
+  broker.on('client', (client) => {
+    void publish(presenceTopic('connected', client.id), { clientId: client.id, timestamp: Date.now(), eventType: 'connected', versionNumber: 0 });
+  });
+  broker.on('clientDisconnect', (client) => {
+    policies.delete(client);
+    // A client replaced by a newer connection with the same id is not a disconnect of the device.
+    const current = clientsOf(broker)[client.id];
+    if (current && current !== client) return;
+    void publish(presenceTopic('disconnected', client.id), { clientId: client.id, timestamp: Date.now(), eventType: 'disconnected', versionNumber: 0 });
+  });
+
+  // The shadow service.
+  const shadowUpdate = (thing: string, request: unknown) => {
+    const result = shadows.update(thing, request);
+    const base = `$aws/things/${thing}/shadow`;
+    void publish(`${base}/update/accepted`, result.accepted);
+    void publish(`${base}/update/documents`, {
+      previous: snapshot(result.previous),
+      current: snapshot(result.current),
+      timestamp: result.current.timestamp,
+      ...(isObject(request) && typeof request.clientToken === 'string' ? { clientToken: request.clientToken } : {}),
+    });
+    const delta = deltaDocument(result.current);
+    if (result.desiredChanged && Object.keys(delta).length > 0) {
+      void publish(`${base}/update/delta`, { state: delta, version: result.current.version, timestamp: result.current.timestamp });
+    }
+    return result.accepted;
+  };
+  const rejection = (error: unknown, request: unknown) => {
+    const code = error instanceof ShadowError ? error.code : 500;
+    const message = error instanceof Error ? error.message : 'Internal error';
+    return {
+      code,
+      message,
+      timestamp: Math.floor(Date.now() / 1000),
+      ...(isObject(request) && typeof request.clientToken === 'string' ? { clientToken: request.clientToken } : {}),
+    };
+  };
+  const parsePayload = (payload: Buffer | string): unknown => {
+    try {
+      return JSON.parse(payload.toString());
+    } catch {
+      return undefined;
+    }
+  };
+  const subscribe = (filter: string, deliver: (packet: AedesPublishPacket) => void) =>
+    new Promise<void>((resolve) =>
+      broker.subscribe(
+        filter,
+        (packet, cb) => {
+          deliver(packet);
+          cb();
+        },
+        () => resolve(),
+      ),
+    );
+
+  await subscribe('$aws/things/+/shadow/update', (packet) => {
+    const thing = packet.topic.split('/')[2]!;
+    const request = parsePayload(packet.payload);
+    try {
+      shadowUpdate(thing, request);
+    } catch (error) {
+      void publish(`$aws/things/${thing}/shadow/update/rejected`, rejection(error, request));
+    }
+  });
+  await subscribe('$aws/things/+/shadow/get', (packet) => {
+    const thing = packet.topic.split('/')[2]!;
+    const request = parsePayload(packet.payload);
+    const shadow = shadows.get(thing);
+    if (shadow) void publish(`$aws/things/${thing}/shadow/get/accepted`, getDocument(shadow, isObject(request) ? request.clientToken : undefined));
+    else void publish(`$aws/things/${thing}/shadow/get/rejected`, rejection(new ShadowError(404, `No shadow exists with name: '${thing}'`), request));
+  });
+
+  // The rules adapter: the topics the AWS topic rules select go to the same ingest handler.
+  for (const filter of Object.values(RULE_FILTERS)) {
+    await subscribe(filter, (packet) => {
+      const message = parsePayload(packet.payload);
+      if (!isObject(message)) return;
+      inFlight++;
+      ingest({ ...message, topic: packet.topic })
+        .catch((error: unknown) => log('error', 'rule action failed', { topic: packet.topic, error: String(error) }))
+        .finally(() => inFlight--);
+    });
+  }
+
+  // MQTT over TCP and over WebSocket.
+  const tcp = createNetServer(broker.handle);
+  const mqttPort = await listen(tcp, options.mqttPort ?? 0, host);
+  const http = createHttpServer((req, res) => void dataPlane(req, res));
+  const wss = new WebSocketServer({ noServer: true });
+  http.on('upgrade', (req, socket, head) => {
+    if (!req.url?.startsWith('/mqtt')) return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => broker.handle(createWebSocketStream(ws) as never));
+  });
+  const httpPort = await listen(http, 0, host);
+
+  // The data-plane REST API.
+  async function dataPlane(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const url = new URL(req.url ?? '/', 'http://local');
+    const reply = (status: number, payload: unknown, errorType?: string) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
+      res.end(JSON.stringify(payload));
+    };
+    const fail = (status: number, type: string, message: string) => reply(status, { message, __type: type }, type);
+    const shadowPath = /^\/things\/([^/]+)\/shadow$/.exec(url.pathname);
+    const topicPath = /^\/topics\/(.+)$/.exec(url.pathname);
+    try {
+      if (shadowPath && !url.searchParams.get('name')) {
+        const thing = decodeURIComponent(shadowPath[1]!);
+        if (req.method === 'GET') {
+          const shadow = shadows.get(thing);
+          return shadow ? reply(200, getDocument(shadow)) : fail(404, 'ResourceNotFoundException', `No shadow exists with name: '${thing}'`);
+        }
+        if (req.method === 'POST') {
+          const request = parsePayload(body);
+          try {
+            return reply(200, shadowUpdate(thing, request));
+          } catch (error) {
+            if (!(error instanceof ShadowError)) throw error;
+            return error.code === 409 ? fail(409, 'ConflictException', error.message) : fail(400, 'InvalidRequestException', error.message);
+          }
+        }
+        if (req.method === 'DELETE') {
+          const shadow = shadows.delete(thing);
+          return shadow
+            ? reply(200, { version: shadow.version, timestamp: Math.floor(Date.now() / 1000) })
+            : fail(404, 'ResourceNotFoundException', 'No shadow');
+        }
+      }
+      if (topicPath && req.method === 'POST') {
+        const topic = decodeURIComponent(topicPath[1]!);
+        await new Promise<void>((resolve) => broker.publish({ cmd: 'publish', topic, payload: body, qos: 1, retain: false, dup: false }, () => resolve()));
+        return reply(200, {});
+      }
+      fail(404, 'ResourceNotFoundException', 'Unknown path');
+    } catch (error) {
+      log('error', 'IoT data plane failed', { error: String(error) });
+      fail(500, 'InternalFailureException', 'Internal error');
+    }
+  }
+
+  return {
+    mqttUrl: `mqtt://${host}:${mqttPort}`,
+    wsUrl: `ws://${host}:${httpPort}/mqtt`,
+    dataEndpoint: `http://${host}:${httpPort}`,
+    broker,
+    shadows,
+    pendingRules: () => inFlight,
+    async stop() {
+      shadows.flush();
+      for (const client of Object.values(clientsOf(broker))) client.close();
+      await Promise.all([new Promise((r) => tcp.close(r)), new Promise((r) => http.close(r)), new Promise((r) => wss.close(r))]);
+      http.closeAllConnections();
+      await new Promise<void>((r) => broker.close(() => r()));
+    },
+  };
+}
