@@ -4,6 +4,7 @@ import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
+import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 
 /**
@@ -34,11 +35,22 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
   departmentKey: (ctx) => made(ctx, '/v1/departments', { name: 'Sweep department' }, 'departmentKey'),
   employeeKey: async (ctx) => {
     const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep employees', type: 'employee' }, 'groupKey');
-    return made(ctx, '/v1/employees', { personId: unique('E'), name: 'Sweep Employee', role: 'Staff', gender: 'female', groupKey, icCard: unique('C') }, 'employeeKey');
+    return made(
+      ctx,
+      '/v1/employees',
+      { personId: unique('E'), name: 'Sweep Employee', role: 'Staff', gender: 'female', groupKey, icCard: unique('C') },
+      'employeeKey',
+    );
   },
   visitorKey: async (ctx) => {
     const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep visitors', type: 'visitor' }, 'groupKey');
     return made(ctx, '/v1/visitors', { personId: unique('V'), name: 'Sweep Visitor', role: 'Guest', gender: 'male', groupKey }, 'visitorKey');
+  },
+  deviceKey: async (ctx) => {
+    const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
+    const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
+    if (answer.body.code !== 201) throw new Error(`fixture bind answered ${answer.status}: ${answer.body.message}`);
+    return answer.body.data.deviceKey;
   },
 };
 
@@ -57,6 +69,9 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/employees/{employeeKey}/entry': () => ({ version: 1 }),
   'POST /v1/visitors': (t) => ({ personId: unique('V'), name: 'Intruder', role: 'Guest', gender: 'male', groupKey: t.keys.groupKey }),
   'PATCH /v1/visitors/{visitorKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+  'PATCH /v1/devices/{deviceKey}': () => ({ name: 'Renamed by sweep', settings: { volume: 11 }, version: 1 }),
+  'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
+  'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
@@ -64,6 +79,7 @@ const queries: Record<string, string> = {
   'DELETE /v1/departments/{departmentKey}': '?version=1',
   'DELETE /v1/employees/{employeeKey}': '?version=1',
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
+  'DELETE /v1/devices/{deviceKey}': '?version=1',
 };
 
 /** Routes that end the caller's session; the sweep logs in again after them. */
@@ -154,10 +170,13 @@ describe('route table sweep', () => {
     expect(await snapshot(victim.tenantId)).toBe(before);
   });
 
-  const crossings = sessionRoutes.flatMap((r) => [
-    [routeKey(r), 1, 0, r],
-    [routeKey(r), 0, 1, r],
-  ] as const);
+  const crossings = sessionRoutes.flatMap(
+    (r) =>
+      [
+        [routeKey(r), 1, 0, r],
+        [routeKey(r), 0, 1, r],
+      ] as const,
+  );
   it.each(crossings)('%s: tenant %i never reaches tenant %i', async (key, attackerIndex, victimIndex, route) => {
     const attacker = tenants[attackerIndex]!;
     const victim = tenants[victimIndex]!;
