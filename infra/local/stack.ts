@@ -72,7 +72,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     handlers,
     webRoot: options.webRoot ?? resolve(REPO_ROOT, 'web/dist'),
     // Tools on this machine (benchmarks) reach the stand-ins directly through these endpoints.
-    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId } : {}) }) },
+    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId, DEMO_USER_CODE: seeded.demo.userCode } : {}) }) },
   });
   if (options.seed) seeded.demo = await seedDemo();
   const { demo } = seeded;

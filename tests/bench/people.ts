@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import yazl from 'yazl';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -7,32 +6,13 @@ import { people } from '@passcloud/functions/data/people';
 import { MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { searchText } from '@passcloud/functions/domain/people';
 import { newTimeId } from '@passcloud/functions/lib/crypto';
+import { mb, peakRss, rssOf } from './host.ts';
 import { fmt, percentile } from './api.ts';
 
 /**
  * People budgets: import of 10,000 rows and 10,000 photos (rows per second, peak memory of the
  * process hosting the API), and page 1 and page 50 of 100,000 employees filtered by keyword.
  */
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-
-/** Resident memory of a process, from /proc. */
-function rssOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-}
-
-/** Samples the host process's resident memory while `work` runs. */
-async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
-  let peak = rssOf(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
-  try {
-    const result = await work();
-    return { result, peak };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 async function post(url: string, token: string, path: string, bytes: Buffer, name: string): Promise<Record<string, number>> {
   const form = new FormData();
