@@ -13,19 +13,29 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 /** scrypt needs 128 MiB per hash and workbook imports hold a sheet in memory; CPU share grows with memory too. */
 const MEMORY: Partial<Record<Resource, number>> = { systems: 1024, employees: 1024, visitors: 1024 };
 
-/** Function defaults every resource shares: Node 22 on arm64, bundled by the local esbuild (no Docker). */
-export class ApiFunction extends NodejsFunction {
-  constructor(scope: Construct, id: string, resource: Resource, environment: Record<string, string>) {
+export interface HandlerFunctionProps {
+  /** The handler file; it exports `handler`. */
+  entry: string;
+  environment: Record<string, string>;
+  memorySize?: number;
+  timeout?: Duration;
+  description?: string;
+}
+
+/** Function defaults every Lambda of the stack shares: Node 22 on arm64, ESM bundled by the local esbuild (no Docker). */
+export class HandlerFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id, {
-      entry: resolve(REPO_ROOT, 'functions/resources', `${resource}.ts`),
+      entry: props.entry,
       handler: 'handler',
+      description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: MEMORY[resource] ?? 512,
-      timeout: Duration.seconds(29),
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(29),
       projectRoot: REPO_ROOT,
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       bundling: {
         format: OutputFormat.ESM,
@@ -40,8 +50,23 @@ export class ApiFunction extends NodejsFunction {
   }
 }
 
+/** One function per `/v1` resource of the route table. */
+export class ApiFunction extends HandlerFunction {
+  constructor(scope: Construct, id: string, resource: Resource, environment: Record<string, string>) {
+    super(scope, id, {
+      entry: resolve(REPO_ROOT, 'functions/resources', `${resource}.ts`),
+      memorySize: MEMORY[resource] ?? 512,
+      timeout: Duration.seconds(29),
+      environment,
+    });
+  }
+}
+
 export interface ApiProps {
+  /** Variables every function gets (table and bucket names, mail sender). */
   environment: Record<string, string>;
+  /** Extra variables for single resources, e.g. the IoT endpoints for `devices`. */
+  environmentOf?: Partial<Record<Resource, Record<string, string>>>;
 }
 
 /** The HTTP API: one function per resource, one route per entry of the route table. */
@@ -69,7 +94,10 @@ export class Api extends Construct {
     stage.defaultRouteSettings = { throttlingBurstLimit: 200, throttlingRateLimit: 100 };
 
     this.functions = Object.fromEntries(
-      resources.map((resource) => [resource, new ApiFunction(this, `${pascal(resource)}Function`, resource, props.environment)]),
+      resources.map((resource) => [
+        resource,
+        new ApiFunction(this, `${pascal(resource)}Function`, resource, { ...props.environment, ...props.environmentOf?.[resource] }),
+      ]),
     ) as Record<Resource, ApiFunction>;
 
     const integrations = new Map<Resource, HttpLambdaIntegration>();

@@ -7,6 +7,7 @@ import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { TABLES } from '@passcloud/functions/data/tables';
 import { Api } from './api.ts';
+import { DeviceIot } from './iot.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
 
@@ -20,6 +21,7 @@ export interface PassCloudStackProps extends StackProps {
 export class PassCloudStack extends Stack {
   readonly api: Api;
   readonly buckets: Buckets;
+  readonly iot: DeviceIot;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -29,14 +31,18 @@ export class PassCloudStack extends Stack {
       identity: props.mailDomain ? Identity.domain(props.mailDomain) : Identity.email(props.mailFrom),
     });
 
+    // Face terminals: thing type, custom authorizer, topic rules and the ATS endpoint (DESIGN.md §6).
+    const iot = (this.iot = new DeviceIot(this, 'Iot', { environment: { ...tables.environment(), ...buckets.environment() } }));
+
     this.api = new Api(this, 'Api', {
       environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom },
+      environmentOf: { devices: iot.devicesEnvironment() },
     });
 
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
-    const { systems, files, groups, departments, employees, visitors } = this.api.functions;
+    const { systems, files, groups, departments, employees, visitors, devices } = this.api.functions;
     grantTable(systems, main, 'readWrite');
     grantTable(systems, events, 'write');
     systems.addToRolePolicy(
@@ -53,6 +59,21 @@ export class PassCloudStack extends Stack {
       // Photos: existence checks and short-lived links (GetObject), archive imports (PutObject), removal with the person.
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     }
+
+    // Devices: records and serial claims in the main table, commands and logs in the events table;
+    // captured photos are uploaded by the device through a presigned PUT and shown through a presigned GET.
+    grantTable(devices, main, 'readWrite');
+    grantTable(devices, events, 'readWrite');
+    this.grantObjects(devices, [buckets.data.captures], ['s3:PutObject', 's3:GetObject']);
+    grantListing(devices, buckets.data.captures);
+    iot.grantDeviceManagement(devices);
+    // The authorizer only looks devices up; ingest records what devices report.
+    grantTable(iot.authorizerFunction, main, 'read');
+    grantTable(iot.ingestFunction, main, 'readWrite');
+    grantTable(iot.ingestFunction, events, 'readWrite');
+    // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket).
+    this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject']);
+    grantListing(iot.ingestFunction, buckets.data.captures);
 
     const site = new ConsoleSite(this, 'Console', { bucket: buckets.web, logs: buckets.logs, apiDomainName: this.api.domainName });
 
@@ -133,6 +154,11 @@ const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
   write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
 };
+
+/** Without s3:ListBucket a HeadObject on a missing key answers 403 instead of 404 (lib/storage.ts objectExists). */
+function grantListing(fn: IFunction, bucket: Bucket): void {
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+}
 
 /** Item access to a table and its named indexes, without the `index/*` wildcard CDK's grants add. */
 function grantTable(fn: IFunction, table: ITable & { node: { id: string } }, access: 'read' | 'write' | 'readWrite'): void {

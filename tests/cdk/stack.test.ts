@@ -1,12 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App, type Stack, type PolicyValidationPluginReport } from 'aws-cdk-lib';
+import { App, type CfnElement, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { PassCloudStack } from '@passcloud/infra/aws/stack';
+import { THING_NAME_VARIABLE } from '@passcloud/infra/aws/iot';
+import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
 import { resources, routes } from '@passcloud/functions/routes';
 import { TABLES } from '@passcloud/functions/data/tables';
 
-let stack: Stack;
+let stack: PassCloudStack;
+const iot = () => stack.iot;
+const logicalId = (element: { node: { defaultChild?: unknown } } | CfnElement): string =>
+  stack.getLogicalId(('logicalId' in element ? element : element.node.defaultChild) as CfnElement);
 let template: Template;
 let nag: PolicyValidationPluginReport;
 
@@ -24,9 +29,12 @@ describe('the AWS stack', () => {
   });
 
   it('has one Node 22 arm64 function per resource, each wired to its own routes', () => {
-    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] } });
-    expect(Object.keys(functions)).toHaveLength(resources.length);
-    for (const fn of Object.values(functions)) {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] } }));
+    const api = functions.filter(([id]) => id.startsWith('Api'));
+    expect(api).toHaveLength(resources.length);
+    // The rest are the IoT authorizer and ingest functions.
+    expect(functions.map(([id]) => id).filter((id) => !id.startsWith('Api'))).toEqual([logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)]);
+    for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
       for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'MAIL_FROM']) expect(env).toHaveProperty(name);
     }
@@ -113,4 +121,155 @@ describe('the AWS stack', () => {
       for (const reason of Object.values(rules as Record<string, string>)) expect(reason.length).toBeGreaterThan(30);
     }
   });
+
+  it('registers devices as things of the face-terminal type, searchable by tenant and serial', () => {
+    template.resourceCountIs('AWS::IoT::ThingType', 1);
+    template.hasResourceProperties('AWS::IoT::ThingType', {
+      ThingTypeName: 'PassCloudTestFaceTerminal',
+      ThingTypeProperties: Match.objectLike({ SearchableAttributes: ['tenantId', 'serial'] }),
+    });
+  });
+
+  it('authenticates devices with an active custom authorizer, signing disabled, that only IoT may invoke', () => {
+    template.resourceCountIs('AWS::IoT::Authorizer', 1);
+    template.hasResourceProperties('AWS::IoT::Authorizer', {
+      AuthorizerName: 'PassCloudTestDeviceAuthorizer',
+      AuthorizerFunctionArn: { 'Fn::GetAtt': [logicalId(iot().authorizerFunction), 'Arn'] },
+      SigningDisabled: true,
+      Status: 'ACTIVE',
+      EnableCachingForHttp: false,
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [logicalId(iot().authorizerFunction), 'Arn'] },
+      Principal: 'iot.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [logicalId(iot().authorizer), 'Arn'] },
+    });
+    const authorizer = template.findResources('AWS::Lambda::Function')[logicalId(iot().authorizerFunction)] as { Properties: Record<string, unknown> };
+    expect(authorizer.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 5 });
+    // Read-only access to the main table, nothing else.
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotAuthorizerFunction'));
+    const actions = policies.flatMap(([, p]) => statements(p).flatMap((s) => [s.Action].flat()));
+    expect(actions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    expect(JSON.stringify(policies)).not.toContain('EventsTable');
+  });
+
+  it('routes every device topic filter to the ingest function through a topic rule with an error action', () => {
+    const rules = Object.values(template.findResources('AWS::IoT::TopicRule')).map(
+      (r) => (r as { Properties: { TopicRulePayload: Record<string, unknown> } }).Properties.TopicRulePayload,
+    );
+    expect(rules).toHaveLength(Object.keys(RULE_FILTERS).length);
+    const ingestArn = { 'Fn::GetAtt': [logicalId(iot().ingestFunction), 'Arn'] };
+    for (const filter of ['pc/+/heartbeat', 'pc/+/logs', 'pc/+/commands/result', '$aws/things/+/shadow/update/documents', '$aws/events/presence/+/+']) {
+      const rule = rules.find((r) => r.Sql === `SELECT *, topic() AS topic FROM '${filter}'`);
+      expect(rule, filter).toBeDefined();
+      expect(rule).toMatchObject({
+        AwsIotSqlVersion: '2016-03-23',
+        RuleDisabled: false,
+        Actions: [{ Lambda: { FunctionArn: ingestArn } }],
+        ErrorAction: { CloudwatchLogs: { LogGroupName: { Ref: logicalId(iot().ruleErrors) } } },
+      });
+    }
+    for (const rule of Object.values(iot().rules)) {
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        FunctionName: ingestArn,
+        Principal: 'iot.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [logicalId(rule), 'Arn'] },
+      });
+    }
+  });
+
+  it('lets ingest read and write both tables and read captures', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotIngestFunction'));
+    const text = JSON.stringify(policies);
+    expect(text).toContain('dynamodb:UpdateItem');
+    expect(text).toContain('Tablesmain');
+    expect(text).toContain('Tablesevents');
+    expect(text).toContain('BucketsCaptures');
+    expect(text).not.toMatch(/iot:|s3:PutObject|s3:DeleteObject|BucketsPhotos/);
+  });
+
+  it('holds certificate-based devices to their own thing and topics with ${iot:Connection.Thing.ThingName}', () => {
+    const policies = Object.values(template.findResources('AWS::IoT::Policy'));
+    expect(policies).toHaveLength(1);
+    const arn = 'arn:aws:iot:eu-west-1:123456789012';
+    const thing = THING_NAME_VARIABLE.replace(/[$.{}]/g, '\\$&');
+    const own = new RegExp(`^${arn}:(client/${thing}|(topic|topicfilter)/(pc/${thing}/[a-z/]+|\\$aws/things/${thing}/shadow/[a-z/*]+))$`);
+    const allowed: string[] = [];
+    for (const statement of statements(policies[0]!)) {
+      expect(statement.Effect).toBe('Allow');
+      for (const action of [statement.Action].flat()) expect(['iot:Connect', 'iot:Publish', 'iot:Subscribe', 'iot:Receive']).toContain(action);
+      for (const resource of [statement.Resource].flat().map(flat)) {
+        expect(resource).toMatch(own);
+        allowed.push(`${[statement.Action].flat().join(',')} ${resource.slice(arn.length + 1)}`);
+      }
+    }
+    expect(allowed).toContain(`iot:Connect client/${THING_NAME_VARIABLE}`);
+    expect(allowed).toContain(`iot:Publish topic/pc/${THING_NAME_VARIABLE}/heartbeat`);
+    expect(allowed).toContain(`iot:Subscribe topicfilter/pc/${THING_NAME_VARIABLE}/commands`);
+    expect(allowed).toContain(`iot:Receive topic/pc/${THING_NAME_VARIABLE}/commands`);
+    // A device may not publish commands to itself, nor touch another thing's shadow.
+    expect(allowed).not.toContain(`iot:Publish topic/pc/${THING_NAME_VARIABLE}/commands`);
+    const connect = statements(policies[0]!).find((s) => [s.Action].flat().includes('iot:Connect'))!;
+    expect(connect.Condition).toEqual({ Bool: { 'iot:Connection.Thing.IsAttached': 'true' } });
+  });
+
+  it('gives the devices function the IoT endpoints and names, and only scoped IoT permissions', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack.api.functions.devices)] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const endpoint = { 'Fn::GetAtt': [expect.stringMatching(/^IotDataEndpoint/), 'endpointAddress'] };
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      IOT_DATA_ENDPOINT: { 'Fn::Join': ['', ['https://', endpoint]] },
+      IOT_MQTT_URL: { 'Fn::Join': ['', ['mqtts://', endpoint, ':443']] },
+      IOT_AUTHORIZER_NAME: { Ref: logicalId(iot().authorizer) },
+      IOT_THING_TYPE: { Ref: logicalId(iot().thingType) },
+    });
+    template.hasResourceProperties('Custom::AWS', {
+      Create: Match.serializedJson(Match.objectLike({ service: 'IoT', action: 'DescribeEndpoint', parameters: { endpointType: 'iot:Data-ATS' } })),
+    });
+    // Only the devices function carries the IoT variables.
+    for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
+      if (id !== logicalId(stack.api.functions.devices)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
+    }
+
+    const iotStatements = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => id.startsWith('ApiDevicesFunction'))
+      .flatMap(([, p]) => statements(p))
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('iot:')));
+    const grants = iotStatements.flatMap((s) => [s.Action].flat().map((action) => `${action} ${[s.Resource].flat().map(flat).join(' ')}`));
+    const arn = 'arn:aws:iot:eu-west-1:123456789012';
+    expect(grants.sort()).toEqual(
+      [
+        `iot:CreateThing ${arn}:thing/*`,
+        `iot:DeleteThing ${arn}:thing/*`,
+        `iot:DeleteThingShadow ${arn}:thing/*`,
+        `iot:GetThingShadow ${arn}:thing/*`,
+        `iot:Publish ${arn}:topic/pc/*/commands`,
+        `iot:UpdateThingShadow ${arn}:thing/*`,
+      ].sort(),
+    );
+    // No other function may talk to IoT.
+    for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
+      if (!id.startsWith('ApiDevicesFunction') && !id.startsWith('IotDataEndpoint')) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
+    }
+  });
 });
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+
+const statements = (resource: unknown): Statement[] =>
+  (resource as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement;
+
+/** A resolved ARN as text: `Fn::Join` flattened, the partition as `aws`. */
+function flat(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+  if (v.Ref === 'AWS::Partition') return 'aws';
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(flat).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,202 @@
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnAuthorizer, CfnPolicy, CfnThingType, CfnTopicRule } from 'aws-cdk-lib/aws-iot';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { resolve } from 'node:path';
+import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
+import { devicePolicy } from '@passcloud/functions/iot/policy';
+import { HandlerFunction, REPO_ROOT } from './api.ts';
+
+/** The policy variable IoT Core fills in with the connected thing's name (certificate-based devices). */
+export const THING_NAME_VARIABLE = '${iot:Connection.Thing.ThingName}';
+
+export type RuleName = keyof typeof RULE_FILTERS;
+
+export interface DeviceIotProps {
+  /** Variables both functions get (table and bucket names). */
+  environment: Record<string, string>;
+}
+
+/**
+ * AWS IoT Core for the face terminals (DESIGN.md §6):
+ * - the thing type every bound device is registered as;
+ * - the custom authorizer devices connect through (MQTT username `<thing>?x-amz-customauthorizer-name=<name>`,
+ *   password = the secret issued at binding), backed by `functions/iot/authorizer.ts`;
+ * - the IoT policy for devices an operator provisions with certificates instead;
+ * - the topic rules that hand device messages, shadow documents and presence events to `functions/iot/ingest.ts`;
+ * - the account's ATS data endpoint, for the `devices` API function.
+ *
+ * Names start with the stack name, so two stacks in one account and region do not collide
+ * (the default stack `PassCloud` gets the thing type `PassCloudFaceTerminal`).
+ */
+export class DeviceIot extends Construct {
+  readonly thingType: CfnThingType;
+  readonly thingTypeName: string;
+  readonly authorizer: CfnAuthorizer;
+  readonly authorizerName: string;
+  readonly authorizerFunction: HandlerFunction;
+  readonly ingestFunction: HandlerFunction;
+  readonly certificatePolicy: CfnPolicy;
+  readonly rules: Record<RuleName, CfnTopicRule>;
+  readonly ruleErrors: LogGroup;
+  /** Host name of the account's `iot:Data-ATS` endpoint. */
+  readonly dataEndpoint: string;
+
+  constructor(scope: Construct, id: string, props: DeviceIotProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const prefix = stack.stackName;
+    const iotArn = `arn:${stack.partition}:iot:${stack.region}:${stack.account}`;
+
+    // 1. Every bound device becomes a thing of this type (the devices function registers it).
+    this.thingTypeName = `${prefix}FaceTerminal`;
+    this.thingType = new CfnThingType(this, 'FaceTerminalType', {
+      thingTypeName: this.thingTypeName,
+      thingTypeProperties: {
+        thingTypeDescription: 'Pass Cloud face-recognition terminal bound to a tenant',
+        searchableAttributes: ['tenantId', 'serial'],
+      },
+    });
+
+    // 2. The custom authorizer: checks the per-device secret against the hash in the main table.
+    this.authorizerFunction = new HandlerFunction(this, 'AuthorizerFunction', {
+      entry: resolve(REPO_ROOT, 'functions/iot/authorizer.ts'),
+      description: 'IoT Core custom authorizer for face terminals (MQTT username/password)',
+      // IoT Core waits at most 5 seconds for a custom authorizer.
+      timeout: Duration.seconds(5),
+      memorySize: 512,
+      environment: { ...props.environment, IOT_POLICY_PREFIX: iotArn },
+    });
+    this.authorizerName = `${prefix}DeviceAuthorizer`;
+    this.authorizer = new CfnAuthorizer(this, 'DeviceAuthorizer', {
+      authorizerName: this.authorizerName,
+      authorizerFunctionArn: this.authorizerFunction.functionArn,
+      // MQTT username/password: there is no token to sign.
+      signingDisabled: true,
+      status: 'ACTIVE',
+      enableCachingForHttp: false,
+    });
+    this.authorizerFunction.addPermission('IotInvoke', {
+      principal: new ServicePrincipal('iot.amazonaws.com'),
+      sourceArn: this.authorizer.attrArn,
+      sourceAccount: stack.account,
+    });
+
+    // 3. For devices provisioned with a certificate attached to their thing: the same grants as the
+    //    authorizer's per-device policy (functions/iot/policy.ts), with the thing name as a policy variable.
+    const document = devicePolicy(THING_NAME_VARIABLE, iotArn);
+    this.certificatePolicy = new CfnPolicy(this, 'CertificateDevicePolicy', {
+      policyName: `${prefix}Device`,
+      policyDocument: {
+        ...document,
+        Statement: document.Statement.map((statement) =>
+          statement.Action.includes('iot:Connect')
+            ? // Only a certificate attached to the thing of that name may connect as it.
+              { ...statement, Condition: { Bool: { 'iot:Connection.Thing.IsAttached': 'true' } } }
+            : statement,
+        ),
+      },
+    });
+
+    // 4. Device messages, shadow documents and presence go to the ingest function.
+    this.ingestFunction = new HandlerFunction(this, 'IngestFunction', {
+      entry: resolve(REPO_ROOT, 'functions/iot/ingest.ts'),
+      description: 'IoT topic rules: heartbeats, logs, command results, shadow documents, presence',
+      timeout: Duration.seconds(30),
+      memorySize: 512,
+      environment: props.environment,
+    });
+    this.ruleErrors = new LogGroup(this, 'RuleErrors', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const errorRole = new Role(this, 'RuleErrorRole', {
+      assumedBy: new ServicePrincipal('iot.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+      description: 'Lets IoT topic rules write failed rule actions to the rule error log group',
+    });
+    errorRole.addToPolicy(
+      new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:DescribeLogStreams', 'logs:PutLogEvents'], resources: [this.ruleErrors.logGroupArn] }),
+    );
+    const ruleNamePrefix = prefix.replace(/[^A-Za-z0-9_]/g, '_');
+    this.rules = Object.fromEntries(
+      (Object.entries(RULE_FILTERS) as [RuleName, string][]).map(([name, filter]) => {
+        const id = `${name[0]!.toUpperCase()}${name.slice(1)}Rule`;
+        const rule = new CfnTopicRule(this, id, {
+          ruleName: `${ruleNamePrefix}_${name}`,
+          topicRulePayload: {
+            description: `Pass Cloud: ${filter} to the ingest function`,
+            sql: `SELECT *, topic() AS topic FROM '${filter}'`,
+            awsIotSqlVersion: '2016-03-23',
+            ruleDisabled: false,
+            actions: [{ lambda: { functionArn: this.ingestFunction.functionArn } }],
+            errorAction: { cloudwatchLogs: { logGroupName: this.ruleErrors.logGroupName, roleArn: errorRole.roleArn } },
+          },
+        });
+        this.ingestFunction.addPermission(`${id}Invoke`, {
+          principal: new ServicePrincipal('iot.amazonaws.com'),
+          sourceArn: rule.attrArn,
+          sourceAccount: stack.account,
+        });
+        return [name, rule];
+      }),
+    ) as Record<RuleName, CfnTopicRule>;
+
+    // 5. The account's ATS data endpoint (shadows and publishing through HTTPS, devices over MQTT).
+    const endpoint = new AwsCustomResource(this, 'DataEndpoint', {
+      onUpdate: {
+        service: 'IoT',
+        action: 'DescribeEndpoint',
+        parameters: { endpointType: 'iot:Data-ATS' },
+        physicalResourceId: PhysicalResourceId.fromResponse('endpointAddress'),
+      },
+      policy: AwsCustomResourcePolicy.fromStatements([new PolicyStatement({ actions: ['iot:DescribeEndpoint'], resources: ['*'] })]),
+      installLatestAwsSdk: false,
+    });
+    this.dataEndpoint = endpoint.getResponseField('endpointAddress');
+    Validations.of(endpoint).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'iot:DescribeEndpoint has no resource-level permissions; this deploy-time lookup only reads the account’s ATS endpoint address.',
+    });
+  }
+
+  /** What the `devices` function needs to reach the data plane and to hand devices their broker address. */
+  devicesEnvironment(): Record<string, string> {
+    return {
+      IOT_DATA_ENDPOINT: `https://${this.dataEndpoint}`,
+      // Devices use TLS on 443 with ALPN `mqtt` (custom authentication on the default endpoint).
+      IOT_MQTT_URL: `mqtts://${this.dataEndpoint}:443`,
+      IOT_AUTHORIZER_NAME: this.authorizer.ref,
+      IOT_THING_TYPE: this.thingType.ref,
+    };
+  }
+
+  /**
+   * Lets the `devices` function register things, keep their shadows and send commands. Thing names
+   * (`<tenantId>_<deviceKey>`) are only known per request, so the resources end in wildcards,
+   * each acknowledged here; the tenant prefix is enforced in code.
+   */
+  grantDeviceManagement(fn: IFunction): void {
+    const stack = Stack.of(this);
+    const things = stack.formatArn({ service: 'iot', resource: 'thing', resourceName: '*' });
+    const commands = stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/commands' });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:GetThingShadow', 'iot:UpdateThingShadow', 'iot:DeleteThingShadow'], resources: [things] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:CreateThing', 'iot:DeleteThing'], resources: [things] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [commands] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'thing/*')}]`,
+      reason:
+        'Things are named <tenantId>_<deviceKey>, known only per request; the function derives the name from the session’s tenant (device-shadow/topics.ts thingName).',
+    });
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,
+      reason: 'Commands go to pc/<thing>/commands of the addressed device only; the thing is derived from the session’s tenant and the device key in the path.',
+    });
+  }
+}
+
+/** An IoT ARN as cdk-nag spells it in finding ids. */
+function nagArn(stack: Stack, resource: string): string {
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  return `arn:<AWS::Partition>:iot:${region}:${account}:${resource}`;
+}
