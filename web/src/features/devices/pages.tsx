@@ -1,5 +1,3 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
-
-/** Screens of this area; each renders its localized title until its feature lands. */
-export const DeviceListPage = () => <ScreenPage />;
-export const DeviceDetailPage = () => <ScreenPage />;
+/** Face-terminal screens: the list (/pass-platform/device/management) and one device's detail. */
+export { DeviceListPage } from './DeviceListPage.tsx';
+export { DeviceDetailPage } from './DeviceDetailPage.tsx';

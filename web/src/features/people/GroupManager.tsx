@@ -3,13 +3,25 @@ import { ActionIcon, Button, Group, Modal, Select, Stack, Table, Tabs, Text, Tex
 import { IconCheck, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api, notifySuccess } from '../../app/api.ts';
-import { flattenDepartments, loadDepartments, loadGroups, type Department, type Group as PersonGroup, type Kind } from './api.ts';
+import { flattenDepartments, loadDepartments, type Department, type Kind } from './api.ts';
+
+/** What a group holds: employees, visitors or devices. */
+export type GroupKind = Kind | 'device';
+
+interface AnyGroup {
+  groupKey: string;
+  name: string;
+  version: number;
+}
+
+const loadGroups = (kind: GroupKind) => api.get<{ items: AnyGroup[] }>('/v1/groups', { query: { type: kind } }).then((p) => p.items);
 
 /** Groups of the kind (and, for employees, the department tree): add, rename, delete. */
-export function GroupManager({ kind, opened, onClose, onChanged }: { kind: Kind; opened: boolean; onClose: () => void; onChanged: () => void }) {
+export function GroupManager({ kind, opened, onClose, onChanged }: { kind: GroupKind; opened: boolean; onClose: () => void; onChanged: () => void }) {
   const { t } = useLingui();
+  const title = kind === 'employee' ? t`Groups and departments` : kind === 'device' ? t`Device groups` : t`Groups`;
   return (
-    <Modal opened={opened} onClose={onClose} title={kind === 'employee' ? t`Groups and departments` : t`Groups`} size="lg">
+    <Modal opened={opened} onClose={onClose} title={title} size="lg">
       {kind === 'employee' ? (
         <Tabs defaultValue="groups">
           <Tabs.List mb="md">
@@ -30,9 +42,9 @@ export function GroupManager({ kind, opened, onClose, onChanged }: { kind: Kind;
   );
 }
 
-function Groups({ kind, onChanged }: { kind: Kind; onChanged: () => void }) {
+function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void }) {
   const { t } = useLingui();
-  const [groups, setGroups] = useState<PersonGroup[]>([]);
+  const [groups, setGroups] = useState<AnyGroup[]>([]);
   const [name, setName] = useState('');
   const [names, setNames] = useState<Record<string, string>>({});
   const reload = useCallback(() => {

@@ -1,0 +1,377 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Alert, Badge, Button, Grid, Group, Loader, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconCamera, IconDoorEnter, IconDoorExit, IconPower, IconTrash } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { useNavigate, useParams } from 'react-router-dom';
+import { SETTING_NAMES, SETTING_SECTIONS, type CommandType, type DeviceSettings, type SettingName } from '@passcloud/functions/contract/devices';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { RequestError } from '../../app/request.ts';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
+import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
+import { OnlineBadge, formatTime } from './parts.tsx';
+import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
+
+/** While the device has not confirmed every setting, the screen asks again this often. */
+const PENDING_REFRESH_MS = 2000;
+/** An offline device confirms nothing until it is back; the screen asks less often. */
+const OFFLINE_REFRESH_MS = 10_000;
+
+type TabName = 'basic' | SectionName;
+
+/** One face terminal: its facts, its settings by section, commands, photo, recent commands and log. */
+export function DeviceDetailPage() {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const { deviceKey = '' } = useParams();
+  const texts = useSettingTexts();
+  const [device, setDevice] = useState<Device | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [groups, setGroups] = useState<DeviceGroup[]>([]);
+  const [name, setName] = useState('');
+  const [groupKey, setGroupKey] = useState<string | null>(null);
+  const [values, setValues] = useState<DeviceSettings | null>(null);
+  const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
+  const [tab, setTab] = useState<TabName>('basic');
+  const [saving, setSaving] = useState(false);
+  const [stale, setStale] = useState(false);
+  const [busy, setBusy] = useState<CommandType | null>(null);
+  const [commandsSent, setCommandsSent] = useState(0);
+  const commandSent = useCallback(() => setCommandsSent((n) => n + 1), []);
+  const photo = usePhotoCapture(deviceKey, commandSent);
+
+  /** Shows a device and puts its values in the form. */
+  const fill = useCallback((d: Device) => {
+    setDevice(d);
+    setName(d.name);
+    setGroupKey(d.groupKey);
+    setValues(d.settings);
+    setErrors({});
+    setStale(false);
+  }, []);
+
+  const load = useCallback(() => {
+    setMissing(false);
+    api.get<Device>(devicePath(deviceKey), { silent: true }).then(fill, (error: unknown) => {
+      if (error instanceof RequestError && error.status === 404) setMissing(true);
+      else if (error instanceof RequestError) toast(error.message);
+    });
+  }, [deviceKey, fill]);
+  useEffect(load, [load]);
+  useEffect(() => {
+    loadDeviceGroups().then(setGroups, () => undefined);
+  }, []);
+
+  const changedSettings = (): Partial<DeviceSettings> => {
+    if (!device || !values) return {};
+    return Object.fromEntries(SETTING_NAMES.filter((n) => values[n] !== device.settings[n]).map((n) => [n, values[n]]));
+  };
+  const changes = changedSettings();
+  const nameChanged = !!device && name.trim() !== device.name;
+  const groupChanged = !!device && groupKey !== device.groupKey;
+  const dirty = nameChanged || groupChanged || Object.keys(changes).length > 0;
+
+  // After a save the device confirms within seconds: ask again until nothing is pending. Edits in
+  // progress are kept; only the facts and the badges follow.
+  const pendingCount = device?.pending.length ?? 0;
+  const online = device?.online ?? false;
+  useEffect(() => {
+    if (!pendingCount) return;
+    const timer = setInterval(() => {
+      api.get<Device>(devicePath(deviceKey), { quiet: true, silent: true }).then(
+        (d) => (dirty ? setDevice(d) : fill(d)),
+        () => undefined,
+      );
+    }, online ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [pendingCount, online, deviceKey, dirty, fill]);
+
+  const tabOf = (field: string): TabName => SECTION_NAMES.find((s) => (SETTING_SECTIONS[s] as readonly string[]).includes(field)) ?? 'basic';
+
+  const showErrors = (found: Partial<Record<string, string>>) => {
+    setErrors(found);
+    const first = Object.keys(found)[0];
+    if (first) setTab(tabOf(first));
+  };
+
+  const save = async () => {
+    if (!device || !values) return;
+    const found: Partial<Record<string, string>> = { ...texts.validate(values) };
+    if (!name.trim()) found.name = t`Enter the device name`;
+    if (Object.keys(found).length) return showErrors(found);
+    const body: Record<string, unknown> = { version: device.version };
+    if (nameChanged) body.name = name.trim();
+    if (groupChanged) body.groupKey = groupKey;
+    if (Object.keys(changes).length) body.settings = changes;
+    setSaving(true);
+    try {
+      const saved = await api.patch<Device>(devicePath(deviceKey), body, { silent: true });
+      fill(saved);
+      notifySuccess(t`Saved`);
+    } catch (error) {
+      if (error instanceof RequestError && error.issues.length) {
+        showErrors(Object.fromEntries(error.issues.map((i) => [i.path.replace(/^settings\./, ''), i.message])));
+      } else if (error instanceof RequestError) {
+        if (error.status === 409) setStale(true);
+        toast(error.message);
+      }
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const command = async (type: CommandType, done: string) => {
+    setBusy(type);
+    try {
+      await sendCommand(deviceKey, type);
+      commandSent();
+      notifySuccess(done);
+    } catch {
+      // The request client has shown why (an offline device answers 409).
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const confirmReboot = () =>
+    modals.openConfirmModal({
+      title: t`Reboot`,
+      children: <Text size="sm">{t`Reboot this device? It is out of service for about a minute.`}</Text>,
+      labels: { confirm: t`Reboot`, cancel: t`Cancel` },
+      confirmProps: { color: 'orange' },
+      onConfirm: () => void command('reboot', t`Reboot command sent`),
+    });
+
+  const confirmUnbind = () => {
+    if (!device) return;
+    const deviceName = device.name;
+    modals.openConfirmModal({
+      title: t`Unbind device`,
+      children: <Text size="sm">{t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`}</Text>,
+      labels: { confirm: t`Unbind`, cancel: t`Cancel` },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        void api.del(devicePath(deviceKey), { query: { version: device.version } }).then(
+          () => {
+            navigate(DEVICE_LIST);
+            notifySuccess(t`Deleted`);
+          },
+          () => undefined,
+        ),
+    });
+  };
+
+  if (missing) {
+    return (
+      <ScreenPage>
+        <Paper withBorder p="xl" radius="md">
+          <Stack align="flex-start">
+            <Text c="dimmed">
+              <Trans>This device does not exist or was unbound.</Trans>
+            </Text>
+            <Button variant="light" onClick={() => navigate(DEVICE_LIST)}>
+              <Trans>Back to the list</Trans>
+            </Button>
+          </Stack>
+        </Paper>
+      </ScreenPage>
+    );
+  }
+  if (!device || !values) {
+    return (
+      <ScreenPage>
+        <Loader />
+      </ScreenPage>
+    );
+  }
+
+  const stateOf = (setting: SettingName) => {
+    const reported = device.reported[setting];
+    return { pending: device.pending.includes(setting), reported: reported !== undefined && reported !== device.settings[setting] ? reported : undefined };
+  };
+  const tabError = (section: TabName) =>
+    Object.keys(errors).some((field) => errors[field] && tabOf(field) === section);
+  const tabPending = (section: SectionName) => (SETTING_SECTIONS[section] as readonly SettingName[]).filter((n) => device.pending.includes(n)).length;
+
+  const facts: [string, string][] = [
+    [t`Serial number`, device.serial],
+    [t`Model`, device.model],
+    [t`App version`, device.appVersion],
+    [t`IP address`, device.ip],
+    [t`MAC address`, device.mac],
+    [t`Firmware`, device.firmware],
+    [t`Storage`, device.storage],
+    [t`Timezone`, device.timezone],
+    [t`Camera resolution`, device.cameraResolution],
+    [t`Preview resolution`, device.previewResolution],
+    [t`Company name`, device.companyName],
+    [t`Bound on`, formatTime(device.createTime)],
+  ];
+  const lastSeen = formatTime(device.lastSeenAt);
+  const waiting = device.pending.length;
+
+  return (
+    <ScreenPage>
+      <Paper withBorder radius="md" p="md" data-testid="device-header">
+        <Group justify="space-between" align="center" wrap="wrap" gap="sm">
+          <Stack gap={4}>
+            <Group gap="sm">
+              <Title order={3} size="h4" data-testid="device-name">
+                {device.name}
+              </Title>
+              <OnlineBadge online={device.online} />
+              {waiting > 0 && (
+                <Tooltip label={t`Settings the device has not confirmed yet`}>
+                  <Badge color="orange" variant="light" data-testid="pending-sync">
+                    <Trans>Pending sync {waiting}</Trans>
+                  </Badge>
+                </Tooltip>
+              )}
+            </Group>
+            <Text size="sm" c="dimmed" data-testid="last-seen">
+              <Trans>Last seen {lastSeen}</Trans>
+            </Text>
+          </Stack>
+          <Group gap="xs">
+            <Button size="sm" variant="light" leftSection={<IconDoorEnter size={16} />} loading={busy === 'openDoor'} onClick={() => void command('openDoor', t`Open-door command sent`)} data-testid="cmd-openDoor">
+              <Trans>Open door</Trans>
+            </Button>
+            <Button size="sm" variant="light" leftSection={<IconDoorExit size={16} />} loading={busy === 'closeDoor'} onClick={() => void command('closeDoor', t`Close-door command sent`)} data-testid="cmd-closeDoor">
+              <Trans>Close door</Trans>
+            </Button>
+            <Button size="sm" variant="light" leftSection={<IconCamera size={16} />} loading={photo.capturing} onClick={() => void photo.capture()} data-testid="cmd-capturePhoto">
+              <Trans>Capture photo</Trans>
+            </Button>
+            <Button size="sm" variant="light" color="orange" leftSection={<IconPower size={16} />} loading={busy === 'reboot'} onClick={confirmReboot} data-testid="cmd-reboot">
+              <Trans>Reboot</Trans>
+            </Button>
+            <Button size="sm" variant="light" color="red" leftSection={<IconTrash size={16} />} onClick={confirmUnbind} data-testid="device-unbind">
+              <Trans>Unbind</Trans>
+            </Button>
+          </Group>
+        </Group>
+      </Paper>
+
+      <Grid gap="md" align="flex-start">
+        <Grid.Col span={{ base: 12, lg: 8 }}>
+          <Paper withBorder radius="md" p="md">
+            <Tabs value={tab} onChange={(v) => v && setTab(v as TabName)} keepMounted={false}>
+              <Tabs.List mb="md">
+                <Tabs.Tab value="basic" color={tabError('basic') ? 'red' : undefined} rightSection={tabError('basic') ? <Badge size="xs" color="red" circle>!</Badge> : undefined}>
+                  {t`Basic info`}
+                </Tabs.Tab>
+                {SECTION_NAMES.map((section) => {
+                  const pending = tabPending(section);
+                  return (
+                    <Tabs.Tab
+                      key={section}
+                      value={section}
+                      color={tabError(section) ? 'red' : undefined}
+                      data-testid={`tab-${section}`}
+                      rightSection={
+                        tabError(section) ? (
+                          <Badge size="xs" color="red" circle>
+                            !
+                          </Badge>
+                        ) : pending ? (
+                          <Badge size="xs" color="orange" circle>
+                            {pending}
+                          </Badge>
+                        ) : undefined
+                      }
+                    >
+                      {texts.sections[section]}
+                    </Tabs.Tab>
+                  );
+                })}
+              </Tabs.List>
+              <Tabs.Panel value="basic">
+                <Stack>
+                  <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+                    <TextInput
+                      label={t`Device name`}
+                      required
+                      maxLength={64}
+                      value={name}
+                      onChange={(e) => setName(e.currentTarget.value)}
+                      error={errors.name}
+                      data-testid="device-name-input"
+                    />
+                    <Select
+                      label={t`Group`}
+                      placeholder={t`No group`}
+                      clearable
+                      data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
+                      value={groupKey}
+                      onChange={setGroupKey}
+                      error={errors.groupKey}
+                      data-testid="device-group-select"
+                    />
+                  </SimpleGrid>
+                  <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="md" verticalSpacing="sm" data-testid="device-facts">
+                    {facts.map(([label, value]) => (
+                      <Stack key={label} gap={0}>
+                        <Text size="xs" c="dimmed">
+                          {label}
+                        </Text>
+                        <Text size="sm" style={{ wordBreak: 'break-all' }}>
+                          {value || '—'}
+                        </Text>
+                      </Stack>
+                    ))}
+                  </SimpleGrid>
+                </Stack>
+              </Tabs.Panel>
+              {SECTION_NAMES.map((section) => (
+                <Tabs.Panel key={section} value={section}>
+                  <SettingsSection
+                    section={section}
+                    values={values}
+                    onChange={(setting, value) => {
+                      setValues({ ...values, [setting]: value } as DeviceSettings);
+                      if (errors[setting]) setErrors({ ...errors, [setting]: undefined });
+                    }}
+                    errors={errors}
+                    texts={texts}
+                    states={stateOf}
+                  />
+                </Tabs.Panel>
+              ))}
+            </Tabs>
+            {stale && (
+              <Alert color="orange" variant="light" mt="md">
+                <Group justify="space-between">
+                  <Text size="sm">
+                    <Trans>Someone else changed this device. Reload it to see their changes; your edits will be discarded.</Trans>
+                  </Text>
+                  <Button size="xs" variant="light" onClick={load}>
+                    <Trans>Reload</Trans>
+                  </Button>
+                </Group>
+              </Alert>
+            )}
+            <Group justify="flex-end" mt="lg">
+              <Button variant="default" onClick={() => navigate(DEVICE_LIST)}>
+                <Trans>Back</Trans>
+              </Button>
+              <Button variant="default" disabled={!dirty} onClick={() => fill(device)}>
+                <Trans>Discard changes</Trans>
+              </Button>
+              <Button onClick={() => void save()} loading={saving} disabled={!dirty} data-testid="device-save">
+                <Trans>Save</Trans>
+              </Button>
+            </Group>
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 4 }}>
+          <Stack gap="md">
+            <PhotoPanel photo={photo} />
+            <CommandsPanel deviceKey={deviceKey} refresh={commandsSent} />
+          </Stack>
+        </Grid.Col>
+      </Grid>
+      <LogsPanel deviceKey={deviceKey} />
+    </ScreenPage>
+  );
+}

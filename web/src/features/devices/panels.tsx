@@ -1,0 +1,319 @@
+import { useCallback, useEffect, useState } from 'react';
+import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import type { CommandState, CommandType } from '@passcloud/functions/contract/devices';
+import { api } from '../../app/api.ts';
+import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
+import { formatShortTime, formatTime } from './parts.tsx';
+
+/** The photo is asked for this often while the device takes it. */
+const PHOTO_POLL_MS = 1000;
+/** Past this the screen stops waiting (the server times the command out sooner). */
+const PHOTO_GIVE_UP_MS = 30_000;
+/** Queued commands are followed this often. */
+const COMMANDS_POLL_MS = 2000;
+const LOG_PAGE_SIZE = 20;
+/** The first page of the log follows what the device sends this often. */
+const LOG_REFRESH_MS = 10_000;
+
+export interface PhotoCapture {
+  photo: Photo | null;
+  capturing: boolean;
+  capture: () => Promise<void>;
+}
+
+/**
+ * The last photo of the device, and taking a new one: a capturePhoto command, then the photo
+ * asked for every second until it is ready or has failed.
+ */
+export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCapture {
+  const [photo, setPhoto] = useState<Photo | null>(null);
+  const [waiting, setWaiting] = useState<{ previous?: string; since: number } | null>(null);
+
+  useEffect(() => {
+    setPhoto(null);
+    setWaiting(null);
+    api.get<Photo>(`${devicePath(deviceKey)}/photo`, { quiet: true, silent: true }).then(
+      (p) => {
+        setPhoto(p);
+        // A capture asked for elsewhere (another tab, a moment ago) is followed too.
+        if (p.state === 'pending') setWaiting({ since: Date.now() });
+      },
+      () => undefined,
+    );
+  }, [deviceKey]);
+
+  useEffect(() => {
+    if (!waiting) return;
+    let stopped = false;
+    const timer = setInterval(() => {
+      api.get<Photo>(`${devicePath(deviceKey)}/photo`, { quiet: true, silent: true }).then(
+        (p) => {
+          if (stopped) return;
+          const fresh = p.state === 'ready' && p.captureTime !== waiting.previous;
+          if (fresh || p.state === 'failed') {
+            setPhoto(p);
+            setWaiting(null);
+          } else if (Date.now() - waiting.since > PHOTO_GIVE_UP_MS) {
+            setPhoto({ state: 'failed', message: '' });
+            setWaiting(null);
+          }
+        },
+        () => undefined,
+      );
+    }, PHOTO_POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [waiting, deviceKey]);
+
+  const capture = useCallback(async () => {
+    const previous = photo?.state === 'ready' ? photo.captureTime : undefined;
+    try {
+      await sendCommand(deviceKey, 'capturePhoto');
+    } catch {
+      return; // The request client has shown why (an offline device answers 409).
+    }
+    onSent();
+    setPhoto({ state: 'pending', message: '' });
+    setWaiting({ previous, since: Date.now() });
+  }, [deviceKey, onSent, photo]);
+
+  return { photo, capturing: waiting !== null, capture };
+}
+
+export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: PhotoCapture }) {
+  const { t } = useLingui();
+  const state = capturing ? 'pending' : (photo?.state ?? 'none');
+  const captured = formatTime(photo?.captureTime);
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="photo-panel" data-state={state}>
+      <Stack gap="sm">
+        <Title order={4} size="h5">
+          <Trans>Device photo</Trans>
+        </Title>
+        {state === 'pending' && (
+          <Group gap="sm" py="lg" justify="center" data-testid="photo-pending">
+            <Loader size="sm" />
+            <Text size="sm">{t`Getting, please wait`}</Text>
+          </Group>
+        )}
+        {state === 'failed' && (
+          <Stack align="center" py="lg" gap="xs" data-testid="photo-failed">
+            <Text size="sm" c="red">
+              {t`Failed, try again`}
+            </Text>
+            <Button size="xs" variant="light" onClick={() => void capture()}>
+              <Trans>Try again</Trans>
+            </Button>
+          </Stack>
+        )}
+        {state === 'ready' && photo?.url && (
+          <Stack gap={4}>
+            <Image src={photo.url} alt={t`Photo taken by the device`} radius="sm" h={240} w="100%" fit="contain" bg="gray.1" data-testid="device-photo" />
+            <Text size="xs" c="dimmed">
+              <Trans>Taken {captured}</Trans>
+            </Text>
+          </Stack>
+        )}
+        {state === 'none' && (
+          <Text size="sm" c="dimmed" py="md" ta="center">
+            <Trans>No photo yet. Capture one to see what the camera sees.</Trans>
+          </Text>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** Localized names and colours of command types and states. */
+function useCommandTexts() {
+  const { t } = useLingui();
+  const types: Record<CommandType, string> = { openDoor: t`Open door`, closeDoor: t`Close door`, reboot: t`Reboot`, capturePhoto: t`Capture photo` };
+  const states: Record<CommandState, string> = { queued: t`Queued`, succeeded: t`Succeeded`, failed: t`Failed`, timedOut: t`Timed out` };
+  const colors: Record<CommandState, string> = { queued: 'blue', succeeded: 'teal', failed: 'red', timedOut: 'orange' };
+  return { types, states, colors };
+}
+
+/** The newest commands of the device and how each ended; queued ones are followed. */
+export function CommandsPanel({ deviceKey, refresh }: { deviceKey: string; refresh: number }) {
+  const { t } = useLingui();
+  const texts = useCommandTexts();
+  const [items, setItems] = useState<Command[] | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  const load = useCallback(
+    (quiet: boolean) =>
+      api.get<{ items: Command[] }>(`${devicePath(deviceKey)}/commands`, { quiet, silent: true }).then(
+        (r) => {
+          setItems(r.items);
+          setFailed(false);
+        },
+        () => setFailed(true),
+      ),
+    [deviceKey],
+  );
+  useEffect(() => {
+    void load(true);
+  }, [load, refresh]);
+
+  const queued = items?.some((c) => c.state === 'queued') ?? false;
+  useEffect(() => {
+    if (!queued) return;
+    const timer = setInterval(() => void load(true), COMMANDS_POLL_MS);
+    return () => clearInterval(timer);
+  }, [queued, load]);
+
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="commands-panel">
+      <Stack gap="sm">
+        <Group justify="space-between">
+          <Title order={4} size="h5">
+            <Trans>Recent commands</Trans>
+          </Title>
+          <ActionIcon variant="subtle" aria-label={t`Refresh`} onClick={() => void load(false)}>
+            <IconRefresh size={16} />
+          </ActionIcon>
+        </Group>
+        {failed && (
+          <Text size="sm" c="red">
+            <Trans>The commands could not be loaded.</Trans>
+          </Text>
+        )}
+        {items && items.length === 0 && (
+          <Text size="sm" c="dimmed">
+            <Trans>No commands yet.</Trans>
+          </Text>
+        )}
+        {items && items.length > 0 && (
+          <Table verticalSpacing={6} fz="sm" data-testid="commands-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t`Command`}</Table.Th>
+                <Table.Th>{t`State`}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.slice(0, 10).map((c) => (
+                <Table.Tr key={c.commandKey} data-testid={`command-${c.commandKey}`} data-state={c.state}>
+                  <Table.Td>
+                    <Text size="sm">{texts.types[c.type] ?? c.type}</Text>
+                    <Text size="xs" c="dimmed">
+                      {formatShortTime(c.createTime)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Tooltip label={c.error} disabled={!c.error} multiline maw={260}>
+                      <Badge color={texts.colors[c.state] ?? 'gray'} variant="light">
+                        {texts.states[c.state] ?? c.state}
+                      </Badge>
+                    </Tooltip>
+                    {c.finishTime && (
+                      <Text size="xs" c="dimmed">
+                        {formatShortTime(c.finishTime)}
+                      </Text>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** The device's own log, newest first, a page at a time. */
+export function LogsPanel({ deviceKey }: { deviceKey: string }) {
+  const { t } = useLingui();
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<{ items: LogEntry[]; nextCursor: string | null } | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  const load = useCallback(() => {
+    api.get<{ items: LogEntry[]; nextCursor: string | null }>(`${devicePath(deviceKey)}/logs`, { query: { pageSize: LOG_PAGE_SIZE, cursor: cursors.at(-1) }, silent: true, quiet: true }).then(
+      (p) => {
+        setPage(p);
+        setFailed(false);
+      },
+      () => setFailed(true),
+    );
+  }, [deviceKey, cursors]);
+  useEffect(load, [load]);
+  const first = cursors.length === 1;
+  useEffect(() => {
+    if (!first) return;
+    const timer = setInterval(load, LOG_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [first, load]);
+
+  const levels: Record<LogEntry['level'], { label: string; color: string }> = {
+    info: { label: t`Info`, color: 'blue' },
+    warn: { label: t`Warning`, color: 'orange' },
+    error: { label: t`Error`, color: 'red' },
+  };
+  const items = page?.items ?? [];
+
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="logs-panel">
+      <Stack gap="sm">
+        <Group justify="space-between">
+          <Title order={4} size="h5">
+            <Trans>Device log</Trans>
+          </Title>
+          <Button size="xs" variant="subtle" leftSection={<IconRefresh size={14} />} onClick={() => (cursors.length > 1 ? setCursors([undefined]) : load())}>
+            <Trans>Newest</Trans>
+          </Button>
+        </Group>
+        {failed ? (
+          <Text size="sm" c="red">
+            <Trans>The log could not be loaded.</Trans>
+          </Text>
+        ) : page && items.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            <Trans>The device has not sent any log entries yet.</Trans>
+          </Text>
+        ) : (
+          <Table.ScrollContainer minWidth={600}>
+            <Table striped verticalSpacing={4} fz="sm" data-testid="logs-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th w={200}>{t`Time`}</Table.Th>
+                  <Table.Th w={100}>{t`Level`}</Table.Th>
+                  <Table.Th>{t`Message`}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((entry, i) => (
+                  <Table.Tr key={`${entry.time}-${i}`}>
+                    <Table.Td>{formatTime(entry.time)}</Table.Td>
+                    <Table.Td>
+                      <Badge size="sm" variant="light" color={levels[entry.level]?.color ?? 'gray'}>
+                        {levels[entry.level]?.label ?? entry.level}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td ff="monospace" style={{ wordBreak: 'break-word' }}>
+                      {entry.message}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+        <Group justify="flex-end" gap="xs">
+          <Button size="xs" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+            <Trans>Previous page</Trans>
+          </Button>
+          <Badge variant="light">{cursors.length}</Badge>
+          <Button size="xs" variant="default" disabled={!page?.nextCursor} onClick={() => setCursors([...cursors, page!.nextCursor!])}>
+            <Trans>Next page</Trans>
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
