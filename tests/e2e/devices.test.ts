@@ -1,0 +1,91 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { launchBrowser } from '../support/browser.ts';
+import { unique } from '../support/api.ts';
+import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+
+let browser: Browser;
+let page: Page;
+let fleet: Fleet;
+let deviceKey: string;
+let serial: string;
+
+beforeAll(async () => {
+  // The local stack of the tests starts no devices; one simulated face terminal binds to the
+  // demo tenant with its device binding code and talks to the stack's broker like a real one.
+  const demo = inject('demo');
+  fleet = await startFleet({ apiUrl: base(), userCode: demo.userCode, count: 1, prefix: unique('E2E').toUpperCase() });
+  const agent = fleet.agents[0]!;
+  deviceKey = agent.deviceKey!;
+  serial = agent.options.info.serial;
+  browser = await launchBrowser();
+  ({ page } = await newPage(browser));
+  await loginInBrowser(page, demo.username, demo.password);
+});
+afterAll(async () => {
+  await browser?.close();
+  await fleet?.stop();
+});
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+const row = () => page.getByTestId(`device-row-${deviceKey}`);
+
+describe('face terminals in the console', () => {
+  it('lists the simulated device as online and finds it by serial number', async () => {
+    await page.goto('/pass-platform/device/management');
+    await expect.poll(() => page.title()).toBe(`Devices - ${TAGLINE}`);
+    await page.getByTestId('device-keyword').fill(serial);
+    await page.getByTestId('device-search').click();
+    await expect.poll(() => page.locator('.device-row').count()).toBe(1);
+    await expect.poll(() => row().getByTestId('online-badge').getAttribute('data-online')).toBe('true');
+    expect(await row().innerText()).toContain(serial);
+    expect(await page.getByTestId('device-totals').innerText()).toMatch(/Online 1/i);
+    await page.screenshot({ path: `${shotDir}/devices-list.png` });
+  });
+
+  it('opens the detail, changes the volume and shows it pending until the device confirms', async () => {
+    await row().getByRole('link').first().click();
+    await page.waitForURL(`**/pass-platform/device/management/${deviceKey}`);
+    await expect.poll(() => page.getByTestId('device-name').textContent()).toBeTruthy();
+    await expect.poll(() => page.getByTestId('device-facts').innerText()).toContain(serial);
+
+    await page.getByTestId('tab-other').click();
+    const volume = page.getByTestId('setting-volume').locator('input');
+    await volume.fill('35');
+    await page.getByTestId('device-save').click();
+    await expect.poll(() => page.getByTestId('pending-volume').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/devices-pending.png` });
+    // The device applies the setting and reports it; the screen asks again every 2 s.
+    await expect.poll(() => page.getByTestId('pending-volume').count(), { timeout: 15_000 }).toBe(0);
+    expect(fleet.agents[0]!.settings.volume).toBe(35);
+    expect(await page.getByTestId('reported-volume').count()).toBe(0);
+
+    await page.reload();
+    await page.getByTestId('tab-other').click();
+    await expect.poll(() => page.getByTestId('setting-volume').locator('input').inputValue()).toBe('35%');
+  });
+
+  it('refuses an out-of-format app password inline', async () => {
+    await page.getByTestId('tab-other').click();
+    const password = page.getByTestId('setting-appPassword').locator('input');
+    await password.fill('12');
+    await page.getByTestId('device-save').click();
+    await expect.poll(() => page.getByTestId('setting-appPassword').innerText()).toContain('Enter 4 to 8 digits');
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+  });
+
+  it('captures a photo and shows it', async () => {
+    await page.getByTestId('cmd-capturePhoto').click();
+    await expect.poll(() => page.getByTestId('photo-pending').innerText()).toContain('Getting, please wait');
+    const photo = page.getByTestId('device-photo');
+    await expect.poll(() => photo.count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const succeeded = page.getByTestId('commands-table').locator('tr[data-state="succeeded"]').filter({ hasText: 'Capture photo' });
+    await expect.poll(() => succeeded.count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${shotDir}/devices-detail.png`, fullPage: true });
+  });
+});
