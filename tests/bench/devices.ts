@@ -11,6 +11,7 @@ import { mb, rssOf, type OwnHost } from './host.ts';
 
 interface Device {
   deviceKey: string;
+  settings: { volume: number };
   online: boolean;
   pending: string[];
   version: number;
@@ -72,11 +73,14 @@ export async function devicesBench(host: OwnHost): Promise<string[]> {
         const agent = agents[(i * 7) % agents.length]!;
         const key = agent.deviceKey!;
         const current = await read(key);
+        // Always a value the device does not have yet, or no delta would reach it.
         volume = (volume + 7) % 100;
-        const target = volume;
-        const appliedAt = new Promise<number>((resolve) => {
+        const target = volume === current.settings.volume ? (volume + 1) % 100 : volume;
+        const appliedAt = new Promise<number>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`device ${key} never applied volume ${target}`)), 30_000);
           const off = agent.on((event) => {
             if (event.type === 'applied' && event.settings.volume === target) {
+              clearTimeout(timer);
               off();
               resolve(performance.now());
             }
