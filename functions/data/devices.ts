@@ -221,16 +221,6 @@ export async function updateDevice(tenantId: string, deviceKey: string, version:
   return result.data as Device;
 }
 
-/** Applies settings to many devices, each with its own current version; answers those it updated. */
-export async function setSettingsOf(tenantId: string, device: Device, settings: DeviceSettings): Promise<Device | undefined> {
-  try {
-    return await updateDevice(tenantId, device.deviceKey, device.version, { settings });
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-}
-
 export async function deleteDevice(tenantId: string, device: Device, version: number): Promise<void> {
   try {
     await dynamo().send(

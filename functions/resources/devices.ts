@@ -40,6 +40,7 @@ import { ConflictError, fieldError } from '#lib/errors';
 import { deviceRoute, created, defineResource, deleted, ok, parse, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { brokerAddress, deleteShadow, publish, registerThing, unregisterThing, updateDesired } from '#lib/iot';
+import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 
 async function companyName(tenantId: string): Promise<string> {
@@ -170,8 +171,7 @@ export const devices = defineResource('devices', {
       const targets = found as Device[];
       // Every device is checked before any is changed, so a bad combination changes nothing.
       const merged = targets.map((device) => mergeSettings(device.settings, body.settings, locale));
-      let updated = 0;
-      for (const [i, device] of targets.entries()) {
+      await pool(targets, 8, async (device, i) => {
         let current = device;
         let settings = merged[i]!;
         for (let attempt = 0; ; attempt++) {
@@ -185,9 +185,8 @@ export const devices = defineResource('devices', {
           }
         }
         await pushSettings(current);
-        updated++;
-      }
-      return created({ updated });
+      });
+      return created({ updated: targets.length });
     },
   }),
   'GET /v1/devices/{deviceKey}': sessionRoute({

@@ -11,6 +11,7 @@ import { AppError, ValidationError, fieldError } from '#lib/errors';
 import { catalogs, translate, type MessageId } from '#lib/i18n';
 import { issueText, parse } from '#lib/http';
 import { parseMultipart } from '#lib/multipart';
+import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
 import { XLSX_TYPE, readFirstSheet, writeSheet } from '#lib/xlsx';
 import { isZip, listZip } from '#lib/zip';
@@ -51,21 +52,6 @@ async function fileOf(headers: Record<string, string | undefined>, body: Buffer,
   const file = form.files.find((f) => f.field === 'file');
   if (!file || file.data.length === 0) throw fieldError('file', 'upload.fileMissing');
   return file;
-}
-
-/** Runs `work` over `items`, `width` at a time, keeping the order of the results. */
-async function pool<T, R>(items: T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!, index);
-      }
-    }),
-  );
-  return results;
 }
 
 /** Finds a group or department by name, creating it once when it is new. */
