@@ -124,6 +124,14 @@ export const groupListQuery = z.object({ type: z.enum(GROUP_TYPES) });
 export const departmentBody = z.object({ name: z.string().trim().min(1).max(64), parentKey: key.optional() }).strict();
 export const departmentPatchBody = z.object({ name: z.string().trim().min(1).max(64).optional(), parentKey: z.union([key, z.null()]).optional(), version: z.number().int().min(1) }).strict();
 
+/** An import that runs in the background: the workbook (`info`) or the photo archive (`avatars`). */
+export const IMPORT_STEPS = ['info', 'avatars'] as const;
+export type ImportStep = (typeof IMPORT_STEPS)[number];
+export const importJobBody = z
+  .object({ step: z.enum(IMPORT_STEPS), filename: z.string().trim().min(1).max(255), size: z.number().int().min(1) })
+  .strict();
+export const importJobParams = z.object({ jobKey: key });
+
 export const employeeKeyParams = z.object({ employeeKey: key });
 export const visitorKeyParams = z.object({ visitorKey: key });
 export const groupKeyParams = z.object({ groupKey: key });

@@ -1,7 +1,7 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonKind } from '#contract/people';
-import { normalizeKeyword, searchText, uniqueValue, type UniqueField } from '#domain/people';
+import { TERM_MAX, normalizeKeyword, searchTerms, termText, uniqueValue, type UniqueField } from '#domain/people';
 import { dynamo } from '#lib/aws';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
@@ -34,8 +34,8 @@ export const people = lazy(
           remoteDoorOpen: { type: 'boolean' },
           state: { type: ['active', 'resigned'] as const, required: true, default: 'active' },
           resignedAt: { type: 'string' },
-          /** Lower-case name, personnel ID, phone and IC card, for keyword search. */
-          search: { type: 'string', required: true },
+          /** The person's search terms in one string (domain/people.ts termText), for filtered reads. */
+          terms: { type: 'string', required: true },
           createdAt: { type: 'string', required: true },
           updatedAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
@@ -67,6 +67,73 @@ export const personUniques = lazy(
       entityConfig(MAIN_TABLE),
     ),
 );
+
+/**
+ * The keyword index: one item per search term of a person (domain/people.ts searchTerms), sorted
+ * by the term, so a keyword is a `begins_with` read of the terms that start with it. It carries
+ * the list filters, so a filtered keyword list needs nothing else; every write of a person
+ * rewrites its terms in the same transaction.
+ */
+export const personTerms = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'personTerm', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          kind: { type: ['employee', 'visitor'] as const, required: true },
+          term: { type: 'string', required: true },
+          personKey: { type: 'string', required: true },
+          state: { type: ['active', 'resigned'] as const, required: true },
+          groupKey: { type: 'string', required: true },
+          departmentKey: { type: 'string' },
+        },
+        indexes: {
+          primary: {
+            pk: tenantPartition,
+            sk: { field: 'sk', composite: ['kind', 'term', 'personKey'], template: 'term#${kind}#${term}#${personKey}', casing: 'none' },
+          },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+type Indexed = Pick<Person, 'tenantId' | 'kind' | 'personKey' | 'state' | 'groupKey' | 'departmentKey'> & Parameters<typeof searchTerms>[0];
+
+/** The index items of a person as it is (or is about to be) stored. */
+export function termItems(person: Indexed) {
+  return searchTerms(person).map((term) => ({
+    tenantId: person.tenantId,
+    kind: person.kind,
+    term,
+    personKey: person.personKey,
+    state: person.state,
+    groupKey: person.groupKey,
+    ...(person.departmentKey ? { departmentKey: person.departmentKey } : {}),
+  }));
+}
+
+/**
+ * The transaction items that take a person's index from `before` to `after` (either may be
+ * absent): puts for every term of `after` when anything indexed changed, deletes for the terms
+ * `after` no longer has. DynamoDB refuses two operations on one item in a transaction, so a kept
+ * term is only put.
+ */
+function reindex(before: Indexed | undefined, after: Indexed | undefined): TransactItem[] {
+  const old = before ? termItems(before) : [];
+  const next = after ? termItems(after) : [];
+  const same = (a: (typeof old)[number], b: (typeof old)[number]) =>
+    a.term === b.term && a.state === b.state && a.groupKey === b.groupKey && a.departmentKey === b.departmentKey;
+  const items: TransactItem[] = [];
+  const kept = new Set(next.map((t) => t.term));
+  for (const t of old) {
+    if (!kept.has(t.term)) items.push({ Delete: personTerms().delete({ tenantId: t.tenantId, kind: t.kind, term: t.term, personKey: t.personKey }).params() as NonNullable<TransactItem['Delete']> });
+  }
+  for (const t of next) {
+    if (!old.some((o) => same(o, t))) items.push(transactPut(personTerms().put(t).params()));
+  }
+  return items;
+}
 
 /** How many people of each kind and state a tenant has, kept in the same transactions as the people. */
 export const peopleCounters = lazy(
@@ -144,16 +211,24 @@ async function transact(items: TransactItem[], roles: (UniqueField | 'record' | 
   }
 }
 
+/** Why a write conditioned on a person's version was refused: the person is gone (404) or changed (409). */
+const refusal = (tenantId: string, kind: PersonKind, personKey: string) => async (): Promise<never> => {
+  throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
+};
+
 export async function createPerson(tenantId: string, kind: PersonKind, input: PersonInput): Promise<Person> {
   const personKey = newTimeId();
   const now = nowIso();
-  const record = { ...input, tenantId, kind, personKey, state: 'active' as const, search: searchText(input), createdAt: now, updatedAt: now, version: 1 };
+  const record = { ...input, tenantId, kind, personKey, state: 'active' as const, terms: termText(searchTerms(input)), createdAt: now, updatedAt: now, version: 1 };
   const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey), counting(tenantId, kind, 'active', 1)];
   const roles: ('record' | UniqueField)[] = ['record', 'personId', 'record'];
   if (input.icCard) {
     items.push(claim(tenantId, 'icCard', input.icCard, personKey));
     roles.push('icCard');
   }
+  const index = reindex(undefined, record);
+  items.push(...index);
+  roles.push(...index.map(() => 'record' as const));
   await transact(items, roles, () => Promise.reject(new ConflictError()));
   return record as Person;
 }
@@ -168,9 +243,9 @@ export async function requirePerson(tenantId: string, kind: PersonKind, personKe
   return person;
 }
 
-/** Applies a change at `version`: moves the unique claims that change and rewrites the search text, in one transaction. */
-export async function updatePerson(tenantId: string, kind: PersonKind, personKey: string, version: number, changes: PersonChanges): Promise<Person> {
-  const current = await requirePerson(tenantId, kind, personKey);
+/** Applies a change to `current` (as just read) at `version`: moves the unique claims that change and rewrites the search terms, in one transaction. */
+export async function updatePerson(current: Person, version: number, changes: PersonChanges): Promise<Person> {
+  const { tenantId, kind, personKey } = current;
   if (current.version !== version) throw new ConflictError();
   const next = { ...current } as Record<string, unknown>;
   const set: Record<string, unknown> = {};
@@ -186,7 +261,7 @@ export async function updatePerson(tenantId: string, kind: PersonKind, personKey
     }
   }
   const now = nowIso();
-  set.search = searchText(next as Person);
+  set.terms = termText(searchTerms(next as Person));
   set.updatedAt = now;
 
   let update = people().patch({ tenantId, kind, personKey }).set(set).add({ version: 1 });
@@ -206,9 +281,10 @@ export async function updatePerson(tenantId: string, kind: PersonKind, personKey
       roles.push(field);
     }
   }
-  await transact(items, roles, async () => {
-    throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
-  });
+  const index = reindex(current, next as Person);
+  items.push(...index);
+  roles.push(...index.map(() => 'record' as const));
+  await transact(items, roles, refusal(tenantId, kind, personKey));
   return { ...(next as Person), ...set, version: version + 1 } as Person;
 }
 
@@ -224,10 +300,9 @@ export async function setEmployeeState(tenantId: string, personKey: string, vers
     { Update: update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params() as NonNullable<TransactItem['Update']> },
     counting(tenantId, 'employee', current.state, -1),
     counting(tenantId, 'employee', state, 1),
+    ...reindex(current, { ...current, state }),
   ];
-  await transact(items, ['record', 'record', 'record'], async () => {
-    throw (await findPerson(tenantId, 'employee', personKey)) ? new ConflictError() : new NotFoundError();
-  });
+  await transact(items, items.map(() => 'record' as const), refusal(tenantId, 'employee', personKey));
   const { resignedAt: _resignedAt, ...rest } = current;
   return { ...rest, state, updatedAt: now, version: version + 1, ...(state === 'resigned' ? { resignedAt: now } : {}) } as Person;
 }
@@ -253,9 +328,8 @@ export async function deletePerson(tenantId: string, kind: PersonKind, personKey
     counting(tenantId, kind, current.state, -1),
   ];
   if (current.icCard) items.push(release(tenantId, 'icCard', current.icCard, personKey));
-  await transact(items, items.map(() => 'record' as const), async () => {
-    throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
-  });
+  items.push(...reindex(current, undefined));
+  await transact(items, items.map(() => 'record' as const), refusal(tenantId, kind, personKey));
   for (const hook of personDeletionHooks) await hook(tenantId, current);
   return current;
 }
@@ -305,7 +379,7 @@ function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): Q
   if (filter.state) add('state', (n, v) => `${n} = ${v}`, filter.state);
   if (filter.groupKey) add('groupKey', (n, v) => `${n} = ${v}`, filter.groupKey);
   if (filter.departmentKey) add('departmentKey', (n, v) => `${n} = ${v}`, filter.departmentKey);
-  if (filter.keyword) add('search', (n, v) => `contains(${n}, ${v})`, normalizeKeyword(filter.keyword));
+  if (filter.keyword) add('terms', (n, v) => `contains(${n}, ${v})`, termText([keywordOf(filter.keyword)]));
   return {
     TableName: tableName(MAIN_TABLE),
     KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
@@ -315,12 +389,87 @@ function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): Q
   };
 }
 
-/** One page of people, newest first, with the filters applied; `total` comes with the first page. */
+const keywordOf = (keyword: string): string => normalizeKeyword(keyword).slice(0, TERM_MAX);
+
+/** A keyword list reads at most this many index items; past it the list reads the people themselves. */
+export const TERM_READ_LIMIT = 5_000;
+
+/**
+ * The keys of the people with a term that starts with the keyword and who pass the other filters,
+ * newest first: a read of the keyword index alone. Undefined when more than TERM_READ_LIMIT terms
+ * start with it (a keyword of one or two letters): such a keyword matches so often that reading
+ * the people in order fills a page sooner.
+ */
+async function keywordMatches(tenantId: string, kind: PersonKind, filter: PeopleFilter): Promise<string[] | undefined> {
+  const keyword = keywordOf(filter.keyword!);
+  const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#personKey': 'personKey', '#term': 'term' };
+  const values: Record<string, unknown> = { ':pk': tenantId, ':prefix': `term#${kind}#${keyword}` };
+  const conditions: string[] = [];
+  for (const attr of ['state', 'groupKey', 'departmentKey'] as const) {
+    if (!filter[attr]) continue;
+    names[`#${attr}`] = attr;
+    values[`:${attr}`] = filter[attr];
+    conditions.push(`#${attr} = :${attr}`);
+  }
+  const keys = new Set<string>();
+  let read = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(MAIN_TABLE),
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ProjectionExpression: '#personKey, #term',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ExclusiveStartKey: start,
+        Limit: TERM_READ_LIMIT - read,
+      }),
+    );
+    // The key prefix also takes a keyword that runs on past the term into the key; the term decides.
+    for (const item of page.Items ?? []) if ((item.term as string).startsWith(keyword)) keys.add(item.personKey as string);
+    read += page.ScannedCount ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start && read < TERM_READ_LIMIT);
+  if (start) return undefined;
+  return [...keys].sort().reverse();
+}
+
+/** People by key, in the order of `keys`; one read per 100. */
+async function peopleByKeys(tenantId: string, kind: PersonKind, keys: string[]): Promise<Person[]> {
+  if (keys.length === 0) return [];
+  const { data } = await people()
+    .get(keys.map((personKey) => ({ tenantId, kind, personKey })))
+    .go({ concurrency: 2 });
+  const byKey = new Map(data.map((p) => [p.personKey, p]));
+  return keys.map((k) => byKey.get(k)).filter((p): p is Person => !!p);
+}
+
+/**
+ * One page of people, newest first, with the filters applied; `total` comes with the first page.
+ * A keyword is looked up in the keyword index; the other filters (and a keyword too common for
+ * the index) read the people in order and keep those that match.
+ */
 export async function listPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, pageSize: number, cursor?: string): Promise<PeoplePage> {
   const prefix = `person#${kind}#`;
+  let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
+  if (filter.keyword) {
+    const matches = await keywordMatches(tenantId, kind, filter);
+    if (matches) {
+      const after = start ? (start.sk as string).slice(prefix.length) : undefined;
+      const from = after === undefined ? 0 : matches.findIndex((k) => k < after);
+      const keys = from < 0 ? [] : matches.slice(from, from + pageSize);
+      const more = from >= 0 && from + pageSize < matches.length;
+      return {
+        items: await peopleByKeys(tenantId, kind, keys),
+        nextCursor: more ? encodeCursor({ pk: tenantId, sk: `${prefix}${keys.at(-1)}` }) : null,
+        ...(cursor ? {} : { total: matches.length }),
+      };
+    }
+  }
   const input = queryInput(tenantId, kind, filter);
   const items: Person[] = [];
-  let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
   let nextCursor: string | null = null;
   // Read a little first (most filters match often), then more each round for rare matches.
   for (let round = 0; items.length < pageSize; round++) {

@@ -1,5 +1,8 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { s3 } from './aws.ts';
 
 /** The buckets, by what they hold. Names come from the environment (the stack sets them). */
@@ -8,6 +11,8 @@ export const BUCKETS = {
   captures: { env: 'CAPTURES_BUCKET', defaultName: 'passcloud-captures' },
   recordings: { env: 'RECORDINGS_BUCKET', defaultName: 'passcloud-recordings' },
   packages: { env: 'PACKAGES_BUCKET', defaultName: 'passcloud-packages' },
+  /** Files uploaded for a background import; the worker removes each when done, the bucket expires the rest. */
+  imports: { env: 'IMPORTS_BUCKET', defaultName: 'passcloud-imports' },
 } as const;
 export type BucketName = keyof typeof BUCKETS;
 
@@ -31,19 +36,36 @@ export function presignedGet(bucket: BucketName, tenantId: string, fileKey: stri
   return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }), { expiresIn: PRESIGN_SECONDS });
 }
 
-/** True when the tenant has an object at `fileKey` in the bucket. */
-export async function objectExists(bucket: BucketName, tenantId: string, fileKey: string): Promise<boolean> {
+/** The size in bytes of the tenant's object at `fileKey`, or undefined when there is none. */
+export async function objectSize(bucket: BucketName, tenantId: string, fileKey: string): Promise<number | undefined> {
   try {
-    await s3().send(new HeadObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
-    return true;
+    const head = await s3().send(new HeadObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+    return head.ContentLength ?? 0;
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (status === 404 || (error as { name?: string }).name === 'NotFound') return false;
+    if (status === 404 || (error as { name?: string }).name === 'NotFound') return undefined;
     throw error;
   }
 }
 
-/** A short-lived link through which a device uploads one object (a captured photo). */
+/** True when the tenant has an object at `fileKey` in the bucket. */
+export async function objectExists(bucket: BucketName, tenantId: string, fileKey: string): Promise<boolean> {
+  return (await objectSize(bucket, tenantId, fileKey)) !== undefined;
+}
+
+/** The whole object in memory: for small files (a workbook of at most 2 MB). */
+export async function getObjectBytes(bucket: BucketName, tenantId: string, fileKey: string): Promise<Buffer> {
+  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  return Buffer.from(await out.Body!.transformToByteArray());
+}
+
+/** Streams the object to a local file, so a large archive never sits in memory whole. */
+export async function saveObjectTo(bucket: BucketName, tenantId: string, fileKey: string, path: string): Promise<void> {
+  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  await pipeline(out.Body as Readable, createWriteStream(path));
+}
+
+/** A short-lived link through which a device uploads one object (a captured photo) or the console a file to import. */
 export function presignedPut(bucket: BucketName, tenantId: string, fileKey: string, contentType: string, expiresIn = 120): Promise<string> {
   return getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ContentType: contentType }), { expiresIn });
 }

@@ -13,12 +13,13 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
 /**
- * Lists an archive held in memory from its central directory, without unpacking anything. Entry
- * names are decoded here, not trusted: the caller judges them.
+ * Lists an archive (in memory, or a file on disk) from its central directory, without unpacking
+ * anything. Entry names are decoded here, not trusted: the caller judges them.
  */
-export function listZip(bytes: Buffer): Promise<{ entries: ZipEntry[]; close(): void }> {
+export function listZip(source: Buffer | string): Promise<{ entries: ZipEntry[]; close(): void }> {
+  const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (error, zip) => {
+    const opened = (error: Error | null, zip?: yauzl.ZipFile) => {
       if (error || !zip) return reject(error ?? new Error('unreadable archive'));
       const entries: ZipEntry[] = [];
       zip.on('entry', (entry: yauzl.Entry) => {
@@ -52,7 +53,9 @@ export function listZip(bytes: Buffer): Promise<{ entries: ZipEntry[]; close(): 
       zip.on('end', () => resolve({ entries, close: () => zip.close() }));
       zip.on('error', reject);
       zip.readEntry();
-    });
+    };
+    if (typeof source === 'string') yauzl.open(source, options, opened);
+    else yauzl.fromBuffer(source, options, opened);
   });
 }
 

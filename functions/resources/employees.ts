@@ -1,7 +1,8 @@
-import { employeeCreateBody, employeeKeyParams, employeeListQuery, employeePatchBody, versionBody, versionQuery } from '#contract/people';
+import { employeeCreateBody, employeeKeyParams, employeeListQuery, employeePatchBody, versionBody, versionQuery, importJobBody, importJobParams } from '#contract/people';
 import { createPerson, requirePerson, setEmployeeState, updatePerson } from '#data/people';
-import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { checkReferences, listJson, personJson, removePerson } from './people.ts';
+import { createJob, readJob, startJob } from './importJobs.ts';
 import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
 
 export const employees = defineResource('employees', {
@@ -39,6 +40,24 @@ export const employees = defineResource('employees', {
       return created(await importPhotos(auth.tenantId, 'employee', headers, rawBody, locale));
     },
   }),
+  'POST /v1/employees/imports/jobs': sessionRoute({
+    body: importJobBody,
+    async handle({ auth, body, locale }) {
+      return created(await createJob(auth.tenantId, 'employee', body, locale));
+    },
+  }),
+  'GET /v1/employees/imports/jobs/{jobKey}': sessionRoute({
+    params: importJobParams,
+    async handle({ auth, params, locale }) {
+      return ok(await readJob(auth.tenantId, 'employee', params.jobKey, locale));
+    },
+  }),
+  'POST /v1/employees/imports/jobs/{jobKey}/start': sessionRoute({
+    params: importJobParams,
+    async handle({ auth, params, locale }) {
+      return queued(await startJob(auth.tenantId, 'employee', params.jobKey, locale));
+    },
+  }),
   'GET /v1/employees/{employeeKey}': sessionRoute({
     params: employeeKeyParams,
     async handle({ auth, params }) {
@@ -50,9 +69,9 @@ export const employees = defineResource('employees', {
     body: employeePatchBody,
     async handle({ auth, params, body }) {
       const { version, ...changes } = body;
-      await requirePerson(auth.tenantId, 'employee', params.employeeKey);
+      const current = await requirePerson(auth.tenantId, 'employee', params.employeeKey);
       await checkReferences(auth.tenantId, 'employee', changes);
-      return created(await personJson(await updatePerson(auth.tenantId, 'employee', params.employeeKey, version, changes)));
+      return created(await personJson(await updatePerson(current, version, changes)));
     },
   }),
   'DELETE /v1/employees/{employeeKey}': sessionRoute({

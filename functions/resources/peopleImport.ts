@@ -14,7 +14,7 @@ import { parseMultipart } from '#lib/multipart';
 import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
 import { XLSX_TYPE, readFirstSheet, writeSheet } from '#lib/xlsx';
-import { isZip, listZip } from '#lib/zip';
+import { isZip, listZip, type ZipEntry } from '#lib/zip';
 
 /** Two-step import (workbook, then photo archive) and export of employees and visitors. */
 
@@ -75,20 +75,29 @@ export interface ImportRow {
   reasons?: string[];
 }
 
-function reasonsOf(error: unknown, locale: Locale): string[] {
+export function reasonsOf(error: unknown, locale: Locale): string[] {
   if (error instanceof ValidationError) return error.issues.map((issue) => `${issue.path}: ${issueText(issue, locale)}`);
   if (error instanceof AppError) return [translate(locale, error.messageId, error.params)];
   throw error;
 }
 
-/** Step one: the workbook. Each row is created, updated (same personnel ID) or rejected with its reasons. */
+/** Called as work goes on: how many of how many rows or entries are done. */
+export type Progress = (processed: number, total: number) => void;
+
+/** Step one, as one request: the workbook in a multipart body. */
 export async function importWorkbook(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
   const file = await fileOf(headers, body, IMPORT_MAX_BYTES);
   if (file.truncated) throw fieldError('file', 'upload.tooBig', { max: IMPORT_MAX_BYTES / 1024 / 1024 });
-  if (!file.filename.toLowerCase().endsWith('.xlsx') || !isZip(file.data)) throw fieldError('file', 'import.notXlsx');
+  if (!file.filename.toLowerCase().endsWith('.xlsx')) throw fieldError('file', 'import.notXlsx');
+  return importRows(tenantId, kind, file.data, locale);
+}
+
+/** Step one: the workbook's rows. Each is created, updated (same personnel ID) or rejected with its reasons. */
+export async function importRows(tenantId: string, kind: PersonKind, data: Buffer, locale: Locale, progress?: Progress) {
+  if (!isZip(data)) throw fieldError('file', 'import.notXlsx');
   let sheet: string[][];
   try {
-    sheet = await readFirstSheet(file.data);
+    sheet = await readFirstSheet(data);
   } catch {
     throw fieldError('file', 'import.notXlsx');
   }
@@ -96,6 +105,7 @@ export async function importWorkbook(tenantId: string, kind: PersonKind, headers
   if (missing.length) throw fieldError('file', 'import.noHeader', { columns: missing.map((c) => translate(locale, COLUMN_MESSAGE[c])).join(', ') });
   const rows = sheet.slice(1).map((cells, i) => ({ number: i + 2, cells })).filter((r) => r.cells.some((c) => c.trim()));
   if (rows.length > IMPORT_MAX_ROWS) throw fieldError('file', 'import.tooManyRows', { max: IMPORT_MAX_ROWS });
+  progress?.(0, rows.length);
 
   const groupKeyOf = nameResolver(
     (await listGroups(tenantId, kind)).map((g) => ({ key: g.groupKey, name: g.name })),
@@ -108,6 +118,7 @@ export async function importWorkbook(tenantId: string, kind: PersonKind, headers
   const genders = localizedGenders();
   const schema = kind === 'employee' ? employeeCreateBody : visitorCreateBody;
 
+  let done = 0;
   const results = await pool(rows, 8, async ({ number, cells }): Promise<ImportRow> => {
     const cell = (key: ColumnKey) => (columns[key] === undefined ? '' : (cells[columns[key]!] ?? '').trim());
     const personId = cell('personId');
@@ -131,13 +142,15 @@ export async function importWorkbook(tenantId: string, kind: PersonKind, headers
       if (claim) {
         const existing = await findPerson(tenantId, kind, claim.personKey);
         if (!existing) throw fieldError('personId', 'import.otherList');
-        await updatePerson(tenantId, kind, existing.personKey, existing.version, input);
+        await updatePerson(existing, existing.version, input);
         return { row: number, personId, status: 'updated' };
       }
       await createPerson(tenantId, kind, input);
       return { row: number, personId, status: 'created' };
     } catch (error) {
       return { row: number, personId, status: 'rejected', reasons: reasonsOf(error, locale) };
+    } finally {
+      progress?.(++done, rows.length);
     }
   });
   const count = (status: ImportRow['status']) => results.filter((r) => r.status === status).length;
@@ -151,16 +164,22 @@ export interface PhotoEntry {
   reason?: string;
 }
 
-/**
- * Step two: the photo archive. Bounds are checked on the central directory before anything is
- * unpacked; each photo is read with a cap of 500 KB and judged like an upload.
- */
+/** Step two, as one request: the archive in a multipart body. */
 export async function importPhotos(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
   const file = await fileOf(headers, body, 10 * 1024 * 1024);
   if (!isZip(file.data)) throw fieldError('file', 'zip.notZip');
+  return importArchive(tenantId, kind, file.data, locale);
+}
+
+/**
+ * Step two: the photo archive, in memory or in a file. Bounds are checked on the central
+ * directory before anything is unpacked; each photo is read with a cap of 500 KB and judged like
+ * an upload.
+ */
+export async function importArchive(tenantId: string, kind: PersonKind, source: Buffer | string, locale: Locale, progress?: Progress) {
   let archive: Awaited<ReturnType<typeof listZip>>;
   try {
-    archive = await listZip(file.data);
+    archive = await listZip(source);
   } catch {
     throw fieldError('file', 'zip.notZip');
   }
@@ -168,6 +187,8 @@ export async function importPhotos(tenantId: string, kind: PersonKind, headers: 
     if (archive.entries.length > ZIP_MAX_ENTRIES) throw fieldError('file', 'zip.tooManyEntries', { max: ZIP_MAX_ENTRIES });
     const unpacked = archive.entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
     if (unpacked > ZIP_MAX_UNPACKED_BYTES) throw fieldError('file', 'zip.tooLarge', { max: ZIP_MAX_UNPACKED_BYTES / 1024 / 1024 });
+    progress?.(0, archive.entries.length);
+    let done = 0;
 
     const skip = (name: string, reason: MessageId, params?: Record<string, number>, personId?: string): PhotoEntry => ({
       name,
@@ -176,7 +197,7 @@ export async function importPhotos(tenantId: string, kind: PersonKind, headers: 
       reason: translate(locale, reason, params),
     });
     const month = new Date().toISOString().slice(0, 7).replace('-', '/');
-    const entries = await pool(archive.entries, 4, async (entry): Promise<PhotoEntry | null> => {
+    const importEntry = async (entry: ZipEntry): Promise<PhotoEntry | null> => {
       const verdict = judgeZipEntry(entry.name, entry.isLink);
       if (verdict.kind === 'folder') return null;
       if (verdict.kind === 'skip') return skip(entry.name, verdict.reason);
@@ -199,9 +220,16 @@ export async function importPhotos(tenantId: string, kind: PersonKind, headers: 
       }
       const fileKey = `avatar/${month}/${newId()}.${image.type}`;
       await putObject('photos', tenantId, fileKey, bytes, image.type === 'jpg' ? 'image/jpeg' : 'image/png');
-      await updatePerson(tenantId, kind, person.personKey, person.version, { avatar: fileKey });
+      await updatePerson(person, person.version, { avatar: fileKey });
       if (person.avatar) await deleteObject('photos', tenantId, person.avatar);
       return { name: entry.name, status: 'imported', personId };
+    };
+    const entries = await pool(archive.entries, 4, async (entry): Promise<PhotoEntry | null> => {
+      try {
+        return await importEntry(entry);
+      } finally {
+        progress?.(++done, archive.entries.length);
+      }
     });
     const listed = entries.filter((e): e is PhotoEntry => e !== null);
     return { imported: listed.filter((e) => e.status === 'imported').length, skipped: listed.filter((e) => e.status === 'skipped').length, entries: listed };

@@ -1,7 +1,8 @@
-import { listQuery, versionQuery, visitorCreateBody, visitorKeyParams, visitorPatchBody } from '#contract/people';
+import { listQuery, versionQuery, visitorCreateBody, visitorKeyParams, visitorPatchBody, importJobBody, importJobParams } from '#contract/people';
 import { createPerson, requirePerson, updatePerson } from '#data/people';
-import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { checkReferences, listJson, personJson, removePerson } from './people.ts';
+import { createJob, readJob, startJob } from './importJobs.ts';
 import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
 
 export const visitors = defineResource('visitors', {
@@ -38,6 +39,24 @@ export const visitors = defineResource('visitors', {
       return created(await importPhotos(auth.tenantId, 'visitor', headers, rawBody, locale));
     },
   }),
+  'POST /v1/visitors/imports/jobs': sessionRoute({
+    body: importJobBody,
+    async handle({ auth, body, locale }) {
+      return created(await createJob(auth.tenantId, 'visitor', body, locale));
+    },
+  }),
+  'GET /v1/visitors/imports/jobs/{jobKey}': sessionRoute({
+    params: importJobParams,
+    async handle({ auth, params, locale }) {
+      return ok(await readJob(auth.tenantId, 'visitor', params.jobKey, locale));
+    },
+  }),
+  'POST /v1/visitors/imports/jobs/{jobKey}/start': sessionRoute({
+    params: importJobParams,
+    async handle({ auth, params, locale }) {
+      return queued(await startJob(auth.tenantId, 'visitor', params.jobKey, locale));
+    },
+  }),
   'GET /v1/visitors/{visitorKey}': sessionRoute({
     params: visitorKeyParams,
     async handle({ auth, params }) {
@@ -49,9 +68,9 @@ export const visitors = defineResource('visitors', {
     body: visitorPatchBody,
     async handle({ auth, params, body }) {
       const { version, ...changes } = body;
-      await requirePerson(auth.tenantId, 'visitor', params.visitorKey);
+      const current = await requirePerson(auth.tenantId, 'visitor', params.visitorKey);
       await checkReferences(auth.tenantId, 'visitor', changes);
-      return created(await personJson(await updatePerson(auth.tenantId, 'visitor', params.visitorKey, version, changes)));
+      return created(await personJson(await updatePerson(current, version, changes)));
     },
   }),
   'DELETE /v1/visitors/{visitorKey}': sessionRoute({

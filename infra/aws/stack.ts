@@ -1,12 +1,13 @@
-import { CfnOutput, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Size, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { HttpMethods, type Bucket, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { resolve } from 'node:path';
 import { TABLES } from '@passcloud/functions/data/tables';
-import { Api } from './api.ts';
+import { Api, HandlerFunction, REPO_ROOT } from './api.ts';
 import { DeviceIot } from './iot.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
@@ -22,6 +23,7 @@ export class PassCloudStack extends Stack {
   readonly api: Api;
   readonly buckets: Buckets;
   readonly iot: DeviceIot;
+  readonly importWorker: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -34,9 +36,22 @@ export class PassCloudStack extends Stack {
     // Face terminals: thing type, custom authorizer, topic rules and the ATS endpoint (DESIGN.md §6).
     const iot = (this.iot = new DeviceIot(this, 'Iot', { environment: { ...tables.environment(), ...buckets.environment() } }));
 
+    // Background imports of people (functions/jobs/imports.ts): one run reads a whole workbook or photo archive.
+    const importWorker = (this.importWorker = new HandlerFunction(this, 'ImportWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/imports.ts'),
+      description: 'Pass Cloud: imports a workbook or photo archive of people in the background',
+      environment: { ...tables.environment(), ...buckets.environment() },
+      memorySize: 2048,
+      timeout: Duration.minutes(15),
+      ephemeralStorageSize: Size.gibibytes(2),
+    }));
+    // A run is not worth retrying blindly: a retried job finds itself already running and stops.
+    importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.hours(1) });
+    const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName };
+
     this.api = new Api(this, 'Api', {
       environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom },
-      environmentOf: { devices: iot.devicesEnvironment() },
+      environmentOf: { devices: iot.devicesEnvironment(), employees: importsEnvironment, visitors: importsEnvironment },
     });
 
     // Each function gets only what it touches.
@@ -58,7 +73,16 @@ export class PassCloudStack extends Stack {
       grantTable(fn, main, 'readWrite');
       // Photos: existence checks and short-lived links (GetObject), archive imports (PutObject), removal with the person.
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+      // Background imports: the job record, the presigned upload (PutObject), its size (GetObject), removal of an oversized file.
+      grantTable(fn, events, 'readWrite');
+      this.grantObjects(fn, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
+      grantListing(fn, buckets.data.imports);
+      importWorker.grantInvoke(fn);
     }
+    grantTable(importWorker, main, 'readWrite');
+    grantTable(importWorker, events, 'readWrite');
+    this.grantObjects(importWorker, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    this.grantObjects(importWorker, [buckets.data.imports], ['s3:GetObject', 's3:DeleteObject']);
 
     // Devices: records and serial claims in the main table, commands and logs in the events table;
     // captured photos are uploaded by the device through a presigned PUT and shown through a presigned GET.
@@ -76,6 +100,14 @@ export class PassCloudStack extends Stack {
     grantListing(iot.ingestFunction, buckets.data.captures);
 
     const site = new ConsoleSite(this, 'Console', { bucket: buckets.web, logs: buckets.logs, apiDomainName: this.api.domainName });
+
+    // The console uploads import files straight to the imports bucket, from its own origin only.
+    buckets.data.imports.addCorsRule({
+      allowedMethods: [HttpMethods.PUT],
+      allowedOrigins: [`https://${site.distribution.distributionDomainName}`],
+      allowedHeaders: ['content-type'],
+      maxAge: 3600,
+    });
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });

@@ -70,6 +70,11 @@ export class Buckets extends Construct {
       }),
       recordings: new Bucket(this, 'Recordings', { ...logged('recordings'), lifecycleRules: [{ id: 'recordings-expire', expiration: Duration.days(365) }] }),
       packages: new Bucket(this, 'Packages', { ...logged('packages'), versioned: true }),
+      // The import worker removes each file when done; files never imported go after two days.
+      imports: new Bucket(this, 'Imports', {
+        ...logged('imports'),
+        lifecycleRules: [{ id: 'imports-expire', expiration: Duration.days(2), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      }),
     };
     this.web = new Bucket(this, 'Console', { ...logged('console'), removalPolicy: RemovalPolicy.DESTROY, autoDeleteObjects: false });
   }

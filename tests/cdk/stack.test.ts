@@ -32,12 +32,48 @@ describe('the AWS stack', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] } }));
     const api = functions.filter(([id]) => id.startsWith('Api'));
     expect(api).toHaveLength(resources.length);
-    // The rest are the IoT authorizer and ingest functions.
-    expect(functions.map(([id]) => id).filter((id) => !id.startsWith('Api'))).toEqual([logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)]);
+    // The rest are the background import worker and the IoT authorizer and ingest functions.
+    expect(
+      functions
+        .map(([id]) => id)
+        .filter((id) => !id.startsWith('Api'))
+        .sort(),
+    ).toEqual([logicalId(stack.importWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort());
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
       for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'MAIL_FROM']) expect(env).toHaveProperty(name);
     }
+  });
+
+  it('runs background imports in a 15-minute worker that only the people functions may start', () => {
+    const worker = template.findResources('AWS::Lambda::Function')[logicalId(stack.importWorker)] as {
+      Properties: { Timeout: number; MemorySize: number; EphemeralStorage: { Size: number }; Environment: { Variables: Record<string, unknown> } };
+    };
+    expect(worker.Properties).toMatchObject({ Timeout: 900, MemorySize: 2048, EphemeralStorage: { Size: 2048 } });
+    for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'IMPORTS_BUCKET']) expect(worker.Properties.Environment.Variables).toHaveProperty(name);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0 });
+
+    const invokers = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p).includes('lambda:InvokeFunction') && JSON.stringify(p).includes(logicalId(stack.importWorker)))
+      .flatMap((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => r.Ref));
+    const roleOf = (fn: { role?: unknown }) => logicalId((fn.role as { node: { defaultChild: CfnElement } }).node.defaultChild as never);
+    expect(invokers.sort()).toEqual([roleOf(stack.api.functions.employees), roleOf(stack.api.functions.visitors)].sort());
+    for (const resource of ['employees', 'visitors'] as const) {
+      const env = (template.findResources('AWS::Lambda::Function')[logicalId(stack.api.functions[resource])] as { Properties: { Environment: { Variables: Record<string, unknown> } } })
+        .Properties.Environment.Variables;
+      expect(env.IMPORT_WORKER_FUNCTION).toEqual({ Ref: logicalId(stack.importWorker) });
+    }
+  });
+
+  it('expires import uploads after two days and takes them only from the console origin', () => {
+    const bucket = template.findResources('AWS::S3::Bucket')[logicalId(stack.buckets.data.imports)] as { Properties: Record<string, unknown> };
+    expect(bucket.Properties.LifecycleConfiguration).toEqual({
+      Rules: [{ Id: 'imports-expire', ExpirationInDays: 2, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+    });
+    const cors = (bucket.Properties.CorsConfiguration as { CorsRules: { AllowedMethods: string[]; AllowedOrigins: unknown[] }[] }).CorsRules;
+    expect(cors).toHaveLength(1);
+    expect(cors[0]!.AllowedMethods).toEqual(['PUT']);
+    expect(JSON.stringify(cors[0]!.AllowedOrigins)).toContain('DomainName');
   });
 
   it('makes the DynamoDB tables on demand with point-in-time recovery and TTL', () => {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
-import yazl from 'yazl';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { baseUrl } from '../support/api.ts';
 import { makeJpeg, makePng } from '../support/images.ts';
+import { EN_HEADERS, ZH_HEADERS, workbook, zip } from '../support/files.ts';
 
 let token: string;
 
@@ -19,28 +19,8 @@ interface PhotoAnswer {
   entries: { name: string; status: string; reason?: string }[];
 }
 
-const EN = ['Personnel ID*', 'Name*', 'Role*', 'Gender*', 'Group*', 'Phone', 'Email', 'IC card number', 'Department', 'Remark'];
-const ZH = ['人员编号*', '姓名*', '角色*', '性别*', '分组*', '手机号', '邮箱', 'IC卡号', '部门', '备注'];
-
-async function workbook(header: string[], rows: (string | number)[][]): Promise<Buffer> {
-  const book = new ExcelJS.Workbook();
-  const sheet = book.addWorksheet('Personnel');
-  sheet.addRow(header);
-  for (const row of rows) sheet.addRow(row);
-  return Buffer.from(await book.xlsx.writeBuffer());
-}
-
-function zip(entries: { name: string; data: Buffer; mode?: number }[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const archive = new yazl.ZipFile();
-    for (const e of entries) archive.addBuffer(e.data, e.name, e.mode ? { mode: e.mode } : {});
-    archive.end();
-    const chunks: Buffer[] = [];
-    archive.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    archive.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    archive.outputStream.on('error', reject);
-  });
-}
+const EN = EN_HEADERS;
+const ZH = ZH_HEADERS;
 
 async function upload<T>(path: string, bytes: Buffer, name: string) {
   const form = new FormData();

@@ -46,6 +46,7 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep visitors', type: 'visitor' }, 'groupKey');
     return made(ctx, '/v1/visitors', { personId: unique('V'), name: 'Sweep Visitor', role: 'Guest', gender: 'male', groupKey }, 'visitorKey');
   },
+  jobKey: (ctx) => made(ctx, '/v1/employees/imports/jobs', { step: 'info', filename: 'sweep.xlsx', size: 1000 }, 'jobKey'),
   deviceKey: async (ctx) => {
     const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
@@ -67,6 +68,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/employees/{employeeKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'POST /v1/employees/{employeeKey}/resign': () => ({ version: 1 }),
   'POST /v1/employees/{employeeKey}/entry': () => ({ version: 1 }),
+  'POST /v1/employees/imports/jobs': () => ({ step: 'info', filename: 'sweep.xlsx', size: 1000 }),
+  'POST /v1/visitors/imports/jobs': () => ({ step: 'avatars', filename: 'sweep.zip', size: 1000 }),
   'POST /v1/visitors': (t) => ({ personId: unique('V'), name: 'Intruder', role: 'Guest', gender: 'male', groupKey: t.keys.groupKey }),
   'PATCH /v1/visitors/{visitorKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'PATCH /v1/devices/{deviceKey}': () => ({ name: 'Renamed by sweep', settings: { volume: 11 }, version: 1 }),

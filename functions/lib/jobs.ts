@@ -1,0 +1,28 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { ImportTask } from '../jobs/imports.ts';
+import { log } from './log.ts';
+
+/**
+ * Starts background work without waiting for it. On AWS `IMPORT_WORKER_FUNCTION` names the
+ * worker, invoked asynchronously (Lambda retries a failed run, and a run may take 15 minutes);
+ * the local host registers an in-process runner instead.
+ */
+let runLocally: ((task: ImportTask) => Promise<void>) | undefined;
+let client: LambdaClient | undefined;
+
+export function runImportsInProcess(runner: (task: ImportTask) => Promise<void>): void {
+  runLocally = runner;
+}
+
+export async function startImport(task: ImportTask): Promise<void> {
+  const worker = process.env.IMPORT_WORKER_FUNCTION;
+  if (worker) {
+    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+    await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
+    return;
+  }
+  if (!runLocally) throw new Error('IMPORT_WORKER_FUNCTION is not set');
+  const run = runLocally;
+  // The request answers at once; the import goes on after it, as the Lambda invocation would.
+  setImmediate(() => run(task).catch((error: unknown) => log('error', 'import worker failed', { jobKey: task.jobKey, error: String(error) })));
+}
