@@ -1,57 +1,61 @@
-import { useState } from 'react';
-import { Alert, Anchor, Badge, Button, FileButton, Group, Paper, Stack, Stepper, Table, Text } from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
+import { Alert, Anchor, Badge, Button, FileButton, Group, Paper, Progress, Stack, Stepper, Table, Text } from '@mantine/core';
 import { IconDownload, IconUpload } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
 import { storedLocale } from '../../app/locales.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { basePath, screens, uploadForm, type Kind } from './api.ts';
-
-interface WorkbookResult {
-  created: number;
-  updated: number;
-  rejected: number;
-  rows: { row: number; personId: string; status: 'created' | 'updated' | 'rejected'; reasons?: string[] }[];
-}
-interface PhotoResult {
-  imported: number;
-  skipped: number;
-  entries: { name: string; status: 'imported' | 'skipped'; reason?: string }[];
-}
+import { screens, type Kind } from './api.ts';
+import { UploadError, runImport, type ImportProgress, type PhotoReport, type WorkbookReport } from './importJob.ts';
 
 const XLSX_MAX = 2 * 1024 * 1024;
+const ZIP_MAX = 1024 * 1024 * 1024;
 
-/** The two-step import: the workbook (step 1, import/info), then the photo archive (step 2, import/avatar). */
+/** The two-step import (workbook at import/info, photo archive at import/avatar), run in the background with its progress shown. */
 export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar' }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const navigate = useNavigate();
   const paths = screens(kind);
-  const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [workbook, setWorkbook] = useState<WorkbookResult | null>(null);
-  const [photos, setPhotos] = useState<PhotoResult | null>(null);
+  const [workbook, setWorkbook] = useState<WorkbookReport | null>(null);
+  const [photos, setPhotos] = useState<PhotoReport | null>(null);
+  const left = useRef(false);
+  useEffect(() => {
+    left.current = false;
+    return () => {
+      left.current = true;
+    };
+  }, []);
   const template = `/file/Personnel_import_template_${storedLocale().startsWith('zh') ? 'ZH' : 'EN'}.xlsx`;
+  const number = (n: number) => n.toLocaleString(i18n.locale);
 
   const send = async (file: File | null) => {
     if (!file) return;
     setError(null);
+    setWorkbook(null);
+    setPhotos(null);
     if (step === 'info') {
       if (!file.name.toLowerCase().endsWith('.xlsx')) return setError(t`Choose an .xlsx workbook`);
       if (file.size > XLSX_MAX) return setError(t`The workbook must be at most 2 MB`);
-    } else if (!file.name.toLowerCase().endsWith('.zip')) {
-      return setError(t`Choose a .zip archive`);
+    } else {
+      if (!file.name.toLowerCase().endsWith('.zip')) return setError(t`Choose a .zip archive`);
+      if (file.size > ZIP_MAX) return setError(t`The archive must be at most 1 GB`);
     }
-    setBusy(true);
+    setProgress({ phase: 'uploading', percent: 0 });
     try {
-      const path = `${basePath(kind)}/imports${step === 'avatar' ? '/avatars' : ''}`;
-      const result = await uploadForm(path, file);
-      if (step === 'info') setWorkbook(result as WorkbookResult);
-      else setPhotos(result as PhotoResult);
+      const job = await runImport(kind, step === 'info' ? 'info' : 'avatars', file, setProgress, () => left.current);
+      if (!job) return;
+      if (job.state === 'failed') setError(job.error ?? t`The import stopped; please try again`);
+      else if (step === 'info') setWorkbook(job.report as WorkbookReport);
+      else setPhotos(job.report as PhotoReport);
     } catch (e) {
-      setError(e instanceof RequestError ? (e.issues[0]?.message ?? e.message) : t`The file could not be sent`);
+      if (e instanceof RequestError) setError(e.issues[0]?.message ?? e.message);
+      else if (e instanceof UploadError) setError(t`The file could not be uploaded; please try again`);
+      else throw e;
     } finally {
-      setBusy(false);
+      if (!left.current) setProgress(null);
     }
   };
 
@@ -90,7 +94,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
           <Group>
             <FileButton onChange={(f) => void send(f)} accept={step === 'info' ? '.xlsx' : '.zip'}>
               {(props) => (
-                <Button {...props} leftSection={<IconUpload size={16} />} loading={busy} data-testid="import-file">
+                <Button {...props} leftSection={<IconUpload size={16} />} loading={!!progress} data-testid="import-file">
                   {step === 'info' ? <Trans>Upload workbook</Trans> : <Trans>Upload photos</Trans>}
                 </Button>
               )}
@@ -105,6 +109,26 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
               </Button>
             )}
           </Group>
+          {progress && (
+            <Stack gap={4} data-testid="import-progress">
+              <Text size="sm">
+                {progress.phase === 'uploading' ? (
+                  <Trans>Uploading the file… {progress.percent}%</Trans>
+                ) : progress.total > 0 ? (
+                  <Trans>
+                    Importing… {number(progress.processed)} of {number(progress.total)}
+                  </Trans>
+                ) : (
+                  <Trans>Reading the file…</Trans>
+                )}
+              </Text>
+              <Progress
+                value={progress.phase === 'uploading' ? progress.percent : progress.total ? (progress.processed / progress.total) * 100 : 0}
+                animated={progress.phase === 'importing' && progress.total === 0}
+                striped={progress.phase === 'importing' && progress.total === 0}
+              />
+            </Stack>
+          )}
           {error && (
             <Alert color="red" role="alert">
               {error}
@@ -117,7 +141,17 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                   {workbook.created} created, {workbook.updated} updated, {workbook.rejected} rejected
                 </Trans>
               </Text>
-              <Table striped>
+              {workbook.rejected === 0 && (
+                <Text size="sm" c="dimmed">
+                  <Trans>Every row was imported.</Trans>
+                </Text>
+              )}
+              {workbook.rejected > workbook.rows.length && (
+                <Text size="sm" c="dimmed">
+                  <Trans>The first {number(workbook.rows.length)} rejected rows are listed.</Trans>
+                </Text>
+              )}
+              <Table striped hidden={workbook.rows.length === 0}>
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>{t`Row`}</Table.Th>
@@ -128,7 +162,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                 </Table.Thead>
                 <Table.Tbody>
                   {[...workbook.rows]
-                    .sort((a, b) => Number(b.status === 'rejected') - Number(a.status === 'rejected') || a.row - b.row)
+                    .sort((a, b) => a.row - b.row)
                     .map((r) => (
                       <Table.Tr key={r.row}>
                         <Table.Td>{r.row}</Table.Td>
@@ -148,7 +182,12 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                   {photos.imported} imported, {photos.skipped} skipped
                 </Trans>
               </Text>
-              <Table striped>
+              {photos.skipped > photos.entries.length && (
+                <Text size="sm" c="dimmed">
+                  <Trans>The first {number(photos.entries.length)} skipped files are listed.</Trans>
+                </Text>
+              )}
+              <Table striped hidden={photos.entries.length === 0}>
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>{t`File`}</Table.Th>
@@ -158,7 +197,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                 </Table.Thead>
                 <Table.Tbody>
                   {[...photos.entries]
-                    .sort((a, b) => Number(b.status === 'skipped') - Number(a.status === 'skipped'))
+                    .sort((a, b) => a.name.localeCompare(b.name))
                     .map((e) => (
                       <Table.Tr key={e.name}>
                         <Table.Td>{e.name}</Table.Td>
