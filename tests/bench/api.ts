@@ -1,10 +1,21 @@
 /** Login latency (RSA-OAEP + scrypt) and the authenticated read path under concurrency. */
 
-export const percentile = (values: number[], p: number): number => {
+export const percentile = (values: number[], p: number): number | undefined => {
   const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
-export const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+export const fmt = (ms: number | undefined): string => (ms === undefined ? '-' : `${ms.toFixed(1)} ms`);
+
+/** Result lines that are also printed as they come, so a later failure keeps what was measured. */
+export function resultLines(): string[] {
+  const lines: string[] = [];
+  const push = lines.push.bind(lines);
+  lines.push = (...items: string[]) => {
+    for (const line of items) console.log(`  ${line}`);
+    return push(...items);
+  };
+  return lines;
+}
 
 async function encrypt(publicKey: string, text: string): Promise<string> {
   const key = await crypto.subtle.importKey('spki', Buffer.from(publicKey, 'base64'), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt']);

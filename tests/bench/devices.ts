@@ -1,6 +1,6 @@
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
-import { adminToken, fmt, percentile } from './api.ts';
+import { adminToken, fmt, percentile, resultLines } from './api.ts';
 import { mb, rssOf, type OwnHost } from './host.ts';
 
 /**
@@ -41,7 +41,7 @@ export async function devicesBench(host: OwnHost): Promise<string[]> {
     throw new Error(`device ${key} never reached the expected state`);
   };
 
-  const lines: string[] = [];
+  const lines = resultLines();
   await sleep(1000);
   const idle = rssOf(pid);
   lines.push(`devices: host RSS with no device connected ${mb(idle)}`);
