@@ -77,7 +77,8 @@ export class PassCloudStack extends Stack {
       grantTable(fn, events, 'readWrite');
       this.grantObjects(fn, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
       grantListing(fn, buckets.data.imports);
-      importWorker.grantInvoke(fn);
+      // The function itself, not its versions (grantInvoke would add `:*`).
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [importWorker.functionArn] }));
     }
     grantTable(importWorker, main, 'readWrite');
     grantTable(importWorker, events, 'readWrite');
