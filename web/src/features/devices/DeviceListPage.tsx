@@ -5,6 +5,7 @@ import { IconAdjustments, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSea
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess } from '../../app/api.ts';
+import { CursorPager } from '../../components/CursorPager.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { GroupManager } from '../people/GroupManager.tsx';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
@@ -316,15 +317,7 @@ export function DeviceListPage() {
           )}
 
           <Group justify="flex-end">
-            <Group gap="xs">
-              <Button size="xs" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                <Trans>Previous page</Trans>
-              </Button>
-              <Badge variant="light">{cursors.length}</Badge>
-              <Button size="xs" variant="default" disabled={!page?.nextCursor} onClick={() => setCursors([...cursors, page!.nextCursor!])}>
-                <Trans>Next page</Trans>
-              </Button>
-            </Group>
+            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
           </Group>
         </Stack>
       </Paper>

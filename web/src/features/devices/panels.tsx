@@ -6,6 +6,7 @@ import type { CommandState, CommandType } from '@passcloud/functions/contract/de
 import { api } from '../../app/api.ts';
 import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
 import { formatShortTime, formatTime } from './parts.tsx';
+import { CursorPager } from '../../components/CursorPager.tsx';
 
 /** The photo is asked for this often while the device takes it. */
 const PHOTO_POLL_MS = 1000;
@@ -304,14 +305,8 @@ export function LogsPanel({ deviceKey }: { deviceKey: string }) {
             </Table>
           </Table.ScrollContainer>
         )}
-        <Group justify="flex-end" gap="xs">
-          <Button size="xs" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-            <Trans>Previous page</Trans>
-          </Button>
-          <Badge variant="light">{cursors.length}</Badge>
-          <Button size="xs" variant="default" disabled={!page?.nextCursor} onClick={() => setCursors([...cursors, page!.nextCursor!])}>
-            <Trans>Next page</Trans>
-          </Button>
+        <Group justify="flex-end">
+          <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
         </Group>
       </Stack>
     </Paper>

@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ActionIcon, Avatar, Badge, Button, Checkbox, Group, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Avatar, Button, Checkbox, Group, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import dayjs from 'dayjs';
 import { api, notifySuccess, toast } from '../../app/api.ts';
+import { CursorPager } from '../../components/CursorPager.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { basePath, downloadExport, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, type Department, type Group as PersonGroup, type Kind, type Page, type Person } from './api.ts';
 import { GroupManager } from './GroupManager.tsx';
@@ -275,15 +276,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
             <Text size="sm" c="dimmed" data-testid="people-total">
               {total && (total.atLeast ? <Trans>More than {count} in all</Trans> : <Trans>{count} in all</Trans>)}
             </Text>
-            <Group gap="xs">
-              <Button size="xs" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                <Trans>Previous page</Trans>
-              </Button>
-              <Badge variant="light">{cursors.length}</Badge>
-              <Button size="xs" variant="default" disabled={!page?.nextCursor} onClick={() => setCursors([...cursors, page!.nextCursor!])}>
-                <Trans>Next page</Trans>
-              </Button>
-            </Group>
+            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
           </Group>
         </Stack>
       </Paper>
