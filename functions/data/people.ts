@@ -6,7 +6,7 @@ import { dynamo } from '#lib/aws';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 
 /** Employees and visitors: one entity, told apart by `kind`. */
 export const people = lazy(
@@ -70,7 +70,7 @@ export const personUniques = lazy(
 
 /**
  * The keyword index: one item per search term of a person (domain/people.ts searchTerms), sorted
- * by the term, so a keyword is a `begins_with` read of the terms that start with it. It carries
+ * by the term, so a keyword is one range read of the terms that start with it. It carries
  * the list filters, so a filtered keyword list needs nothing else; every write of a person
  * rewrites its terms in the same transaction.
  */
@@ -353,14 +353,18 @@ export interface PeoplePage {
 /** A filtered count reads at most this many items; past it the answer is `totalAtLeast`. */
 export const COUNT_READ_LIMIT = 20_000;
 
-function encodeCursor(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ pk: key.pk, sk: key.sk })).toString('base64url');
+/**
+ * A page link: the key of the last person on the page, and whether the list reads the people
+ * themselves (`read`), so the next page of a very common keyword goes straight there.
+ */
+function encodeCursor(key: Record<string, unknown>, read = false): string {
+  return Buffer.from(JSON.stringify({ pk: key.pk, sk: key.sk, ...(read ? { read: 1 } : {}) })).toString('base64url');
 }
 
-function decodeCursor(tenantId: string, prefix: string, cursor: string): Record<string, string> {
+function decodeCursor(tenantId: string, prefix: string, cursor: string): { key: Record<string, string>; read: boolean } {
   try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown };
-    if (key.pk === tenantId && typeof key.sk === 'string' && key.sk.startsWith(prefix)) return { pk: key.pk, sk: key.sk };
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown; read?: unknown };
+    if (key.pk === tenantId && typeof key.sk === 'string' && key.sk.startsWith(prefix)) return { key: { pk: key.pk, sk: key.sk }, read: key.read === 1 };
   } catch {
     // fall through to the field error
   }
@@ -369,7 +373,8 @@ function decodeCursor(tenantId: string, prefix: string, cursor: string): Record<
 
 function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): QueryCommandInput {
   const conditions: string[] = [];
-  const values: Record<string, unknown> = { ':pk': tenantId, ':prefix': `person#${kind}#` };
+  const range = skPrefix(`person#${kind}#`);
+  const values: Record<string, unknown> = { ':pk': tenantId, ...range.values };
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
   const add = (attr: string, op: (name: string, value: string) => string, value: unknown) => {
     names[`#${attr}`] = attr;
@@ -382,7 +387,7 @@ function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): Q
   if (filter.keyword) add('terms', (n, v) => `contains(${n}, ${v})`, termText([keywordOf(filter.keyword)]));
   return {
     TableName: tableName(MAIN_TABLE),
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    KeyConditionExpression: `#pk = :pk AND ${range.condition}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
@@ -402,8 +407,9 @@ export const TERM_READ_LIMIT = 5_000;
  */
 async function keywordMatches(tenantId: string, kind: PersonKind, filter: PeopleFilter): Promise<string[] | undefined> {
   const keyword = keywordOf(filter.keyword!);
+  const range = skPrefix(`term#${kind}#${keyword}`);
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#personKey': 'personKey', '#term': 'term' };
-  const values: Record<string, unknown> = { ':pk': tenantId, ':prefix': `term#${kind}#${keyword}` };
+  const values: Record<string, unknown> = { ':pk': tenantId, ...range.values };
   const conditions: string[] = [];
   for (const attr of ['state', 'groupKey', 'departmentKey'] as const) {
     if (!filter[attr]) continue;
@@ -418,7 +424,7 @@ async function keywordMatches(tenantId: string, kind: PersonKind, filter: People
     const page = await dynamo().send(
       new QueryCommand({
         TableName: tableName(MAIN_TABLE),
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        KeyConditionExpression: `#pk = :pk AND ${range.condition}`,
         ProjectionExpression: '#personKey, #term',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -453,8 +459,9 @@ async function peopleByKeys(tenantId: string, kind: PersonKind, keys: string[]):
  */
 export async function listPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, pageSize: number, cursor?: string): Promise<PeoplePage> {
   const prefix = `person#${kind}#`;
-  let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
-  if (filter.keyword) {
+  const link = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
+  let start: Record<string, unknown> | undefined = link?.key;
+  if (filter.keyword && !link?.read) {
     const matches = await keywordMatches(tenantId, kind, filter);
     if (matches) {
       const after = start ? (start.sk as string).slice(prefix.length) : undefined;
@@ -479,7 +486,7 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
       items.push(item as Person);
       if (items.length === pageSize) {
         const more = item !== page.Items!.at(-1) || page.LastEvaluatedKey;
-        nextCursor = more ? encodeCursor(item) : null;
+        nextCursor = more ? encodeCursor(item, !!filter.keyword) : null;
         break;
       }
     }
