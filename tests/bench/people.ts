@@ -157,7 +157,10 @@ export async function peopleBench(url: string, token: string, tenantId: string, 
       later.push(performance.now() - t0);
     }
     lines.push(
-      `list of 100,000 employees, keyword "${keyword}" (${total} found): page 1 with its total p50 ${fmt(percentile(first, 50))}; pages 2-${later.length + 1} p50 ${fmt(percentile(later, 50))}, p95 ${fmt(percentile(later, 95))}; page 50 ${later.length === 49 ? fmt(later[48]) : 'not reached'}`,
+      `list of 100,000 employees, keyword "${keyword}" (${total} found): page 1 with its total p50 ${fmt(percentile(first, 50))}; ` +
+        (later.length
+          ? `pages 2-${later.length + 1} p50 ${fmt(percentile(later, 50))}, p95 ${fmt(percentile(later, 95))}; page 50 ${later.length === 49 ? fmt(later[48]) : 'not reached'}`
+          : 'one page only'),
     );
   }
   return lines;
