@@ -28,10 +28,12 @@ export const importJobs = lazy(
           locale: { type: 'string', required: true },
           processed: { type: 'number', required: true, default: 0 },
           total: { type: 'number', required: true, default: 0 },
-          /** Counts and the rows or entries that went wrong (at most PROBLEMS_KEPT of them). */
+          /** Counts and the rows or entries that went wrong (the first 1,000: jobs/imports.ts). */
           report: { type: 'any' },
           error: { type: 'string' },
           createdAt: { type: 'string', required: true },
+          /** When the job was started (queued): the upload before it may take a long while. */
+          startedAt: { type: 'string' },
           finishedAt: { type: 'string' },
           ttl: { type: 'number', required: true },
         },
@@ -83,7 +85,12 @@ export async function moveImportJob(tenantId: string, jobKey: string, from: JobS
   try {
     const result = await importJobs()
       .patch({ tenantId, jobKey })
-      .set({ state: to, ...fields, ...(to === 'done' || to === 'failed' ? { finishedAt: nowIso() } : {}) })
+      .set({
+        state: to,
+        ...fields,
+        ...(to === 'queued' ? { startedAt: nowIso() } : {}),
+        ...(to === 'done' || to === 'failed' ? { finishedAt: nowIso() } : {}),
+      })
       .where((attr, op) => op.eq(attr.state, from))
       .go({ response: 'all_new' });
     return result.data as ImportJob;

@@ -9,7 +9,10 @@ export const ZIP_MAX_ENTRIES = 20_000;
 export const ZIP_MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
 /** A photo archive uploaded for a background import. */
 export const ARCHIVE_MAX_BYTES = 1024 * 1024 * 1024;
-/** A background import not finished this long after it was created has stopped (a worker runs at most 15 minutes). */
+/**
+ * A background import not finished this long after it was started has stopped: Lambda holds a
+ * queued run at most 15 minutes (the stack's maximum event age) and a run lasts at most 15.
+ */
 export const IMPORT_STALE_MS = 30 * 60 * 1000;
 
 export type ColumnKey = TemplateColumn['key'];

@@ -21,7 +21,7 @@ export interface ImportTask {
 }
 
 /** A report keeps this many of the rows or entries that went wrong; its counts cover them all. */
-export const PROBLEMS_KEPT = 1000;
+const PROBLEMS_KEPT = 1000;
 const PROGRESS_EVERY_MS = 1000;
 
 export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void> {

@@ -4,8 +4,8 @@ import { log } from './log.ts';
 
 /**
  * Starts background work without waiting for it. On AWS `IMPORT_WORKER_FUNCTION` names the
- * worker, invoked asynchronously (Lambda retries a failed run, and a run may take 15 minutes);
- * the local host registers an in-process runner instead.
+ * worker, invoked asynchronously (a run may take 15 minutes; a failed run is not retried, the
+ * job says it failed); the local host registers an in-process runner instead.
  */
 let runLocally: ((task: ImportTask) => Promise<void>) | undefined;
 let client: LambdaClient | undefined;

@@ -2,7 +2,7 @@ import type { Locale } from '#contract/locales';
 import type { PersonKind } from '#contract/people';
 import { ARCHIVE_MAX_BYTES, IMPORT_MAX_BYTES, IMPORT_STALE_MS } from '#domain/peopleImport';
 import { createImportJob, moveImportJob, requireImportJob, uploadKey, type ImportJob } from '#data/importJobs';
-import { fieldError } from '#lib/errors';
+import { ConflictError, fieldError } from '#lib/errors';
 import { translate } from '#lib/i18n';
 import { startImport } from '#lib/jobs';
 import { deleteObject, objectSize, presignedPut } from '#lib/storage';
@@ -23,8 +23,7 @@ const FORMAT = {
 const UPLOAD_SECONDS = 3600;
 
 export function importJobJson(job: ImportJob, locale: Locale) {
-  // A worker runs at most 15 minutes; a job still unfinished long after has stopped.
-  const stale = (job.state === 'queued' || job.state === 'running') && Date.now() - Date.parse(job.createdAt) > IMPORT_STALE_MS;
+  const stale = (job.state === 'queued' || job.state === 'running') && Date.now() - Date.parse(job.startedAt ?? job.createdAt) > IMPORT_STALE_MS;
   return {
     jobKey: job.jobKey,
     step: job.step,
@@ -50,15 +49,15 @@ export async function createJob(tenantId: string, kind: PersonKind, body: { step
 
 export async function startJob(tenantId: string, kind: PersonKind, jobKey: string, locale: Locale) {
   const job = await requireImportJob(tenantId, kind, jobKey);
-  const format = FORMAT[job.step];
-  if (job.state === 'uploading') {
-    const size = await objectSize('imports', tenantId, uploadKey(job));
-    if (size === undefined) throw fieldError('file', 'import.notUploaded');
-    if (size > format.maxBytes) {
-      await deleteObject('imports', tenantId, uploadKey(job));
-      throw fieldError('file', 'upload.tooBig', { max: format.maxBytes / 1024 / 1024 });
-    }
+  if (job.state !== 'uploading') throw new ConflictError('import.notWaiting');
+  const { maxBytes } = FORMAT[job.step];
+  const size = await objectSize('imports', tenantId, uploadKey(job));
+  if (size === undefined) throw fieldError('file', 'import.notUploaded');
+  if (size > maxBytes) {
+    await deleteObject('imports', tenantId, uploadKey(job));
+    throw fieldError('file', 'upload.tooBig', { max: maxBytes / 1024 / 1024 });
   }
+  // Conditioned on the state as well, so two starts at once queue the job once.
   const queued = await moveImportJob(tenantId, jobKey, 'uploading', 'queued');
   try {
     await startImport({ tenantId, jobKey });

@@ -45,8 +45,10 @@ export class PassCloudStack extends Stack {
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
     }));
-    // A run is not worth retrying blindly: a retried job finds itself already running and stops.
-    importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.hours(1) });
+    // A retried run would find its job already running and stop, so none is retried. A run waits
+    // at most 15 minutes to start: with 15 minutes to run, a job is over 30 minutes after it was
+    // started (IMPORT_STALE_MS).
+    importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
     const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName };
 
     this.api = new Api(this, 'Api', {

@@ -51,7 +51,7 @@ describe('the AWS stack', () => {
     };
     expect(worker.Properties).toMatchObject({ Timeout: 900, MemorySize: 2048, EphemeralStorage: { Size: 2048 } });
     for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'IMPORTS_BUCKET']) expect(worker.Properties.Environment.Variables).toHaveProperty(name);
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 900 });
 
     const invokers = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify(p).includes('lambda:InvokeFunction') && JSON.stringify(p).includes(logicalId(stack.importWorker)))

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { objectExists } from '@passcloud/functions/lib/storage';
+import { importJobs } from '@passcloud/functions/data/importJobs';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { EN_HEADERS, workbook, zip } from '../support/files.ts';
 import { makeJpeg } from '../support/images.ts';
@@ -55,6 +56,10 @@ async function finished(list: string, jobKey: string): Promise<Job> {
   throw new Error(`import ${jobKey} never finished`);
 }
 
+/** Every import job of the tenant, straight from the table. */
+const storedJobs = async () => (await importJobs().query.primary({ tenantId }).go({ pages: 'all' })).data;
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
 const person = (i: number, prefix: string) => [`${prefix}-${i}`, `Background ${i}`, 'Clerk', i % 2 ? 'male' : 'female', 'Job group'];
 
 describe('background imports', () => {
@@ -103,7 +108,8 @@ describe('background imports', () => {
     expect((await call<{ total: number }>('GET', '/v1/employees?pageSize=1', { token })).body.data.total).toBe(before);
   });
 
-  it('refuses a wrong file type or size when the job is made, naming the field', async () => {
+  it('refuses a wrong file type or size when the job is made, naming the field, and makes no job', async () => {
+    const before = (await storedJobs()).length;
     const cases: [Job['step'], string, number, string][] = [
       ['info', 'people.xls', 100, 'filename'],
       ['info', 'people.xlsx', 2 * 1024 * 1024 + 1, 'size'],
@@ -115,6 +121,28 @@ describe('background imports', () => {
       expect(answer.status, filename).toBe(422);
       expect(answer.body.data.issues.map((i) => i.path)).toEqual([field]);
     }
+    expect((await storedJobs()).length).toBe(before);
+  });
+
+  it('counts the time a job may take from its start, not from a long upload before it', async () => {
+    const made = (await createJob('employees', 'info', 'slow.xlsx', 5000)).body.data;
+    // The upload link lives an hour, and this file took most of it to arrive.
+    await importJobs().patch({ tenantId, jobKey: made.jobKey }).set({ createdAt: minutesAgo(59) }).go();
+    const bytes = await workbook(EN_HEADERS, [person(1, unique('S'))]);
+    await fetch(made.upload!.url, { method: 'PUT', headers: made.upload!.headers, body: new Uint8Array(bytes) });
+    const started = await call<Job>('POST', `/v1/employees/imports/jobs/${made.jobKey}/start`, { token });
+    expect(started.body.data).toMatchObject({ state: 'queued', error: null });
+    expect(await finished('employees', made.jobKey)).toMatchObject({ state: 'done', report: { created: 1 } });
+  });
+
+  it('reports a job whose worker stopped 30 minutes after its start as failed', async () => {
+    const made = (await createJob('employees', 'info', 'lost.xlsx', 5000)).body.data;
+    await importJobs().patch({ tenantId, jobKey: made.jobKey }).set({ state: 'running', startedAt: minutesAgo(31) }).go();
+    const job = (await call<Job>('GET', `/v1/employees/imports/jobs/${made.jobKey}`, { token, locale: 'de_DE' })).body.data;
+    expect(job.state).toBe('failed');
+    expect(job.error).toBe('Der Import wurde unerwartet abgebrochen; bitte versuchen Sie es erneut');
+    await importJobs().patch({ tenantId, jobKey: made.jobKey }).set({ startedAt: minutesAgo(29) }).go();
+    expect((await call<Job>('GET', `/v1/employees/imports/jobs/${made.jobKey}`, { token })).body.data).toMatchObject({ state: 'running', error: null });
   });
 
   it('starts only an uploaded file, and only once', async () => {
