@@ -1,11 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
-import { CODE_MAX_ATTEMPTS, CODE_TTL_MINUTES, codeUsable, secondsUntilResend } from '#domain/verification';
-import { THROTTLE_LIMITS, THROTTLE_WINDOW_MS, blockedMinutes, type ThrottleScope } from '#domain/throttle';
+import { CODE_MAX_ATTEMPTS, CODE_RESEND_SECONDS, CODE_TTL_MINUTES, secondsUntilResend } from '#domain/verification';
+import { THROTTLES, blockedMinutes, throttleLimit, type ThrottleScope } from '#domain/throttle';
 import { dynamo } from '#lib/aws';
 import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, sixDigitCode, type RsaKeyPair } from '#lib/crypto';
 import { ConflictError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
+import type { MessageId } from '#lib/i18n';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
 import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite, type TransactItem } from './entity.ts';
@@ -127,14 +128,14 @@ export async function storeSecurityKey(pair: RsaKeyPair): Promise<string> {
   return securityId;
 }
 
-export async function loadSecurityKey(securityId: string): Promise<RsaKeyPair | undefined> {
-  const key = (await securityKeys().get({ tenantId: SYSTEM_SCOPE, securityId }).go()).data;
+/**
+ * Takes a login key for one use: it is deleted as it is read, so parallel requests with the same
+ * key get it once, and a failed attempt needs a new key.
+ */
+export async function takeSecurityKey(securityId: string): Promise<RsaKeyPair | undefined> {
+  const key = (await securityKeys().delete({ tenantId: SYSTEM_SCOPE, securityId }).go({ response: 'all_old' })).data;
   if (!key || key.expiresAt < Date.now()) return undefined;
   return { publicKey: key.publicKey, privateKey: key.privateKey };
-}
-
-export async function dropSecurityKey(securityId: string): Promise<void> {
-  await securityKeys().delete({ tenantId: SYSTEM_SCOPE, securityId }).go();
 }
 
 // Sessions
@@ -186,67 +187,150 @@ export async function setPassword(tenantId: string, accountId: string, password:
   if (endSessions && account.activeSession) await closeSession(tenantId, account.activeSession, accountId);
 }
 
-// Failed-login throttling
+// Attempt throttling (domain/throttle.ts)
 
-export async function throttleWait(scope: ThrottleScope, subject: string): Promise<void> {
-  const counter = (await throttles().get({ tenantId: SYSTEM_SCOPE, scope, subject }).go()).data ?? undefined;
-  const limit = Number(process.env[`THROTTLE_${scope.toUpperCase()}_LIMIT`] ?? THROTTLE_LIMITS[scope]);
-  const minutes = blockedMinutes(limit, counter, Date.now());
-  if (minutes > 0) throw new ThrottledError('auth.throttled', { minutes });
+const throttleKey = (scope: ThrottleScope, subject: string) => ({ tenantId: SYSTEM_SCOPE, scope, subject });
+
+/**
+ * Counts one attempt before it is evaluated. Past the scope's limit it throws 429 and counts
+ * nothing; the count is one conditional write, so parallel attempts cannot pass the limit.
+ */
+export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled'): Promise<void> {
+  const key = throttleKey(scope, subject);
+  const limit = throttleLimit(scope);
+  for (let round = 0; round < 5; round++) {
+    const now = Date.now();
+    try {
+      await throttles()
+        .patch(key)
+        .add({ failures: 1 })
+        .where((attr, op) => `${op.gt(attr.windowEndsAt, now)} AND ${op.lt(attr.failures, limit)}`)
+        .go();
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const counter = (await throttles().get(key).go({ consistent: true })).data ?? undefined;
+    const minutes = blockedMinutes(limit, counter, now);
+    if (minutes > 0) throw new ThrottledError(messageId, { minutes });
+    // No counter yet, or its window is over: open a new window, unless a parallel attempt just did.
+    const windowEndsAt = now + THROTTLES[scope].windowMs;
+    try {
+      await throttles()
+        .put({ ...key, failures: 1, windowEndsAt, ttl: epochSeconds(new Date(windowEndsAt)) + 60 })
+        .where((attr, op) => `${op.notExists(attr.windowEndsAt)} OR ${op.lte(attr.windowEndsAt, now)}`)
+        .go();
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new ThrottledError(messageId, { minutes: 1 });
 }
 
-export async function recordLoginFailure(scope: ThrottleScope, subject: string): Promise<void> {
-  const now = Date.now();
-  const key = { tenantId: SYSTEM_SCOPE, scope, subject };
-  const counter = (await throttles().get(key).go()).data;
-  if (!counter || counter.windowEndsAt <= now) {
-    const windowEndsAt = now + THROTTLE_WINDOW_MS;
+/** Gives back an attempt that turned out to be good (a right password from a shared address). */
+export async function refundAttempt(scope: ThrottleScope, subject: string): Promise<void> {
+  try {
     await throttles()
-      .put({ ...key, failures: 1, windowEndsAt, ttl: epochSeconds(new Date(windowEndsAt)) + 60 })
+      .patch(throttleKey(scope, subject))
+      .subtract({ failures: 1 })
+      .where((attr, op) => op.gt(attr.failures, 0))
       .go();
-  } else {
-    await throttles().patch(key).add({ failures: 1 }).go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
-export async function clearLoginFailures(scope: ThrottleScope, subject: string): Promise<void> {
-  await throttles().delete({ tenantId: SYSTEM_SCOPE, scope, subject }).go();
+export async function clearAttempts(scope: ThrottleScope, subject: string): Promise<void> {
+  await throttles().delete(throttleKey(scope, subject)).go();
+}
+
+/**
+ * Runs `check` as one counted attempt of the caller's address: a failure stays counted, a
+ * success is given back, so only failures use up the address's tries.
+ */
+export async function addressAttempt<T>(address: string, check: () => Promise<T>): Promise<T> {
+  await countAttempt('address', address);
+  const result = await check();
+  await refundAttempt('address', address);
+  return result;
 }
 
 // Verification codes
 
 type CodePurpose = 'register' | 'retrieve';
 const codeHash = (purpose: CodePurpose, subject: string, code: string): string => sha256(`${purpose}:${subject}:${code}`);
+const codeKey = (purpose: CodePurpose, subject: string) => ({ tenantId: SYSTEM_SCOPE, purpose, subject: subject.toLowerCase() });
 
-/** Makes a new code for the subject (an email or a username), replacing the old one; refuses within a minute of the last. */
+/**
+ * Makes a new code for the subject (an email or a username), replacing the old one. Refused
+ * within a minute of the last one (one conditional write decides) and past the day's cap.
+ */
 export async function issueCode(purpose: CodePurpose, subject: string): Promise<string> {
-  const key = { tenantId: SYSTEM_SCOPE, purpose, subject: subject.toLowerCase() };
+  const key = codeKey(purpose, subject);
+  const tooSoon = async () => {
+    const latest = (await verificationCodes().get(key).go({ consistent: true })).data ?? undefined;
+    return new ThrottledError('code.tooSoon', { seconds: Math.max(1, secondsUntilResend(latest, Date.now())) });
+  };
   const existing = (await verificationCodes().get(key).go()).data ?? undefined;
-  const now = Date.now();
-  const wait = secondsUntilResend(existing, now);
-  if (wait > 0) throw new ThrottledError('code.tooSoon', { seconds: wait });
+  if (secondsUntilResend(existing, Date.now()) > 0) throw await tooSoon();
+  await countAttempt('codesPerDay', `${purpose}:${key.subject}`, 'code.dailyLimit');
   const code = sixDigitCode();
+  const now = Date.now();
   const expiresAt = now + CODE_TTL_MINUTES * 60_000;
-  await verificationCodes()
-    .put({ ...key, codeHash: codeHash(purpose, key.subject, code), attempts: 0, createdAt: now, expiresAt, ttl: epochSeconds(new Date(expiresAt)) + 60 })
-    .go();
+  try {
+    await verificationCodes()
+      .put({ ...key, codeHash: codeHash(purpose, key.subject, code), attempts: 0, createdAt: now, expiresAt, ttl: epochSeconds(new Date(expiresAt)) + 60 })
+      .where((attr, op) => `${op.notExists(attr.createdAt)} OR ${op.lte(attr.createdAt, now - CODE_RESEND_SECONDS * 1000)}`)
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw await tooSoon();
+  }
   return code;
 }
 
+/** Forgets a code that could not be mailed, so the sender may ask again at once. */
+export async function dropCode(purpose: CodePurpose, subject: string): Promise<void> {
+  await verificationCodes().delete(codeKey(purpose, subject)).go();
+}
+
 /**
- * Checks a code; a wrong one counts against its tries. With `consume` a right one is used up.
- * Throws a 422 naming `code` when it does not match, has expired or has no tries left.
+ * Checks a code. The try is counted first, by one conditional write that refuses a code that has
+ * expired, was used up or has no tries left, and only then is the code compared; with `consume`
+ * a right code is used up (once, even under parallel requests). Throws a 422 naming `code`.
  */
 export async function checkCode(purpose: CodePurpose, subject: string, code: string, consume: boolean): Promise<void> {
-  const key = { tenantId: SYSTEM_SCOPE, purpose, subject: subject.toLowerCase() };
-  const stored = (await verificationCodes().get(key).go()).data ?? undefined;
-  if (!stored || !codeUsable(stored, Date.now())) throw fieldError('code', 'code.invalid');
-  if (!safeEqualText(stored.codeHash, codeHash(purpose, key.subject, code))) {
-    if (stored.attempts + 1 >= CODE_MAX_ATTEMPTS) await verificationCodes().delete(key).go();
-    else await verificationCodes().patch(key).add({ attempts: 1 }).go();
+  const key = codeKey(purpose, subject);
+  const now = Date.now();
+  let stored: { codeHash: string } | undefined;
+  try {
+    stored = (
+      await verificationCodes()
+        .patch(key)
+        .add({ attempts: 1 })
+        .where((attr, op) => `${op.lt(attr.attempts, CODE_MAX_ATTEMPTS)} AND ${op.gte(attr.expiresAt, now)} AND ${op.notExists(attr.spentAt)}`)
+        .go({ response: 'all_new' })
+    ).data;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  if (!stored || !safeEqualText(stored.codeHash, codeHash(purpose, key.subject, code))) throw fieldError('code', 'code.invalid');
+  if (consume) await spendCode(purpose, subject);
+}
+
+/** Uses a checked code up; when a parallel request used it first, the code is refused. */
+export async function spendCode(purpose: CodePurpose, subject: string): Promise<void> {
+  try {
+    await verificationCodes()
+      .patch(codeKey(purpose, subject))
+      .set({ spentAt: Date.now() })
+      .where((attr, op) => op.notExists(attr.spentAt))
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
     throw fieldError('code', 'code.invalid');
   }
-  if (consume) await verificationCodes().delete(key).go();
 }
 
 // Profile

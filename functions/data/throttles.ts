@@ -1,8 +1,9 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { THROTTLE_SCOPES } from '#domain/throttle';
 
-/** Failed-login counters per account name and per address, each over a fixed window. */
+/** Attempt counters per scope and subject, each over a fixed window (domain/throttle.ts). */
 export const throttles = lazy(
   () =>
     new Entity(
@@ -10,7 +11,7 @@ export const throttles = lazy(
         model: { entity: 'throttle', version: '1', service: SERVICE },
         attributes: {
           tenantId: { type: 'string', required: true },
-          scope: { type: ['account', 'address'] as const, required: true },
+          scope: { type: THROTTLE_SCOPES, required: true },
           subject: { type: 'string', required: true },
           failures: { type: 'number', required: true, default: 0 },
           windowEndsAt: { type: 'number', required: true },

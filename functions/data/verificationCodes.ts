@@ -13,7 +13,10 @@ export const verificationCodes = lazy(
           purpose: { type: ['register', 'retrieve'] as const, required: true },
           subject: { type: 'string', required: true },
           codeHash: { type: 'string', required: true },
+          /** Tries counted so far, the right one included; counted before the code is compared. */
           attempts: { type: 'number', required: true, default: 0 },
+          /** When the code was used up; a spent code stays until it expires, so the resend wait still holds. */
+          spentAt: { type: 'number' },
           createdAt: { type: 'number', required: true },
           expiresAt: { type: 'number', required: true },
           ttl: { type: 'number', required: true },

@@ -1,10 +1,31 @@
 /**
- * Failed logins are counted per account name and per address over a fixed window; past the
- * limit, login answers 429 until the window ends, whether or not the account exists.
+ * Attempts are counted per subject (an account name, an address, a mailbox) over a fixed window.
+ * An attempt is counted before it is evaluated, by one conditional write that refuses past the
+ * limit, so parallel attempts cannot all slip under it.
  */
-export const THROTTLE_WINDOW_MS = 15 * 60_000;
-export const THROTTLE_LIMITS = { account: 5, address: 30 } as const;
-export type ThrottleScope = keyof typeof THROTTLE_LIMITS;
+export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay'] as const;
+export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
+
+export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
+  /** Failed logins and wrong original passwords per account name, whether or not it exists. */
+  account: { limit: 5, windowMs: 15 * 60_000 },
+  /** Failed logins, wrong verification codes and unknown binding codes per client address. */
+  address: { limit: 30, windowMs: 15 * 60_000 },
+  /** Login keys (RSA key pairs) handed out per client address. */
+  keys: { limit: 60, windowMs: 15 * 60_000 },
+  /** Verification codes mailed per client address. */
+  codeMails: { limit: 10, windowMs: 15 * 60_000 },
+  /** Verification codes made per purpose and mailbox or username in a day. */
+  codesPerDay: { limit: 10, windowMs: 24 * 60 * 60_000 },
+};
+
+export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;
+
+/** The limit of a scope; `THROTTLE_<SCOPE>_LIMIT` overrides it (the local host's tests and benchmarks log in from one address). */
+export function throttleLimit(scope: ThrottleScope, env: Record<string, string | undefined> = process.env): number {
+  const configured = Number(env[`THROTTLE_${scope.toUpperCase()}_LIMIT`]);
+  return Number.isInteger(configured) && configured > 0 ? configured : THROTTLES[scope].limit;
+}
 
 export interface ThrottleCounter {
   failures: number;

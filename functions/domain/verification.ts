@@ -1,4 +1,4 @@
-/** Mailed verification codes: 6 digits, valid 10 minutes, 5 wrong tries, one mail a minute per subject. */
+/** Mailed verification codes: 6 digits, valid 10 minutes, 5 tries, one mail a minute per subject. */
 export const CODE_TTL_MINUTES = 10;
 export const CODE_MAX_ATTEMPTS = 5;
 export const CODE_RESEND_SECONDS = 60;
@@ -12,8 +12,4 @@ export interface StoredCode {
 export function secondsUntilResend(code: StoredCode | undefined, now: number): number {
   if (!code) return 0;
   return Math.max(0, Math.ceil((code.createdAt + CODE_RESEND_SECONDS * 1000 - now) / 1000));
-}
-
-export function codeUsable(code: StoredCode | undefined, now: number): boolean {
-  return !!code && now <= code.expiresAt && code.attempts < CODE_MAX_ATTEMPTS;
 }

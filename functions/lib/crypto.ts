@@ -20,6 +20,29 @@ export async function newRsaKeyPair(): Promise<RsaKeyPair> {
   return { publicKey: (publicKey as Buffer).toString('base64'), privateKey: privateKey as string };
 }
 
+/** Key pairs made ahead of need, so a login key is usually handed out without waiting for one. */
+const SPARE_KEY_PAIRS = 2;
+const spareKeyPairs: Promise<RsaKeyPair>[] = [];
+
+/** The next login key pair: a spare one when there is one; the spares are refilled in the background. */
+export async function nextRsaKeyPair(): Promise<RsaKeyPair> {
+  const next = spareKeyPairs.shift();
+  while (spareKeyPairs.length < SPARE_KEY_PAIRS) {
+    const spare = newRsaKeyPair();
+    // A failed spare is simply not used: the caller who takes it makes a fresh one.
+    spare.catch(() => undefined);
+    spareKeyPairs.push(spare);
+  }
+  if (next) {
+    try {
+      return await next;
+    } catch {
+      // fall through to a fresh key pair
+    }
+  }
+  return newRsaKeyPair();
+}
+
 /**
  * Decrypts base64 RSA-OAEP (SHA-256) ciphertext, as produced by WebCrypto; undefined when it does
  * not decrypt. A text longer than one block (190 bytes) comes as blocks joined by `:`.

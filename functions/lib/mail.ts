@@ -12,6 +12,13 @@ export interface Mail {
   text: string;
   /** What the mail is for, shown in the mail records: `verification`, `fever-alert`, ... */
   kind: string;
+  /** Secrets in the text (a verification code) that go out in the mail but are masked in its record. */
+  secrets?: string[];
+}
+
+/** The text as the mail record keeps it: every secret masked. */
+export function recordedText(mail: Pick<Mail, 'text' | 'secrets'>): string {
+  return (mail.secrets ?? []).filter(Boolean).reduce((text, secret) => text.split(secret).join('*'.repeat(secret.length)), mail.text);
 }
 
 /** The one port for outgoing mail: SES on AWS, SMTP (the local sink) when `SMTP_HOST` is set. */
@@ -63,7 +70,7 @@ export async function sendMail(tenantId: string, mail: Mail): Promise<boolean> {
       from,
       to: mail.to,
       title: mail.subject,
-      content: mail.text,
+      content: recordedText(mail),
       status: error ? 'failed' : 'sent',
       error,
       ttl: epochSeconds(sentAt) + RETENTION_DAYS * 86_400,

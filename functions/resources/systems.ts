@@ -14,24 +14,26 @@ import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
 import { CODE_TTL_MINUTES } from '#domain/verification';
 import {
+  addressAttempt,
   checkCode,
-  clearLoginFailures,
+  clearAttempts,
   closeSession,
+  countAttempt,
   createTenantWithOwner,
-  dropSecurityKey,
+  dropCode,
   findAccountByUsername,
   findTenant,
   issueCode,
-  loadSecurityKey,
   openSession,
-  recordLoginFailure,
+  refundAttempt,
   setPassword,
+  spendCode,
   storeSecurityKey,
-  throttleWait,
+  takeSecurityKey,
 } from '#data/identity';
 import { SYSTEM_SCOPE } from '#data/tables';
 import type { AccountRecord } from '#lib/auth';
-import { decoyPasswordHash, newRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
+import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
 import { AppError, ConflictError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
@@ -54,8 +56,9 @@ async function userInfo(account: AccountRecord, key: string, token?: string): Pr
   };
 }
 
+/** The login key named in the request, taken for this one request. */
 async function loginKey(securityId: string): Promise<RsaKeyPair> {
-  const pair = await loadSecurityKey(securityId);
+  const pair = await takeSecurityKey(securityId);
   if (!pair) throw fieldError('securityId', 'auth.keyExpired');
   return pair;
 }
@@ -82,19 +85,29 @@ async function inConstantTime<T>(ms: number, work: () => Promise<T>): Promise<T>
   }
 }
 
-async function mailCode(tenantId: string, to: string, code: string, locale: Locale): Promise<void> {
-  await sendMail(tenantId, {
+/**
+ * Mails a code; the mail record keeps it masked. When the mail cannot be sent the code is
+ * forgotten (so the user may ask again at once) and the user is told.
+ */
+async function mailCode(purpose: 'register' | 'retrieve', subject: string, tenantId: string, to: string, code: string, locale: Locale): Promise<void> {
+  const sent = await sendMail(tenantId, {
     to,
     kind: 'verification',
     subject: translate(locale, 'mail.codeSubject'),
     text: translate(locale, 'mail.codeBody', { code, minutes: CODE_TTL_MINUTES }),
+    secrets: [code],
   });
+  if (!sent) {
+    await dropCode(purpose, subject);
+    throw new AppError(503, 'mail.notSent');
+  }
 }
 
 export const systems = defineResource('systems', {
   'POST /v1/systems/security': publicRoute({
-    async handle() {
-      const pair = await newRsaKeyPair();
+    async handle({ sourceIp }) {
+      await countAttempt('keys', sourceIp);
+      const pair = await nextRsaKeyPair();
       const securityId = await storeSecurityKey(pair);
       return ok({ securityId, publicKey: pair.publicKey });
     },
@@ -106,17 +119,19 @@ export const systems = defineResource('systems', {
       const pair = await loginKey(body.securityId);
       const username = decrypt(pair, 'account', body.account).trim().toLowerCase();
       const password = decrypt(pair, 'password', body.password);
-      await throttleWait('address', sourceIp);
-      await throttleWait('account', username);
+      // Each try is counted before the password is checked, and a right one is given back.
+      await countAttempt('address', sourceIp);
+      try {
+        await countAttempt('account', username);
+      } catch (error) {
+        await refundAttempt('address', sourceIp);
+        throw error;
+      }
       const account = await findAccountByUsername(username);
       const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyPasswordHash()));
-      if (!account || !valid) {
-        await Promise.all([recordLoginFailure('account', username), recordLoginFailure('address', sourceIp)]);
-        throw new AppError(401, 'auth.badCredentials');
-      }
+      if (!account || !valid) throw new AppError(401, 'auth.badCredentials');
+      await Promise.all([clearAttempts('account', username), refundAttempt('address', sourceIp)]);
       if (account.disabled) throw new SessionEndedError(661);
-      await clearLoginFailures('account', username);
-      await dropSecurityKey(body.securityId);
       const token = await openSession(account, pair);
       return ok(await userInfo(account, pair.publicKey, token));
     },
@@ -156,11 +171,9 @@ export const systems = defineResource('systems', {
       if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: { text: i.message } })));
       const { oldPassword, newPassword } = parsed.data;
       const name = auth.account.username.toLowerCase();
-      await throttleWait('account', name);
-      if (!(await verifyPassword(oldPassword, auth.account.passwordHash))) {
-        await recordLoginFailure('account', name);
-        throw fieldError('oldPassword', 'password.wrongOriginal');
-      }
+      await countAttempt('account', name);
+      if (!(await verifyPassword(oldPassword, auth.account.passwordHash))) throw fieldError('oldPassword', 'password.wrongOriginal');
+      await clearAttempts('account', name);
       checkPassword('newPassword', newPassword);
       if (newPassword === oldPassword) throw fieldError('newPassword', 'password.sameAsOriginal');
       // The account has one live session (this one), so every other session has already ended.
@@ -171,17 +184,18 @@ export const systems = defineResource('systems', {
 
   'POST /v1/systems/validateCodes': publicRoute({
     body: validateCodesBody,
-    async handle({ body, locale }) {
+    async handle({ body, locale, sourceIp }) {
+      await countAttempt('codeMails', sourceIp);
       if (body.purpose === 'register') {
         const code = await issueCode('register', body.email);
-        await mailCode(SYSTEM_SCOPE, body.email, code, locale);
+        await mailCode('register', body.email, SYSTEM_SCOPE, body.email, code, locale);
         return ok(null);
       }
       return inConstantTime(1500, async () => {
-        // A code is made for unknown names too, so the resend wait and the answer are the same.
+        // A code is made for unknown names too, so the resend wait, the daily cap and the answer are the same.
         const code = await issueCode('retrieve', body.username);
         const account = await findAccountByUsername(body.username);
-        if (account?.email) await mailCode(account.tenantId, account.email, code, locale);
+        if (account?.email) await mailCode('retrieve', body.username, account.tenantId, account.email, code, locale);
         return ok(null);
       });
     },
@@ -189,16 +203,15 @@ export const systems = defineResource('systems', {
 
   'POST /v1/systems/register': publicRoute({
     body: registerBody,
-    async handle({ body }) {
+    async handle({ body, sourceIp }) {
       const pair = await loginKey(body.securityId);
       const password = decrypt(pair, 'password', body.password);
       checkPassword('password', password);
-      if (await findAccountByUsername(body.username)) {
-        throw new ConflictError('register.usernameTaken', 'username');
-      }
-      await checkCode('register', body.email, body.code, true);
+      // The code first: only someone holding a valid code learns whether a username is taken.
+      await addressAttempt(sourceIp, () => checkCode('register', body.email, body.code, false));
+      if (await findAccountByUsername(body.username)) throw new ConflictError('register.usernameTaken', 'username');
+      await spendCode('register', body.email);
       const tenant = await createTenantWithOwner({ companyName: body.companyName, username: body.username, email: body.email, password });
-      await dropSecurityKey(body.securityId);
       return created({ username: body.username, userCode: tenant.userCode });
     },
   }),
@@ -213,23 +226,22 @@ export const systems = defineResource('systems', {
 
   'POST /v1/systems/retrieve': publicRoute({
     body: retrieveCheckBody,
-    async handle({ body }) {
-      await inConstantTime(300, () => checkCode('retrieve', body.username, body.code, false));
+    async handle({ body, sourceIp }) {
+      await inConstantTime(300, () => addressAttempt(sourceIp, () => checkCode('retrieve', body.username, body.code, false)));
       return ok({ valid: true });
     },
   }),
 
   'PATCH /v1/systems/retrieve': publicRoute({
     body: retrieveSetBody,
-    async handle({ body }) {
+    async handle({ body, sourceIp }) {
       const pair = await loginKey(body.securityId);
       const newPassword = decrypt(pair, 'newPassword', body.newPassword);
       checkPassword('newPassword', newPassword);
-      await checkCode('retrieve', body.username, body.code, true);
+      await addressAttempt(sourceIp, () => checkCode('retrieve', body.username, body.code, true));
       const account = await findAccountByUsername(body.username);
       if (!account) throw fieldError('code', 'code.invalid');
       await setPassword(account.tenantId, account.accountId, newPassword, true);
-      await dropSecurityKey(body.securityId);
       return created();
     },
   }),

@@ -134,7 +134,10 @@ export interface CapturedMail {
   receivedAt: string;
 }
 
-/** An SMTP sink standing in for SES: it accepts every mail and keeps it for `GET /_local/mails`. */
+/**
+ * An SMTP sink standing in for SES: it keeps every mail for `GET /_local/mails`. Like a real mail
+ * server it refuses recipients it cannot deliver to: those of the reserved `.invalid` domain.
+ */
 export async function startSmtpSink(): Promise<Running & { port: number; mails: CapturedMail[] }> {
   const mails: CapturedMail[] = [];
   const server = new SMTPServer({
@@ -142,6 +145,10 @@ export async function startSmtpSink(): Promise<Running & { port: number; mails: 
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     size: 10 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      if (/\.invalid$/i.test(address.address)) return callback(Object.assign(new Error(`Mailbox unavailable: ${address.address}`), { responseCode: 550 }));
+      callback();
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {

@@ -42,7 +42,7 @@ export async function withOwnHost<T>(work: (host: OwnHost) => Promise<T>): Promi
   const dir = mkdtempSync(join(tmpdir(), 'passcloud-bench-host-'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'infra/local/main.ts')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dir, SEED_DEMO: '1', SIMULATE_DEVICES: '0', LOG_LEVEL: 'silent', THROTTLE_ADDRESS_LIMIT: '100000' },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dir, SEED_DEMO: '1', SIMULATE_DEVICES: '0', LOG_LEVEL: 'silent', THROTTLE_ADDRESS_LIMIT: '100000', THROTTLE_KEYS_LIMIT: '100000', THROTTLE_CODEMAILS_LIMIT: '100000' },
     stdio: 'ignore',
   });
   try {

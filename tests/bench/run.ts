@@ -11,6 +11,8 @@ import { withOwnHost } from './host.ts';
 /** `npm run bench`: figures printed, not asserted. Needs the console built (`npm run build`). */
 process.env.LOG_LEVEL = 'silent';
 process.env.THROTTLE_ADDRESS_LIMIT = '100000';
+process.env.THROTTLE_KEYS_LIMIT = '100000';
+process.env.THROTTLE_CODEMAILS_LIMIT = '100000';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-bench-'));
 const started = performance.now();

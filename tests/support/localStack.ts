@@ -26,8 +26,11 @@ const registry = globalThis as unknown as Record<symbol, Shared | undefined>;
 
 export async function setup(project: TestProject): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';
-  // Every test logs in from 127.0.0.1; the per-address limit is covered by the unit tests.
+  // Every test calls from 127.0.0.1, so the per-address limits are raised; tests of those limits
+  // read the counters (tests/integration/throttles.test.ts).
   process.env.THROTTLE_ADDRESS_LIMIT ??= '1000';
+  process.env.THROTTLE_KEYS_LIMIT ??= '100000';
+  process.env.THROTTLE_CODEMAILS_LIMIT ??= '10000';
   let shared = registry[key];
   if (!shared) {
     const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { passwordProblem } from '@passcloud/functions/domain/passwords';
-import { blockedMinutes, THROTTLE_WINDOW_MS } from '@passcloud/functions/domain/throttle';
-import { codeUsable, secondsUntilResend, CODE_MAX_ATTEMPTS } from '@passcloud/functions/domain/verification';
+import { blockedMinutes, throttleLimit, THROTTLE_WINDOW_MS } from '@passcloud/functions/domain/throttle';
+import { secondsUntilResend } from '@passcloud/functions/domain/verification';
 
 describe('passwords', () => {
   it('needs at least 8 characters and accepts up to 64 whole', () => {
@@ -29,6 +29,13 @@ describe('throttle', () => {
     expect(blockedMinutes(5, { failures: 50, windowEndsAt: now }, now)).toBe(0);
     expect(blockedMinutes(5, undefined, now)).toBe(0);
   });
+
+  it('reads a limit override from the environment, and ignores one that is not a positive whole number', () => {
+    expect(throttleLimit('address', {})).toBe(30);
+    expect(throttleLimit('address', { THROTTLE_ADDRESS_LIMIT: '1000' })).toBe(1000);
+    expect(throttleLimit('codesPerDay', { THROTTLE_CODESPERDAY_LIMIT: '0' })).toBe(10);
+    expect(throttleLimit('keys', { THROTTLE_KEYS_LIMIT: 'many' })).toBe(60);
+  });
 });
 
 describe('verification codes', () => {
@@ -37,11 +44,5 @@ describe('verification codes', () => {
     expect(secondsUntilResend({ createdAt: now - 10_000, expiresAt: now + 1, attempts: 0 }, now)).toBe(50);
     expect(secondsUntilResend({ createdAt: now - 60_000, expiresAt: now + 1, attempts: 0 }, now)).toBe(0);
     expect(secondsUntilResend(undefined, now)).toBe(0);
-  });
-
-  it('is usable until it expires or runs out of tries', () => {
-    expect(codeUsable({ createdAt: now, expiresAt: now + 1, attempts: 0 }, now)).toBe(true);
-    expect(codeUsable({ createdAt: now, expiresAt: now - 1, attempts: 0 }, now)).toBe(false);
-    expect(codeUsable({ createdAt: now, expiresAt: now + 1, attempts: CODE_MAX_ATTEMPTS }, now)).toBe(false);
   });
 });

@@ -33,6 +33,8 @@ export const de_DE: Catalog = {
   'password.sameAsOriginal': 'Das neue Passwort muss sich vom bisherigen unterscheiden',
   'code.invalid': 'Der Bestätigungscode ist falsch oder abgelaufen',
   'code.tooSoon': 'Bitte warten Sie {seconds} Sekunden, bevor Sie einen neuen Code anfordern',
+  'code.dailyLimit': 'Heute wurden zu viele Codes angefordert. Bitte versuchen Sie es morgen erneut',
+  'mail.notSent': 'Die E-Mail konnte nicht gesendet werden. Bitte versuchen Sie es später erneut',
   'register.usernameTaken': 'Dieser Benutzername ist bereits vergeben',
   'register.mustAgree': 'Bitte akzeptieren Sie die Nutzungsbedingungen, um sich zu registrieren',
   'username.format': 'Verwenden Sie 3 bis 32 Buchstaben, Ziffern, Punkte, Bindestriche, Unterstriche oder @',

@@ -32,6 +32,8 @@ export const en_US = {
   'password.sameAsOriginal': 'The new password must differ from the original one',
   'code.invalid': 'The verification code is wrong or has expired',
   'code.tooSoon': 'Please wait {seconds} seconds before requesting another code',
+  'code.dailyLimit': 'Too many codes were asked for today; try again tomorrow',
+  'mail.notSent': 'The mail could not be sent; please try again later',
   'register.usernameTaken': 'This username is already taken',
   'register.mustAgree': 'Accept the service terms to register',
   'username.format': 'Use 3 to 32 letters, digits, dots, dashes, underscores or @',

@@ -33,6 +33,8 @@ export const es_ES: Catalog = {
   'password.sameAsOriginal': 'La nueva contraseña debe ser distinta de la actual',
   'code.invalid': 'El código de verificación es incorrecto o ha caducado',
   'code.tooSoon': 'Espere {seconds} segundos antes de solicitar otro código',
+  'code.dailyLimit': 'Hoy se han solicitado demasiados códigos; inténtelo de nuevo mañana',
+  'mail.notSent': 'No se pudo enviar el correo; inténtelo de nuevo más tarde',
   'register.usernameTaken': 'Este nombre de usuario ya está en uso',
   'register.mustAgree': 'Acepte las condiciones del servicio para registrarse',
   'username.format': 'Utilice entre 3 y 32 caracteres: letras, dígitos, puntos, guiones, guiones bajos o @',

@@ -33,6 +33,8 @@ export const fr_FR: Catalog = {
   'password.sameAsOriginal': 'Le nouveau mot de passe doit être différent de l\'actuel',
   'code.invalid': 'Le code de vérification est incorrect ou a expiré',
   'code.tooSoon': 'Veuillez patienter {seconds} secondes avant de demander un nouveau code',
+  'code.dailyLimit': 'Trop de codes ont été demandés aujourd\'hui ; réessayez demain',
+  'mail.notSent': 'Le courriel n\'a pas pu être envoyé ; réessayez plus tard',
   'register.usernameTaken': 'Ce nom d\'utilisateur est déjà pris',
   'register.mustAgree': 'Acceptez les conditions d\'utilisation pour vous inscrire',
   'username.format': 'Utilisez de 3 à 32 caractères : lettres, chiffres, points, tirets, traits de soulignement ou @',

@@ -33,6 +33,8 @@ export const id_ID: Catalog = {
   'password.sameAsOriginal': 'Kata sandi baru harus berbeda dari kata sandi lama',
   'code.invalid': 'Kode verifikasi salah atau telah kedaluwarsa',
   'code.tooSoon': 'Harap tunggu {seconds} detik sebelum meminta kode lain',
+  'code.dailyLimit': 'Terlalu banyak kode yang diminta hari ini; coba lagi besok',
+  'mail.notSent': 'Email tidak dapat dikirim; coba lagi nanti',
   'register.usernameTaken': 'Nama pengguna ini sudah digunakan',
   'register.mustAgree': 'Setujui ketentuan layanan untuk mendaftar',
   'username.format': 'Gunakan 3 hingga 32 karakter berupa huruf, angka, titik, tanda hubung, garis bawah, atau @',

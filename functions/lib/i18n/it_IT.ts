@@ -33,6 +33,8 @@ export const it_IT: Catalog = {
   'password.sameAsOriginal': 'La nuova password deve essere diversa da quella attuale',
   'code.invalid': 'Il codice di verifica è errato o scaduto',
   'code.tooSoon': 'Attendi {seconds} secondi prima di richiedere un altro codice',
+  'code.dailyLimit': 'Oggi sono stati richiesti troppi codici; riprova domani',
+  'mail.notSent': 'Impossibile inviare l\'e-mail; riprova più tardi',
   'register.usernameTaken': 'Questo nome utente è già in uso',
   'register.mustAgree': 'Per registrarti devi accettare i termini del servizio',
   'username.format': 'Usa da 3 a 32 caratteri tra lettere, cifre, punti, trattini, trattini bassi o @',

@@ -33,6 +33,8 @@ export const ja_JP: Catalog = {
   'password.sameAsOriginal': '新しいパスワードには現在のパスワードと異なるものを指定してください',
   'code.invalid': '認証コードが正しくないか、有効期限が切れています',
   'code.tooSoon': '認証コードを再度リクエストするまで {seconds} 秒お待ちください',
+  'code.dailyLimit': '本日の認証コードの要求回数が上限に達しました。明日もう一度お試しください',
+  'mail.notSent': 'メールを送信できませんでした。しばらくしてから再度お試しください',
   'register.usernameTaken': 'このユーザー名は既に使用されています',
   'register.mustAgree': '登録するには利用規約に同意してください',
   'username.format': '英字、数字、ピリオド、ハイフン、アンダースコア、@ を使用して 3～32 文字で入力してください',

@@ -33,6 +33,8 @@ export const ko_KR: Catalog = {
   'password.sameAsOriginal': '새 비밀번호는 기존 비밀번호와 달라야 합니다',
   'code.invalid': '인증 코드가 올바르지 않거나 만료되었습니다',
   'code.tooSoon': '{seconds}초 후에 인증 코드를 다시 요청해 주세요',
+  'code.dailyLimit': '오늘 요청한 인증 코드가 너무 많습니다. 내일 다시 시도해 주세요',
+  'mail.notSent': '메일을 보낼 수 없습니다. 잠시 후 다시 시도해 주세요',
   'register.usernameTaken': '이미 사용 중인 사용자 이름입니다',
   'register.mustAgree': '가입하려면 서비스 약관에 동의해 주세요',
   'username.format': '영문자, 숫자, 마침표, 하이픈, 밑줄 또는 @를 사용하여 3~32자로 입력해 주세요',

@@ -33,6 +33,8 @@ export const zh_CN: Catalog = {
   'password.sameAsOriginal': '新密码不能与原密码相同',
   'code.invalid': '验证码错误或已过期',
   'code.tooSoon': '请等待 {seconds} 秒后再获取验证码',
+  'code.dailyLimit': '今天请求的验证码过多，请明天再试',
+  'mail.notSent': '邮件发送失败，请稍后重试',
   'register.usernameTaken': '该用户名已被占用',
   'register.mustAgree': '请先同意服务条款再注册',
   'username.format': '请使用 3 至 32 位字母、数字、点、连字符、下划线或 @',

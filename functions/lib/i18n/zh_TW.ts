@@ -33,6 +33,8 @@ export const zh_TW: Catalog = {
   'password.sameAsOriginal': '新密碼不得與原密碼相同',
   'code.invalid': '驗證碼錯誤或已過期',
   'code.tooSoon': '請等待 {seconds} 秒後再索取驗證碼',
+  'code.dailyLimit': '今天請求的驗證碼過多，請明天再試',
+  'mail.notSent': '郵件傳送失敗，請稍後再試',
   'register.usernameTaken': '此使用者名稱已被使用',
   'register.mustAgree': '請先同意服務條款再註冊',
   'username.format': '請使用 3 至 32 個字母、數字、句點、連字號、底線或 @',
