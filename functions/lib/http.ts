@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { authenticate, type Auth } from './auth.ts';
-import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from './errors.ts';
+import { AppError, ConflictError, LoginRequiredError, NotFoundError, ValidationError, fieldError, type FieldIssue } from './errors.ts';
+import { safeEqualText, sha256 } from './crypto.ts';
 import { isMessageId, localeFromHeader, translate } from './i18n.ts';
 import { log } from './log.ts';
 
@@ -169,14 +170,25 @@ export function errorResult(error: unknown, locale: Locale, requestId: string): 
   return envelopeResult(500, { code: 500, message: translate(locale, 'status.500'), data: null }, requestId);
 }
 
+/** The header CloudFront adds to every request it forwards to the API (infra/aws/web.ts). */
+export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+
 /**
- * The caller's address. Behind CloudFront the API sees an edge address, so the viewer address
- * CloudFront forwards is preferred.
+ * The caller's address, which the throttles count by. On AWS (`ORIGIN_VERIFY_SECRET` set) the
+ * API is reached through CloudFront only: a request without CloudFront's secret header is
+ * refused, and the viewer address CloudFront forwards is used, since the API itself sees an edge
+ * address. Without the secret (the local host) headers are never trusted: any client can set them.
  */
-function clientAddress(event: HttpEvent, headers: Record<string, string | undefined>): string {
+export function clientAddress(event: HttpEvent, headers: Record<string, string | undefined>): string {
+  const secret = process.env.ORIGIN_VERIFY_SECRET;
+  const source = event.requestContext?.http?.sourceIp ?? 'unknown';
+  if (!secret) return source;
+  if (!safeEqualText(sha256(headers[ORIGIN_VERIFY_HEADER] ?? ''), sha256(secret))) {
+    log('warn', 'request without the CloudFront origin header refused', { sourceIp: source, route: event.routeKey });
+    throw new LoginRequiredError();
+  }
   const viewer = headers['cloudfront-viewer-address'];
-  if (viewer) return viewer.replace(/:\d+$/, '');
-  return event.requestContext?.http?.sourceIp ?? 'unknown';
+  return viewer ? viewer.replace(/:\d+$/, '') : source;
 }
 
 const successMessage = { 200: 'status.200', 201: 'status.201', 202: 'status.202', 204: 'status.204' } as const;
@@ -192,6 +204,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     const route = findRoute(event.routeKey);
     const def = handlers[event.routeKey];
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
+    const sourceIp = clientAddress(event, headers);
     const auth = route.access === 'session' ? await authenticate(headers.authorization, route.authCode) : null;
     tenantId = auth?.tenantId;
     const rawBody = decodeBody(event);
@@ -205,7 +218,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
       auth: auth as never,
       locale,
       requestId,
-      sourceIp: clientAddress(event, headers),
+      sourceIp,
       headers,
       rawBody,
     });

@@ -4,7 +4,7 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { systems } from '@passcloud/functions/resources/systems';
-import { errorResult } from '@passcloud/functions/lib/http';
+import { ORIGIN_VERIFY_HEADER, clientAddress, errorResult } from '@passcloud/functions/lib/http';
 import { sha256 } from '@passcloud/functions/lib/crypto';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -153,5 +153,37 @@ describe('the error mapper', () => {
     const result = await systems.handler(event('GET /v1/systems/nowhere'));
     expect(result.statusCode).toBe(404);
     expect(JSON.parse(result.body!).code).toBe(404);
+  });
+});
+
+describe('the caller’s address behind CloudFront', () => {
+  const secret = 'origin-secret-0123456789abcdef';
+  const withSecret = async <T>(work: () => Promise<T>): Promise<T> => {
+    process.env.ORIGIN_VERIFY_SECRET = secret;
+    try {
+      return await work();
+    } finally {
+      delete process.env.ORIGIN_VERIFY_SECRET;
+    }
+  };
+  const viewer = { 'cloudfront-viewer-address': '198.51.100.7:53211' };
+
+  it('ignores the viewer header when no origin secret is configured (the local host)', () => {
+    expect(clientAddress(event('GET /v1/systems/terms', viewer), viewer)).toBe('203.0.113.9');
+  });
+
+  it('uses the viewer address only on requests that carry CloudFront’s secret header', async () => {
+    const headers = { ...viewer, [ORIGIN_VERIFY_HEADER]: secret };
+    expect(await withSecret(async () => clientAddress(event('GET /v1/systems/terms', headers), headers))).toBe('198.51.100.7');
+    const ipv6 = { 'cloudfront-viewer-address': '2001:db8::7:443', [ORIGIN_VERIFY_HEADER]: secret };
+    expect(await withSecret(async () => clientAddress(event('GET /v1/systems/terms', ipv6), ipv6))).toBe('2001:db8::7');
+  });
+
+  it('refuses a request that skipped CloudFront (no or a wrong secret header) before reading anything', async () => {
+    for (const headers of [viewer, { ...viewer, [ORIGIN_VERIFY_HEADER]: 'guess' }]) {
+      const result = await withSecret(() => systems.handler(event('GET /v1/systems/me', headers)));
+      expect(result.statusCode).toBe(403);
+    }
+    expect(dynamo).not.toHaveReceivedCommand(GetCommand);
   });
 });
