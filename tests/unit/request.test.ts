@@ -26,6 +26,10 @@ beforeAll(async () => {
         res.writeHead(502, { 'content-type': 'text/html' });
         return res.end('<html>bad gateway</html>');
       }
+      if (url.pathname === '/spa-page') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end('<!doctype html><div id="root"></div>');
+      }
       send(500, { code: 500, message: 'The server is busy', data: null });
     }, delay);
   });
@@ -81,6 +85,12 @@ describe('the request client', () => {
     await expect(client.request('GET', '/no-message')).rejects.toMatchObject({ code: 404 });
     await expect(client.request('GET', '/html')).rejects.toMatchObject({ status: 502 });
     expect(log.toasts).toEqual(['Some fields are not valid (email: bad)', 'status 404', 'status 502']);
+  });
+
+  it('never reads a 200 without the envelope (a CDN’s index.html) as a success', async () => {
+    const { client, log } = setup();
+    await expect(client.request('GET', '/spa-page')).rejects.toMatchObject({ status: 200, code: 502 });
+    expect(log.toasts).toEqual(['status 502']);
   });
 
   it('keeps field issues for the form and stays silent when asked', async () => {

@@ -151,6 +151,10 @@ export function createClient(hooks: ClientHooks, options: ClientOptions = {}): C
         if (timedOut) return fail(new RequestError(0, 504, hooks.statusText(504)), !!opts.silent, !!token);
         envelope = undefined;
       }
+      if (res.ok && typeof envelope?.code !== 'number') {
+        // A success without the API's envelope (an HTML page from a proxy or CDN) is never a success.
+        return fail(new RequestError(res.status, 502, hooks.statusText(502)), !!opts.silent, !!token);
+      }
       const code = envelope?.code ?? res.status;
       if (!res.ok || code >= 300) {
         const message = envelope?.message || hooks.statusText(code);
