@@ -352,12 +352,20 @@ export async function appendLogs(tenantId: string, deviceKey: string, entries: {
     .go();
 }
 
-/** Newest first; the cursor is the last log key of the previous page, so it cannot leave the device's range. */
+/** The lowest log key: keys are Crockford base32 (lib/crypto newTimeId), so none sorts before it. */
+const FIRST_LOG_KEY = '0';
+
+/**
+ * Newest first; the cursor is the last log key of the previous page. The range is bounded on
+ * both sides by the device's own keys, so no cursor reaches another device's log.
+ */
 export async function listLogs(tenantId: string, deviceKey: string, pageSize: number, cursor?: string) {
   const query = deviceLogs().query.primary({ tenantId, deviceKey });
-  const page = await (cursor ? query.lt({ logKey: cursor }) : query).go({ order: 'desc', limit: pageSize + 1 });
-  const items = page.data.slice(0, pageSize);
-  return { items, nextCursor: page.data.length > pageSize ? items[items.length - 1]!.logKey : null };
+  const page = await (cursor ? query.between({ logKey: FIRST_LOG_KEY }, { logKey: cursor }) : query).go({ order: 'desc', limit: pageSize + 2 });
+  const items = page.data.filter((log) => log.logKey !== cursor && log.deviceKey === deviceKey).slice(0, pageSize + 1);
+  const more = items.length > pageSize;
+  items.length = Math.min(items.length, pageSize);
+  return { items, nextCursor: more ? items[items.length - 1]!.logKey : null };
 }
 
 export async function dropDeviceEvents(tenantId: string, deviceKey: string): Promise<void> {

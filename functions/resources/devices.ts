@@ -32,7 +32,7 @@ import {
   type DeviceCommand,
 } from '#data/devices';
 import { findGroup } from '#data/groups';
-import { findTenant, recordLoginFailure, throttleWait } from '#data/identity';
+import { addressAttempt, findTenant } from '#data/identity';
 import { claims } from '#data/claims';
 import { SYSTEM_SCOPE } from '#data/tables';
 import { newId, sha256 } from '#lib/crypto';
@@ -111,12 +111,11 @@ export const devices = defineResource('devices', {
   'POST /v1/devices/bind': deviceRoute({
     body: bindBody,
     async handle({ body, sourceIp }) {
-      await throttleWait('address', sourceIp);
-      const claim = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: body.userCode.toUpperCase() }).go()).data;
-      if (!claim) {
-        await recordLoginFailure('address', sourceIp);
-        throw fieldError('userCode', 'devices.unknownUserCode');
-      }
+      const claim = await addressAttempt(sourceIp, async () => {
+        const found = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: body.userCode.toUpperCase() }).go()).data;
+        if (!found) throw fieldError('userCode', 'devices.unknownUserCode');
+        return found;
+      });
       const secret = newId(32);
       const { device, isNew } = await bindDevice({
         tenantId: claim.ownerTenantId,

@@ -3,6 +3,7 @@ import mqtt from 'mqtt';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics, shadowTopics } from '@passcloud/device-shadow/topics';
+import { appendLogs } from '@passcloud/functions/data/devices';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 
 interface Device {
@@ -320,6 +321,20 @@ describe('commands', () => {
       .data;
     expect(next.items).toHaveLength(2);
     expect(next.items).not.toEqual(page.items);
+  });
+
+  it('keeps every log cursor inside the device’s own log', async () => {
+    const tenantId = token.split('.')[0]!;
+    // Logs of neighbours whose keys sort just below and just above this device's.
+    await appendLogs(tenantId, '0000000000000000', [{ time: Date.now(), level: 'info', message: 'neighbour below' }]);
+    await appendLogs(tenantId, 'zzzzzzzzzzzzzzzz', [{ time: Date.now(), level: 'info', message: 'neighbour above' }]);
+    const logs = async (cursor: string) =>
+      (await call<{ items: { message: string }[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=50&cursor=${cursor}`, { token })).body.data.items;
+    expect(await logs('0'.repeat(22))).toEqual([]);
+    const fromTop = await logs('z'.repeat(22));
+    expect(fromTop.length).toBeGreaterThan(0);
+    expect(fromTop.map((l) => l.message)).not.toContain('neighbour below');
+    expect(fromTop.map((l) => l.message)).not.toContain('neighbour above');
   });
 
   it('refuses a command to an offline device', async () => {
