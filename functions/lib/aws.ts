@@ -20,6 +20,12 @@ export function dynamo(): DynamoDBDocumentClient {
   return documentClient;
 }
 
+/**
+ * Checksums only where S3 requires them: otherwise a presigned PUT carries the checksum of an
+ * empty body and S3 refuses the browser's or the device's upload. The same on AWS and locally.
+ */
+const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
+
 let s3Client: S3Client | undefined;
 export function s3(): S3Client {
   if (!s3Client) {
@@ -31,10 +37,9 @@ export function s3(): S3Client {
           // s3rver accepts only its built-in key pair.
           credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
           forcePathStyle: true,
-          requestChecksumCalculation: 'WHEN_REQUIRED',
-          responseChecksumValidation: 'WHEN_REQUIRED',
+          ...checksums,
         })
-      : new S3Client({ region });
+      : new S3Client({ region, ...checksums });
   }
   return s3Client;
 }

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Size, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -19,8 +20,16 @@ export interface PassCloudStackProps extends StackProps {
   mailDomain?: string;
 }
 
+/** The bare address of a sender written `Name <address>` or `address`. */
+export function senderAddress(mailFrom: string): string {
+  return (/<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+}
+
 export class PassCloudStack extends Stack {
   readonly api: Api;
+  readonly site: ConsoleSite;
+  /** Shared by CloudFront and the API functions, so the API answers only requests that came through CloudFront. */
+  readonly originVerify: Secret;
   readonly buckets: Buckets;
   readonly iot: DeviceIot;
   readonly importWorker: HandlerFunction;
@@ -29,9 +38,16 @@ export class PassCloudStack extends Stack {
     super(scope, id, props);
     const tables = new Tables(this, 'Tables');
     const buckets = (this.buckets = new Buckets(this, 'Buckets'));
-    const identity = new EmailIdentity(this, 'MailIdentity', {
-      identity: props.mailDomain ? Identity.domain(props.mailDomain) : Identity.email(props.mailFrom),
+    const mailAddress = senderAddress(props.mailFrom);
+    new EmailIdentity(this, 'MailIdentity', {
+      identity: props.mailDomain ? Identity.domain(props.mailDomain) : Identity.email(mailAddress),
     });
+    // CloudFormation generates the value; CloudFront and the functions read it through a dynamic reference.
+    const originVerify = (this.originVerify = new Secret(this, 'OriginVerify', {
+      description: 'Pass Cloud: header value CloudFront sends to the API (x-origin-verify)',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    }));
+    const originVerifyValue = originVerify.secretValue.unsafeUnwrap();
 
     // Face terminals: thing type, custom authorizer, topic rules and the ATS endpoint (DESIGN.md §6).
     const iot = (this.iot = new DeviceIot(this, 'Iot', { environment: { ...tables.environment(), ...buckets.environment() } }));
@@ -52,7 +68,7 @@ export class PassCloudStack extends Stack {
     const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName };
 
     this.api = new Api(this, 'Api', {
-      environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom },
+      environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom, ORIGIN_VERIFY_SECRET: originVerifyValue },
       environmentOf: { devices: iot.devicesEnvironment(), employees: importsEnvironment, visitors: importsEnvironment },
     });
 
@@ -62,19 +78,30 @@ export class PassCloudStack extends Stack {
     const { systems, files, groups, departments, employees, visitors, devices } = this.api.functions;
     grantTable(systems, main, 'readWrite');
     grantTable(systems, events, 'write');
+    // SES authorizes the recipients' identities too (in the sandbox they are verified identities), so
+    // the resource is every identity and the sender is held by the From address instead.
     systems.addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity.emailIdentityName })],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': mailAddress } },
       }),
     );
+    Validations.of(systems).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+    });
     grantTable(files, main, 'readWrite');
     this.grantObjects(files, [buckets.data.photos, buckets.data.captures, buckets.data.packages], ['s3:PutObject', 's3:GetObject']);
+    // Staged uploads in the imports bucket: the presigned PUT, the size check (HeadObject), the read and the removal on completion.
+    this.grantObjects(files, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
+    grantListing(files, buckets.data.imports);
     for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
     for (const fn of [employees, visitors]) {
       grantTable(fn, main, 'readWrite');
-      // Photos: existence checks and short-lived links (GetObject), archive imports (PutObject), removal with the person.
+      // Photos: existence checks of an avatar (HeadObject) and short-lived links (GetObject), archive imports (PutObject), removal with the person.
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+      grantListing(fn, buckets.data.photos);
       // Background imports: the job record, the presigned upload (PutObject), its size (GetObject), removal of an oversized file.
       grantTable(fn, events, 'readWrite');
       this.grantObjects(fn, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
@@ -102,7 +129,12 @@ export class PassCloudStack extends Stack {
     this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
 
-    const site = new ConsoleSite(this, 'Console', { bucket: buckets.web, logs: buckets.logs, apiDomainName: this.api.domainName });
+    const site = (this.site = new ConsoleSite(this, 'Console', {
+      bucket: buckets.web,
+      logs: buckets.logs,
+      apiDomainName: this.api.domainName,
+      originVerify: originVerifyValue,
+    }));
 
     // The console uploads import files straight to the imports bucket, from its own origin only.
     buckets.data.imports.addCorsRule({
@@ -113,7 +145,8 @@ export class PassCloudStack extends Stack {
     });
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    // The execute-api endpoint refuses requests without the origin secret: the API is reached through CloudFront.
+    new CfnOutput(this, 'ApiUrl', { value: `https://${site.distribution.distributionDomainName}/v1` });
 
     this.acknowledgeFindings();
   }
@@ -182,6 +215,11 @@ export class PassCloudStack extends Stack {
       }
     }
     Validations.of(this.buckets.logs).acknowledge({ id: 'AwsSolutions-S1', reason: 'This is the access-log bucket; logging it into itself would loop.' });
+    Validations.of(this.originVerify).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'CloudFront and the API functions receive the origin secret at deploy time through dynamic references; a new value must reach both in one stack update, which a rotation function cannot do, so it is changed by replacing the secret in a deploy.',
+    });
   }
 }
 

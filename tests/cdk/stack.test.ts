@@ -1,8 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { App, type CfnElement, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { PassCloudStack } from '@passcloud/infra/aws/stack';
+import { PassCloudStack, senderAddress } from '@passcloud/infra/aws/stack';
+import { REPO_ROOT } from '@passcloud/infra/aws/api';
 import { THING_NAME_VARIABLE } from '@passcloud/infra/aws/iot';
 import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
 import { resources, routes } from '@passcloud/functions/routes';
@@ -14,6 +19,8 @@ const logicalId = (element: { node: { defaultChild?: unknown } } | CfnElement): 
   stack.getLogicalId(('logicalId' in element ? element : element.node.defaultChild) as CfnElement);
 let template: Template;
 let nag: PolicyValidationPluginReport;
+/** The console is deployed only when it was built (npm run build), as in CI before these tests. */
+const consoleBuilt = existsSync(resolve(REPO_ROOT, 'web/dist/index.html'));
 
 beforeAll(() => {
   const app = new App();
@@ -114,15 +121,11 @@ describe('the AWS stack', () => {
     });
   });
 
-  it('serves the console through CloudFront with origin access control, SPA fallback and security headers', () => {
+  it('serves the console through CloudFront with origin access control and security headers', () => {
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
         DefaultRootObject: 'index.html',
-        CustomErrorResponses: [
-          { ErrorCode: 403, ResponseCode: 200, ResponsePagePath: '/index.html', ErrorCachingMinTTL: 10 },
-          { ErrorCode: 404, ResponseCode: 200, ResponsePagePath: '/index.html', ErrorCachingMinTTL: 10 },
-        ],
         CacheBehaviors: [Match.objectLike({ PathPattern: '/v1/*', ViewerProtocolPolicy: 'https-only' })],
       }),
     });
@@ -135,6 +138,115 @@ describe('the AWS stack', () => {
         }),
       }),
     });
+  });
+
+  it('falls back to index.html in a viewer-request function of the console behaviour, never for /v1', () => {
+    const config = distributionConfig();
+    // Error pages would turn an API 403 or 404 into index.html with status 200.
+    expect(config.CustomErrorResponses).toBeUndefined();
+    const fnArn = { 'Fn::GetAtt': [logicalId(stack.site.spaFallback), 'FunctionARN'] };
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: fnArn }]);
+    expect(config.CacheBehaviors).toHaveLength(1);
+    expect(config.CacheBehaviors[0]!.FunctionAssociations).toBeUndefined();
+    expect(config.CacheBehaviors[0]!.LambdaFunctionAssociations).toBeUndefined();
+
+    const fn = template.findResources('AWS::CloudFront::Function')[logicalId(stack.site.spaFallback)] as {
+      Properties: { FunctionCode: string; FunctionConfig: { Runtime: string } };
+    };
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    const handler = new Function(`${fn.Properties.FunctionCode}\nreturn handler;`)() as (event: { request: { uri: string } }) => { uri: string };
+    const served = (uri: string) => handler({ request: { uri } }).uri;
+    for (const route of ['/', '/login', '/people/employees', '/devices/abc123/settings', '/v1']) expect(served(route), route).toBe('/index.html');
+    for (const file of ['/index.html', '/assets/index-D4x9.js', '/assets/locales/ja_JP', '/file/Personnel_import_template_EN.xlsx', '/favicon.ico']) {
+      expect(served(file), file).toBe(file);
+    }
+  });
+
+  it('reaches the API only through CloudFront, which sends the generated origin secret', () => {
+    const secretId = logicalId(stack.originVerify);
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 48, ExcludePunctuation: true }),
+    });
+    const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
+
+    const config = distributionConfig();
+    const apiBehavior = config.CacheBehaviors.find((b) => b.PathPattern === '/v1/*')!;
+    const apiOrigin = config.Origins.find((o) => o.Id === apiBehavior.TargetOriginId)!;
+    expect(apiOrigin.OriginCustomHeaders).toEqual([{ HeaderName: 'x-origin-verify', HeaderValue: reference }]);
+    // No other origin gets the secret (S3 would log it).
+    for (const origin of config.Origins.filter((o) => o !== apiOrigin)) expect(JSON.stringify(origin)).not.toContain(secretId);
+    // Managed AllViewerExceptHostHeader: every viewer header but Host, and CloudFront's viewer headers (CloudFront-Viewer-Address).
+    expect(apiBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const resource of resources) {
+      const fn = functions[logicalId(stack.api.functions[resource])] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+      expect(fn.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET, resource).toEqual(reference);
+    }
+    for (const other of [stack.importWorker, iot().authorizerFunction, iot().ingestFunction]) {
+      expect(JSON.stringify(functions[logicalId(other)])).not.toContain('ORIGIN_VERIFY_SECRET');
+    }
+
+    const outputs = template.findOutputs('ApiUrl');
+    expect(Object.values(outputs)[0]!.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack.site.distribution), 'DomainName'] }, '/v1']],
+    });
+    expect(JSON.stringify(outputs)).not.toContain('execute-api');
+  });
+
+  it('lets every function that checks an object with HeadObject list its bucket, so a missing key answers 404', () => {
+    const { employees, visitors, files, devices } = stack.api.functions;
+    const { photos, imports, captures } = stack.buckets.data;
+    const checks: [string, IFunction, Bucket][] = [
+      // people.ts objectExists (the avatar), importJobs.ts objectSize (the uploaded file)
+      ['employees photos', employees, photos],
+      ['employees imports', employees, imports],
+      ['visitors photos', visitors, photos],
+      ['visitors imports', visitors, imports],
+      // files.ts objectSize (a staged upload)
+      ['files imports', files, imports],
+      // iot/ingest.ts objectExists (a captured photo)
+      ['ingest captures', iot().ingestFunction, captures],
+      ['devices captures', devices, captures],
+    ];
+    for (const [name, fn, bucket] of checks) {
+      const listing = statementsOf(fn).filter((s) => [s.Action].flat().includes('s3:ListBucket'));
+      expect(
+        listing.flatMap((s) => [s.Resource].flat()),
+        name,
+      ).toContainEqual({ 'Fn::GetAtt': [logicalId(bucket), 'Arn'] });
+    }
+  });
+
+  it('takes the sender address out of a From written with a display name', () => {
+    expect(senderAddress('no-reply@example.com')).toBe('no-reply@example.com');
+    expect(senderAddress('Pass Cloud <no-reply@example.com>')).toBe('no-reply@example.com');
+    expect(senderAddress(' "Pass Cloud, Inc." <alerts@mail.example.com> ')).toBe('alerts@mail.example.com');
+  });
+
+  it('lets the systems function send mail to any recipient, but only from the sender address', () => {
+    const sending = statementsOf(stack.api.functions.systems).filter((s) => [s.Action].flat().includes('ses:SendEmail'));
+    expect(sending).toEqual([
+      { Effect: 'Allow', Action: 'ses:SendEmail', Resource: '*', Condition: { StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } } },
+    ]);
+  });
+
+  it.skipIf(!consoleBuilt)('uploads hashed chunks as immutable and index.html as no-cache, keeping the previous chunks', () => {
+    const deployments = template.findResources('Custom::CDKBucketDeployment') as Record<string, { Properties: Record<string, unknown>; DependsOn?: string[] }>;
+    expect(Object.keys(deployments)).toHaveLength(2);
+    const [assetsId, assets] = Object.entries(deployments).find(([, d]) => d.Properties.DestinationBucketKeyPrefix === 'assets/')!;
+    const [, root] = Object.entries(deployments).find(([id]) => id !== assetsId)!;
+    expect(assets.Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' } });
+    expect(assets.Properties.DistributionPaths).toBeUndefined();
+    expect(root.Properties).toMatchObject({
+      Prune: false,
+      SystemMetadata: { 'cache-control': 'no-cache' },
+      DistributionId: { Ref: logicalId(stack.site.distribution) },
+      DistributionPaths: ['/index.html'],
+    });
+    expect(root.Properties.DestinationBucketKeyPrefix).toBeUndefined();
+    // index.html goes up only after the chunks it names.
+    expect(root.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^ConsoleDeployAssets/)]));
   });
 
   it('verifies the sender in SES and lets only the systems function send mail', () => {
@@ -300,6 +412,34 @@ interface Statement {
 
 const statements = (resource: unknown): Statement[] =>
   (resource as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement;
+
+/** Every statement of the policies attached to a function's role. */
+function statementsOf(fn: IFunction): Statement[] {
+  const role = logicalId(fn.role!.node.defaultChild as CfnElement);
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.some((r) => r.Ref === role))
+    .flatMap(statements);
+}
+
+interface CacheBehavior {
+  PathPattern?: string;
+  TargetOriginId: string;
+  OriginRequestPolicyId?: string;
+  FunctionAssociations?: unknown;
+  LambdaFunctionAssociations?: unknown;
+}
+
+function distributionConfig(): {
+  CustomErrorResponses?: unknown;
+  DefaultCacheBehavior: CacheBehavior;
+  CacheBehaviors: CacheBehavior[];
+  Origins: { Id: string; OriginCustomHeaders?: unknown }[];
+} {
+  const distribution = template.findResources('AWS::CloudFront::Distribution')[logicalId(stack.site.distribution)] as {
+    Properties: { DistributionConfig: ReturnType<typeof distributionConfig> };
+  };
+  return distribution.Properties.DistributionConfig;
+}
 
 /** A resolved ARN as text: `Fn::Join` flattened, the partition as `aws`. */
 function flat(value: unknown): string {
