@@ -73,6 +73,8 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'PATCH', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'DELETE', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'POST', path: '/v1/devices/{deviceKey}/replacement', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'DELETE', path: '/v1/devices/{deviceKey}/replacement', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'POST', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },

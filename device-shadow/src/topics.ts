@@ -71,6 +71,11 @@ export interface CommandMessage {
 
 /** What binding answers: the thing to be and how to reach the broker. */
 export interface BindResult {
+  /**
+   * `bound`: a new device, the credentials work now. `pendingApproval`: the company already has a
+   * device with this serial; the credentials work once an administrator approves the replacement.
+   */
+  state: 'bound' | 'pendingApproval';
   deviceKey: string;
   thingName: string;
   mqtt: { url: string; clientId: string; username: string; password: string };

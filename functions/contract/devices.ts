@@ -195,6 +195,8 @@ export const batchSettingsBody = z
   })
   .strict();
 export const commandBody = z.object({ type: z.enum(COMMAND_TYPES) }).strict();
+/** Approves the pending replacement shown at this device version. */
+export const replacementBody = z.object({ version: z.number().int().min(1) }).strict();
 export const logsQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z

@@ -3,8 +3,9 @@ import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
 
 /**
- * Names that must be unique across tenants: login usernames (login carries no tenant) and
- * device binding codes, device serial numbers. Each claim only points at its owner.
+ * Names that must be unique: login usernames and device binding codes across tenants (under the
+ * system scope: login and binding carry no tenant), device serial numbers within their tenant.
+ * Each claim only points at its owner.
  */
 export const claims = lazy(
   () =>

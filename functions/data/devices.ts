@@ -45,6 +45,12 @@ export const devices = lazy(
           shadowVersion: { type: 'number', required: true, default: 0 },
           /** The last capturePhoto command. */
           photoCommandKey: { type: 'string' },
+          /**
+           * A terminal that bound itself again under this serial (a replaced or factory-reset unit,
+           * or someone posing as one): its facts and the hash of the secret it was given. The
+           * secret works only once an administrator approves the replacement in the console.
+           */
+          replacement: { type: 'any' },
           createdAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },
@@ -145,56 +151,114 @@ export interface Binding {
   defaults: DeviceSettings;
 }
 
-/** The device a serial number is bound to, in whichever tenant. */
-export async function findSerial(serial: string): Promise<{ tenantId: string; deviceKey: string } | undefined> {
-  const claim = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: serial }).go()).data;
-  return claim?.deviceKey ? { tenantId: claim.ownerTenantId, deviceKey: claim.deviceKey } : undefined;
+/** A binding waiting for an administrator: what the new terminal said about itself, and when. */
+export interface Replacement {
+  requestedAt: string;
+  info: Omit<DeviceInfo, 'serial'>;
+  secretHash: string;
 }
 
 /**
- * Binds a device to a tenant: a new device gets a record, the default settings and a claim on its
- * serial number, in one transaction; a device already bound to this tenant gets a new secret.
- * A serial bound to another tenant is refused.
+ * The tenant's device with this serial number. Serial numbers are unique within a tenant only:
+ * binding never depends on, nor tells anything about, other tenants' devices. Claims made before
+ * that rule lived under the system scope and are still read.
  */
-export async function bindDevice(input: Binding): Promise<{ device: Device; isNew: boolean }> {
-  const existing = await findSerial(input.serial);
-  if (existing && existing.tenantId !== input.tenantId) throw new ConflictError('devices.boundElsewhere', 'serial');
-  if (existing) {
-    const device = await findDevice(existing.tenantId, existing.deviceKey);
-    if (device) {
+export async function findSerial(tenantId: string, serial: string): Promise<string | undefined> {
+  const own = (await claims().get({ tenantId, kind: 'deviceSerial', value: serial }).go()).data;
+  if (own?.deviceKey) return own.deviceKey;
+  const legacy = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: serial }).go()).data;
+  return legacy?.deviceKey && legacy.ownerTenantId === tenantId ? legacy.deviceKey : undefined;
+}
+
+/**
+ * Binds a device to a tenant. A serial the tenant does not have yet becomes a device with the
+ * default settings and a claim on its serial, in one transaction (`bound`). A serial it has is
+ * never re-keyed here: the request is kept as the device's pending replacement, with the new
+ * facts and secret, until an administrator approves or rejects it (`pendingApproval`).
+ */
+export async function bindDevice(input: Binding): Promise<{ device: Device; state: 'bound' | 'pendingApproval' }> {
+  for (let round = 0; round < 3; round++) {
+    const existingKey = await findSerial(input.tenantId, input.serial);
+    if (existingKey && (await findDevice(input.tenantId, existingKey))) {
+      const replacement: Replacement = { requestedAt: nowIso(), info: input.info, secretHash: input.secretHash };
       const updated = await devices()
-        .patch({ tenantId: input.tenantId, deviceKey: device.deviceKey })
-        .set({ ...input.info, secretHash: input.secretHash })
+        .patch({ tenantId: input.tenantId, deviceKey: existingKey })
+        .set({ replacement })
+        .add({ version: 1 })
         .go({ response: 'all_new' });
-      return { device: updated.data as Device, isNew: false };
+      return { device: updated.data as Device, state: 'pendingApproval' };
+    }
+    const deviceKey = newTimeId();
+    const record = {
+      tenantId: input.tenantId,
+      deviceKey,
+      name: input.info.model ? `${input.info.model} ${input.serial.slice(-4)}` : input.serial,
+      serial: input.serial,
+      ...input.info,
+      secretHash: input.secretHash,
+      settings: input.defaults,
+      reported: {},
+      createdAt: nowIso(),
+    };
+    const claimItem = transactPut(
+      claims().put({ tenantId: input.tenantId, kind: 'deviceSerial', value: input.serial, ownerTenantId: input.tenantId, deviceKey }).params<Record<string, unknown>>(),
+    );
+    // A claim left by a deleted device may be taken over; a live one means a parallel bind won.
+    claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk)';
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem] }));
+      return { device: await requireDevice(input.tenantId, deviceKey), state: 'bound' };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Another request bound this serial first: go round and record this one as its replacement.
     }
   }
-  const deviceKey = newTimeId();
-  const record = {
-    tenantId: input.tenantId,
-    deviceKey,
-    name: input.info.model ? `${input.info.model} ${input.serial.slice(-4)}` : input.serial,
-    serial: input.serial,
-    ...input.info,
-    secretHash: input.secretHash,
-    settings: input.defaults,
-    reported: {},
-    createdAt: nowIso(),
-  };
-  const claim = claims()
-    .put({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: input.serial, ownerTenantId: input.tenantId, deviceKey })
-    .params<Record<string, unknown>>();
-  const claimItem = transactPut(claim);
-  // A stale claim (its device deleted) may be overwritten only when it still points at this tenant.
-  claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk) OR ownerTenantId = :owner';
-  claimItem.Put!.ExpressionAttributeValues = { ...(claimItem.Put!.ExpressionAttributeValues ?? {}), ':owner': input.tenantId };
-  try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem] }));
-  } catch (error) {
-    if (isConditionFailure(error)) throw new ConflictError('devices.boundElsewhere', 'serial');
-    throw error;
-  }
-  return { device: (await requireDevice(input.tenantId, deviceKey)) as Device, isNew: true };
+  throw new ConflictError();
+}
+
+/** The replacement as the console shows it: the facts, never the secret. */
+export function replacementFacts(device: Device) {
+  const replacement = device.replacement as Replacement | undefined;
+  return replacement ? { requestTime: replacement.requestedAt, ...replacement.info } : null;
+}
+
+/**
+ * Approves the pending replacement the administrator saw (`version`): the new terminal's secret
+ * and facts replace the old ones, so the old terminal's next connection is refused.
+ */
+export async function approveReplacement(tenantId: string, deviceKey: string, version: number): Promise<Device> {
+  const device = await requireDevice(tenantId, deviceKey);
+  const replacement = device.replacement as Replacement | undefined;
+  if (!replacement || device.version !== version) throw new ConflictError();
+  const result = await versionedWrite(
+    () =>
+      devices()
+        .patch({ tenantId, deviceKey })
+        .set({ ...replacement.info, secretHash: replacement.secretHash })
+        .remove(['replacement'])
+        .add({ version: 1 })
+        .where((attr, op) => op.eq(attr.version, version))
+        .go({ response: 'all_new' }),
+    async () => !!(await findDevice(tenantId, deviceKey)),
+  );
+  return result.data as Device;
+}
+
+/** Rejects the pending replacement: the device keeps its secret; the other terminal's stays useless. */
+export async function rejectReplacement(tenantId: string, deviceKey: string, version: number): Promise<Device> {
+  const device = await requireDevice(tenantId, deviceKey);
+  if (!device.replacement || device.version !== version) throw new ConflictError();
+  const result = await versionedWrite(
+    () =>
+      devices()
+        .patch({ tenantId, deviceKey })
+        .remove(['replacement'])
+        .add({ version: 1 })
+        .where((attr, op) => op.eq(attr.version, version))
+        .go({ response: 'all_new' }),
+    async () => !!(await findDevice(tenantId, deviceKey)),
+  );
+  return result.data as Device;
 }
 
 export interface DeviceChanges {
@@ -234,7 +298,7 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
               ExpressionAttributeValues: { ':v': version },
             },
           },
-          { Delete: claims().delete({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: device.serial }).params<Record<string, unknown>>() },
+          { Delete: claims().delete({ tenantId, kind: 'deviceSerial', value: device.serial }).params<Record<string, unknown>>() },
         ] as never,
       }),
     );
@@ -242,6 +306,14 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
     if (!isConditionFailure(error)) throw error;
     throw (await findDevice(tenantId, device.deviceKey)) ? new ConflictError() : new NotFoundError();
   }
+  // A claim from before serials were unique per tenant, if it is this tenant's.
+  await claims()
+    .delete({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: device.serial })
+    .where((attr, op) => op.eq(attr.ownerTenantId, tenantId))
+    .go()
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
 }
 
 /** Presence: applies a connect or disconnect unless a newer presence event was already applied. */

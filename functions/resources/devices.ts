@@ -11,6 +11,7 @@ import {
   deviceListQuery,
   devicePatchBody,
   logsQuery,
+  replacementBody,
   type CommandState,
   type DeviceSettings,
   type SettingsPatch,
@@ -19,7 +20,10 @@ import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
 import {
   allDevices,
+  approveReplacement,
   bindDevice,
+  rejectReplacement,
+  replacementFacts,
   createCommand,
   deleteDevice,
   dropDeviceEvents,
@@ -70,6 +74,7 @@ function deviceJson(device: Device, company: string) {
     reported: device.reported,
     pending: pendingSettings(device.settings, device.reported),
     createTime: device.createdAt,
+    replacement: replacementFacts(device),
     version: device.version,
   };
 }
@@ -117,7 +122,7 @@ export const devices = defineResource('devices', {
         return found;
       });
       const secret = newId(32);
-      const { device, isNew } = await bindDevice({
+      const { device, state } = await bindDevice({
         tenantId: claim.ownerTenantId,
         serial: body.serial,
         info: body.info,
@@ -125,15 +130,19 @@ export const devices = defineResource('devices', {
         defaults: DEFAULT_SETTINGS,
       });
       const thing = thingName(device.tenantId, device.deviceKey);
-      await registerThing(thing, { tenantId: device.tenantId, serial: device.serial });
-      if (isNew) await pushSettings(device);
+      if (state === 'bound') {
+        await registerThing(thing, { tenantId: device.tenantId, serial: device.serial });
+        await pushSettings(device);
+      }
       const broker = brokerAddress();
       const result: BindResult = {
+        state,
         deviceKey: device.deviceKey,
         thingName: thing,
         mqtt: { url: broker.url, clientId: thing, username: `${thing}${broker.usernameSuffix}`, password: secret },
       };
-      return created(result);
+      // A serial the company already has waits for an administrator: its secret works once approved.
+      return state === 'bound' ? created(result) : queued(result);
     },
   }),
   'GET /v1/devices': sessionRoute({
@@ -220,6 +229,22 @@ export const devices = defineResource('devices', {
       const thing = thingName(device.tenantId, device.deviceKey);
       await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(auth.tenantId, device.deviceKey)]);
       return deleted();
+    },
+  }),
+  'POST /v1/devices/{deviceKey}/replacement': sessionRoute({
+    params: deviceKeyParams,
+    body: replacementBody,
+    async handle({ auth, params, body }) {
+      const device = await approveReplacement(auth.tenantId, params.deviceKey, body.version);
+      return created(deviceJson(device, await companyName(auth.tenantId)));
+    },
+  }),
+  'DELETE /v1/devices/{deviceKey}/replacement': sessionRoute({
+    params: deviceKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      const device = await rejectReplacement(auth.tenantId, params.deviceKey, query.version);
+      return created(deviceJson(device, await companyName(auth.tenantId)));
     },
   }),
   'POST /v1/devices/{deviceKey}/commands': sessionRoute({

@@ -19,6 +19,7 @@ interface Device {
   settings: Record<string, unknown>;
   reported: Record<string, unknown>;
   pending: string[];
+  replacement: Record<string, string> | null;
   version: number;
 }
 interface DevicePage {
@@ -123,15 +124,70 @@ describe('binding', () => {
     expect(offline.ms).toBeLessThan(2000);
   });
 
-  it('rebinding the same serial keeps the device and its settings; another company cannot take it', async () => {
+  type Bound = { state: string; deviceKey: string; thingName: string; mqtt: { url: string; clientId: string; username: string; password: string } };
+  const bindAs = async (serialPrefix: string, code: string, change: Record<string, string> = {}) => {
+    const { serial, ...info } = simulatedInfo(serialPrefix, 1);
+    return call<Bound>('POST', '/v1/devices/bind', { body: { userCode: code, serial, info: { ...info, ...change } } });
+  };
+  const connects = async (m: Bound['mqtt']) => {
+    try {
+      const client = await mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 5000 });
+      await client.endAsync(true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('never re-keys a known serial: a second binding waits for approval with its new facts, and only then works', async () => {
     const prefix = unique('R').toUpperCase();
-    const first = agent(prefix);
-    const { deviceKey } = await first.bind();
-    const second = agent(prefix);
-    expect((await second.bind()).deviceKey).toBe(deviceKey);
-    const thief = agent(prefix, otherUserCode);
-    await expect(thief.bind()).rejects.toThrow(/409/);
-    expect((await call<DevicePage>('GET', '/v1/devices', { token: otherToken })).body.data.items.map((d) => d.deviceKey)).not.toContain(deviceKey);
+    const first = await bindAs(prefix, userCode);
+    expect(first.body).toMatchObject({ code: 201, data: { state: 'bound' } });
+    const { deviceKey } = first.body.data;
+
+    const second = await bindAs(prefix, userCode, { mac: '02:AA:BB:CC:DD:EE', firmware: 'FT7-9.9.9' });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ code: 202, data: { state: 'pendingApproval', deviceKey } });
+    // Until approved, the old credentials still work and the new ones do not.
+    expect(await connects(first.body.data.mqtt)).toBe(true);
+    expect(await connects(second.body.data.mqtt)).toBe(false);
+    const pending = await read(deviceKey);
+    expect(pending.mac).toBe(simulatedInfo(prefix, 1).mac);
+    expect(pending).toMatchObject({ replacement: { mac: '02:AA:BB:CC:DD:EE', firmware: 'FT7-9.9.9' } });
+    expect(JSON.stringify(pending)).not.toContain('secretHash');
+
+    // An approval of a version that is no longer shown changes nothing.
+    expect((await call('POST', `/v1/devices/${deviceKey}/replacement`, { token, body: { version: pending.version - 1 } })).status).toBe(409);
+    const approved = await call<Device>('POST', `/v1/devices/${deviceKey}/replacement`, { token, body: { version: pending.version } });
+    expect(approved.body).toMatchObject({ code: 201, data: { deviceKey, mac: '02:AA:BB:CC:DD:EE', replacement: null } });
+    expect(await connects(second.body.data.mqtt)).toBe(true);
+    expect(await connects(first.body.data.mqtt)).toBe(false);
+  });
+
+  it('a rejected replacement leaves the device as it was', async () => {
+    const prefix = unique('J').toUpperCase();
+    const first = await bindAs(prefix, userCode);
+    const { deviceKey } = first.body.data;
+    const second = await bindAs(prefix, userCode, { ip: '10.9.9.9' });
+    expect(second.body.code).toBe(202);
+    const pending = await read(deviceKey);
+    const rejected = await call<Device>('DELETE', `/v1/devices/${deviceKey}/replacement?version=${pending.version}`, { token });
+    expect(rejected.body).toMatchObject({ code: 201, data: { replacement: null, ip: simulatedInfo(prefix, 1).ip } });
+    expect(await connects(first.body.data.mqtt)).toBe(true);
+    expect(await connects(second.body.data.mqtt)).toBe(false);
+  });
+
+  it('binding tells nothing about other companies: the same serial elsewhere is a device of its own, and neither changes the other', async () => {
+    const prefix = unique('S').toUpperCase();
+    const mine = await bindAs(prefix, userCode);
+    const theirs = await bindAs(prefix, otherUserCode);
+    expect(theirs.body).toMatchObject({ code: 201, data: { state: 'bound' } });
+    expect(theirs.body.data.deviceKey).not.toBe(mine.body.data.deviceKey);
+    expect(await connects(mine.body.data.mqtt)).toBe(true);
+    expect((await read(mine.body.data.deviceKey)).replacement).toBeNull();
+    expect((await call<DevicePage>('GET', '/v1/devices?pageSize=200', { token: otherToken })).body.data.items.map((d) => d.deviceKey)).not.toContain(
+      mine.body.data.deviceKey,
+    );
   });
 });
 

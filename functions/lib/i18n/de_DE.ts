@@ -70,7 +70,6 @@ export const de_DE: Catalog = {
   'devices.macFormat': 'Geben Sie eine MAC-Adresse wie 00:1A:2B:3C:4D:5E ein',
   'devices.serialFormat': 'Verwenden Sie nur Buchstaben, Ziffern und Bindestriche',
   'devices.noSettings': 'Wählen Sie mindestens eine Einstellung aus, die angewendet werden soll',
-  'devices.boundElsewhere': 'Dieses Gerät ist an ein anderes Unternehmen gebunden. Bitte heben Sie die Bindung zuerst dort auf',
   'devices.unknownUserCode': 'Kein Unternehmen verwendet diesen Gerätebindungscode',
   'devices.groupMissing': 'Wählen Sie eine vorhandene Gerätegruppe aus',
   'devices.someMissing': 'Nicht mehr vorhandene Geräte in Ihrer Auswahl: {count}. Bitte aktualisieren Sie die Liste und versuchen Sie es erneut',

@@ -69,7 +69,6 @@ export const en_US = {
   'devices.macFormat': 'Use a MAC address such as 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': 'Use letters, digits and hyphens only',
   'devices.noSettings': 'Choose at least one setting to apply',
-  'devices.boundElsewhere': 'This device is bound to another company; unbind it there first',
   'devices.unknownUserCode': 'No company has this device binding code',
   'devices.groupMissing': 'Choose an existing device group',
   'devices.someMissing': '{count} of the chosen devices no longer exist; refresh the list and try again',

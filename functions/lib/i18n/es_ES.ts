@@ -70,7 +70,6 @@ export const es_ES: Catalog = {
   'devices.macFormat': 'Utilice una dirección MAC como 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': 'Utilice solo letras, dígitos y guiones',
   'devices.noSettings': 'Elija al menos un ajuste que aplicar',
-  'devices.boundElsewhere': 'Este dispositivo está vinculado a otra empresa; desvincúlelo primero desde esa empresa',
   'devices.unknownUserCode': 'Ninguna empresa tiene este código de vinculación de dispositivos',
   'devices.groupMissing': 'Elija un grupo de dispositivos existente',
   'devices.someMissing': 'Dispositivos seleccionados que ya no existen: {count}; actualice la lista e inténtelo de nuevo',

@@ -70,7 +70,6 @@ export const fr_FR: Catalog = {
   'devices.macFormat': 'Saisissez une adresse MAC au format 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': 'Utilisez uniquement des lettres, des chiffres et des tirets',
   'devices.noSettings': 'Choisissez au moins un paramètre à appliquer',
-  'devices.boundElsewhere': 'Cet appareil est associé à une autre entreprise ; dissociez-le d\'abord depuis celle-ci',
   'devices.unknownUserCode': 'Aucune entreprise ne possède ce code d\'association d\'appareils',
   'devices.groupMissing': 'Choisissez un groupe d\'appareils existant',
   'devices.someMissing': 'Appareils sélectionnés qui n\'existent plus : {count} ; actualisez la liste et réessayez',

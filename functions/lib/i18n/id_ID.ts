@@ -70,7 +70,6 @@ export const id_ID: Catalog = {
   'devices.macFormat': 'Gunakan alamat MAC seperti 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': 'Gunakan huruf, angka, dan tanda hubung saja',
   'devices.noSettings': 'Pilih setidaknya satu pengaturan untuk diterapkan',
-  'devices.boundElsewhere': 'Perangkat ini terikat pada perusahaan lain; lepaskan ikatannya di sana terlebih dahulu',
   'devices.unknownUserCode': 'Tidak ada perusahaan yang memiliki kode pengikatan perangkat ini',
   'devices.groupMissing': 'Pilih grup perangkat yang sudah ada',
   'devices.someMissing': '{count} perangkat yang dipilih sudah tidak ada; muat ulang daftar lalu coba lagi',

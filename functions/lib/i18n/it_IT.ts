@@ -70,7 +70,6 @@ export const it_IT: Catalog = {
   'devices.macFormat': 'Usa un indirizzo MAC come 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': 'Usa solo lettere, cifre e trattini',
   'devices.noSettings': 'Scegli almeno un\'impostazione da applicare',
-  'devices.boundElsewhere': 'Questo dispositivo è associato a un\'altra azienda; dissocialo prima da quell\'azienda',
   'devices.unknownUserCode': 'Nessuna azienda ha questo codice di associazione dispositivi',
   'devices.groupMissing': 'Scegli un gruppo di dispositivi esistente',
   'devices.someMissing': 'Dispositivi scelti che non esistono più: {count}; aggiorna l\'elenco e riprova',

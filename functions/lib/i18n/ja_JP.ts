@@ -70,7 +70,6 @@ export const ja_JP: Catalog = {
   'devices.macFormat': '00:1A:2B:3C:4D:5E のような形式で MAC アドレスを入力してください',
   'devices.serialFormat': '英字、数字、ハイフンのみを使用してください',
   'devices.noSettings': '適用する設定を 1 つ以上選択してください',
-  'devices.boundElsewhere': 'このデバイスは他の企業にバインドされています。先にその企業でバインドを解除してください',
   'devices.unknownUserCode': 'このデバイスバインドコードを持つ企業はありません',
   'devices.groupMissing': '既存のデバイスグループを選択してください',
   'devices.someMissing': '選択したデバイスのうち {count} 台は既に存在しません。一覧を更新してから再度お試しください',

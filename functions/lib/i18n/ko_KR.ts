@@ -70,7 +70,6 @@ export const ko_KR: Catalog = {
   'devices.macFormat': '00:1A:2B:3C:4D:5E와 같은 형식의 MAC 주소를 입력해 주세요',
   'devices.serialFormat': '영문자, 숫자, 하이픈만 사용해 주세요',
   'devices.noSettings': '적용할 설정을 하나 이상 선택해 주세요',
-  'devices.boundElsewhere': '다른 회사에 바인딩된 장치입니다. 먼저 해당 회사에서 바인딩을 해제해 주세요',
   'devices.unknownUserCode': '이 장치 바인딩 코드를 가진 회사가 없습니다',
   'devices.groupMissing': '기존 장치 그룹을 선택해 주세요',
   'devices.someMissing': '선택한 장치 중 {count}대가 더 이상 존재하지 않습니다. 목록을 새로 고친 후 다시 시도해 주세요',

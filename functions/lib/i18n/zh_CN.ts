@@ -70,7 +70,6 @@ export const zh_CN: Catalog = {
   'devices.macFormat': '请输入 MAC 地址，例如 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': '只能包含字母、数字和连字符',
   'devices.noSettings': '请至少选择一项要应用的设置',
-  'devices.boundElsewhere': '该设备已绑定至其他企业，请先在该企业中解绑',
   'devices.unknownUserCode': '没有企业使用该设备绑定码',
   'devices.groupMissing': '请选择已有的设备分组',
   'devices.someMissing': '所选设备中有 {count} 台已不存在，请刷新列表后重试',

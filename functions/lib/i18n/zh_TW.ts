@@ -70,7 +70,6 @@ export const zh_TW: Catalog = {
   'devices.macFormat': '請輸入 MAC 位址，例如 00:1A:2B:3C:4D:5E',
   'devices.serialFormat': '僅可包含字母、數字和連字號',
   'devices.noSettings': '請至少選擇一項要套用的設定',
-  'devices.boundElsewhere': '此設備已綁定至其他企業，請先於該企業解除綁定',
   'devices.unknownUserCode': '沒有企業使用此設備綁定碼',
   'devices.groupMissing': '請選擇既有的設備群組',
   'devices.someMissing': '所選設備中有 {count} 台已不存在，請重新整理清單後再試',
