@@ -1,4 +1,5 @@
-import mqtt, { type MqttClient } from 'mqtt';
+import { isIP } from 'node:net';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
 import { DEFAULT_SETTINGS, type CommandType, type DeviceInfo, type DeviceSettings } from '@passcloud/functions/contract/devices';
 import { fromDocument, toDocument, type DeviceDocument } from './mapping.ts';
@@ -20,6 +21,77 @@ export interface AgentOptions {
   rebootMs?: number;
   /** Overrides the broker URL the binding answer gives (e.g. a WebSocket URL). */
   brokerUrl?: string;
+  /** How long one connection attempt may take before it counts as failed. */
+  connectTimeoutMs?: number;
+}
+
+/** Raw MQTT over TLS, as mqtt.js names it; `wss:` is HTTP underneath and must not offer ALPN `mqtt`. */
+const TLS_PROTOCOLS = new Set(['mqtts:', 'ssl:', 'tls:']);
+
+/**
+ * The mqtt.js options for one broker URL. IoT Core takes username/password (custom authorizer)
+ * on port 443 only when the TLS handshake offers ALPN `mqtt` and names the endpoint (SNI);
+ * without ALPN it expects a client certificate there and drops the connection.
+ */
+export function connectOptions(url: string, credentials: Omit<BindResult['mqtt'], 'url'>, connectTimeoutMs = 10_000): IClientOptions {
+  const { protocol, hostname } = new URL(url);
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return {
+    clientId: credentials.clientId,
+    username: credentials.username,
+    password: credentials.password,
+    keepalive: 30,
+    reconnectPeriod: 1000,
+    connectTimeout: connectTimeoutMs,
+    clean: true,
+    // SNI may not carry an IP address (RFC 6066).
+    ...(TLS_PROTOCOLS.has(protocol) ? { ALPNProtocols: ['mqtt'], ...(isIP(host) === 0 ? { servername: host } : {}) } : {}),
+  };
+}
+
+export type ConnectFailure = 'refused' | 'unauthorized' | 'tls' | 'timeout' | 'closed' | 'unreachable' | 'error';
+
+/** The first connection to the broker could not be made; `reason` says why. */
+export class ConnectError extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: ConnectFailure,
+    detail: string,
+  ) {
+    super(`cannot connect to the broker at ${url}: ${detail}`);
+    this.name = 'ConnectError';
+  }
+}
+
+const TLS_ERROR = /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/** Names the reason a first connection attempt failed, from what mqtt.js reported. */
+function failure(url: string, error: (Error & { code?: string | number }) | undefined, timeoutMs: number): ConnectError {
+  if (!error) return new ConnectError(url, 'closed', 'the broker closed the connection before accepting it');
+  const { code } = error;
+  const message = error.message.trim();
+  // CONNACK return codes 4/5 (MQTT 3.1.1) and reason codes 134/135 (MQTT 5).
+  if (code === 4 || code === 5 || code === 134 || code === 135) return new ConnectError(url, 'unauthorized', `not authorized (${message})`);
+  if (typeof code === 'number') return new ConnectError(url, 'refused', message);
+  if (code === 'ECONNREFUSED') return new ConnectError(url, 'refused', `connection refused (${message})`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    return new ConnectError(url, 'unreachable', `host unreachable (${message})`);
+  }
+  if (message === 'connack timeout' || code === 'ETIMEDOUT') return new ConnectError(url, 'timeout', `no answer within ${timeoutMs / 1000} s`);
+  if ((code && TLS_ERROR.test(code)) || /TLS|SSL|certificate/i.test(message)) return new ConnectError(url, 'tls', `TLS failure (${message})`);
+  return new ConnectError(url, 'error', message);
+}
+
+/** The URL without user info, for messages. */
+function shown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
 }
 
 export interface LogEntry {
@@ -75,22 +147,20 @@ export class DeviceAgent {
     return envelope.data;
   }
 
-  /** Binds if needed, connects and waits for the broker to accept the connection. */
+  /**
+   * Binds if needed, connects and waits for the broker to accept the connection. Rejects with a
+   * ConnectError when that first attempt fails (refused, not authorized, TLS, timeout); once
+   * connected, mqtt.js reconnects after every drop on its own.
+   */
   async start(): Promise<void> {
     this.stopped = false;
     const binding = this.binding ?? (await this.bind());
     const thing = binding.thingName;
     const shadow = shadowTopics(thing);
     const own = deviceTopics(thing);
-    const client = mqtt.connect(this.options.brokerUrl ?? binding.mqtt.url, {
-      clientId: binding.mqtt.clientId,
-      username: binding.mqtt.username,
-      password: binding.mqtt.password,
-      keepalive: 30,
-      reconnectPeriod: 1000,
-      connectTimeout: 10_000,
-      clean: true,
-    });
+    const url = this.options.brokerUrl ?? binding.mqtt.url;
+    const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
+    const client = mqtt.connect(url, connectOptions(url, binding.mqtt, timeoutMs));
     this.client = client;
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('connect', () => {
@@ -103,17 +173,30 @@ export class DeviceAgent {
     });
     client.on('close', () => this.emit({ type: 'disconnected' }));
     await new Promise<void>((resolve, reject) => {
-      const onError = (error: Error) => {
+      // mqtt.js's own connack timer covers a silent broker; this one covers anything it misses.
+      const timer = setTimeout(() => fail(new Error('connack timeout')), timeoutMs + 2000);
+      const settle = () => {
+        clearTimeout(timer);
         client.removeListener('connect', onConnect);
-        client.end(true);
-        reject(error);
+        client.removeListener('error', fail);
+        client.removeListener('close', onClose);
       };
+      const fail = (error?: Error) => {
+        settle();
+        client.end(true);
+        if (this.client === client) this.client = undefined;
+        reject(failure(shown(url), error, timeoutMs));
+      };
+      // A close with no error before it: the far end dropped the connection without a CONNACK.
+      // mqtt.js would retry forever; a first connection that cannot be made is reported instead.
+      const onClose = () => fail();
       const onConnect = () => {
-        client.removeListener('error', onError);
+        settle();
         resolve();
       };
       client.once('connect', onConnect);
-      client.once('error', onError);
+      client.on('error', fail);
+      client.on('close', onClose);
     });
     clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => this.sendHeartbeat(), this.options.heartbeatMs ?? 30_000);
@@ -227,8 +310,16 @@ export class DeviceAgent {
     if (!client) return;
     clearInterval(this.heartbeat);
     await client.endAsync();
-    await new Promise((resolve) => setTimeout(resolve, this.options.rebootMs ?? 1500));
-    if (!this.stopped) await this.start();
+    // Back from a reboot, a terminal keeps trying until the broker takes it again.
+    while (!this.stopped) {
+      await new Promise((resolve) => setTimeout(resolve, this.options.rebootMs ?? 1500));
+      if (this.stopped) return;
+      try {
+        return await this.start();
+      } catch (error) {
+        this.write('warn', error instanceof Error ? error.message : String(error));
+      }
+    }
   }
 }
 
