@@ -4,18 +4,28 @@ import { CreateThingCommand, DeleteThingCommand, IoTClient } from '@aws-sdk/clie
 /**
  * Device shadows and commands through the IoT data plane. On AWS `IOT_DATA_ENDPOINT` is the
  * account's ATS data endpoint; on the local host it is the IoT stand-in, which speaks the same
- * REST protocol, so this code is the same in both places.
+ * REST protocol and checks the same Signature V4, so this code is the same in both places.
  */
 const region = () => process.env.AWS_REGION ?? 'us-east-1';
-const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * The local stand-in makes up its credentials at start and the local host passes them on in
+ * these variables; on AWS the function's role signs instead.
+ */
+function localCredentials(): { accessKeyId: string; secretAccessKey: string } {
+  const accessKeyId = process.env.IOT_DATA_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.IOT_DATA_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) throw new Error('IOT_DATA_ACCESS_KEY_ID and IOT_DATA_SECRET_ACCESS_KEY must be set for a local IOT_DATA_ENDPOINT');
+  return { accessKeyId, secretAccessKey };
+}
 
 let dataClient: IoTDataPlaneClient | undefined;
 function data(): IoTDataPlaneClient {
   if (!dataClient) {
     const endpoint = process.env.IOT_DATA_ENDPOINT;
     if (!endpoint) throw new Error('IOT_DATA_ENDPOINT is not set');
-    const local = /^http:\/\/(127\.0\.0\.1|localhost)/.test(endpoint);
-    dataClient = new IoTDataPlaneClient({ region: region(), endpoint, ...(local ? { credentials: localCredentials } : {}) });
+    const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(endpoint);
+    dataClient = new IoTDataPlaneClient({ region: region(), endpoint, ...(local ? { credentials: localCredentials() } : {}) });
   }
   return dataClient;
 }

@@ -1,9 +1,11 @@
 import { Aedes, type AedesPublishPacket, type Client, type Subscription } from 'aedes';
+import { createHash, createHmac, randomBytes, timingSafeEqual, type Hash, type Hmac } from 'node:crypto';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { WebSocketServer, createWebSocketStream } from 'ws';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/device-shadow/mapping';
 import { RULE_FILTERS, presenceTopic } from '@passcloud/device-shadow/topics';
 import { authorize, policyPrefix } from '@passcloud/functions/iot/authorizer';
@@ -18,6 +20,12 @@ import { log } from '@passcloud/functions/lib/log';
  * (`/things/{thing}/shadow`, `/topics/{topic}`) for `@aws-sdk/client-iot-data-plane`; presence
  * events; and a rules adapter that hands rule topics to the same ingest handler the AWS topic
  * rules invoke.
+ *
+ * The data plane can open any door (`POST /topics/pc/<thing>/commands`), so like IoT Core it
+ * answers only requests signed (Signature V4) with the credentials the stand-in makes up at start,
+ * and it listens on loopback whatever `host` says. Any web page the user opens can send a simple
+ * POST to 127.0.0.1; it cannot sign one. Devices authenticate through the custom authorizer, so the
+ * MQTT endpoints may follow `host`.
  */
 
 type Json = Record<string, unknown>;
@@ -157,13 +165,151 @@ function getDocument(shadow: Shadow, clientToken?: unknown): Json {
 
 const snapshot = (shadow: Shadow | undefined) => (shadow ? { state: shadow.state, metadata: shadow.metadata, version: shadow.version } : null);
 
+/** IoT Core's limit on a message; the data plane refuses larger bodies before buffering them. */
+const MAX_DATA_PLANE_BODY = 128 * 1024;
+/** How far a request's x-amz-date may be from the clock. */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** The service name `@aws-sdk/client-iot-data-plane` signs for. */
+const SIGNING_SERVICE = 'iotdata';
+
+export interface DataPlaneCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytesOf = (data: SourceData): Buffer =>
+  typeof data === 'string'
+    ? Buffer.from(data, 'utf8')
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data);
+
+/** SHA-256 and HMAC-SHA256 from node:crypto, in the shape SignatureV4 takes. */
+class Sha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(this.secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytesOf(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+}
+
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/\s]+)\/(\d{8})\/([^/\s]+)\/([^/\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9-]+(?:;[a-z0-9-]+)*),\s*Signature=([0-9a-f]{64})$/;
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+interface Refusal {
+  status: number;
+  type: string;
+  message: string;
+}
+const forbidden = (message: string): Refusal => ({ status: 403, type: 'ForbiddenException', message });
+
+interface SignedRequest {
+  accessKeyId: string;
+  region: string;
+  service: string;
+  date: Date;
+  signedHeaders: string[];
+  signature: string;
+}
+
+/**
+ * The parts of a request's signature that need no body, checked as IoT Core does: a known access
+ * key, a scope for this service and date, and a date within five minutes of the clock.
+ */
+function readSignature(req: IncomingMessage, credentials: DataPlaneCredentials, now = Date.now()): SignedRequest | Refusal {
+  const header = req.headers.authorization;
+  if (!header) return forbidden('Missing Authentication Token');
+  const match = AUTHORIZATION.exec(header);
+  if (!match) return forbidden('Authorization header is not a valid AWS4-HMAC-SHA256 signature');
+  const [, accessKeyId, scopeDate, region, service, signedList, signature] = match as unknown as string[];
+  if (accessKeyId !== credentials.accessKeyId) {
+    return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  }
+  // Any region: the stand-in serves whichever one AWS_REGION names.
+  if (service !== SIGNING_SERVICE) return forbidden(`Credential should be scoped to correct service: '${SIGNING_SERVICE}'.`);
+  const stamp = req.headers['x-amz-date'];
+  const parts = typeof stamp === 'string' ? AMZ_DATE.exec(stamp) : null;
+  if (!parts) return forbidden('Missing or malformed X-Amz-Date header');
+  const [, y, mo, d, h, mi, sec] = parts.map(Number) as number[];
+  const date = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!));
+  if (Math.abs(now - date.getTime()) > MAX_CLOCK_SKEW_MS) return forbidden(`Signature expired: ${parts[0]} is not within 5 minutes of the server time.`);
+  if (scopeDate !== parts[0].slice(0, 8)) return forbidden('Credential should be scoped to a valid date.');
+  const signedHeaders = signedList!.split(';');
+  if (!signedHeaders.includes('host') || !signedHeaders.includes('x-amz-date')) return forbidden('Host and X-Amz-Date must be signed.');
+  return { accessKeyId: accessKeyId!, region: region!, service: service!, date, signedHeaders, signature: signature! };
+}
+
+/** Signs the request again with the stand-in's secret and compares, in constant time. */
+async function checkSignature(req: IncomingMessage, body: Buffer, signed: SignedRequest, signer: SignatureV4): Promise<Refusal | undefined> {
+  const headers: Record<string, string> = {};
+  for (const name of signed.signedHeaders) {
+    const value = req.headers[name];
+    if (value === undefined) return forbidden(`Signed header ${name} is missing.`);
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const bodyHash = createHash('sha256').update(body).digest('hex');
+  const declared = headers['x-amz-content-sha256'];
+  if (declared !== undefined && declared !== bodyHash) return forbidden('The provided x-amz-content-sha256 header does not match what was computed.');
+  const [path = '/', search = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
+  const query: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(search)) {
+    const seen = query[key];
+    query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  const expected = await signer.sign(
+    { method: req.method ?? 'GET', protocol: 'http:', hostname: '127.0.0.1', path, query, headers, body },
+    { signingDate: signed.date, signingRegion: signed.region, signingService: signed.service, signableHeaders: new Set(signed.signedHeaders) },
+  );
+  const computed = /Signature=([0-9a-f]{64})$/.exec(String(expected.headers.authorization ?? ''))?.[1] ?? '';
+  const given = Buffer.from(signed.signature);
+  if (computed.length !== given.length || !timingSafeEqual(Buffer.from(computed), given)) {
+    return forbidden('The request signature we calculated does not match the signature you provided.');
+  }
+  return undefined;
+}
+
+/** The request body, or undefined once it passes `limit` bytes (the rest is left unread). */
+const readBody = (req: IncomingMessage, limit: number) =>
+  new Promise<Buffer | undefined>((resolve, reject) => {
+    if (Number(req.headers['content-length']) > limit) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', reject);
+  });
+
 export interface IotStandIn {
   /** mqtt://127.0.0.1:port */
   mqttUrl: string;
-  /** ws://127.0.0.1:port/mqtt */
+  /** ws://<host>:port/mqtt, a server of its own that follows `host` */
   wsUrl: string;
-  /** http://127.0.0.1:port, the data-plane REST API */
+  /** http://127.0.0.1:port, the data-plane REST API: always loopback, always signed */
   dataEndpoint: string;
+  /** Made up at start; the data plane answers only requests signed with them. */
+  credentials: DataPlaneCredentials;
   broker: Aedes;
   shadows: ShadowStore;
   /** Rule invocations not yet finished (tests and benchmarks wait on them). */
@@ -178,6 +324,7 @@ const listen = (server: NetServer | HttpServer, port: number, host: string) =>
   });
 
 export interface IotOptions {
+  /** Interface of the MQTT endpoints (TCP and WebSocket); the data plane stays on 127.0.0.1. */
   host?: string;
   mqttPort?: number;
   /** Where shadows are kept between runs; in memory when undefined. */
@@ -318,28 +465,56 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
     });
   }
 
-  // MQTT over TCP and over WebSocket.
+  // MQTT over TCP and over WebSocket, on `host`.
   const tcp = createNetServer(broker.handle);
   const mqttPort = await listen(tcp, options.mqttPort ?? 0, host);
-  const http = createHttpServer((req, res) => void dataPlane(req, res));
-  const wss = new WebSocketServer({ noServer: true });
-  http.on('upgrade', (req, socket, head) => {
-    if (!req.url?.startsWith('/mqtt')) return socket.destroy();
-    wss.handleUpgrade(req, socket, head, (ws) => broker.handle(createWebSocketStream(ws) as never));
+  const ws = createHttpServer((_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('MQTT over WebSocket only, at /mqtt');
   });
-  const httpPort = await listen(http, 0, host);
+  const wss = new WebSocketServer({ noServer: true });
+  ws.on('upgrade', (req, socket, head) => {
+    if (!req.url?.startsWith('/mqtt')) return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (client) => broker.handle(createWebSocketStream(client) as never));
+  });
+  const wsPort = await listen(ws, 0, host);
+
+  // The data plane, on loopback only and for signed requests only.
+  const credentials: DataPlaneCredentials = {
+    accessKeyId: `LOCAL${randomBytes(10).toString('hex').toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64'),
+  };
+  const signer = new SignatureV4({ credentials, region: 'us-east-1', service: SIGNING_SERVICE, sha256: Sha256, applyChecksum: false });
+  const http = createHttpServer((req, res) => void dataPlane(req, res));
+  const httpPort = await listen(http, 0, '127.0.0.1');
 
   // The data-plane REST API.
   async function dataPlane(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const url = new URL(req.url ?? '/', 'http://local');
     const reply = (status: number, payload: unknown, errorType?: string) => {
       res.writeHead(status, { 'content-type': 'application/json', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
       res.end(JSON.stringify(payload));
     };
     const fail = (status: number, type: string, message: string) => reply(status, { message, __type: type }, type);
+    const refuse = (refusal: Refusal) => {
+      log('warn', 'IoT data plane request refused', { method: req.method, path: req.url?.split('?')[0], reason: refusal.type });
+      fail(refusal.status, refusal.type, refusal.message);
+    };
+    const signed = readSignature(req, credentials);
+    if ('status' in signed) return refuse(signed);
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(req, MAX_DATA_PLANE_BODY);
+    } catch {
+      return void res.destroy();
+    }
+    if (!body) {
+      // The rest of the body is left unread, so the connection cannot be used again.
+      res.setHeader('connection', 'close');
+      return fail(413, 'RequestEntityTooLargeException', `Payload exceeds the ${MAX_DATA_PLANE_BODY / 1024} KB limit`);
+    }
+    const mismatch = await checkSignature(req, body, signed, signer);
+    if (mismatch) return refuse(mismatch);
+    const url = new URL(req.url ?? '/', 'http://local');
     const shadowPath = /^\/things\/([^/]+)\/shadow$/.exec(url.pathname);
     const topicPath = /^\/topics\/(.+)$/.exec(url.pathname);
     try {
@@ -379,16 +554,23 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
 
   return {
     mqttUrl: `mqtt://${host}:${mqttPort}`,
-    wsUrl: `ws://${host}:${httpPort}/mqtt`,
-    dataEndpoint: `http://${host}:${httpPort}`,
+    wsUrl: `ws://${host}:${wsPort}/mqtt`,
+    dataEndpoint: `http://127.0.0.1:${httpPort}`,
+    credentials,
     broker,
     shadows,
     pendingRules: () => inFlight,
     async stop() {
       shadows.flush();
       for (const client of Object.values(clientsOf(broker))) client.close();
-      await Promise.all([new Promise((r) => tcp.close(r)), new Promise((r) => http.close(r)), new Promise((r) => wss.close(r))]);
+      await Promise.all([
+        new Promise((r) => tcp.close(r)),
+        new Promise((r) => http.close(r)),
+        new Promise((r) => ws.close(r)),
+        new Promise((r) => wss.close(r)),
+      ]);
       http.closeAllConnections();
+      ws.closeAllConnections();
       await new Promise<void>((r) => broker.close(() => r()));
     },
   };

@@ -57,6 +57,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: String(smtp.port),
     IOT_DATA_ENDPOINT: iot.dataEndpoint,
+    IOT_DATA_ACCESS_KEY_ID: iot.credentials.accessKeyId,
+    IOT_DATA_SECRET_ACCESS_KEY: iot.credentials.secretAccessKey,
     IOT_MQTT_URL: iot.mqttUrl,
     IOT_WS_URL: iot.wsUrl,
   };
