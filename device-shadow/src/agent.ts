@@ -1,4 +1,6 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
 import { DEFAULT_SETTINGS, type CommandType, type DeviceInfo, type DeviceSettings } from '@passcloud/functions/contract/devices';
@@ -23,6 +25,13 @@ export interface AgentOptions {
   brokerUrl?: string;
   /** How long one connection attempt may take before it counts as failed. */
   connectTimeoutMs?: number;
+  /**
+   * Where the terminal keeps its binding (its flash): a restart reuses it instead of binding
+   * again, as a real terminal does. Without it the binding lives in memory only.
+   */
+  credentialsFile?: string;
+  /** While a replacement waits for an administrator's approval, how often the terminal tries to connect. */
+  approvalRetryMs?: number;
 }
 
 /** Raw MQTT over TLS, as mqtt.js names it; `wss:` is HTTP underneath and must not offer ALPN `mqtt`. */
@@ -133,7 +142,11 @@ export class DeviceAgent {
     for (const listener of this.listeners) listener(event);
   }
 
-  /** Binds with the device binding code; the answer names the thing and the broker credentials. */
+  /**
+   * Binds with the device binding code; the answer names the thing and the broker credentials.
+   * A serial the company already has answers `pendingApproval`: the credentials work once an
+   * administrator approves this terminal as the device's replacement.
+   */
   async bind(): Promise<BindResult> {
     const { serial, ...info } = this.options.info;
     const response = await fetch(new URL('/v1/devices/bind', this.options.apiUrl), {
@@ -142,19 +155,76 @@ export class DeviceAgent {
       body: JSON.stringify({ userCode: this.options.userCode, serial, info }),
     });
     const envelope = (await response.json()) as { code: number; message: string; data: BindResult };
-    if (envelope.code !== 201) throw new Error(`binding refused (${envelope.code}): ${envelope.message}`);
-    this.binding = envelope.data;
+    if (envelope.code !== 201 && envelope.code !== 202) throw new Error(`binding refused (${envelope.code}): ${envelope.message}`);
+    this.keep(envelope.data);
     return envelope.data;
   }
 
+  /** Keeps the binding in memory and, with `credentialsFile`, on disk. */
+  private keep(binding: BindResult): void {
+    this.binding = binding;
+    const file = this.options.credentialsFile;
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(binding), { mode: 0o600 });
+  }
+
+  private stored(): BindResult | undefined {
+    const file = this.options.credentialsFile;
+    if (!file || !existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as BindResult;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** True while the terminal waits for an administrator to approve it as a replacement. */
+  get awaitingApproval(): boolean {
+    return this.binding?.state === 'pendingApproval';
+  }
+
   /**
-   * Binds if needed, connects and waits for the broker to accept the connection. Rejects with a
-   * ConnectError when that first attempt fails (refused, not authorized, TLS, timeout); once
-   * connected, mqtt.js reconnects after every drop on its own.
+   * Binds if needed (a stored binding is reused), connects and waits for the broker to accept the
+   * connection. Rejects with a ConnectError when that first attempt fails (refused, not
+   * authorized, TLS, timeout); once connected, mqtt.js reconnects after every drop on its own.
+   * Stored credentials that are refused (the device was unbound) lead to a new binding. A binding
+   * that waits for approval resolves at once and keeps trying to connect in the background.
    */
   async start(): Promise<void> {
     this.stopped = false;
-    const binding = this.binding ?? (await this.bind());
+    this.binding ??= this.stored() ?? (await this.bind());
+    if (this.awaitingApproval) return this.waitForApproval();
+    try {
+      await this.connect();
+    } catch (error) {
+      if (!(error instanceof ConnectError && error.reason === 'unauthorized' && this.options.credentialsFile)) throw error;
+      this.write('warn', 'stored credentials refused; binding again');
+      await this.bind();
+      if (this.awaitingApproval) return this.waitForApproval();
+      await this.connect();
+    }
+  }
+
+  private approvalTimer?: NodeJS.Timeout;
+
+  /** Tries to connect now and then until the replacement is approved (or the agent is stopped). */
+  private waitForApproval(): void {
+    this.write('info', 'waiting for an administrator to approve this terminal');
+    const attempt = () => {
+      if (this.stopped) return;
+      this.connect().then(
+        () => this.keep({ ...this.binding!, state: 'bound' }),
+        () => {
+          if (!this.stopped) this.approvalTimer = setTimeout(attempt, this.options.approvalRetryMs ?? 10_000);
+        },
+      );
+    };
+    attempt();
+  }
+
+  private async connect(): Promise<void> {
+    const binding = this.binding!;
     const thing = binding.thingName;
     const shadow = shadowTopics(thing);
     const own = deviceTopics(thing);
@@ -207,6 +277,7 @@ export class DeviceAgent {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.heartbeat);
+    clearTimeout(this.approvalTimer);
     const client = this.client;
     this.client = undefined;
     if (client) await client.endAsync();

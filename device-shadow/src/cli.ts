@@ -2,8 +2,10 @@ import { parseArgs } from 'node:util';
 import { startFleet } from './fleet.ts';
 
 /**
- * `npm run devices -- --count 200 --user-code ABCD2345 [--api http://127.0.0.1:3000] [--prefix SIM2]`:
- * starts simulated face terminals against any Pass Cloud endpoint and keeps them running.
+ * `npm run devices -- --count 200 --user-code ABCD2345 [--api http://127.0.0.1:3000] [--prefix SIM2] [--state-dir .data/devices]`:
+ * starts simulated face terminals against any Pass Cloud endpoint and keeps them running. Each
+ * keeps its binding in the state folder, so running it again connects the same devices; without
+ * it, a second run would bind again and each device would wait as a replacement to approve.
  */
 const { values } = parseArgs({
   options: {
@@ -13,6 +15,7 @@ const { values } = parseArgs({
     prefix: { type: 'string', default: 'SIM' },
     broker: { type: 'string' },
     heartbeat: { type: 'string', default: '30000' },
+    'state-dir': { type: 'string', default: '.data/devices' },
   },
 });
 
@@ -29,10 +32,14 @@ const fleet = await startFleet({
   count,
   prefix: values.prefix,
   heartbeatMs: Number(values.heartbeat),
+  stateDir: values['state-dir'],
   ...(values.broker ? { brokerUrl: values.broker } : {}),
 });
+const waiting = fleet.agents.filter((a) => a.awaitingApproval).length;
 console.log(
-  `${count} simulated devices (${values.prefix}-0001...) online against ${values.api} in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl-C to stop.`,
+  `${count - waiting} simulated devices (${values.prefix}-0001...) online against ${values.api} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+    (waiting ? `; ${waiting} wait for an administrator to approve them as replacements` : '') +
+    '; Ctrl-C to stop.',
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => void fleet.stop().then(() => process.exit(0)));

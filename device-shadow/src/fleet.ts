@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { DeviceInfo } from '@passcloud/functions/contract/devices';
 import { DeviceAgent } from './agent.ts';
 
-/** A simulated fleet of face terminals: stable identities, so a restart rebinds the same devices. */
+/** A simulated fleet of face terminals: stable identities, and with `stateDir` the bindings they keep across restarts. */
 export interface FleetOptions {
   apiUrl: string;
   userCode: string;
@@ -13,6 +14,8 @@ export interface FleetOptions {
   brokerUrl?: string;
   /** How many devices bind and connect at once. */
   concurrency?: number;
+  /** Where each terminal keeps its binding (`<serial>.json`), so a restart reuses it; in memory when unset. */
+  stateDir?: string;
 }
 
 export function simulatedInfo(prefix: string, n: number): DeviceInfo {
@@ -48,6 +51,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         info: simulatedInfo(prefix, i + 1),
         ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
         ...(options.brokerUrl ? { brokerUrl: options.brokerUrl } : {}),
+        ...(options.stateDir ? { credentialsFile: join(options.stateDir, `${simulatedInfo(prefix, i + 1).serial}.json`) } : {}),
       }),
   );
   const concurrency = options.concurrency ?? 10;

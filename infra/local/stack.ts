@@ -83,7 +83,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { demo } = seeded;
   const fleet =
     demo && options.simulateDevices
-      ? await startFleet({ apiUrl: host.url, userCode: demo.userCode, count: options.simulateDevices, prefix: 'DEMO' })
+      ? await startFleet({
+          apiUrl: host.url,
+          userCode: demo.userCode,
+          count: options.simulateDevices,
+          prefix: 'DEMO',
+          // The terminals keep their bindings like real ones; a restart connects without binding again.
+          ...(options.inMemory ? {} : { stateDir: join(options.dataDir, 'devices') }),
+        })
       : undefined;
   let stopped = false;
   return {

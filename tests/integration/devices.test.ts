@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
@@ -175,6 +178,35 @@ describe('binding', () => {
     expect(rejected.body).toMatchObject({ code: 201, data: { replacement: null, ip: simulatedInfo(prefix, 1).ip } });
     expect(await connects(first.body.data.mqtt)).toBe(true);
     expect(await connects(second.body.data.mqtt)).toBe(false);
+  });
+
+  it('a terminal keeps its binding across restarts, and a replacement connects once approved', async () => {
+    const prefix = unique('K').toUpperCase();
+    const credentialsFile = join(mkdtempSync(join(tmpdir(), 'passcloud-device-')), 'binding.json');
+    const options = { apiUrl: baseUrl(), userCode, info: simulatedInfo(prefix, 1), heartbeatMs: 60_000, approvalRetryMs: 200 };
+    const first = new DeviceAgent({ ...options, credentialsFile });
+    agents.push(first);
+    await first.start();
+    const { deviceKey } = first;
+    await first.stop();
+    // Restarted from its stored binding: the same device, online, and nothing waits for approval.
+    const restarted = new DeviceAgent({ ...options, credentialsFile });
+    agents.push(restarted);
+    await restarted.start();
+    expect(restarted.deviceKey).toBe(deviceKey);
+    await until(() => read(deviceKey!), (d) => d.online && d.replacement === null);
+    await restarted.stop();
+
+    // A unit without the stored binding (a factory reset) binds again and waits.
+    const reset = new DeviceAgent({ ...options, info: { ...options.info, mac: '02:00:00:00:00:42' } });
+    agents.push(reset);
+    await reset.start();
+    expect(reset.awaitingApproval).toBe(true);
+    const waiting = await until(() => read(deviceKey!), (d) => d.replacement?.mac === '02:00:00:00:00:42');
+    expect(waiting.value.online).toBe(false);
+    await call('POST', `/v1/devices/${deviceKey}/replacement`, { token, body: { version: waiting.value.version } });
+    await until(async () => reset.awaitingApproval, (pending) => !pending);
+    await until(() => read(deviceKey!), (d) => d.online && d.mac === '02:00:00:00:00:42');
   });
 
   it('binding tells nothing about other companies: the same serial elsewhere is a device of its own, and neither changes the other', async () => {
