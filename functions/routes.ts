@@ -32,7 +32,10 @@ export const routes = [
   { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
   { method: 'PATCH', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
+  // Packages (and small files of API clients) travel in the request; photos through a presigned upload.
   { method: 'POST', path: '/v1/files/uploads', resource: 'files', access: 'session', binary: true },
+  { method: 'POST', path: '/v1/files/uploads/presign', resource: 'files', access: 'session' },
+  { method: 'POST', path: '/v1/files/uploads/{uploadKey}/complete', resource: 'files', access: 'session' },
   // Groups serve employees and visitors alike; the handler checks the code of the group's type.
   { method: 'GET', path: '/v1/groups', resource: 'groups', access: 'session' },
   { method: 'POST', path: '/v1/groups', resource: 'groups', access: 'session' },

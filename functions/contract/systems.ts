@@ -35,9 +35,6 @@ export const retrieveSetBody = retrieveCheckBody.extend({ securityId: z.string()
 
 export const termsQuery = z.object({ locale: z.enum(LOCALES).optional() });
 
-export const uploadKinds = ['avatar', 'capture', 'package'] as const;
-export const uploadFields = z.object({ kind: z.enum(uploadKinds) });
-
 /** What login answers and `me` repeats (without the token). */
 export interface UserInfo {
   token?: string;

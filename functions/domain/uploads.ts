@@ -4,7 +4,20 @@ import { imageSize } from 'image-size';
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 export const IMAGE_MIN = { width: 640, height: 480 } as const;
 export const IMAGE_MAX = { width: 4096, height: 2688 } as const;
-export const PACKAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Lambda takes at most 6 MB per invocation, the request event and the response alike, and API
+ * Gateway hands a binary body over base64-encoded (4/3 of its bytes), with the headers around it.
+ */
+export const LAMBDA_PAYLOAD_MAX_BYTES = 6 * 1024 * 1024;
+/**
+ * A file sent in the request itself (multipart) is at most this large, so the event that carries
+ * it always fits: 4 MB is 5.33 MB in base64, leaving room for the form and the headers. Larger
+ * files go through a presigned upload straight to S3 (a photo, a background import).
+ */
+export const ONE_REQUEST_MAX_BYTES = 4 * 1024 * 1024;
+/** Client packages still travel in one request; larger ones need a presigned upload. */
+export const PACKAGE_MAX_BYTES = ONE_REQUEST_MAX_BYTES;
 
 export type ImageType = 'jpg' | 'png';
 

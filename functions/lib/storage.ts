@@ -65,7 +65,30 @@ export async function saveObjectTo(bucket: BucketName, tenantId: string, fileKey
   await pipeline(out.Body as Readable, createWriteStream(path));
 }
 
-/** A short-lived link through which a device uploads one object (a captured photo) or the console a file to import. */
-export function presignedPut(bucket: BucketName, tenantId: string, fileKey: string, contentType: string, expiresIn = 120): Promise<string> {
-  return getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ContentType: contentType }), { expiresIn });
+export interface PresignedPutOptions {
+  /**
+   * The exact size of the body in bytes. With it the link is signed over Content-Length and
+   * Content-Type, so S3 refuses a body of any other size or type (SignatureDoesNotMatch).
+   */
+  contentLength?: number;
+}
+
+/** A short-lived link through which a device uploads one object (a captured photo) or the console a file. */
+export function presignedPut(
+  bucket: BucketName,
+  tenantId: string,
+  fileKey: string,
+  contentType: string,
+  expiresIn = 120,
+  options: PresignedPutOptions = {},
+): Promise<string> {
+  const { contentLength } = options;
+  const command = new PutObjectCommand({
+    Bucket: bucketName(bucket),
+    Key: objectKey(tenantId, fileKey),
+    ContentType: contentType,
+    ...(contentLength !== undefined ? { ContentLength: contentLength } : {}),
+  });
+  // Content-Length is signed whenever it is given; Content-Type only when asked for.
+  return getSignedUrl(s3(), command, { expiresIn, ...(contentLength !== undefined ? { signableHeaders: new Set(['content-type']) } : {}) });
 }

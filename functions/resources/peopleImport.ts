@@ -2,7 +2,7 @@ import { LOCALES, type Locale } from '#contract/locales';
 import { PERSONNEL_COLUMNS, employeeCreateBody, visitorCreateBody, type PersonKind } from '#contract/people';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, PHOTO_MAX_BYTES, ZIP_MAX_ENTRIES, ZIP_MAX_UNPACKED_BYTES, judgeZipEntry, mapHeaders, parseGender, type ColumnKey } from '#domain/peopleImport';
 import { uniqueValue } from '#domain/people';
-import { IMAGE_MAX, IMAGE_MIN, judgeImage } from '#domain/uploads';
+import { IMAGE_MAX, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, judgeImage } from '#domain/uploads';
 import { createDepartment, listDepartments } from '#data/departments';
 import { createGroup, listGroups } from '#data/groups';
 import { createPerson, findPerson, listPeople, personUniques, updatePerson, type PeopleFilter, type PersonInput } from '#data/people';
@@ -47,8 +47,9 @@ function localizedGenders(): Record<string, 'male' | 'female'> {
   return out;
 }
 
+/** The file of a multipart body; `truncated` when it is larger than `maxBytes`. */
 async function fileOf(headers: Record<string, string | undefined>, body: Buffer, maxBytes: number) {
-  const form = await parseMultipart(headers['content-type'], body, maxBytes);
+  const form = await parseMultipart(headers['content-type'], body, maxBytes + 1);
   const file = form.files.find((f) => f.field === 'file');
   if (!file || file.data.length === 0) throw fieldError('file', 'upload.fileMissing');
   return file;
@@ -84,16 +85,24 @@ export function reasonsOf(error: unknown, locale: Locale): string[] {
 /** Called as work goes on: how many of how many rows or entries are done. */
 export type Progress = (processed: number, total: number) => void;
 
-/** Step one, as one request: the workbook in a multipart body. */
+/**
+ * The one-request imports answer a report line per row or entry, and Lambda returns at most
+ * 6 MB: a rejected row with every reason in Russian takes about 700 bytes, a skipped entry about
+ * 200 more than its names, so one request takes fewer rows and entries than a background import.
+ */
+export const REQUEST_MAX_ROWS = 5_000;
+export const REQUEST_MAX_ENTRIES = 10_000;
+
+/** Step one, as one request: the workbook in a multipart body, at most 5,000 rows so the report fits in the response. */
 export async function importWorkbook(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
   const file = await fileOf(headers, body, IMPORT_MAX_BYTES);
   if (file.truncated) throw fieldError('file', 'upload.tooBig', { max: IMPORT_MAX_BYTES / 1024 / 1024 });
   if (!file.filename.toLowerCase().endsWith('.xlsx')) throw fieldError('file', 'import.notXlsx');
-  return importRows(tenantId, kind, file.data, locale);
+  return importRows(tenantId, kind, file.data, locale, undefined, REQUEST_MAX_ROWS);
 }
 
 /** Step one: the workbook's rows. Each is created, updated (same personnel ID) or rejected with its reasons. */
-export async function importRows(tenantId: string, kind: PersonKind, data: Buffer, locale: Locale, progress?: Progress) {
+export async function importRows(tenantId: string, kind: PersonKind, data: Buffer, locale: Locale, progress?: Progress, maxRows = IMPORT_MAX_ROWS) {
   if (!isZip(data)) throw fieldError('file', 'import.notXlsx');
   let sheet: string[][];
   try {
@@ -104,7 +113,7 @@ export async function importRows(tenantId: string, kind: PersonKind, data: Buffe
   const { columns, missing } = mapHeaders(sheet[0] ?? [], headerNames());
   if (missing.length) throw fieldError('file', 'import.noHeader', { columns: missing.map((c) => translate(locale, COLUMN_MESSAGE[c])).join(', ') });
   const rows = sheet.slice(1).map((cells, i) => ({ number: i + 2, cells })).filter((r) => r.cells.some((c) => c.trim()));
-  if (rows.length > IMPORT_MAX_ROWS) throw fieldError('file', 'import.tooManyRows', { max: IMPORT_MAX_ROWS });
+  if (rows.length > maxRows) throw fieldError('file', 'import.tooManyRows', { max: maxRows });
   progress?.(0, rows.length);
 
   const groupKeyOf = nameResolver(
@@ -164,11 +173,16 @@ export interface PhotoEntry {
   reason?: string;
 }
 
-/** Step two, as one request: the archive in a multipart body. */
+/**
+ * Step two, as one request: the archive in a multipart body, at most 4 MB so the request fits in
+ * what Lambda takes, and at most 10,000 entries so the report fits in the response. Larger
+ * archives go through a background import (importJobs.ts).
+ */
 export async function importPhotos(tenantId: string, kind: PersonKind, headers: Record<string, string | undefined>, body: Buffer, locale: Locale) {
-  const file = await fileOf(headers, body, 10 * 1024 * 1024);
+  const file = await fileOf(headers, body, ONE_REQUEST_MAX_BYTES);
+  if (file.truncated) throw fieldError('file', 'upload.tooBig', { max: ONE_REQUEST_MAX_BYTES / 1024 / 1024 });
   if (!isZip(file.data)) throw fieldError('file', 'zip.notZip');
-  return importArchive(tenantId, kind, file.data, locale);
+  return importArchive(tenantId, kind, file.data, locale, undefined, REQUEST_MAX_ENTRIES);
 }
 
 /**
@@ -176,7 +190,7 @@ export async function importPhotos(tenantId: string, kind: PersonKind, headers: 
  * directory before anything is unpacked; each photo is read with a cap of 500 KB and judged like
  * an upload.
  */
-export async function importArchive(tenantId: string, kind: PersonKind, source: Buffer | string, locale: Locale, progress?: Progress) {
+export async function importArchive(tenantId: string, kind: PersonKind, source: Buffer | string, locale: Locale, progress?: Progress, maxEntries = ZIP_MAX_ENTRIES) {
   let archive: Awaited<ReturnType<typeof listZip>>;
   try {
     archive = await listZip(source);
@@ -184,7 +198,7 @@ export async function importArchive(tenantId: string, kind: PersonKind, source: 
     throw fieldError('file', 'zip.notZip');
   }
   try {
-    if (archive.entries.length > ZIP_MAX_ENTRIES) throw fieldError('file', 'zip.tooManyEntries', { max: ZIP_MAX_ENTRIES });
+    if (archive.entries.length > maxEntries) throw fieldError('file', 'zip.tooManyEntries', { max: maxEntries });
     const unpacked = archive.entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
     if (unpacked > ZIP_MAX_UNPACKED_BYTES) throw fieldError('file', 'zip.tooLarge', { max: ZIP_MAX_UNPACKED_BYTES / 1024 / 1024 });
     progress?.(0, archive.entries.length);

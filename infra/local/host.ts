@@ -8,11 +8,20 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import type { HttpResult } from '@passcloud/functions/lib/http';
 import { envelopeResult, errorResult } from '@passcloud/functions/lib/http';
-import { NotFoundError, PayloadTooLargeError } from '@passcloud/functions/lib/errors';
+import { AppError, NotFoundError, PayloadTooLargeError } from '@passcloud/functions/lib/errors';
 import { localeFromHeader } from '@passcloud/functions/lib/i18n';
+import { log } from '@passcloud/functions/lib/log';
+import { LAMBDA_PAYLOAD_MAX_BYTES } from '@passcloud/functions/domain/uploads';
 
-/** API Gateway HTTP APIs refuse bodies over 10 MB; so does this host. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda takes at most 6 MB per invocation, request and response alike; this host refuses what
+ * Lambda would. A body larger than that never fits, so reading stops there; whether a smaller one
+ * fits is decided on the event that carries it (binary bodies base64-encoded, 4/3 of their bytes).
+ */
+const MAX_BODY_BYTES = LAMBDA_PAYLOAD_MAX_BYTES;
+
+/** The size of what Lambda receives or returns: the event or the result as JSON. */
+const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload));
 
 type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<HttpResult>;
 
@@ -201,7 +210,17 @@ export async function startHost(options: HostOptions): Promise<Host> {
           }
           const handler = options.handlers[m.route.resource];
           if (!handler) throw new Error(`no handler for resource ${m.route.resource}`);
-          return send(res, await handler(toEvent(req, url, m, match, body, sourceIp)));
+          const event = toEvent(req, url, m, match, body, sourceIp);
+          if (payloadBytes(event) > LAMBDA_PAYLOAD_MAX_BYTES) return send(res, errorResult(new PayloadTooLargeError(), locale, event.requestContext.requestId));
+          const result = await handler(event);
+          const resultBytes = payloadBytes(result);
+          if (resultBytes > LAMBDA_PAYLOAD_MAX_BYTES) {
+            // Lambda refuses the response and API Gateway answers 500.
+            const requestId = event.requestContext.requestId;
+            log('error', 'response larger than Lambda returns', { requestId, route: m.key, bytes: resultBytes, max: LAMBDA_PAYLOAD_MAX_BYTES });
+            return send(res, errorResult(new AppError(500, 'status.500'), locale, requestId));
+          }
+          return send(res, result);
         }
         return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
       }

@@ -54,10 +54,20 @@ describe('employees in the console', () => {
     await page.getByTestId('photo-button').click();
     await (await chooser).setFiles(tooSmall);
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('at least 640 × 480');
+    // The photo goes straight to storage through a presigned link: presign, PUT, complete.
+    const requests: string[] = [];
+    const record = (request: { method(): string; url(): string }) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    page.on('request', record);
     const chooser2 = page.waitForEvent('filechooser');
     await page.getByTestId('photo-button').click();
     await (await chooser2).setFiles(photo);
     await expect.poll(() => page.getByTestId('photo-preview').locator('img').count()).toBe(1);
+    page.off('request', record);
+    const calls = requests.filter((r) => !r.includes('OPTIONS'));
+    expect(calls[0]).toBe('POST /v1/files/uploads/presign');
+    expect(calls[1]).toMatch(/^PUT \/[^/]+\/[^/]+\/staging\/avatar-[0-9a-z]{20}$/);
+    expect(calls[2]).toMatch(/^POST \/v1\/files\/uploads\/avatar-[0-9a-z]{20}\/complete$/);
+    expect(await page.getByTestId('photo-progress').count()).toBe(0);
 
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByText('Enter the personnel ID').count()).toBe(1);

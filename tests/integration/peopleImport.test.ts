@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { baseUrl } from '../support/api.ts';
@@ -22,11 +23,13 @@ interface PhotoAnswer {
 const EN = EN_HEADERS;
 const ZH = ZH_HEADERS;
 
-async function upload<T>(path: string, bytes: Buffer, name: string) {
+async function upload<T>(path: string, bytes: Buffer, name: string, locale?: string) {
   const form = new FormData();
   form.set('file', new Blob([new Uint8Array(bytes)]), name);
-  return call<T>('POST', path, { token, form });
+  return call<T>('POST', path, { token, form, ...(locale ? { locale } : {}) });
 }
+
+const MB = 1024 * 1024;
 
 async function total(): Promise<number> {
   return (await call<{ total: number }>('GET', '/v1/employees?pageSize=1', { token })).body.data.total;
@@ -81,6 +84,21 @@ describe('workbook import', () => {
     expect(noNames.body.data.issues[0]!.message).toMatch(/Role.*Gender.*Group/);
     expect(await total()).toBe(before);
   });
+
+  it('takes at most 5000 rows in one request, so that its report always fits in a response (Lambda returns 6 MB)', async () => {
+    const before = await total();
+    // Every row rejected with every reason it can have, in Russian: the longest report 5000 rows make.
+    const rows = Array.from({ length: 5000 }, (_, i) => [`${prefix}-R${i}-${'x'.repeat(20)}`, '', '', 'male', '', 'abc', 'not-an-email', '', '', '']);
+    const worst = await upload<ImportAnswer>('/v1/employees/imports', await workbook(EN, rows), 'people.xlsx', 'ru_RU');
+    expect(worst.status).toBe(200);
+    expect(worst.body.data).toMatchObject({ created: 0, rejected: 5000 });
+    expect(worst.body.data.rows[0]!.reasons!.length).toBeGreaterThanOrEqual(5);
+
+    const tooMany = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports', await workbook(EN, [...rows, rows[0]!]), 'people.xlsx');
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.data.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/5000 rows/) });
+    expect(await total()).toBe(before);
+  });
 });
 
 describe('photo archive import', () => {
@@ -129,11 +147,30 @@ describe('photo archive import', () => {
     expect(person.body.data.items.find((e) => e.personId === `${prefix}-12`)?.avatar).toBeNull();
   });
 
-  it('refuses an archive with too many entries', async () => {
-    const entries = Array.from({ length: 20_001 }, (_, i) => ({ name: `photo/x${i}.jpg`, data: Buffer.alloc(0) }));
+  it('refuses an archive with more entries than one request reports', async () => {
+    const entries = Array.from({ length: 10_001 }, (_, i) => ({ name: `photo/x${i}.jpg`, data: Buffer.alloc(0) }));
     const answer = await upload<{ issues: { message: string }[] }>('/v1/employees/imports/avatars', await zip(entries), 'many.zip');
     expect(answer.status).toBe(422);
-    expect(answer.body.data.issues[0]!.message).toMatch(/20000/);
+    expect(answer.body.data.issues[0]!.message).toMatch(/10000/);
+  });
+
+  it('answers the whole report of an archive at the limits of one request (4 MB, 10000 entries)', async () => {
+    // Long names, each skipped with the longest reason, in Russian.
+    const name = (i: number) => `photo/${String(i).padStart(5, '0')}-${'n'.repeat(150)}.gif`;
+    const bytes = await zip(Array.from({ length: 10_000 }, (_, i) => ({ name: name(i), data: Buffer.alloc(0) })));
+    expect(bytes.length).toBeGreaterThan(3.5 * MB);
+    expect(bytes.length).toBeLessThanOrEqual(4 * MB);
+    const answer = await upload<PhotoAnswer>('/v1/employees/imports/avatars', bytes, 'photos.zip', 'ru_RU');
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ imported: 0, skipped: 10_000 });
+  });
+
+  it('takes an archive of at most 4 MB in one request and names that limit', async () => {
+    const bytes = await zip([{ name: `photo/${prefix}-13.jpg`, data: makeJpeg(800, 600) }, { name: 'padding.bin', data: randomBytes(4 * MB) }]);
+    expect(bytes.length).toBeGreaterThan(4 * MB);
+    const answer = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports/avatars', bytes, 'photos.zip');
+    expect(answer.status).toBe(422);
+    expect(answer.body.data.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/4 MB/) });
   });
 
   it('refuses what is not a zip', async () => {

@@ -6,6 +6,7 @@ import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/t
 import { createAccount } from '@passcloud/functions/data/identity';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
+import { makePng } from '../support/images.ts';
 
 /**
  * Walks every route of the route table:
@@ -47,6 +48,19 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     return made(ctx, '/v1/visitors', { personId: unique('V'), name: 'Sweep Visitor', role: 'Guest', gender: 'male', groupKey }, 'visitorKey');
   },
   jobKey: (ctx) => made(ctx, '/v1/employees/imports/jobs', { step: 'info', filename: 'sweep.xlsx', size: 1000 }, 'jobKey'),
+  // A photo uploaded and waiting to be completed.
+  uploadKey: async (ctx) => {
+    const bytes = makePng(640, 480);
+    const answer = await call<{ uploadKey: string; upload: { url: string; method: string; headers: Record<string, string> } }>('POST', '/v1/files/uploads/presign', {
+      token: ctx.token,
+      body: { kind: 'avatar', filename: 'sweep.png', size: bytes.length, contentType: 'image/png' },
+    });
+    if (answer.body.code !== 201) throw new Error(`fixture presign answered ${answer.status}: ${answer.body.message}`);
+    const { upload, uploadKey } = answer.body.data;
+    const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: new Uint8Array(bytes) });
+    if (!put.ok) throw new Error(`fixture upload answered ${put.status}`);
+    return uploadKey;
+  },
   deviceKey: async (ctx) => {
     const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
@@ -70,11 +84,13 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/employees/{employeeKey}/entry': () => ({ version: 1 }),
   'POST /v1/employees/imports/jobs': () => ({ step: 'info', filename: 'sweep.xlsx', size: 1000 }),
   'POST /v1/visitors/imports/jobs': () => ({ step: 'avatars', filename: 'sweep.zip', size: 1000 }),
+  'POST /v1/files/uploads/presign': () => ({ kind: 'avatar', filename: 'sweep.png', size: 1000, contentType: 'image/png' }),
   'POST /v1/visitors': (t) => ({ personId: unique('V'), name: 'Intruder', role: 'Guest', gender: 'male', groupKey: t.keys.groupKey }),
   'PATCH /v1/visitors/{visitorKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'PATCH /v1/devices/{deviceKey}': () => ({ name: 'Renamed by sweep', settings: { volume: 11 }, version: 1 }),
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
+  'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
@@ -83,6 +99,7 @@ const queries: Record<string, string> = {
   'DELETE /v1/employees/{employeeKey}': '?version=1',
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',
+  'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
 };
 
 /** Routes that end the caller's session; the sweep logs in again after them. */

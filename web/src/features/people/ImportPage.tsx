@@ -5,9 +5,10 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
 import { storedLocale } from '../../app/locales.ts';
 import { RequestError } from '../../app/request.ts';
+import { UploadError } from '../../app/upload.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { screens, type Kind } from './api.ts';
-import { UploadError, runImport, type ImportProgress, type PhotoReport, type WorkbookReport } from './importJob.ts';
+import { runImport, type ImportProgress, type PhotoReport, type WorkbookReport } from './importJob.ts';
 
 const XLSX_MAX = 2 * 1024 * 1024;
 const ZIP_MAX = 1024 * 1024 * 1024;

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
-import { Avatar, Button, FileButton, Grid, Group, Loader, Paper, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Avatar, Button, FileButton, Grid, Group, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadForm, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
-import { checkPhoto, type PhotoProblem } from './photoCheck.ts';
+import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
+import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -54,7 +54,8 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   const [departments, setDepartments] = useState<Department[]>([]);
   const [preview, setPreview] = useState<string | null>(null);
   const [photoError, setPhotoError] = useState<string | null>(null);
-  const [uploading, setUploading] = useState(false);
+  /** The photo on its way to storage, in percent. */
+  const [upload, setUpload] = useState<{ percent: number } | null>(null);
   const [saving, setSaving] = useState(false);
   const [missing, setMissing] = useState(false);
 
@@ -119,15 +120,17 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
       setPhotoError(photoMessages[problem]);
       return;
     }
-    setUploading(true);
+    const contentType = await photoContentType(file);
+    if (!contentType) return setPhotoError(photoMessages.type);
+    setUpload({ percent: 0 });
     try {
-      const uploaded = (await uploadForm('/v1/files/uploads', file, { kind: 'avatar' })) as { fileKey: string; url: string };
+      const uploaded = await uploadPhoto(file, contentType, (percent) => setUpload({ percent }));
       form.setFieldValue('avatar', uploaded.fileKey);
       setPreview(uploaded.url);
     } catch (error) {
       setPhotoError(error instanceof RequestError ? (error.issues[0]?.message ?? error.message) : t`The photo could not be uploaded`);
     } finally {
-      setUploading(false);
+      setUpload(null);
     }
   };
 
@@ -198,11 +201,19 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 <Avatar src={preview} size={140} radius="md" alt={t`Photo`} data-testid="photo-preview" />
                 <FileButton onChange={(f) => void choosePhoto(f)} accept="image/png,image/jpeg">
                   {(props) => (
-                    <Button {...props} variant="light" loading={uploading} data-testid="photo-button">
+                    <Button {...props} variant="light" loading={!!upload} data-testid="photo-button">
                       <Trans>Choose photo</Trans>
                     </Button>
                   )}
                 </FileButton>
+                {upload && (
+                  <Stack gap={4} w="100%" data-testid="photo-progress">
+                    <Text size="xs" c="dimmed" ta="center">
+                      <Trans>Uploading the file… {upload.percent}%</Trans>
+                    </Text>
+                    <Progress value={upload.percent} size="sm" />
+                  </Stack>
+                )}
                 <Text size="xs" c="dimmed" ta="center">
                   <Trans>JPG or PNG, at most 5 MB, 640 × 480 to 4096 × 2688 pixels, the face at least a third of the photo.</Trans>
                 </Text>
@@ -279,7 +290,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 <Button variant="default" onClick={() => navigate(screens(kind).list)}>
                   <Trans>Back</Trans>
                 </Button>
-                <Button type="submit" loading={saving} disabled={uploading}>
+                <Button type="submit" loading={saving} disabled={!!upload}>
                   <Trans>Save</Trans>
                 </Button>
               </Group>

@@ -1,6 +1,9 @@
-import { api, client } from '../../app/api.ts';
+import type { PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
+import { api } from '../../app/api.ts';
 import { getToken } from '../../app/session.ts';
 import { storedLocale } from '../../app/locales.ts';
+import { putFile } from '../../app/upload.ts';
+import type { PhotoContentType } from './photoCheck.ts';
 
 export type Kind = 'employee' | 'visitor';
 
@@ -82,9 +85,13 @@ export async function downloadExport(kind: Kind, query: Record<string, string | 
   URL.revokeObjectURL(url);
 }
 
-export const uploadForm = (path: string, file: File, fields: Record<string, string> = {}) => {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.set(k, v);
-  form.set('file', file);
-  return client.request<unknown>('POST', path, { form, silent: true });
-};
+/**
+ * Uploads a person's photo: presign (the type and size are checked), PUT the file straight to
+ * storage with its progress, then complete (the photo is judged and stored). Answers the file
+ * key to save as the person's avatar and a link to show it.
+ */
+export async function uploadPhoto(file: File, contentType: PhotoContentType, onPercent: (percent: number) => void): Promise<StoredFile> {
+  const presigned = await api.post<PresignedUpload>('/v1/files/uploads/presign', { kind: 'avatar', filename: file.name, size: file.size, contentType }, { silent: true });
+  await putFile(presigned.upload, file, onPercent);
+  return api.post<StoredFile>(`/v1/files/uploads/${presigned.uploadKey}/complete`, undefined, { silent: true });
+}

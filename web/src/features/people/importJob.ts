@@ -1,4 +1,5 @@
 import { api } from '../../app/api.ts';
+import { putFile, type UploadTarget } from '../../app/upload.ts';
 import { basePath, type Kind } from './api.ts';
 
 /**
@@ -30,36 +31,19 @@ interface Job {
   error: string | null;
 }
 interface NewJob extends Job {
-  upload: { url: string; method: string; headers: Record<string, string> };
+  upload: UploadTarget;
 }
 
 export type ImportProgress = { phase: 'uploading'; percent: number } | { phase: 'importing'; processed: number; total: number };
 
-/** The file did not reach storage (network, or the link expired). */
-export class UploadError extends Error {}
-
 const POLL_MS = 1000;
-
-function put(upload: NewJob['upload'], file: File, onPercent: (percent: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open(upload.method, upload.url);
-    for (const [name, value] of Object.entries(upload.headers)) xhr.setRequestHeader(name, value);
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) onPercent(Math.floor((e.loaded / e.total) * 100));
-    };
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new UploadError(String(xhr.status))));
-    xhr.onerror = () => reject(new UploadError('network'));
-    xhr.send(file);
-  });
-}
 
 /** Runs the import to its end and answers the finished job; `cancelled` stops the reading (the import goes on). */
 export async function runImport(kind: Kind, step: 'info' | 'avatars', file: File, onProgress: (p: ImportProgress) => void, cancelled: () => boolean): Promise<Job | undefined> {
   const jobs = `${basePath(kind)}/imports/jobs`;
   const job = await api.post<NewJob>(jobs, { step, filename: file.name, size: file.size }, { silent: true });
   onProgress({ phase: 'uploading', percent: 0 });
-  await put(job.upload, file, (percent) => onProgress({ phase: 'uploading', percent }));
+  await putFile(job.upload, file, (percent) => onProgress({ phase: 'uploading', percent }));
   await api.post<Job>(`${jobs}/${job.jobKey}/start`, undefined, { silent: true });
   onProgress({ phase: 'importing', processed: 0, total: 0 });
   while (!cancelled()) {

@@ -2,12 +2,18 @@
 export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 
 export type PhotoProblem = 'type' | 'size' | 'small' | 'large' | 'unreadable';
+export type PhotoContentType = 'image/jpeg' | 'image/png';
+
+/** The image type by the file's first bytes (not its name), or null when it is neither JPG nor PNG. */
+export async function photoContentType(file: Blob): Promise<PhotoContentType | null> {
+  const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if ([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => head[i] === b)) return 'image/png';
+  return null;
+}
 
 export async function checkPhoto(file: File): Promise<PhotoProblem | null> {
-  const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
-  const jpg = head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
-  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => head[i] === b);
-  if (!jpg && !png) return 'type';
+  if (!(await photoContentType(file))) return 'type';
   if (file.size > PHOTO_MAX_BYTES) return 'size';
   let bitmap: ImageBitmap;
   try {
