@@ -88,4 +88,35 @@ describe('face terminals in the console', () => {
     await expect.poll(() => succeeded.count()).toBeGreaterThan(0);
     await page.screenshot({ path: `${shotDir}/devices-detail.png`, fullPage: true });
   });
+
+  it('shows a terminal that bound again under the serial as a replacement, and approves it after confirming', async () => {
+    const agent = fleet.agents[0]!;
+    const { serial: sameSerial, ...info } = agent.options.info;
+    const rebind = await fetch(`${base()}/v1/devices/bind`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userCode: inject('demo').userCode, serial: sameSerial, info: { ...info, mac: '02:00:00:00:0E:2E' } }),
+    });
+    expect(((await rebind.json()) as { code: number }).code).toBe(202);
+
+    await page.goto('/pass-platform/device/management');
+    await page.getByTestId('device-keyword').fill(serial);
+    await page.getByTestId('device-search').click();
+    await expect.poll(() => row().getByTestId('replacement-pending').count()).toBe(1);
+    await row().getByRole('link').first().click();
+    const panel = page.getByTestId('replacement');
+    await expect.poll(() => panel.innerText()).toContain('02:00:00:00:0E:2E');
+    await page.screenshot({ path: `${shotDir}/devices-replacement.png`, fullPage: true });
+
+    // Cancel first: nothing changes.
+    await page.getByTestId('replacement-approve').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await panel.count()).toBe(1);
+
+    await page.getByTestId('replacement-approve').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => panel.count()).toBe(0);
+    await expect.poll(() => page.getByTestId('device-facts').innerText()).toContain('02:00:00:00:0E:2E');
+  });
 });

@@ -10,6 +10,7 @@ import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
 import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
+import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { OnlineBadge, formatTime } from './parts.tsx';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
 
@@ -252,6 +253,8 @@ export function DeviceDetailPage() {
           </Group>
         </Group>
       </Paper>
+
+      <ReplacementPanel device={device} onDone={fill} />
 
       <Grid gap="md" align="flex-start">
         <Grid.Col span={{ base: 12, lg: 8 }}>

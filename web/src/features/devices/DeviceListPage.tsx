@@ -247,7 +247,16 @@ export function DeviceListPage() {
                         </Stack>
                       </Table.Td>
                       <Table.Td>
-                        <OnlineBadge online={device.online} />
+                        <Group gap={4} wrap="nowrap">
+                          <OnlineBadge online={device.online} />
+                          {device.replacement && (
+                            <Tooltip label={t`A terminal asks to replace this device; open it to approve or reject`}>
+                              <Badge color="orange" variant="filled" data-testid="replacement-pending">
+                                <Trans>Replacement pending</Trans>
+                              </Badge>
+                            </Tooltip>
+                          )}
+                        </Group>
                       </Table.Td>
                       <Table.Td>{groupName(device.groupKey)}</Table.Td>
                       <Table.Td>{device.appVersion}</Table.Td>

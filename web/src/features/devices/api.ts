@@ -27,7 +27,18 @@ export interface Device {
   /** Settings the device has not confirmed yet. */
   pending: SettingName[];
   createTime: string;
+  /** A terminal that bound itself again under this serial, waiting for approval. */
+  replacement: Replacement | null;
   version: number;
+}
+
+export interface Replacement {
+  requestTime: string;
+  model?: string;
+  mac: string;
+  ip: string;
+  firmware: string;
+  appVersion: string;
 }
 
 export interface DevicePage {

@@ -1,0 +1,108 @@
+import { useState } from 'react';
+import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconReplace } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { api, notifySuccess } from '../../app/api.ts';
+import { devicePath, type Device } from './api.ts';
+import { formatTime } from './parts.tsx';
+
+/**
+ * A terminal bound itself again under this device's serial number (a replaced or reset unit, or
+ * someone posing as one). Its credentials work only once approved here; the old and the new facts
+ * are shown side by side so the administrator can tell.
+ */
+export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (device: Device) => void }) {
+  const { t } = useLingui();
+  const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
+  const replacement = device.replacement;
+  if (!replacement) return null;
+
+  const rows: [string, string, string][] = [
+    [t`MAC address`, device.mac, replacement.mac],
+    [t`IP address`, device.ip, replacement.ip],
+    [t`Model`, device.model, replacement.model ?? ''],
+    [t`Firmware`, device.firmware, replacement.firmware],
+    [t`App version`, device.appVersion, replacement.appVersion],
+  ];
+  const requested = formatTime(replacement.requestTime);
+  const serial = device.serial;
+
+  const act = (kind: 'approve' | 'reject') => {
+    setBusy(kind);
+    const request =
+      kind === 'approve'
+        ? api.post<Device>(`${devicePath(device.deviceKey)}/replacement`, { version: device.version })
+        : api.del<Device>(`${devicePath(device.deviceKey)}/replacement`, { query: { version: device.version } });
+    request.then(
+      (updated) => {
+        onDone(updated);
+        notifySuccess(kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`);
+      },
+      () => undefined,
+    ).finally(() => setBusy(null));
+  };
+
+  const confirmApprove = () =>
+    modals.openConfirmModal({
+      title: t`Approve the replacement`,
+      children: (
+        <Text size="sm">
+          <Trans>Approve only if you replaced or reset this terminal yourself. The new terminal takes over this device's settings, authorizations and commands; the old one can no longer connect.</Trans>
+        </Text>
+      ),
+      labels: { confirm: t`Approve`, cancel: t`Cancel` },
+      confirmProps: { color: 'orange' },
+      onConfirm: () => act('approve'),
+    });
+  const confirmReject = () =>
+    modals.openConfirmModal({
+      title: t`Reject the replacement`,
+      children: (
+        <Text size="sm">
+          <Trans>The terminal that asked cannot connect as this device. The current terminal keeps working.</Trans>
+        </Text>
+      ),
+      labels: { confirm: t`Reject`, cancel: t`Cancel` },
+      confirmProps: { color: 'red' },
+      onConfirm: () => act('reject'),
+    });
+
+  return (
+    <Alert color="orange" variant="light" icon={<IconReplace size={18} />} title={t`A terminal asks to replace this device`} data-testid="replacement">
+      <Stack gap="sm">
+        <Text size="sm">
+          <Trans>
+            On {requested} a terminal bound itself with serial number {serial} and your device binding code. It cannot connect until you approve it.
+          </Trans>
+        </Text>
+        <Table withTableBorder fz="sm" maw={560}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th />
+              <Table.Th>{t`Current terminal`}</Table.Th>
+              <Table.Th>{t`New terminal`}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map(([label, current, next]) => (
+              <Table.Tr key={label}>
+                <Table.Td c="dimmed">{label}</Table.Td>
+                <Table.Td>{current || '—'}</Table.Td>
+                <Table.Td fw={current !== next ? 600 : undefined}>{next || '—'}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <Group gap="xs">
+          <Button size="xs" color="orange" loading={busy === 'approve'} disabled={busy !== null} onClick={confirmApprove} data-testid="replacement-approve">
+            <Trans>Approve</Trans>
+          </Button>
+          <Button size="xs" variant="default" loading={busy === 'reject'} disabled={busy !== null} onClick={confirmReject} data-testid="replacement-reject">
+            <Trans>Reject</Trans>
+          </Button>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+}
