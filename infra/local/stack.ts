@@ -77,7 +77,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     handlers,
     webRoot: options.webRoot ?? resolve(REPO_ROOT, 'web/dist'),
     // Tools on this machine (benchmarks) reach the stand-ins directly through these endpoints.
-    local: { mails: () => smtp.mails, env: () => ({ ...env, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId, DEMO_USER_CODE: seeded.demo.userCode } : {}) }) },
+    // The data plane's secret stays in this process: what holds it may open any door.
+    local: {
+      mails: () => smtp.mails,
+      env: () => {
+        const { IOT_DATA_SECRET_ACCESS_KEY: _secret, ...shown } = env;
+        return { ...shown, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId, DEMO_USER_CODE: seeded.demo.userCode } : {}) };
+      },
+    },
   });
   if (options.seed) seeded.demo = await seedDemo();
   const { demo } = seeded;
