@@ -175,7 +175,7 @@ const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound'
 export const deviceKeyParams = z.object({ deviceKey: key });
 export const deviceListQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).default(20),
-  cursor: key.optional(),
+  cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
   keyword: z.string().trim().max(64).optional(),
   groupKey: key.optional(),
   online: z.enum(['true', 'false']).optional(),

@@ -4,8 +4,8 @@ import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
 
 /**
  * Names that must be unique: login usernames and device binding codes across tenants (under the
- * system scope: login and binding carry no tenant), device serial numbers within their tenant.
- * Each claim only points at its owner.
+ * system scope: login and binding carry no tenant), device serial numbers and group names (per
+ * group type) within their tenant. Each claim only points at its owner.
  */
 export const claims = lazy(
   () =>
@@ -14,11 +14,12 @@ export const claims = lazy(
         model: { entity: 'claim', version: '1', service: SERVICE },
         attributes: {
           tenantId: { type: 'string', required: true },
-          kind: { type: ['username', 'userCode', 'deviceSerial'] as const, required: true },
+          kind: { type: ['username', 'userCode', 'deviceSerial', 'groupName'] as const, required: true },
           value: { type: 'string', required: true },
           ownerTenantId: { type: 'string', required: true },
           accountId: { type: 'string' },
           deviceKey: { type: 'string' },
+          groupKey: { type: 'string' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: 'claim#${kind}#${value}', casing: 'none' } },

@@ -9,6 +9,7 @@ import { makeToken, sessionMaxMs } from '#lib/auth';
 import type { MessageId } from '#lib/i18n';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
+import { groupWrites } from './groups.ts';
 import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite, type TransactItem } from './entity.ts';
 import { securityKeys } from './securityKeys.ts';
 import { sessions } from './sessions.ts';
@@ -37,6 +38,8 @@ export interface NewTenant {
   email: string;
   password: string;
   nickname?: string;
+  /** Names of the employee and visitor groups every new company starts with, in its owner's language. */
+  defaultGroups: { employee: string; visitor: string };
 }
 
 interface NewAccount {
@@ -89,7 +92,8 @@ async function claimingWrite(items: TransactItem[]): Promise<'written' | 'refuse
 
 /**
  * Creates a tenant and its owner account holding every authCode, with a unique device binding
- * code; the username and the binding code are claimed in the same transaction.
+ * code and a default employee and visitor group; the username and the binding code are claimed
+ * in the same transaction.
  */
 export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantId: string; accountId: string; userCode: string }> {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -101,6 +105,9 @@ export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantI
     writes.push(
       transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: userCode, ownerTenantId: tenantId }).params()),
       transactPut(tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt }).params()),
+      // A new company can add people at once: Group is required for employees and visitors.
+      ...groupWrites(tenantId, input.defaultGroups.employee, 'employee').writes,
+      ...groupWrites(tenantId, input.defaultGroups.visitor, 'visitor').writes,
     );
     // Only the binding code can collide here: try another.
     if ((await claimingWrite(writes)) === 'written') return { tenantId, accountId, userCode };

@@ -41,8 +41,12 @@ export class NotFoundError extends AppError {
 
 /** A stale `version`, or a value that must be unique and is taken (then `field` names it). */
 export class ConflictError extends AppError {
-  constructor(messageId: MessageId = 'status.409', readonly field?: string) {
-    super(409, messageId);
+  constructor(
+    messageId: MessageId = 'status.409',
+    readonly field?: string,
+    params: MessageParams = {},
+  ) {
+    super(409, messageId, params);
   }
 }
 

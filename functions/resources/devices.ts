@@ -109,6 +109,24 @@ const commandJson = (command: DeviceCommand) => ({
   ...(command.finishedAt ? { finishTime: command.finishedAt } : {}),
 });
 
+/** The device list's order: by name, then serial number, with numbers in them compared as numbers (0002 before 0010). */
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+type ListPosition = Pick<Device, 'name' | 'serial' | 'deviceKey'>;
+function byListOrder(a: ListPosition, b: ListPosition): number {
+  return collator.compare(a.name, b.name) || collator.compare(a.serial, b.serial) || (a.deviceKey < b.deviceKey ? -1 : a.deviceKey > b.deviceKey ? 1 : 0);
+}
+/** A page link: the position of the last device shown, so pages stay stable while devices come and go. */
+const encodeListCursor = (d: ListPosition): string => Buffer.from(JSON.stringify([d.name, d.serial, d.deviceKey])).toString('base64url');
+function decodeListCursor(cursor: string): ListPosition {
+  try {
+    const [name, serial, deviceKey] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof name === 'string' && typeof serial === 'string' && typeof deviceKey === 'string') return { name, serial, deviceKey };
+  } catch {
+    // answered below
+  }
+  throw fieldError('cursor', 'error.badCursor');
+}
+
 const matches = (device: Device, keyword: string) =>
   [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
 
@@ -155,14 +173,16 @@ export const devices = defineResource('devices', {
           (!query.keyword || matches(d, query.keyword)) &&
           (query.online === undefined || d.online === (query.online === 'true')),
       );
-      const start = query.cursor ? filtered.findIndex((d) => d.deviceKey > query.cursor!) : 0;
+      filtered.sort(byListOrder);
+      const after = query.cursor ? decodeListCursor(query.cursor) : undefined;
+      const start = after ? filtered.findIndex((d) => byListOrder(d, after) > 0) : 0;
       const page = start < 0 ? [] : filtered.slice(start, start + query.pageSize);
       const more = start >= 0 && start + query.pageSize < filtered.length;
       const company = await companyName(auth.tenantId);
       const online = filtered.filter((d) => d.online).length;
       return ok({
         items: page.map((d) => deviceJson(d, company)),
-        nextCursor: more ? page[page.length - 1]!.deviceKey : null,
+        nextCursor: more ? encodeListCursor(page[page.length - 1]!) : null,
         total: filtered.length,
         online,
         offline: filtered.length - online,

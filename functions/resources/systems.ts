@@ -203,7 +203,7 @@ export const systems = defineResource('systems', {
 
   'POST /v1/systems/register': publicRoute({
     body: registerBody,
-    async handle({ body, sourceIp }) {
+    async handle({ body, sourceIp, locale }) {
       const pair = await loginKey(body.securityId);
       const password = decrypt(pair, 'password', body.password);
       checkPassword('password', password);
@@ -211,7 +211,13 @@ export const systems = defineResource('systems', {
       await addressAttempt(sourceIp, () => checkCode('register', body.email, body.code, false));
       if (await findAccountByUsername(body.username)) throw new ConflictError('register.usernameTaken', 'username');
       await spendCode('register', body.email);
-      const tenant = await createTenantWithOwner({ companyName: body.companyName, username: body.username, email: body.email, password });
+      const tenant = await createTenantWithOwner({
+        companyName: body.companyName,
+        username: body.username,
+        email: body.email,
+        password,
+        defaultGroups: { employee: translate(locale, 'groups.defaultEmployees'), visitor: translate(locale, 'groups.defaultVisitors') },
+      });
       return created({ username: body.username, userCode: tenant.userCode });
     },
   }),

@@ -16,6 +16,6 @@ export async function seedDemo(): Promise<DemoTenant> {
     const tenant = await findTenant(existing.tenantId);
     return { tenantId: existing.tenantId, userCode: tenant?.userCode ?? '', username: DEMO.username, password: DEMO.password };
   }
-  const created = await createTenantWithOwner({ ...DEMO, nickname: 'Administrator' });
+  const created = await createTenantWithOwner({ ...DEMO, nickname: 'Administrator', defaultGroups: { employee: 'Employees', visitor: 'Visitors' } });
   return { tenantId: created.tenantId, userCode: created.userCode, username: DEMO.username, password: DEMO.password };
 }

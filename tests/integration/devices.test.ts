@@ -319,6 +319,22 @@ describe('settings through the shadow', () => {
     expect(wrongKind.body.data.issues[0]!.path).toBe('groupKey');
   });
 
+  it('lists devices by name, then serial number with numbers in order, and keeps that order across pages', async () => {
+    const fresh = await registerTenant();
+    const freshToken = (await login(fresh.username, fresh.password)).token;
+    const prefix = unique('ORD').toUpperCase();
+    // Bound out of order: 0001, 0003, 0010, 0002.
+    for (const n of [1, 3, 10, 2]) {
+      const { serial, ...info } = simulatedInfo(prefix, n);
+      expect((await call('POST', '/v1/devices/bind', { body: { userCode: fresh.userCode, serial, info: { ...info, model: 'Gate' } } })).body.code).toBe(201);
+    }
+    const first = (await call<DevicePage>('GET', '/v1/devices?pageSize=3', { token: freshToken })).body.data;
+    const second = (await call<DevicePage>('GET', `/v1/devices?pageSize=3&cursor=${first.nextCursor}`, { token: freshToken })).body.data;
+    expect([...first.items, ...second.items].map((d) => d.serial.slice(-4))).toEqual(['0001', '0002', '0003', '0010']);
+    expect(second.nextCursor).toBeNull();
+    expect((await call('GET', '/v1/devices?cursor=not%20a%20cursor', { token: freshToken })).status).toBe(422);
+  });
+
   it('applies one settings patch to many devices', async () => {
     const second = agent();
     await second.start();

@@ -231,6 +231,49 @@ describe('groups and departments', () => {
     expect((await call('DELETE', `/v1/departments/${leaf.departmentKey}?version=1`, { token })).body.code).toBe(204);
   });
 
+  it('starts a new company with an employee group and a visitor group, named in the owner’s language', async () => {
+    const fresh = await registerTenant();
+    const freshToken = (await login(fresh.username, fresh.password)).token;
+    const names = async (type: string) => (await call<Page<{ name: string }>>('GET', `/v1/groups?type=${type}`, { token: freshToken })).body.data.items.map((g) => g.name);
+    expect(await names('employee')).toEqual(['Employees']);
+    expect(await names('visitor')).toEqual(['Visitors']);
+    expect(await names('device')).toEqual([]);
+  });
+
+  it('refuses a group name its type already has (whatever the case), with 409 naming the name, and changes nothing', async () => {
+    const name = unique('Front desk ');
+    await group(name, 'employee');
+    const before = (await call<Page<{ name: string }>>('GET', '/v1/groups?type=employee', { token })).body.data.items.length;
+    const again = await call<Issues>('POST', '/v1/groups', { token, body: { name: `  ${name.toUpperCase()} `, type: 'employee' } });
+    expect(again.status).toBe(409);
+    expect(again.body.data.issues[0]!.path).toBe('name');
+    expect(again.body.message).toContain(name.toUpperCase());
+    expect((await call<Page<{ name: string }>>('GET', '/v1/groups?type=employee', { token })).body.data.items.length).toBe(before);
+    // Another type may use the name.
+    expect((await call('POST', '/v1/groups', { token, body: { name, type: 'visitor' } })).body.code).toBe(201);
+    // Renaming onto a taken name is refused; renaming to a free one frees the old name.
+    const other = await call<{ groupKey: string; version: number }>('POST', '/v1/groups', { token, body: { name: unique('Back office '), type: 'employee' } });
+    const onto = await call<Issues>('PATCH', `/v1/groups/${other.body.data.groupKey}`, { token, body: { name, version: other.body.data.version } });
+    expect(onto.status).toBe(409);
+    expect(onto.body.data.issues[0]!.path).toBe('name');
+  });
+
+  it('creates a name only once under 10 parallel requests', async () => {
+    const name = unique('Parallel ');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/v1/groups', { token, body: { name, type: 'employee' } })));
+    expect(answers.filter((a) => a.body.code === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(9);
+    const listed = (await call<Page<{ name: string }>>('GET', '/v1/groups?type=employee', { token })).body.data.items.filter((g) => g.name === name);
+    expect(listed).toHaveLength(1);
+  });
+
+  it('frees a deleted group’s name', async () => {
+    const name = unique('Temporary ');
+    const made = await call<{ groupKey: string; version: number }>('POST', '/v1/groups', { token, body: { name, type: 'visitor' } });
+    expect((await call('DELETE', `/v1/groups/${made.body.data.groupKey}?version=${made.body.data.version}`, { token })).body.code).toBe(204);
+    expect((await call('POST', '/v1/groups', { token, body: { name, type: 'visitor' } })).body.code).toBe(201);
+  });
+
   it('never shows one tenant the groups of another', async () => {
     const other = await registerTenant();
     const otherToken = (await login(other.username, other.password)).token;
