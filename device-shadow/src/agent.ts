@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
-import { DEFAULT_SETTINGS, type CommandType, type DeviceInfo, type DeviceSettings } from '@passcloud/functions/contract/devices';
+import { DEFAULT_SETTINGS, type CommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
 import { fromDocument, toDocument, type DeviceDocument } from './mapping.ts';
 import { deviceTopics, shadowTopics, type BindResult, type CommandMessage, type CommandResultMessage, type LogMessage } from './topics.ts';
 
@@ -103,11 +103,7 @@ function shown(url: string): string {
   }
 }
 
-export interface LogEntry {
-  time: number;
-  level: 'info' | 'warn' | 'error';
-  message: string;
-}
+export type LogEntry = DeviceLogEntry;
 
 type Listener = (event: AgentEvent) => void;
 export type AgentEvent =
@@ -199,7 +195,7 @@ export class DeviceAgent {
       await this.connect();
     } catch (error) {
       if (!(error instanceof ConnectError && error.reason === 'unauthorized' && this.options.credentialsFile)) throw error;
-      this.write('warn', 'stored credentials refused; binding again');
+      this.write('warn', 'rebinding');
       await this.bind();
       if (this.awaitingApproval) return this.waitForApproval();
       await this.connect();
@@ -210,7 +206,7 @@ export class DeviceAgent {
 
   /** Tries to connect now and then until the replacement is approved (or the agent is stopped). */
   private waitForApproval(): void {
-    this.write('info', 'waiting for an administrator to approve this terminal');
+    this.write('info', 'awaitingApproval');
     const attempt = () => {
       if (this.stopped) return;
       this.connect().then(
@@ -238,7 +234,7 @@ export class DeviceAgent {
         client.publish(shadow.get, JSON.stringify({ clientToken: 'boot' }), { qos: 1 });
         this.sendHeartbeat();
       });
-      this.write('info', 'connected to the cloud');
+      this.write('info', 'connected');
       this.emit({ type: 'connected' });
     });
     client.on('close', () => this.emit({ type: 'disconnected' }));
@@ -292,9 +288,9 @@ export class DeviceAgent {
     this.publish(deviceTopics(this.binding.thingName).heartbeat, { time: Date.now(), info: this.options.info });
   }
 
-  /** Writes a device log line and sends it up. */
-  write(level: LogEntry['level'], message: string): void {
-    const entry = { time: Date.now(), level, message };
+  /** Writes a device log entry (a code with its parameters, DEVICE_LOG_CODES) and sends it up. */
+  write(level: LogEntry['level'], code: DeviceLogCode, params: DeviceLogEntry['params'] = {}, message?: string): void {
+    const entry: LogEntry = { time: Date.now(), level, code, ...(Object.keys(params ?? {}).length ? { params } : {}), ...(message ? { message: message.slice(0, 1000) } : {}) };
     this.log.push(entry);
     if (this.log.length > 500) this.log.shift();
     if (this.binding && this.client?.connected) this.publish(deviceTopics(this.binding.thingName).logs, { entries: [entry] } satisfies LogMessage);
@@ -307,7 +303,7 @@ export class DeviceAgent {
     try {
       message = JSON.parse(payload.toString());
     } catch {
-      return this.write('warn', `unreadable message on ${topic}`);
+      return this.write('warn', 'unreadableMessage', { topic });
     }
     if (topic === shadow.updateDelta) {
       this.apply(((message as { state?: DeviceDocument }).state ?? {}) as DeviceDocument);
@@ -325,10 +321,10 @@ export class DeviceAgent {
   /** Applies desired values it understands and reports the settings now in force. */
   private apply(desired: DeviceDocument, complete = false): void {
     const { settings, invalid } = fromDocument(desired);
-    if (invalid.length > 0) this.write('warn', `ignored settings: ${invalid.join(', ')}`);
+    if (invalid.length > 0) this.write('warn', 'settingsIgnored', { settings: invalid });
     const changed = Object.keys(settings);
     this.settings = { ...this.settings, ...settings };
-    if (changed.length > 0) this.write('info', `applied settings: ${changed.join(', ')}`);
+    if (changed.length > 0) this.write('info', 'settingsApplied', { settings: changed });
     this.report(complete ? toDocument(this.settings) : toDocument(settings));
     this.emit({ type: 'applied', settings, at: Date.now() });
   }
@@ -345,11 +341,11 @@ export class DeviceAgent {
       switch (command.type) {
         case 'openDoor':
           this.door = 'open';
-          this.write('info', 'door opened by remote command');
+          this.write('info', 'doorOpened');
           break;
         case 'closeDoor':
           this.door = 'closed';
-          this.write('info', 'door closed by remote command');
+          this.write('info', 'doorClosed');
           break;
         case 'capturePhoto': {
           if (!command.upload) throw new Error('no upload address');
@@ -359,17 +355,17 @@ export class DeviceAgent {
             body: new Uint8Array(capture()),
           });
           if (!response.ok) throw new Error(`upload failed with HTTP ${response.status}`);
-          this.write('info', 'photo captured and uploaded');
+          this.write('info', 'photoCaptured');
           break;
         }
         case 'reboot':
-          this.write('info', 'rebooting by remote command');
+          this.write('info', 'rebooting');
           break;
       }
     } catch (error) {
       result.ok = false;
       result.error = error instanceof Error ? error.message : String(error);
-      this.write('error', `${command.type} failed: ${result.error}`);
+      this.write('error', 'commandFailed', { command: command.type, error: result.error });
     }
     this.publish(deviceTopics(this.binding.thingName).commandResult, result);
     this.emit({ type: 'command', command: command.type, ok: result.ok });
@@ -388,7 +384,7 @@ export class DeviceAgent {
       try {
         return await this.start();
       } catch (error) {
-        this.write('warn', error instanceof Error ? error.message : String(error));
+        this.write('warn', 'other', {}, error instanceof Error ? error.message : String(error));
       }
     }
   }

@@ -28,7 +28,7 @@ export function simulatedInfo(prefix: string, n: number): DeviceInfo {
     model: 'PC-F7',
     firmware: 'FT7-2.4.1',
     appVersion: '3.2.0',
-    storage: '11.6 GB free of 32 GB',
+    storage: { freeBytes: 11_600_000_000 - (hash[6]! % 100) * 10_000_000, totalBytes: 32_000_000_000 },
     timezone: 'UTC',
     cameraResolution: '1920x1080',
     previewResolution: '1280x720',

@@ -1,4 +1,4 @@
-import type { CommandType, DeviceInfo } from '@passcloud/functions/contract/devices';
+import type { CommandType, DeviceInfo, DeviceLogEntry } from '@passcloud/functions/contract/devices';
 
 /**
  * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
@@ -54,7 +54,8 @@ export interface HeartbeatMessage {
   info: DeviceInfo;
 }
 export interface LogMessage {
-  entries: { time: number; level: 'info' | 'warn' | 'error'; message: string }[];
+  /** Up to 100 entries; see DEVICE_LOG_CODES for the codes and their parameters. */
+  entries: DeviceLogEntry[];
 }
 export interface CommandResultMessage {
   commandKey: string;

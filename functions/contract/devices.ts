@@ -155,13 +155,59 @@ export const deviceInfo = z
     model: z.string().max(64).optional(),
     firmware: z.string().max(64),
     appVersion: z.string().max(64),
-    storage: z.string().max(64),
+    /** Free and total storage in bytes; the console formats them in the reader's language. */
+    storage: z.object({ freeBytes: z.number().int().min(0), totalBytes: z.number().int().min(0) }).strict(),
     timezone: z.string().max(64),
     cameraResolution: z.string().max(32),
     previewResolution: z.string().max(32),
   })
   .strict();
 export type DeviceInfo = z.output<typeof deviceInfo>;
+
+/**
+ * What a device writes in its log: a code with parameters, so the console can show each entry in
+ * the reader's language (and setting names as it names them). `message` carries a vendor's own
+ * text for the `other` code, shown as it is.
+ */
+export const DEVICE_LOG_CODES = [
+  'connected',
+  'awaitingApproval',
+  'rebinding',
+  'settingsApplied',
+  'settingsIgnored',
+  'doorOpened',
+  'doorClosed',
+  'photoCaptured',
+  'rebooting',
+  'commandFailed',
+  'unreadableMessage',
+  'other',
+] as const;
+export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
+export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+/**
+ * Parameters by code: `settings` (settingsApplied, settingsIgnored) lists setting names of
+ * SETTING_NAMES; `command` (commandFailed) a command type and `error` the device's reason;
+ * `topic` (unreadableMessage) the MQTT topic.
+ */
+export const deviceLogParams = z
+  .object({
+    settings: z.array(z.string().max(64)).max(64).optional(),
+    command: z.string().max(32).optional(),
+    error: z.string().max(500).optional(),
+    topic: z.string().max(256).optional(),
+  })
+  .strict();
+export const deviceLogEntry = z
+  .object({
+    time: z.number().int().positive(),
+    level: z.enum(LOG_LEVELS),
+    code: z.enum(DEVICE_LOG_CODES),
+    params: deviceLogParams.optional(),
+    message: z.string().max(1000).optional(),
+  })
+  .strict();
+export type DeviceLogEntry = z.output<typeof deviceLogEntry>;
 
 export const COMMAND_TYPES = ['openDoor', 'closeDoor', 'reboot', 'capturePhoto'] as const;
 export type CommandType = (typeof COMMAND_TYPES)[number];

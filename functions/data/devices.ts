@@ -1,6 +1,6 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { CommandState, CommandType, DeviceInfo, DeviceSettings, SettingsPatch } from '#contract/devices';
+import type { CommandState, CommandType, DeviceInfo, DeviceLogEntry, DeviceSettings, SettingsPatch } from '#contract/devices';
 import { dynamo } from '#lib/aws';
 import { newId, newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
@@ -14,7 +14,8 @@ const infoAttributes = {
   ip: { type: 'string', required: true },
   firmware: { type: 'string', required: true },
   appVersion: { type: 'string', required: true },
-  storage: { type: 'string', required: true },
+  /** `{ freeBytes, totalBytes }` */
+  storage: { type: 'any', required: true },
   timezone: { type: 'string', required: true },
   cameraResolution: { type: 'string', required: true },
   previewResolution: { type: 'string', required: true },
@@ -110,7 +111,11 @@ export const deviceLogs = lazy(
           logKey: { type: 'string', required: true },
           time: { type: 'string', required: true },
           level: { type: ['info', 'warn', 'error'] as const, required: true },
-          message: { type: 'string', required: true },
+          /** One of DEVICE_LOG_CODES, shown translated by the console; `params` fill it in. */
+          code: { type: 'string', required: true },
+          params: { type: 'any' },
+          /** A vendor's own text (code `other`). */
+          message: { type: 'string' },
           ttl: { type: 'number', required: true },
         },
         indexes: {
@@ -406,7 +411,7 @@ export async function recentCommands(tenantId: string, deviceKey: string, limit 
 
 // Logs
 
-export async function appendLogs(tenantId: string, deviceKey: string, entries: { time: number; level: DeviceLog['level']; message: string }[]): Promise<void> {
+export async function appendLogs(tenantId: string, deviceKey: string, entries: DeviceLogEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const ttl = ttlFromNow();
   await deviceLogs()
@@ -417,7 +422,9 @@ export async function appendLogs(tenantId: string, deviceKey: string, entries: {
         logKey: `${newTimeId(e.time)}${newId(4)}`,
         time: new Date(e.time).toISOString(),
         level: e.level,
-        message: e.message.slice(0, 1000),
+        code: e.code,
+        ...(e.params ? { params: e.params } : {}),
+        ...(e.message ? { message: e.message } : {}),
         ttl,
       })),
     )

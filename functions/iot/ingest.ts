@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fromDocument } from '@passcloud/device-shadow/mapping';
 import { parseThingName } from '@passcloud/device-shadow/topics';
-import { deviceInfo } from '#contract/devices';
+import { deviceInfo, deviceLogEntry } from '#contract/devices';
 import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
 import { objectExists } from '#lib/storage';
@@ -14,9 +14,7 @@ import { objectExists } from '#lib/storage';
 export type IngestEvent = Record<string, unknown> & { topic: string };
 
 const heartbeat = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
-const logs = z.object({
-  entries: z.array(z.object({ time: z.number().int().positive(), level: z.enum(['info', 'warn', 'error']), message: z.string().min(1).max(1000) })).max(100),
-});
+const logs = z.object({ entries: z.array(deviceLogEntry).max(100) });
 const commandResult = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() });
 const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
 const documents = z.object({

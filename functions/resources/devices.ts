@@ -312,7 +312,10 @@ export const devices = defineResource('devices', {
     async handle({ auth, params, query }) {
       await requireDevice(auth.tenantId, params.deviceKey);
       const page = await listLogs(auth.tenantId, params.deviceKey, query.pageSize, query.cursor);
-      return ok({ items: page.items.map((l) => ({ time: l.time, level: l.level, message: l.message })), nextCursor: page.nextCursor });
+      return ok({
+        items: page.items.map((l) => ({ logKey: l.logKey, time: l.time, level: l.level, code: l.code, params: l.params ?? {}, message: l.message ?? null })),
+        nextCursor: page.nextCursor,
+      });
     },
   }),
 });

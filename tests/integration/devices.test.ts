@@ -414,11 +414,16 @@ describe('commands', () => {
   });
 
   it('writes what happened to the device log', async () => {
+    type Entry = { code: string; level: string; params: Record<string, unknown>; message: string | null };
     const logs = await until(
-      async () => (await call<{ items: { message: string; level: string }[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=50`, { token })).body.data.items,
-      (items) => items.some((l) => l.message.includes('door opened')),
+      async () => (await call<{ items: Entry[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=50`, { token })).body.data.items,
+      (items) => items.some((l) => l.code === 'doorOpened'),
     );
-    expect(logs.value.some((l) => l.message.includes('photo captured'))).toBe(true);
+    expect(logs.value.some((l) => l.code === 'photoCaptured')).toBe(true);
+    // Entries are codes with parameters for the console to translate, not English text.
+    const applied = logs.value.find((l) => l.code === 'settingsApplied');
+    expect(applied?.params.settings).toEqual(expect.arrayContaining(['volume']));
+    expect(applied?.message).toBeNull();
     const page = (await call<{ items: unknown[]; nextCursor: string | null }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=2`, { token })).body.data;
     expect(page.items).toHaveLength(2);
     const next = (await call<{ items: { message: string }[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=2&cursor=${page.nextCursor}`, { token })).body
@@ -430,10 +435,10 @@ describe('commands', () => {
   it('keeps every log cursor inside the device’s own log', async () => {
     const tenantId = token.split('.')[0]!;
     // Logs of neighbours whose keys sort just below and just above this device's.
-    await appendLogs(tenantId, '0000000000000000', [{ time: Date.now(), level: 'info', message: 'neighbour below' }]);
-    await appendLogs(tenantId, 'zzzzzzzzzzzzzzzz', [{ time: Date.now(), level: 'info', message: 'neighbour above' }]);
+    await appendLogs(tenantId, '0000000000000000', [{ time: Date.now(), level: 'info', code: 'other', message: 'neighbour below' }]);
+    await appendLogs(tenantId, 'zzzzzzzzzzzzzzzz', [{ time: Date.now(), level: 'info', code: 'other', message: 'neighbour above' }]);
     const logs = async (cursor: string) =>
-      (await call<{ items: { message: string }[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=50&cursor=${cursor}`, { token })).body.data.items;
+      (await call<{ items: { message: string | null }[] }>('GET', `/v1/devices/${deviceKey}/logs?pageSize=50&cursor=${cursor}`, { token })).body.data.items;
     expect(await logs('0'.repeat(22))).toEqual([]);
     const fromTop = await logs('z'.repeat(22));
     expect(fromTop.length).toBeGreaterThan(0);
