@@ -82,6 +82,9 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'GET', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
+  { method: 'POST', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
+  { method: 'PATCH', path: '/v1/licences/reminder', resource: 'licences', access: 'session', authCode: 'settings:licence' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -5,6 +5,8 @@ import { dynamo } from '#lib/aws';
 import { newId, newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { claims } from './claims.ts';
+import { listLicences, releaseSeatWrite, takeSeatWrite, type Licence } from './licences.ts';
+import { chooseSeat } from '#domain/licence';
 import { EVENTS_TABLE, MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, versionedWrite } from './entity.ts';
 
@@ -52,6 +54,8 @@ export const devices = lazy(
            * secret works only once an administrator approves the replacement in the console.
            */
           replacement: { type: 'any' },
+          /** The licence whose seat this terminal holds (licences.ts). */
+          licenceId: { type: 'string' },
           createdAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },
@@ -175,14 +179,25 @@ export async function findSerial(tenantId: string, serial: string): Promise<stri
   return legacy?.deviceKey && legacy.ownerTenantId === tenantId ? legacy.deviceKey : undefined;
 }
 
+/** Why no seat is free: no licence in force at all, or every seat taken. */
+function noSeatError(held: Licence[], now: number): ConflictError {
+  const live = held.filter((l) => Date.parse(l.expiresAt) > now);
+  if (live.length === 0) return new ConflictError('devices.noLicence');
+  return new ConflictError('devices.noSeat', undefined, {
+    used: live.reduce((n, l) => n + l.used, 0),
+    seats: live.reduce((n, l) => n + l.seats, 0),
+  });
+}
+
 /**
  * Binds a device to a tenant. A serial the tenant does not have yet becomes a device with the
- * default settings and a claim on its serial, in one transaction (`bound`). A serial it has is
+ * default settings, a claim on its serial and a seat of one of the tenant's licences, in one
+ * transaction (`bound`); without a free seat the binding is refused. A serial it has is
  * never re-keyed here: the request is kept as the device's pending replacement, with the new
  * facts and secret, until an administrator approves or rejects it (`pendingApproval`).
  */
 export async function bindDevice(input: Binding): Promise<{ device: Device; state: 'bound' | 'pendingApproval' }> {
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 20; round++) {
     const existingKey = await findSerial(input.tenantId, input.serial);
     if (existingKey && (await findDevice(input.tenantId, existingKey))) {
       const replacement: Replacement = { requestedAt: nowIso(), info: input.info, secretHash: input.secretHash };
@@ -193,6 +208,10 @@ export async function bindDevice(input: Binding): Promise<{ device: Device; stat
         .go({ response: 'all_new' });
       return { device: updated.data as Device, state: 'pendingApproval' };
     }
+    const now = Date.now();
+    const held = await listLicences(input.tenantId);
+    const seat = chooseSeat(held, input.info.mac, now);
+    if (!seat) throw noSeatError(held, now);
     const deviceKey = newTimeId();
     const record = {
       tenantId: input.tenantId,
@@ -203,6 +222,7 @@ export async function bindDevice(input: Binding): Promise<{ device: Device; stat
       secretHash: input.secretHash,
       settings: input.defaults,
       reported: {},
+      licenceId: seat.licenceId,
       createdAt: nowIso(),
     };
     const claimItem = transactPut(
@@ -211,11 +231,17 @@ export async function bindDevice(input: Binding): Promise<{ device: Device; stat
     // A claim left by a deleted device may be taken over; a live one means a parallel bind won.
     claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk)';
     try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem] }));
+      await dynamo().send(
+        new TransactWriteCommand({
+          TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem, takeSeatWrite(input.tenantId, seat.licenceId, now)],
+        }),
+      );
       return { device: await requireDevice(input.tenantId, deviceKey), state: 'bound' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      // Another request bound this serial first: go round and record this one as its replacement.
+      // A parallel bind took the serial (go round: this one becomes its replacement) or the seat
+      // (go round: another seat, or none left); wait a little so parallel binds spread out.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * (round + 1)));
     }
   }
   throw new ConflictError();
@@ -304,6 +330,7 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
             },
           },
           { Delete: claims().delete({ tenantId, kind: 'deviceSerial', value: device.serial }).params<Record<string, unknown>>() },
+          ...(device.licenceId ? [releaseSeatWrite(tenantId, device.licenceId)] : []),
         ] as never,
       }),
     );

@@ -13,6 +13,8 @@ export const tenants = lazy(
           /** The device binding code devices use to join this tenant. */
           userCode: { type: 'string', required: true },
           createdAt: { type: 'string', required: true },
+          /** Days before a licence expires when its reminder mail goes out (and it shows as expiring). */
+          licenceReminderDays: { type: 'number' },
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {

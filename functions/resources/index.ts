@@ -5,6 +5,7 @@ import { devices } from './devices.ts';
 import { employees } from './employees.ts';
 import { files } from './files.ts';
 import { groups } from './groups.ts';
+import { licences } from './licences.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
 
@@ -17,4 +18,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   employees: employees.handler,
   visitors: visitors.handler,
   devices: devices.handler,
+  licences: licences.handler,
 };

@@ -18,6 +18,11 @@ export interface PassCloudStackProps extends StackProps {
   mailFrom: string;
   /** Verify the whole domain instead of the single address. */
   mailDomain?: string;
+  /**
+   * The operator's licence public key (base64 SPKI DER, from `npm run licence -- keygen`); the
+   * private key never reaches the stack. Without it, activating a licence answers 503.
+   */
+  licencePublicKey?: string;
 }
 
 /** The bare address of a sender written `Name <address>` or `address`. */
@@ -69,13 +74,20 @@ export class PassCloudStack extends Stack {
 
     this.api = new Api(this, 'Api', {
       environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom, ORIGIN_VERIFY_SECRET: originVerifyValue },
-      environmentOf: { devices: iot.devicesEnvironment(), employees: importsEnvironment, visitors: importsEnvironment },
+      environmentOf: {
+        devices: iot.devicesEnvironment(),
+        employees: importsEnvironment,
+        visitors: importsEnvironment,
+        ...(props.licencePublicKey ? { licences: { LICENCE_PUBLIC_KEY: props.licencePublicKey } } : {}),
+      },
     });
 
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
-    const { systems, files, groups, departments, employees, visitors, devices } = this.api.functions;
+    const { systems, files, groups, departments, employees, visitors, devices, licences } = this.api.functions;
+    // Licences and their claims, and the seat counts bindings take (devices, below).
+    grantTable(licences, main, 'readWrite');
     grantTable(systems, main, 'readWrite');
     grantTable(systems, events, 'write');
     // SES authorizes the recipients' identities too (in the sandbox they are verified identities), so

@@ -7,6 +7,7 @@ import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
 import { startHost, type Host } from './host.ts';
 import { seedDemo, type DemoTenant } from './seed.ts';
+import { localLicenceKeys } from './licence.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -50,8 +51,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...(options.mqttPort ? { mqttPort: options.mqttPort } : {}),
     ...(options.inMemory ? {} : { shadowFile: join(options.dataDir, 'iot', 'shadows.json') }),
   });
+  const licenceKeys = localLicenceKeys(options.dataDir);
   const env: Record<string, string> = {
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    LICENCE_PUBLIC_KEY: licenceKeys.publicKey,
+    // Where the demo key is, for `npm run licence -- issue` and the tests on this machine.
+    LICENCE_PRIVATE_KEY_FILE: licenceKeys.privateKeyFile,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     S3_ENDPOINT: s3.endpoint,
     SMTP_HOST: '127.0.0.1',
@@ -86,7 +91,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     },
   });
-  if (options.seed) seeded.demo = await seedDemo();
+  if (options.seed) seeded.demo = await seedDemo(licenceKeys.privateKeyFile);
   const { demo } = seeded;
   const fleet =
     demo && options.simulateDevices

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { issueLicenceCode } from '@passcloud/functions/domain/licence';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { adminToken, fmt, percentile, resultLines } from './api.ts';
 import { mb, rssOf, type OwnHost } from './host.ts';
@@ -40,6 +43,11 @@ export async function devicesBench(host: OwnHost): Promise<string[]> {
     }
     throw new Error(`device ${key} never reached the expected state`);
   };
+
+  // 200 terminals need more than the demo licence's 100 seats: the local demo key issues more.
+  const now = new Date();
+  const terms = { id: randomUUID(), seats: 500, expiresAt: new Date(now.getTime() + 86_400_000).toISOString(), issuedAt: now.toISOString() };
+  await api('POST', '/v1/licences', { code: issueLicenceCode(readFileSync(host.env.LICENCE_PRIVATE_KEY_FILE!, 'utf8'), terms) });
 
   const lines = resultLines();
   await sleep(1000);

@@ -13,6 +13,9 @@ import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
 import { resources, routes } from '@passcloud/functions/routes';
 import { TABLES } from '@passcloud/functions/data/tables';
 
+/** A public key as `npm run licence -- keygen` prints it. */
+const LICENCE_PUBLIC_KEY = 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=';
+
 let stack: PassCloudStack;
 const iot = () => stack.iot;
 const logicalId = (element: { node: { defaultChild?: unknown } } | CfnElement): string =>
@@ -24,12 +27,23 @@ const consoleBuilt = existsSync(resolve(REPO_ROOT, 'web/dist/index.html'));
 
 beforeAll(() => {
   const app = new App();
-  stack = new PassCloudStack(app, 'PassCloudTest', { mailFrom: 'no-reply@example.com', env: { account: '123456789012', region: 'eu-west-1' } });
+  stack = new PassCloudStack(app, 'PassCloudTest', {
+    mailFrom: 'no-reply@example.com',
+    licencePublicKey: LICENCE_PUBLIC_KEY,
+    env: { account: '123456789012', region: 'eu-west-1' },
+  });
   template = Template.fromStack(stack);
   nag = new AwsSolutionsChecks(app, { verbose: true }).validateScope(stack);
 });
 
 describe('the AWS stack', () => {
+  it('gives the licence public key to the licences function only, never a private key', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }][];
+    const holders = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.LICENCE_PUBLIC_KEY !== undefined).map(([id]) => id);
+    expect(holders).toEqual([logicalId(stack.api.functions.licences)]);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/PRIVATE KEY|LICENCE_PRIVATE/);
+  });
+
   it('has one HTTP API route per route table entry and nothing else', () => {
     const declared = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r as { Properties: { RouteKey: string } }).Properties.RouteKey);
     expect(declared.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());

@@ -8,6 +8,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics, shadowTopics } from '@passcloud/device-shadow/topics';
 import { appendLogs } from '@passcloud/functions/data/devices';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
 
 interface Device {
   deviceKey: string;
@@ -68,9 +69,11 @@ beforeAll(async () => {
   const owner = await registerTenant();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
+  await grantSeats(token, 100);
   const other = await registerTenant();
   otherUserCode = other.userCode;
   otherToken = (await login(other.username, other.password)).token;
+  await grantSeats(otherToken, 10);
 });
 
 afterAll(async () => {
@@ -322,6 +325,7 @@ describe('settings through the shadow', () => {
   it('lists devices by name, then serial number with numbers in order, and keeps that order across pages', async () => {
     const fresh = await registerTenant();
     const freshToken = (await login(fresh.username, fresh.password)).token;
+    await grantSeats(freshToken, 10);
     const prefix = unique('ORD').toUpperCase();
     // Bound out of order: 0001, 0003, 0010, 0002.
     for (const n of [1, 3, 10, 2]) {

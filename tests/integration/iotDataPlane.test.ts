@@ -10,7 +10,8 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics } from '@passcloud/device-shadow/topics';
 import { publish, resetIotClients } from '@passcloud/functions/lib/iot';
 import { startIot } from '@passcloud/infra/local/iot';
-import { baseUrl, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
 
 /**
  * The IoT stand-in's data plane (`/topics/...`, `/things/.../shadow`) can open any door, so it
@@ -105,11 +106,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   const owner = await registerTenant();
+  await grantSeats((await login(owner.username, owner.password)).token, 1);
   agent = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('DP').toUpperCase(), 1) });
   const binding = await agent.bind();
   commandsTopic = deviceTopics(binding.thingName).commands;
-  const { url, ...login } = binding.mqtt;
-  device = await mqtt.connectAsync(url, { ...login, reconnectPeriod: 0, connectTimeout: 5000 });
+  const { url, ...credentials } = binding.mqtt;
+  device = await mqtt.connectAsync(url, { ...credentials, reconnectPeriod: 0, connectTimeout: 5000 });
   await device.subscribeAsync(commandsTopic, { qos: 1 });
   device.on('message', (topic, payload) => {
     if (topic === commandsTopic) received.push(JSON.parse(payload.toString()) as { marker?: string });

@@ -6,6 +6,7 @@ import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/t
 import { createAccount } from '@passcloud/functions/data/identity';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats, licenceCode } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 
 /**
@@ -91,6 +92,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
+  'POST /v1/licences': () => ({ code: licenceCode({ seats: 1 }) }),
+  'PATCH /v1/licences/reminder': () => ({ days: 10 }),
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
@@ -144,6 +147,8 @@ let limited: { username: string; password: string; token: string };
 async function tenant(name: string, username: string, password: string): Promise<Tenant> {
   const user = await login(username, password);
   const t: Tenant = { name, username, password, tenantId: user.token.split('.')[0]!, userCode: user.userCode, token: user.token, keys: {} };
+  // Binding a terminal (the deviceKey fixture) takes a licence seat.
+  await grantSeats(user.token, 5);
   for (const param of new Set(routes.flatMap(paramsOf))) {
     const make = fixtures[param];
     if (make) t.keys[param] = await make(t);
