@@ -1,4 +1,5 @@
-import { PERSONNEL_COLUMNS, type TemplateColumn } from '#contract/people';
+import { PERSONNEL_COLUMNS, departmentBody, employeeCreateBody, groupBody, visitorCreateBody, type PersonKind, type TemplateColumn } from '#contract/people';
+import type { FieldIssue } from '#lib/errors';
 
 /** Rules of the personnel workbook, free of I/O. */
 
@@ -41,6 +42,50 @@ const GENDERS: Record<string, 'male' | 'female'> = { male: 'male', m: 'male', 'ç
 export function parseGender(text: string, localized: Record<string, 'male' | 'female'> = {}): 'male' | 'female' | undefined {
   const key = text.trim().toLowerCase();
   return GENDERS[key] ?? localized[key];
+}
+
+/**
+ * A workbook row as the person schemas check it, except that it names its group and department:
+ * they are found by name, or created, only for a row that is valid otherwise.
+ */
+export const IMPORT_ROW_SCHEMAS = {
+  employee: employeeCreateBody.omit({ groupKey: true, departmentKey: true }).extend({ group: groupBody.shape.name, department: departmentBody.shape.name.optional() }),
+  visitor: visitorCreateBody.omit({ groupKey: true }).extend({ group: groupBody.shape.name }),
+};
+
+/**
+ * A row's cells as IMPORT_ROW_SCHEMAS take them, and the gender when it cannot be read: the
+ * schema would only see it missing.
+ */
+export function readRow(kind: PersonKind, cell: (key: ColumnKey) => string, genders: Record<string, 'male' | 'female'>) {
+  const gender = parseGender(cell('gender'), genders);
+  const issues: FieldIssue[] = cell('gender') && !gender ? [{ path: 'gender', message: 'import.badGender' }] : [];
+  const candidate: Record<string, unknown> = {
+    personId: cell('personId'),
+    name: cell('name'),
+    role: cell('role'),
+    gender,
+    group: cell('group'),
+    phone: cell('phone') || undefined,
+    email: cell('email') || undefined,
+    icCard: cell('icCard') || undefined,
+    remark: cell('remark') || undefined,
+  };
+  if (kind === 'employee') candidate.department = cell('department') || undefined;
+  return { candidate, issues };
+}
+
+/**
+ * Every problem of a row, once, in the order of the template's columns: what the schema says
+ * about a field another check has already explained is left out.
+ */
+export function rowIssues(checked: FieldIssue[], schema: FieldIssue[]): FieldIssue[] {
+  const explained = new Set(checked.map((issue) => issue.path));
+  const column = (issue: FieldIssue) => {
+    const at = PERSONNEL_COLUMNS.findIndex((c) => c.key === issue.path);
+    return at === -1 ? PERSONNEL_COLUMNS.length : at;
+  };
+  return [...checked, ...schema.filter((issue) => !explained.has(issue.path))].sort((a, b) => column(a) - column(b));
 }
 
 export type ZipEntryVerdict =

@@ -53,7 +53,7 @@ export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void>
     await moveImportJob(tenantId, jobKey, 'running', 'done', { report, processed: counted.processed, total: counted.total });
   } catch (error) {
     let message: string;
-    if (error instanceof AppError) message = reasonsOf(error, locale).join('; ');
+    if (error instanceof AppError) message = reasonsOf(error, locale).join(translate(locale, 'issue.separator'));
     else {
       log('error', 'import stopped', { jobKey, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       message = translate(locale, 'import.stopped');

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { authenticate, type Auth } from './auth.ts';
-import { AppError, ConflictError, LoginRequiredError, NotFoundError, ValidationError, fieldError, type FieldIssue } from './errors.ts';
+import { AppError, ConflictError, LoginRequiredError, NotFoundError, ValidationError, fieldError } from './errors.ts';
 import { safeEqualText, sha256 } from './crypto.ts';
-import { isMessageId, localeFromHeader, translate } from './i18n.ts';
+import { localeFromHeader, translate } from './i18n.ts';
+import { conflictIssue, issueSummary, issueText, zodIssues } from './issues.ts';
 import { log } from './log.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -84,40 +85,13 @@ export function defineResource<R extends Resource>(resource: R, handlers: Resour
   };
 }
 
-const zodLocales: Record<Locale, () => { localeError: z.core.$ZodErrorMap }> = {
-  en_US: z.locales.en,
-  zh_CN: z.locales.zhCN,
-  zh_TW: z.locales.zhTW,
-  ja_JP: z.locales.ja,
-  ko_KR: z.locales.ko,
-  it_IT: z.locales.it,
-  de_DE: z.locales.de,
-  ru_RU: z.locales.ru,
-  fr_FR: z.locales.fr,
-  es_ES: z.locales.es,
-  id_ID: z.locales.id,
-};
-const zodErrorMaps = new Map<Locale, z.core.$ZodErrorMap>();
-function zodErrorMap(locale: Locale): z.core.$ZodErrorMap {
-  let map = zodErrorMaps.get(locale);
-  if (!map) {
-    map = zodLocales[locale]().localeError;
-    zodErrorMaps.set(locale, map);
-  }
-  return map;
-}
-
-/** Validates `value` with messages in the caller's language; a failure is a 422 naming each field. */
+/** Validates `value`; a failure is a 422 naming each field, in the caller's language. */
 export function parse<S extends z.ZodType | undefined>(schema: S, value: unknown, locale: Locale, prefix: string): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value, { error: zodErrorMap(locale) });
+  // The input is reported so that a missing field reads "is required" rather than "has the wrong type".
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({
-      path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || prefix || 'body',
-      message: isMessageId(issue.message) ? issue.message : { text: issue.message },
-    })),
-  );
+  throw new ValidationError(zodIssues(result.error.issues, locale, prefix));
 }
 
 function decodeBody(event: HttpEvent): Buffer {
@@ -148,19 +122,14 @@ export function envelopeResult(status: number, body: Envelope, requestId: string
   };
 }
 
-export function issueText(issue: FieldIssue, locale: Locale): string {
-  return typeof issue.message === 'string' ? translate(locale, issue.message, issue.params) : issue.message.text;
-}
-
 /** The one place an error becomes a response: known errors keep their code, anything else is a 500 without details. */
 export function errorResult(error: unknown, locale: Locale, requestId: string): HttpResult {
   if (error instanceof ValidationError) {
     const issues = error.issues.map((issue) => ({ path: issue.path, message: issueText(issue, locale) }));
-    const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-    return envelopeResult(422, { code: 422, message: `${translate(locale, 'status.422')} (${summary})`, data: { issues } }, requestId);
+    return envelopeResult(422, { code: 422, message: issueSummary(error.issues, locale), data: { issues } }, requestId);
   }
   if (error instanceof ConflictError && error.field) {
-    const message = translate(locale, error.messageId, error.params);
+    const message = issueText(conflictIssue(error.field, error), locale);
     return envelopeResult(409, { code: 409, message, data: { issues: [{ path: error.field, message }] } }, requestId);
   }
   if (error instanceof AppError) {

@@ -1,15 +1,27 @@
 import { LOCALES, type Locale } from '#contract/locales';
-import { PERSONNEL_COLUMNS, employeeCreateBody, visitorCreateBody, type PersonKind } from '#contract/people';
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, PHOTO_MAX_BYTES, ZIP_MAX_ENTRIES, ZIP_MAX_UNPACKED_BYTES, judgeZipEntry, mapHeaders, parseGender, type ColumnKey } from '#domain/peopleImport';
-import { uniqueValue } from '#domain/people';
+import { PERSONNEL_COLUMNS, type PersonKind } from '#contract/people';
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  IMPORT_ROW_SCHEMAS,
+  PHOTO_MAX_BYTES,
+  ZIP_MAX_ENTRIES,
+  ZIP_MAX_UNPACKED_BYTES,
+  judgeZipEntry,
+  mapHeaders,
+  readRow,
+  rowIssues,
+  type ColumnKey,
+} from '#domain/peopleImport';
+import { uniqueValue, type UniqueField } from '#domain/people';
 import { IMAGE_MAX, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, judgeImage } from '#domain/uploads';
 import { createDepartment, listDepartments } from '#data/departments';
 import { createGroup, listGroups } from '#data/groups';
-import { createPerson, findPerson, listPeople, personUniques, updatePerson, type PeopleFilter, type PersonInput } from '#data/people';
+import { createPerson, findPerson, listPeople, personUniques, updatePerson, type PeopleFilter, type Person, type PersonInput } from '#data/people';
 import { newId } from '#lib/crypto';
-import { AppError, ValidationError, fieldError } from '#lib/errors';
+import { AppError, ConflictError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { catalogs, translate, type MessageId } from '#lib/i18n';
-import { issueText, parse } from '#lib/http';
+import { conflictIssue, issueSentence, zodIssues } from '#lib/issues';
 import { parseMultipart } from '#lib/multipart';
 import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
@@ -69,6 +81,17 @@ function nameResolver(existing: { key: string; name: string }[], create: (name: 
   };
 }
 
+/** The key of a group or department by name or, when it could not be created, the row's issue. */
+async function keyOrIssue(path: 'group' | 'department', name: string, keyOf: (name: string) => Promise<string>): Promise<string | FieldIssue> {
+  try {
+    return await keyOf(name);
+  } catch (error) {
+    // A refusal (another import claimed the name meanwhile) is this row's problem; anything else stops the import.
+    if (!(error instanceof AppError)) throw error;
+    return { path, message: 'import.notCreated', params: { name } };
+  }
+}
+
 export interface ImportRow {
   row: number;
   personId: string;
@@ -76,8 +99,10 @@ export interface ImportRow {
   reasons?: string[];
 }
 
+/** Why a row or a whole import was refused, one sentence per problem, each naming its column or field. */
 export function reasonsOf(error: unknown, locale: Locale): string[] {
-  if (error instanceof ValidationError) return error.issues.map((issue) => `${issue.path}: ${issueText(issue, locale)}`);
+  if (error instanceof ValidationError) return error.issues.map((issue) => issueSentence(issue, locale));
+  if (error instanceof ConflictError && error.field) return [issueSentence(conflictIssue(error.field, error), locale)];
   if (error instanceof AppError) return [translate(locale, error.messageId, error.params)];
   throw error;
 }
@@ -125,32 +150,41 @@ export async function importRows(tenantId: string, kind: PersonKind, data: Buffe
     async (name) => (await createDepartment(tenantId, name)).departmentKey,
   );
   const genders = localizedGenders();
-  const schema = kind === 'employee' ? employeeCreateBody : visitorCreateBody;
+  const schema = IMPORT_ROW_SCHEMAS[kind];
+  const claimOf = async (field: UniqueField, value: string) => (await personUniques().get({ tenantId, field, value: uniqueValue(value) }).go()).data;
 
   let done = 0;
   const results = await pool(rows, 8, async ({ number, cells }): Promise<ImportRow> => {
     const cell = (key: ColumnKey) => (columns[key] === undefined ? '' : (cells[columns[key]!] ?? '').trim());
     const personId = cell('personId');
     try {
-      const gender = parseGender(cell('gender'), genders);
-      if (cell('gender') && !gender) throw fieldError('gender', 'import.badGender');
-      const candidate: Record<string, unknown> = {
-        personId,
-        name: cell('name'),
-        role: cell('role'),
-        gender,
-        groupKey: cell('group') ? await groupKeyOf(cell('group')) : undefined,
-        phone: cell('phone') || undefined,
-        email: cell('email') || undefined,
-        icCard: cell('icCard') || undefined,
-        remark: cell('remark') || undefined,
-      };
-      if (kind === 'employee' && cell('department')) candidate.departmentKey = await departmentKeyOf(cell('department'));
-      const input = parse(schema, candidate, locale, '') as PersonInput;
-      const claim = (await personUniques().get({ tenantId, field: 'personId', value: uniqueValue(personId) }).go()).data;
-      if (claim) {
-        const existing = await findPerson(tenantId, kind, claim.personKey);
-        if (!existing) throw fieldError('personId', 'import.otherList');
+      // The whole row is checked before anything is written, so its report lists every problem at once.
+      const { candidate, issues: read } = readRow(kind, cell, genders);
+      const checked = schema.safeParse(candidate, { reportInput: true });
+      const issues = rowIssues(read, checked.success ? [] : zodIssues(checked.error.issues, locale));
+      const unexplained = (path: string) => !issues.some((issue) => issue.path === path);
+      let existing: Person | undefined;
+      if (unexplained('personId')) {
+        const claim = await claimOf('personId', personId);
+        if (claim) {
+          existing = await findPerson(tenantId, kind, claim.personKey);
+          if (!existing) issues.push({ path: 'personId', message: 'import.otherList' });
+        }
+      }
+      if (cell('icCard') && unexplained('icCard')) {
+        const claim = await claimOf('icCard', cell('icCard'));
+        if (claim && claim.personKey !== existing?.personKey) issues.push({ path: 'icCard', message: 'people.icCardTaken' });
+      }
+      if (!checked.success || issues.length) throw new ValidationError(issues);
+
+      // Groups and departments are created only for rows that are valid otherwise.
+      const { group, department, ...fields } = checked.data as typeof checked.data & { department?: string };
+      const [groupKey, departmentKey] = await Promise.all([keyOrIssue('group', group, groupKeyOf), department ? keyOrIssue('department', department, departmentKeyOf) : undefined]);
+      const refused = [groupKey, departmentKey].filter((key): key is FieldIssue => typeof key === 'object');
+      if (refused.length) throw new ValidationError(refused);
+      const input: PersonInput = { ...fields, groupKey: groupKey as string, ...(departmentKey ? { departmentKey: departmentKey as string } : {}) };
+
+      if (existing) {
         await updatePerson(existing, existing.version, input);
         return { row: number, personId, status: 'updated' };
       }

@@ -66,6 +66,23 @@ describe('employees', () => {
     expect(await count()).toBe(before);
   });
 
+  it('answers 422 with a sentence per field, naming it as the form does, in the caller’s language', async () => {
+    const body = { personId: unique('E'), name: '', role: 'Engineer', gender: 'female', groupKey: staff, email: 'ada@' };
+    const answer = await call<Issues>('POST', '/v1/employees', { token, body });
+    expect(answer.status).toBe(422);
+    expect(answer.body.data.issues).toEqual([
+      { path: 'name', message: 'Name is required' },
+      { path: 'email', message: 'Email is not a valid email address' },
+    ]);
+    expect(answer.body.message).toBe('Some fields are not valid: Name is required; Email is not a valid email address');
+    const japanese = await call<Issues>('POST', '/v1/employees', { token, body, locale: 'ja_JP' });
+    expect(japanese.body.data.issues).toEqual([
+      { path: 'name', message: '氏名は必須です' },
+      { path: 'email', message: 'メールアドレスは有効なメールアドレスではありません' },
+    ]);
+    expect(japanese.body.message).toBe('一部の項目が無効です：氏名は必須です。メールアドレスは有効なメールアドレスではありません');
+  });
+
   it('refuses a duplicate personnel ID or IC card with 409 naming the field, across employees and visitors', async () => {
     const personId = unique('DUP');
     const icCard = unique('CARD');
