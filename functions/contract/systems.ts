@@ -47,4 +47,6 @@ export interface UserInfo {
   email: string | null;
   key: string;
   authCodes: string[];
+  /** The password was set by an administrator or an invitation: the console asks for a new one first. */
+  mustChangePassword: boolean;
 }

@@ -21,6 +21,8 @@ export const accounts = lazy(
           /** Bumped when permissions change or the account is disabled: older sessions answer 661. */
           authVersion: { type: 'number', required: true, default: 1 },
           disabled: { type: 'boolean', required: true, default: false },
+          /** Set by an initial or reset password: every route but changing it answers 401 until it is changed. */
+          mustChangePassword: { type: 'boolean', required: true, default: false },
           owner: { type: 'boolean', required: true, default: false },
           /** Hash of the one live session token; an older token answers 662. */
           activeSession: { type: 'string' },

@@ -1,10 +1,11 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { EntityItem } from 'electrodb';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_SECONDS, CODE_TTL_MINUTES, secondsUntilResend } from '#domain/verification';
 import { THROTTLES, blockedMinutes, throttleLimit, type ThrottleScope } from '#domain/throttle';
 import { dynamo } from '#lib/aws';
 import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, sixDigitCode, type RsaKeyPair } from '#lib/crypto';
-import { ConflictError, ThrottledError, fieldError } from '#lib/errors';
+import { ConflictError, NotFoundError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import type { MessageId } from '#lib/i18n';
 import { accounts } from './accounts.ts';
@@ -42,14 +43,17 @@ export interface NewTenant {
   defaultGroups: { employee: string; visitor: string };
 }
 
-interface NewAccount {
+export interface NewAccount {
   username: string;
   password: string;
   authCodes: AuthCode[];
   email?: string;
+  phone?: string;
   nickname?: string;
   remark?: string;
   owner?: boolean;
+  /** The password was chosen by someone else: the user must change it before anything else. */
+  mustChangePassword?: boolean;
 }
 
 /** The writes that create an account: its username claim first (a taken name cancels the transaction), then the account. */
@@ -65,7 +69,9 @@ async function accountWrites(tenantId: string, accountId: string, input: NewAcco
           accountId,
           username,
           email: input.email,
-          nickname: input.nickname ?? username,
+          phone: input.phone,
+          nickname: input.nickname || username,
+          mustChangePassword: input.mustChangePassword ?? false,
           remark: input.remark,
           passwordHash: await hashPassword(input.password),
           authCodes: input.authCodes,
@@ -120,6 +126,77 @@ export async function createAccount(tenantId: string, input: NewAccount): Promis
   const accountId = newId();
   await claimingWrite(await accountWrites(tenantId, accountId, input, nowIso()));
   return accountId;
+}
+
+// Account management (settings: accounts)
+
+export type Account = EntityItem<ReturnType<typeof accounts>>;
+
+/** Every account of a tenant (a company has a handful to a few hundred). */
+export async function listAccounts(tenantId: string): Promise<Account[]> {
+  return (await accounts().query.primary({ tenantId }).go({ pages: 'all' })).data;
+}
+
+export async function requireAccount(tenantId: string, accountId: string): Promise<Account> {
+  const account = (await accounts().get({ tenantId, accountId }).go()).data;
+  if (!account) throw new NotFoundError();
+  return account;
+}
+
+export interface AccountChanges {
+  nickname?: string;
+  email?: string | null;
+  phone?: string | null;
+  remark?: string | null;
+  authCodes?: AuthCode[];
+  disabled?: boolean;
+}
+
+/**
+ * Changes an account if `version` is still current. A change of permissions or a disabling bumps
+ * `authVersion`, so the account's session answers 661 at its next request.
+ */
+export async function updateAccount(tenantId: string, accountId: string, version: number, changes: AccountChanges): Promise<Account> {
+  const key = { tenantId, accountId };
+  const cleared = (['email', 'phone', 'remark'] as const).filter((name) => changes[name] === null);
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
+  const endsSession = changes.authCodes !== undefined || changes.disabled === true;
+  const result = await versionedWrite(
+    () => {
+      let op = accounts().patch(key).set(set);
+      if (cleared.length) op = op.remove(cleared);
+      return op
+        .add({ version: 1, ...(endsSession ? { authVersion: 1 } : {}) })
+        .where((attr, op) => op.eq(attr.version, version))
+        .go({ response: 'all_new' });
+    },
+    async () => !!(await accounts().get(key).go()).data,
+  );
+  return result.data as Account;
+}
+
+/** Deletes an account and frees its username, if `version` is still current; its session answers 661. */
+export async function deleteAccount(tenantId: string, account: Account, version: number): Promise<void> {
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              ...accounts().delete({ tenantId, accountId: account.accountId }).params<Record<string, unknown>>(),
+              ConditionExpression: '#v = :v',
+              ExpressionAttributeNames: { '#v': 'version' },
+              ExpressionAttributeValues: { ':v': version },
+            },
+          },
+          { Delete: claims().delete({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(account.username) }).params<Record<string, unknown>>() },
+        ] as never,
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw (await accounts().get({ tenantId, accountId: account.accountId }).go()).data ? new ConflictError() : new NotFoundError();
+  }
 }
 
 // Login keys
@@ -185,12 +262,15 @@ export async function closeSession(tenantId: string, tokenHash: string, accountI
     });
 }
 
-/** Sets a new password; with `endSessions` the live session is closed too (its token then answers 403). */
-export async function setPassword(tenantId: string, accountId: string, password: string, endSessions: boolean): Promise<void> {
+/**
+ * Sets a new password; with `endSessions` the live session is closed too (its token then answers
+ * 403). `mustChange` marks a password someone else chose, which the user must change first.
+ */
+export async function setPassword(tenantId: string, accountId: string, password: string, endSessions: boolean, mustChange = false): Promise<void> {
   const passwordHash = await hashPassword(password);
   const account = (await accounts().get({ tenantId, accountId }).go()).data;
   if (!account) return;
-  await accounts().patch({ tenantId, accountId }).set({ passwordHash }).go();
+  await accounts().patch({ tenantId, accountId }).set({ passwordHash, mustChangePassword: mustChange }).go();
   if (endSessions && account.activeSession) await closeSession(tenantId, account.activeSession, accountId);
 }
 

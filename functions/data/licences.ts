@@ -65,7 +65,7 @@ export async function activateLicence(tenantId: string, code: string, terms: Lic
       }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw fieldError('code', 'licence.alreadyUsed');
+    if (isConditionFailure(error)) throw fieldError('activationCode', 'licence.alreadyUsed');
     throw error;
   }
   return (await licences().get({ tenantId, licenceId: terms.id }).go()).data!;

@@ -3,7 +3,7 @@ import type { AuthCode } from '#contract/menu';
 import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
 import { sha256 } from './crypto.ts';
-import { LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
+import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
 
 export type AccountRecord = EntityItem<ReturnType<typeof accounts>>;
 export type SessionRecord = EntityItem<ReturnType<typeof sessions>>;
@@ -32,7 +32,11 @@ export function parseToken(authorization: string | undefined): { tenantId: strin
   return { tenantId: match[1]!, tokenHash: sha256(`${match[1]}.${match[2]}`) };
 }
 
-export async function authenticate(authorization: string | undefined, authCode?: AuthCode): Promise<Auth> {
+/**
+ * The caller's session and account. `passwordChange` marks the routes an account whose password
+ * someone else chose may still use (change it, read itself, log out); every other answers 401.
+ */
+export async function authenticate(authorization: string | undefined, authCode?: AuthCode, passwordChange = false): Promise<Auth> {
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
@@ -47,6 +51,7 @@ export async function authenticate(authorization: string | undefined, authCode?:
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
   if (authCode && !account.authCodes.includes(authCode)) throw new NoPermissionError();
+  if (account.mustChangePassword && !passwordChange) throw new AppError(401, 'auth.mustChangePassword');
   if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: now }).go();
   }

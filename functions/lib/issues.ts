@@ -73,6 +73,12 @@ const FIELD_LABELS: Record<string, MessageId> = {
   timezone: 'field.timezone',
   cameraResolution: 'field.cameraResolution',
   previewResolution: 'field.previewResolution',
+  activationCode: 'field.activationCode',
+  reminderDays: 'field.reminderDays',
+  nickname: 'field.nickname',
+  authCodes: 'field.permissions',
+  invite: 'field.invite',
+  disabled: 'field.disabled',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */

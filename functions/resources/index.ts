@@ -1,5 +1,6 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
+import { accounts } from './accounts.ts';
 import { departments } from './departments.ts';
 import { devices } from './devices.ts';
 import { employees } from './employees.ts';
@@ -19,4 +20,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   visitors: visitors.handler,
   devices: devices.handler,
   licences: licences.handler,
+  accounts: accounts.handler,
 };

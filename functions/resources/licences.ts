@@ -42,17 +42,17 @@ export const licences = defineResource('licences', {
     body: activateLicenceBody,
     async handle({ auth, body }) {
       const now = Date.now();
-      const read = readLicenceCode(body.code, publicKey(), now);
-      if ('problem' in read) throw fieldError('code', read.problem);
-      const licence = await activateLicence(auth.tenantId, body.code, read.terms);
+      const read = readLicenceCode(body.activationCode, publicKey(), now);
+      if ('problem' in read) throw fieldError('activationCode', read.problem);
+      const licence = await activateLicence(auth.tenantId, body.activationCode, read.terms);
       return created(licenceJson(licence, now, await reminderDays(auth.tenantId)));
     },
   }),
   'PATCH /v1/licences/reminder': sessionRoute({
     body: licenceReminderBody,
     async handle({ auth, body }) {
-      await setReminderDays(auth.tenantId, body.days);
-      return created({ reminderDays: body.days });
+      await setReminderDays(auth.tenantId, body.reminderDays);
+      return created({ reminderDays: body.reminderDays });
     },
   }),
 });

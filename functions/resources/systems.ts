@@ -53,6 +53,7 @@ async function userInfo(account: AccountRecord, key: string, token?: string): Pr
     email: account.email ?? null,
     key,
     authCodes: account.authCodes,
+    mustChangePassword: account.mustChangePassword,
   };
 }
 

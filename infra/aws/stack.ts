@@ -85,24 +85,27 @@ export class PassCloudStack extends Stack {
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
-    const { systems, files, groups, departments, employees, visitors, devices, licences } = this.api.functions;
+    const { systems, files, groups, departments, employees, visitors, devices, licences, accounts } = this.api.functions;
     // Licences and their claims, and the seat counts bindings take (devices, below).
     grantTable(licences, main, 'readWrite');
-    grantTable(systems, main, 'readWrite');
-    grantTable(systems, events, 'write');
-    // SES authorizes the recipients' identities too (in the sandbox they are verified identities), so
-    // the resource is every identity and the sender is held by the From address instead.
-    systems.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': mailAddress } },
-      }),
-    );
-    Validations.of(systems).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
-    });
+    // Functions that mail (verification codes, invitations) and record each mail.
+    for (const fn of [systems, accounts]) {
+      grantTable(fn, main, 'readWrite');
+      grantTable(fn, events, 'write');
+      // SES authorizes the recipients' identities too (in the sandbox they are verified identities), so
+      // the resource is every identity and the sender is held by the From address instead.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'ses:FromAddress': mailAddress } },
+        }),
+      );
+      Validations.of(fn).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+      });
+    }
     grantTable(files, main, 'readWrite');
     this.grantObjects(files, [buckets.data.photos, buckets.data.captures, buckets.data.packages], ['s3:PutObject', 's3:GetObject']);
     // Staged uploads in the imports bucket: the presigned PUT, the size check (HeadObject), the read and the removal on completion.

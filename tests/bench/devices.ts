@@ -47,7 +47,7 @@ export async function devicesBench(host: OwnHost): Promise<string[]> {
   // 200 terminals need more than the demo licence's 100 seats: the local demo key issues more.
   const now = new Date();
   const terms = { id: randomUUID(), seats: 500, expiresAt: new Date(now.getTime() + 86_400_000).toISOString(), issuedAt: now.toISOString() };
-  await api('POST', '/v1/licences', { code: issueLicenceCode(readFileSync(host.env.LICENCE_PRIVATE_KEY_FILE!, 'utf8'), terms) });
+  await api('POST', '/v1/licences', { activationCode: issueLicenceCode(readFileSync(host.env.LICENCE_PRIVATE_KEY_FILE!, 'utf8'), terms) });
 
   const lines = resultLines();
   await sleep(1000);

@@ -238,8 +238,8 @@ describe('the AWS stack', () => {
     expect(senderAddress(' "Pass Cloud, Inc." <alerts@mail.example.com> ')).toBe('alerts@mail.example.com');
   });
 
-  it('lets the systems function send mail to any recipient, but only from the sender address', () => {
-    const sending = statementsOf(stack.api.functions.systems).filter((s) => [s.Action].flat().includes('ses:SendEmail'));
+  it.each(['systems', 'accounts'] as const)('lets the %s function send mail to any recipient, but only from the sender address', (name) => {
+    const sending = statementsOf(stack.api.functions[name]).filter((s) => [s.Action].flat().includes('ses:SendEmail'));
     expect(sending).toEqual([
       { Effect: 'Allow', Action: 'ses:SendEmail', Resource: '*', Condition: { StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } } },
     ]);
@@ -263,12 +263,11 @@ describe('the AWS stack', () => {
     expect(root.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^ConsoleDeployAssets/)]));
   });
 
-  it('verifies the sender in SES and lets only the systems function send mail', () => {
+  it('verifies the sender in SES and lets only the functions that mail (codes, invitations) send mail', () => {
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     const sending = policies.filter(([, p]) => JSON.stringify(p).includes('ses:SendEmail'));
-    expect(sending).toHaveLength(1);
-    expect(sending[0]![0]).toMatch(/SystemsFunction/);
+    expect(sending.map(([id]) => id.replace(/Function.*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiSystems']);
     const filesPolicy = policies.find(([id]) => /FilesFunction/.test(id));
     expect(JSON.stringify(filesPolicy)).not.toContain('EventsTable');
   });

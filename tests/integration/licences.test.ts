@@ -32,7 +32,7 @@ async function company() {
 }
 
 const list = async (token: string) => (await call<LicenceList>('GET', '/v1/licences', { token })).body.data;
-const activate = (token: string, code: string) => call<LicenceItem & Issues>('POST', '/v1/licences', { token, body: { code } });
+const activate = (token: string, code: string) => call<LicenceItem & Issues>('POST', '/v1/licences', { token, body: { activationCode: code } });
 
 function bind(userCode: string, prefix: string, n = 1, mac?: string) {
   const { serial, ...info } = simulatedInfo(prefix, n);
@@ -77,7 +77,7 @@ describe('licence activation', () => {
     for (const [bad, message] of cases) {
       const answer = await activate(a.token, bad);
       expect(answer.status).toBe(422);
-      expect(answer.body.data.issues[0]!.path).toBe('code');
+      expect(answer.body.data.issues[0]!.path).toBe('activationCode');
       expect(answer.body.data.issues[0]!.message).toMatch(message);
     }
     const used = licenceCode();
@@ -102,11 +102,11 @@ describe('licence activation', () => {
     const b = await company();
     await activate(b.token, licenceCode({ expiresAt: new Date(Date.now() + 10 * 86_400_000).toISOString() }));
     expect((await list(b.token)).items[0]!.state).toBe('expiring');
-    expect((await call('PATCH', '/v1/licences/reminder', { token: b.token, body: { days: 5 } })).body.code).toBe(201);
+    expect((await call('PATCH', '/v1/licences/reminder', { token: b.token, body: { reminderDays: 5 } })).body.code).toBe(201);
     expect(await list(b.token)).toMatchObject({ reminderDays: 5, items: [{ state: 'valid' }] });
-    const bad = await call<Issues>('PATCH', '/v1/licences/reminder', { token: b.token, body: { days: 0 } });
+    const bad = await call<Issues>('PATCH', '/v1/licences/reminder', { token: b.token, body: { reminderDays: 0 } });
     expect(bad.status).toBe(422);
-    expect(bad.body.data.issues[0]!.path).toBe('days');
+    expect(bad.body.data.issues[0]!.path).toBe('reminderDays');
     expect((await list(b.token)).reminderDays).toBe(5);
   });
 });

@@ -62,6 +62,7 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     if (!put.ok) throw new Error(`fixture upload answered ${put.status}`);
     return uploadKey;
   },
+  accountKey: (ctx) => made(ctx, '/v1/accounts', { username: unique('sweep'), email: 'sweep@example.test', authCodes: [], invite: true }, 'accountKey'),
   deviceKey: async (ctx) => {
     const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
@@ -92,8 +93,11 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
-  'POST /v1/licences': () => ({ code: licenceCode({ seats: 1 }) }),
-  'PATCH /v1/licences/reminder': () => ({ days: 10 }),
+  'POST /v1/licences': () => ({ activationCode: licenceCode({ seats: 1 }) }),
+  'POST /v1/accounts': () => ({ username: unique('intruder'), email: 'intruder@example.test', authCodes: [], invite: true }),
+  'PATCH /v1/accounts/{accountKey}': () => ({ nickname: 'Renamed by sweep', version: 1 }),
+  'POST /v1/accounts/{accountKey}/password': () => ({ invite: true }),
+  'PATCH /v1/licences/reminder': () => ({ reminderDays: 10 }),
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
@@ -103,6 +107,7 @@ const queries: Record<string, string> = {
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
+  'DELETE /v1/accounts/{accountKey}': '?version=1',
 };
 
 /** Routes that end the caller's session; the sweep logs in again after them. */

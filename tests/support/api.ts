@@ -70,6 +70,7 @@ export interface UserInfo {
   companyName: string;
   key: string;
   authCodes: string[];
+  mustChangePassword?: boolean;
 }
 
 export async function loginAnswer(username: string, password: string): Promise<Answer<UserInfo>> {

@@ -18,6 +18,6 @@ export function licenceCode(terms: Partial<LicenceTerms> = {}): string {
 
 /** Activates a licence for the caller's company, so it can bind terminals. */
 export async function grantSeats(token: string, seats = 50): Promise<void> {
-  const answer = await call('POST', '/v1/licences', { token, body: { code: licenceCode({ seats }) } });
+  const answer = await call('POST', '/v1/licences', { token, body: { activationCode: licenceCode({ seats }) } });
   if (answer.body.code !== 201) throw new Error(`licence activation answered ${answer.status}: ${answer.body.message}`);
 }

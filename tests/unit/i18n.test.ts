@@ -24,6 +24,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.firmware',
   ],
   fr_FR: [
+    'field.invite',
     'setting.volume',
     'option.temperatureOffsetMode.normal',
     'option.temperatureDisplay.celsius',

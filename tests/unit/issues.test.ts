@@ -4,6 +4,8 @@ import * as devices from '@passcloud/functions/contract/devices';
 import * as files from '@passcloud/functions/contract/files';
 import * as people from '@passcloud/functions/contract/people';
 import * as systems from '@passcloud/functions/contract/systems';
+import * as accounts from '@passcloud/functions/contract/accounts';
+import * as licences from '@passcloud/functions/contract/licences';
 import { LOCALES, type Locale } from '@passcloud/functions/contract/locales';
 import { ValidationError, fieldError } from '@passcloud/functions/lib/errors';
 import { errorResult, parse } from '@passcloud/functions/lib/http';
@@ -307,7 +309,7 @@ function fieldPaths(schema: z.ZodType, at = ''): string[] {
 }
 
 describe('names for every field and value, in every language', () => {
-  const schemas = Object.entries({ ...people, ...systems, ...files, ...devices }).filter(
+  const schemas = Object.entries({ ...people, ...systems, ...files, ...devices, ...accounts, ...licences }).filter(
     ([name, value]) => value instanceof z.ZodType && (/(Body|Query)$/.test(name) || ['resetPayload', 'uploadFields'].includes(name)),
   );
   const paths = [...new Set(schemas.flatMap(([, schema]) => fieldPaths(schema as z.ZodType)))];

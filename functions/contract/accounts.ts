@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { AUTH_CODES } from './menu.ts';
+import { usernameSchema } from './systems.ts';
+
+const accountKey = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+/** A password typed in the console, RSA-OAEP encrypted with the caller's session key. */
+const cipher = z.string().min(1).max(1024);
+const authCodes = z.array(z.enum(AUTH_CODES)).max(AUTH_CODES.length);
+const optionalText = (max: number) => z.string().trim().max(max).optional();
+
+export const accountKeyParams = z.object({ accountKey });
+export const accountListQuery = z.object({
+  pageSize: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: accountKey.optional(),
+  keyword: z.string().trim().max(64).optional(),
+});
+
+/**
+ * A new account: an initial password (which the user must change at the first login) or an
+ * invitation mailed to `email` with a password made up for the purpose.
+ */
+export const accountCreateBody = z
+  .object({
+    username: usernameSchema,
+    nickname: optionalText(64),
+    email: z.email().max(254).optional(),
+    phone: z
+      .string()
+      .trim()
+      .regex(/^[0-9 +()-]{3,32}$/, { message: 'people.phoneFormat' })
+      .optional(),
+    remark: optionalText(500),
+    authCodes,
+    password: cipher.optional(),
+    invite: z.boolean().optional(),
+  })
+  .strict()
+  .refine((b) => !!b.password !== !!b.invite, { message: 'accounts.passwordOrInvite', path: ['password'] })
+  .refine((b) => !b.invite || !!b.email, { message: 'accounts.inviteNeedsEmail', path: ['email'] });
+
+export const accountPatchBody = z
+  .object({
+    nickname: z.string().trim().min(1).max(64).optional(),
+    email: z.union([z.email().max(254), z.null()]).optional(),
+    phone: z.union([z.string().trim().regex(/^[0-9 +()-]{3,32}$/, { message: 'people.phoneFormat' }), z.null()]).optional(),
+    remark: z.union([z.string().trim().max(500), z.null()]).optional(),
+    authCodes: authCodes.optional(),
+    disabled: z.boolean().optional(),
+    version: z.number().int().min(1),
+  })
+  .strict();
+
+/** A new password typed by the administrator (encrypted with the session key), or an invitation mail. */
+export const accountPasswordBody = z
+  .object({ password: cipher.optional(), invite: z.boolean().optional() })
+  .strict()
+  .refine((b) => !!b.password !== !!b.invite, { message: 'accounts.passwordOrInvite', path: ['password'] });

@@ -1,0 +1,163 @@
+import { accountCreateBody, accountKeyParams, accountListQuery, accountPasswordBody, accountPatchBody } from '#contract/accounts';
+import { versionQuery } from '#contract/people';
+import type { AuthCode } from '#contract/menu';
+import { passwordProblem } from '#domain/passwords';
+import { createAccount, deleteAccount, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
+import type { Auth } from '#lib/auth';
+import { randomToken, rsaDecrypt } from '#lib/crypto';
+import { AppError, fieldError } from '#lib/errors';
+import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { sendMail } from '#lib/mail';
+import type { Locale } from '#contract/locales';
+
+function accountJson(account: Account) {
+  return {
+    accountKey: account.accountId,
+    username: account.username,
+    nickname: account.nickname,
+    email: account.email ?? null,
+    phone: account.phone ?? null,
+    remark: account.remark ?? null,
+    authCodes: account.authCodes,
+    owner: account.owner,
+    disabled: account.disabled,
+    mustChangePassword: account.mustChangePassword,
+    createTime: account.createdAt,
+    version: account.version,
+  };
+}
+
+const matches = (account: Account, keyword: string) =>
+  [account.username, account.nickname, account.email ?? '', account.phone ?? '', account.remark ?? ''].some((field) =>
+    field.toLowerCase().includes(keyword.toLowerCase()),
+  );
+
+/** A password typed in the console arrives encrypted with the caller's session key. */
+function typedPassword(auth: Auth, ciphertext: string): string {
+  const password = rsaDecrypt(auth.session.privateKey, ciphertext);
+  if (password === undefined) throw fieldError('password', 'auth.undecryptable');
+  const problem = passwordProblem(password);
+  if (problem) throw fieldError('password', problem.id, problem.params);
+  return password;
+}
+
+/** Nobody grants what they do not hold: a sub-administrator cannot make an account mightier than itself. */
+function checkGrant(auth: Auth, codes: AuthCode[]): void {
+  const own = new Set(auth.account.authCodes);
+  if (codes.some((code) => !own.has(code))) throw fieldError('authCodes', 'accounts.grantBeyondOwn');
+}
+
+/**
+ * Only the owner manages the owner, and nobody manages an account holding a permission they lack
+ * (resetting its password would take it over).
+ */
+function checkReach(auth: Auth, target: Account): void {
+  if (target.accountId === auth.accountId) return;
+  const own = new Set(auth.account.authCodes);
+  if (target.owner || target.authCodes.some((code) => !own.has(code as AuthCode))) throw new AppError(401, 'accounts.beyondReach');
+}
+
+async function mailPassword(locale: Locale, account: { tenantId: string; username: string; email: string }, password: string, origin?: string) {
+  const sent = await sendMail(account.tenantId, {
+    to: account.email,
+    kind: 'invitation',
+    subject: translate(locale, 'mail.inviteSubject'),
+    text: translate(locale, 'mail.inviteBody', { username: account.username, password, address: origin ?? '' }),
+    secrets: [password],
+  });
+  if (!sent) throw new AppError(503, 'mail.notSent');
+}
+
+/** A password made up for an invitation: 16 characters, changed by the user at the first login. */
+const invitationPassword = (): string => randomToken(12);
+
+export const accounts = defineResource('accounts', {
+  'GET /v1/accounts': sessionRoute({
+    query: accountListQuery,
+    async handle({ auth, query }) {
+      const all = (await listAccounts(auth.tenantId)).filter((a) => !query.keyword || matches(a, query.keyword));
+      // The owner first, then the newest.
+      all.sort((a, b) => Number(b.owner) - Number(a.owner) || b.createdAt.localeCompare(a.createdAt) || a.accountId.localeCompare(b.accountId));
+      const start = query.cursor ? all.findIndex((a) => a.accountId === query.cursor) + 1 : 0;
+      const page = start > 0 || !query.cursor ? all.slice(start, start + query.pageSize) : [];
+      const more = page.length > 0 && start + query.pageSize < all.length;
+      return ok({ items: page.map(accountJson), nextCursor: more ? page.at(-1)!.accountId : null, total: all.length });
+    },
+  }),
+  'POST /v1/accounts': sessionRoute({
+    body: accountCreateBody,
+    async handle({ auth, body, locale, headers }) {
+      checkGrant(auth, body.authCodes);
+      const password = body.password ? typedPassword(auth, body.password) : invitationPassword();
+      const accountId = await createAccount(auth.tenantId, {
+        username: body.username,
+        password,
+        authCodes: body.authCodes,
+        ...(body.nickname ? { nickname: body.nickname } : {}),
+        ...(body.email ? { email: body.email } : {}),
+        ...(body.phone ? { phone: body.phone } : {}),
+        ...(body.remark ? { remark: body.remark } : {}),
+        mustChangePassword: true,
+      });
+      if (body.invite) await mailPassword(locale, { tenantId: auth.tenantId, username: body.username, email: body.email! }, password, headers.origin);
+      return created(accountJson(await requireAccount(auth.tenantId, accountId)));
+    },
+  }),
+  'GET /v1/accounts/{accountKey}': sessionRoute({
+    params: accountKeyParams,
+    async handle({ auth, params }) {
+      return ok(accountJson(await requireAccount(auth.tenantId, params.accountKey)));
+    },
+  }),
+  'PATCH /v1/accounts/{accountKey}': sessionRoute({
+    params: accountKeyParams,
+    body: accountPatchBody,
+    async handle({ auth, params, body }) {
+      const target = await requireAccount(auth.tenantId, params.accountKey);
+      checkReach(auth, target);
+      const self = target.accountId === auth.accountId;
+      if (body.authCodes) {
+        // Nobody raises their own permissions: the caller's own codes are the ceiling, also for itself.
+        checkGrant(auth, body.authCodes);
+        if (target.owner && !body.authCodes.includes('settings:account')) throw fieldError('authCodes', 'accounts.ownerKeepsAccounts');
+      }
+      if (body.disabled === true && target.owner) throw fieldError('disabled', 'accounts.ownerProtected');
+      if (body.disabled === true && self) throw fieldError('disabled', 'accounts.notYourself');
+      const { version, ...changes } = body;
+      const sameCodes = changes.authCodes && [...changes.authCodes].sort().join() === [...target.authCodes].sort().join();
+      if (sameCodes) delete changes.authCodes;
+      if (changes.disabled === target.disabled) delete changes.disabled;
+      return created(accountJson(await updateAccount(auth.tenantId, target.accountId, version, changes)));
+    },
+  }),
+  'DELETE /v1/accounts/{accountKey}': sessionRoute({
+    params: accountKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      const target = await requireAccount(auth.tenantId, params.accountKey);
+      if (target.owner) throw new AppError(409, 'accounts.ownerProtected');
+      if (target.accountId === auth.accountId) throw new AppError(409, 'accounts.notYourself');
+      checkReach(auth, target);
+      await deleteAccount(auth.tenantId, target, query.version);
+      return deleted();
+    },
+  }),
+  'POST /v1/accounts/{accountKey}/password': sessionRoute({
+    params: accountKeyParams,
+    body: accountPasswordBody,
+    async handle({ auth, params, body, locale, headers }) {
+      const target = await requireAccount(auth.tenantId, params.accountKey);
+      if (target.accountId === auth.accountId) throw new AppError(409, 'accounts.notYourself');
+      checkReach(auth, target);
+      if (body.invite && !target.email) throw fieldError('invite', 'accounts.inviteNeedsEmail');
+      const password = body.password ? typedPassword(auth, body.password) : invitationPassword();
+      // The account's session ends; its next login must choose a password of its own.
+      await setPassword(auth.tenantId, target.accountId, password, true, true);
+      if (body.invite) await mailPassword(locale, { tenantId: auth.tenantId, username: target.username, email: target.email! }, password, headers.origin);
+      return created(accountJson(await requireAccount(auth.tenantId, target.accountId)));
+    },
+  }),
+});
+
+export const handler = accounts.handler;

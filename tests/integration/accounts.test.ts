@@ -1,0 +1,174 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_CODES } from '@passcloud/functions/contract/menu';
+import { call, encrypt, login, loginAnswer, mailsTo, registerTenant, unique, type UserInfo } from '../support/api.ts';
+
+interface Account {
+  accountKey: string;
+  username: string;
+  nickname: string;
+  email: string | null;
+  authCodes: string[];
+  owner: boolean;
+  disabled: boolean;
+  mustChangePassword: boolean;
+  version: number;
+}
+type Issues = { issues: { path: string; message: string }[] };
+interface MenuNode {
+  path: string;
+  authCode?: string;
+  children?: MenuNode[];
+}
+
+let owner: UserInfo;
+let ownerPassword: string;
+
+beforeAll(async () => {
+  const tenant = await registerTenant();
+  ownerPassword = tenant.password;
+  owner = await login(tenant.username, tenant.password);
+});
+
+const allCodes = [...AUTH_CODES];
+const without = (...codes: string[]) => allCodes.filter((c) => !codes.includes(c));
+const flatten = (nodes: MenuNode[]): MenuNode[] => nodes.flatMap((n) => [n, ...flatten(n.children ?? [])]);
+
+async function create(as: UserInfo, fields: Record<string, unknown> & { authCodes: string[] }, password = 'first-pass-1') {
+  const username = unique('acct');
+  const answer = await call<Account & Issues>('POST', '/v1/accounts', {
+    token: as.token,
+    body: { username, nickname: 'Front desk', email: `${username}@example.test`, password: await encrypt(as.key, password), ...fields },
+  });
+  return { answer, username, password };
+}
+
+/** Logs in with the initial password and chooses a new one, as the console makes a new user do. */
+async function firstLogin(username: string, password: string, next = 'own-pass-2') {
+  const user = await login(username, password);
+  expect(user).toMatchObject({ mustChangePassword: true });
+  const payload = await encrypt(user.key, JSON.stringify({ oldPassword: password, newPassword: next }));
+  expect((await call('PATCH', '/v1/systems/reset', { token: user.token, body: { payload } })).body.code).toBe(201);
+  return login(username, next);
+}
+
+const read = async (key: string) => (await call<Account>('GET', `/v1/accounts/${key}`, { token: owner.token })).body.data;
+
+describe('accounts and permissions', () => {
+  it('creates an account with part of the permission tree; it must change its password first, then sees and reaches only what it was given', async () => {
+    const { answer, username, password } = await create(owner, { authCodes: without('pass:employee', 'pass:employeeImport') });
+    expect(answer.body).toMatchObject({ code: 201, data: { username, owner: false, disabled: false, mustChangePassword: true } });
+
+    const fresh = await login(username, password);
+    const blocked = await call('GET', '/v1/visitors', { token: fresh.token });
+    expect(blocked.status).toBe(401);
+    expect(blocked.body.message).toMatch(/new password/);
+
+    const user = await firstLogin(username, password);
+    expect(user.mustChangePassword).toBe(false);
+    expect((await call('GET', '/v1/visitors', { token: user.token })).status).toBe(200);
+    for (const path of ['/v1/employees', '/v1/employees/export']) expect((await call('GET', path, { token: user.token })).status).toBe(401);
+    const menu = flatten((await call<MenuNode[]>('GET', '/v1/systems/routes', { token: user.token })).body.data);
+    expect(menu.some((n) => n.authCode === 'pass:employee')).toBe(false);
+    expect(menu.some((n) => n.authCode === 'pass:visitor')).toBe(true);
+  });
+
+  it('ends the session at its next request (661) when permissions change, the account is disabled or deleted', async () => {
+    const made = await Promise.all([0, 1, 2].map(() => create(owner, { authCodes: ['pass:dashboard', 'pass:visitor'] })));
+    const users = await Promise.all(made.map((m) => firstLogin(m.username, m.password)));
+    const keys = made.map((m) => m.answer.body.data.accountKey);
+
+    const changed = await call<Account>('PATCH', `/v1/accounts/${keys[0]}`, { token: owner.token, body: { authCodes: ['pass:dashboard'], version: (await read(keys[0]!)).version } });
+    expect(changed.body.data.authCodes).toEqual(['pass:dashboard']);
+    expect((await call('GET', '/v1/systems/me', { token: users[0]!.token })).body.code).toBe(661);
+    const again = await login(made[0]!.username, 'own-pass-2');
+    expect(flatten((await call<MenuNode[]>('GET', '/v1/systems/routes', { token: again.token })).body.data).some((n) => n.authCode === 'pass:visitor')).toBe(false);
+
+    await call('PATCH', `/v1/accounts/${keys[1]}`, { token: owner.token, body: { disabled: true, version: (await read(keys[1]!)).version } });
+    expect((await call('GET', '/v1/systems/me', { token: users[1]!.token })).body.code).toBe(661);
+    expect((await loginAnswer(made[1]!.username, 'own-pass-2')).body.code).toBe(661);
+
+    const deleted = await call('DELETE', `/v1/accounts/${keys[2]}?version=${(await read(keys[2]!)).version}`, { token: owner.token });
+    expect(deleted.body.code).toBe(204);
+    expect((await call('GET', '/v1/systems/me', { token: users[2]!.token })).body.code).toBe(661);
+    expect((await loginAnswer(made[2]!.username, 'own-pass-2')).status).toBe(401);
+    expect((await call('GET', `/v1/accounts/${keys[2]}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('protects the owner: it cannot be disabled, deleted or lose account management, and nobody else manages it', async () => {
+    const list = (await call<{ items: Account[] }>('GET', '/v1/accounts', { token: owner.token })).body.data.items;
+    const me = list.find((a) => a.owner)!;
+    expect(list[0]!.owner).toBe(true);
+    const disable = await call<Issues>('PATCH', `/v1/accounts/${me.accountKey}`, { token: owner.token, body: { disabled: true, version: me.version } });
+    expect(disable.status).toBe(422);
+    expect(disable.body.data.issues[0]!.path).toBe('disabled');
+    const strip = await call<Issues>('PATCH', `/v1/accounts/${me.accountKey}`, { token: owner.token, body: { authCodes: without('settings:account'), version: me.version } });
+    expect(strip.status).toBe(422);
+    expect(strip.body.data.issues[0]!.path).toBe('authCodes');
+    expect((await call('DELETE', `/v1/accounts/${me.accountKey}?version=${me.version}`, { token: owner.token })).status).toBe(409);
+    expect(await read(me.accountKey)).toMatchObject({ disabled: false, authCodes: allCodes, version: me.version });
+
+    // A sub-administrator may manage accounts, but neither the owner nor beyond its own permissions.
+    const { username, password } = await create(owner, { authCodes: ['settings:account', 'pass:visitor'] });
+    const admin = await firstLogin(username, password);
+    expect((await call('PATCH', `/v1/accounts/${me.accountKey}`, { token: admin.token, body: { nickname: 'Taken', version: me.version } })).status).toBe(401);
+    expect((await call('POST', `/v1/accounts/${me.accountKey}/password`, { token: admin.token, body: { password: await encrypt(admin.key, 'takeover-1') } })).status).toBe(401);
+    const beyond = await create(admin, { authCodes: ['pass:visitor', 'pass:device'] });
+    expect(beyond.answer.status).toBe(422);
+    expect(beyond.answer.body.data.issues[0]!.path).toBe('authCodes');
+    const self = (await call<{ items: Account[] }>('GET', `/v1/accounts?keyword=${username}`, { token: admin.token })).body.data.items[0]!;
+    const raise = await call<Issues>('PATCH', `/v1/accounts/${self.accountKey}`, { token: admin.token, body: { authCodes: allCodes, version: self.version } });
+    expect(raise.status).toBe(422);
+    expect((await read(self.accountKey)).authCodes).toEqual(['settings:account', 'pass:visitor']);
+    // The owner still logs in (its new session replaces the old one).
+    owner = await login((await call<UserInfo>('GET', '/v1/systems/me', { token: owner.token })).body.data.username, ownerPassword);
+  });
+
+  it('keeps usernames unique across companies and names the field', async () => {
+    const taken = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: 'admin', authCodes: [], password: await encrypt(owner.key, 'whatever-pass-1') } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.data.issues[0]!.path).toBe('username');
+  });
+
+  it('invites by mail with a password made up for it, which must be changed at the first login', async () => {
+    const username = unique('invited');
+    const email = `${username}@example.test`;
+    const answer = await call<Account>('POST', '/v1/accounts', { token: owner.token, body: { username, email, authCodes: ['pass:dashboard'], invite: true } });
+    expect(answer.body.code).toBe(201);
+    const [mail] = await mailsTo(email);
+    const password = /Password: (\S+)\./.exec(mail!.text)?.[1];
+    expect(password).toBeTruthy();
+    expect(mail!.text).toContain(username);
+    await firstLogin(username, password!);
+    // Without an email there is nobody to invite.
+    const none = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: unique('nomail'), authCodes: [], invite: true } });
+    expect(none.status).toBe(422);
+    expect(none.body.data.issues[0]!.path).toBe('email');
+  });
+
+  it('resets a password: the account’s session ends and its next login must choose a new one', async () => {
+    const { answer, username, password } = await create(owner, { authCodes: ['pass:dashboard'] });
+    const user = await firstLogin(username, password);
+    const reset = await call<Account>('POST', `/v1/accounts/${answer.body.data.accountKey}/password`, {
+      token: owner.token,
+      body: { password: await encrypt(owner.key, 'reset-pass-3') },
+    });
+    expect(reset.body.data.mustChangePassword).toBe(true);
+    expect((await call('GET', '/v1/systems/me', { token: user.token })).status).toBe(403);
+    await firstLogin(username, 'reset-pass-3', 'own-pass-4');
+    const short = await call<Issues>('POST', `/v1/accounts/${answer.body.data.accountKey}/password`, { token: owner.token, body: { password: await encrypt(owner.key, 'short') } });
+    expect(short.status).toBe(422);
+    expect(short.body.data.issues[0]!.path).toBe('password');
+  });
+
+  it('finds accounts by keyword, pages them and refuses a stale version', async () => {
+    const tag = unique('kw');
+    for (let i = 0; i < 3; i++) await create(owner, { authCodes: [], nickname: `${tag} ${i}` });
+    const first = (await call<{ items: Account[]; nextCursor: string | null; total: number }>('GET', `/v1/accounts?keyword=${tag}&pageSize=2`, { token: owner.token })).body.data;
+    expect(first.total).toBe(3);
+    const second = (await call<{ items: Account[]; nextCursor: string | null }>('GET', `/v1/accounts?keyword=${tag}&pageSize=2&cursor=${first.nextCursor}`, { token: owner.token })).body.data;
+    expect([...first.items, ...second.items].map((a) => a.nickname).sort()).toEqual([`${tag} 0`, `${tag} 1`, `${tag} 2`]);
+    const target = first.items[0]!;
+    expect((await call('PATCH', `/v1/accounts/${target.accountKey}`, { token: owner.token, body: { nickname: 'New', version: target.version + 5 } })).status).toBe(409);
+    expect((await read(target.accountKey)).nickname).toBe(target.nickname);
+  });
+});
