@@ -47,7 +47,9 @@ describe('routing rules', () => {
   it('sends a visitor without a session to the entrance and shows 404 for unknown paths', async () => {
     const { context, page } = await newPage(browser);
     await page.goto('/pass-platform/enterprise/employee');
-    await page.waitForURL('**/entrance');
+    await page.waitForURL((url) => url.pathname === '/entrance');
+    // The page opened is kept to return to after login.
+    expect(new URL(page.url()).searchParams.get('redirect')).toBe('/pass-platform/enterprise/employee');
     await expect.poll(() => page.title()).toBe(`Home - ${TAGLINE}`);
     await page.goto('/no/such/page');
     await page.waitForURL(/\/(entrance|404)$/);
@@ -230,8 +232,8 @@ describe('account', () => {
     const { username, password } = await registerInBrowser(page);
     await loginInBrowser(page, username, password);
     await page.getByTestId('user-menu').click();
-    await page.getByRole('menuitem', { name: 'Account settings' }).click();
-    const dialog = page.getByRole('dialog');
+    await page.getByRole('menuitem', { name: 'Change password' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Change password' });
     expect(Math.round((await dialog.boundingBox())!.width)).toBe(500);
     const fields = dialog.locator('input[type=password]');
     await fields.nth(0).fill(password);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, singleToast, RequestError, REQUEST_TIMEOUT_MS, LOADING_CLOSE_DELAY_MS, type ClientHooks } from '../../web/src/app/request.ts';
+import { createClient, singleToast, RequestError, REQUEST_TIMEOUT_MS, LOADING_CLOSE_DELAY_MS, TOAST_MS, type ClientHooks } from '../../web/src/app/request.ts';
 
 /** A fake API: the path says what to answer, `?delay=` how long to wait. */
 let server: Server;
@@ -168,5 +168,75 @@ describe('singleToast', () => {
     show('four');
     closers.at(-1)!();
     expect(visible.size).toBe(0);
+  });
+
+  it('lasts 2 s by default', () => {
+    expect(TOAST_MS).toBe(2000);
+  });
+
+  /** A UI like Mantine's: hiding a toast reports back through its onClose, synchronously. */
+  function reportingUi() {
+    const onScreen = new Map<number, { message: string; kind: string; onClose: () => void }>();
+    let next = 0;
+    let hides = 0;
+    const hide = (id: number) => {
+      const shown = onScreen.get(id);
+      hides++;
+      if (hides > 100) throw new RangeError('Maximum call stack size exceeded');
+      shown?.onClose();
+      onScreen.delete(id);
+    };
+    const show = singleToast((message, close, kind) => {
+      const id = ++next;
+      onScreen.set(id, { message, kind, onClose: close });
+      return () => hide(id);
+    }, 150);
+    return { onScreen, show, clickClose: (id: number) => hide(id), hides: () => hides };
+  }
+
+  it('closes once when the close button is clicked, even when hiding reports back (no loop)', () => {
+    const ui = reportingUi();
+    ui.show('Wrong username or password');
+    expect(() => ui.clickClose(1)).not.toThrow();
+    expect(ui.onScreen.size).toBe(0);
+    expect(ui.hides()).toBeLessThanOrEqual(2);
+    ui.show('Second error');
+    expect([...ui.onScreen.values()].map((t) => t.message)).toEqual(['Second error']);
+  });
+
+  it('closes by itself after the duration when hiding reports back', async () => {
+    const ui = reportingUi();
+    ui.show('Please log in again');
+    await sleep(220);
+    expect(ui.onScreen.size).toBe(0);
+    ui.show('Wrong username or password');
+    expect([...ui.onScreen.values()].map((t) => t.message)).toEqual(['Wrong username or password']);
+  });
+
+  it('replaces the toast on screen, and a late close of the old one leaves the new one alone', async () => {
+    const visible = new Set<string>();
+    const closers: (() => void)[] = [];
+    const show = singleToast((message, close) => {
+      visible.add(message);
+      closers.push(close);
+      return () => visible.delete(message);
+    }, 150);
+    show('old');
+    show('new');
+    closers[0]!();
+    expect([...visible]).toEqual(['new']);
+    // The new one keeps its own timer: it closes on time, not early and not never.
+    await sleep(220);
+    expect(visible.size).toBe(0);
+  });
+
+  it('passes the kind (error by default, or success) to the UI', () => {
+    const ui = reportingUi();
+    ui.show('Failed');
+    ui.show('Saved', 'success');
+    expect([...ui.onScreen.values()].map((t) => [t.message, t.kind])).toEqual([['Saved', 'success']]);
+    ui.clickClose(2);
+    ui.show('Failed again');
+    expect([...ui.onScreen.values()].map((t) => t.kind)).toEqual(['error']);
   });
 });

@@ -1,11 +1,13 @@
 import { notifications } from '@mantine/notifications';
+import { msg } from '@lingui/core/macro';
+import { i18n } from './i18n.ts';
 import { createClient, singleToast, type RequestOptions } from './request.ts';
 import { statusText } from './statusText.ts';
 import { setLoading } from './loading.ts';
 import { getToken } from './session.ts';
 import { storedLocale } from './locales.ts';
 
-const TOAST_ID = 'request-toast';
+let toastCount = 0;
 let sessionEndedHandler: (code: number) => void = () => undefined;
 
 /** The app registers what happens when the server ends the session (log out, go to /login). */
@@ -13,11 +15,28 @@ export function onSessionEnded(handler: (code: number) => void): void {
   sessionEndedHandler = handler;
 }
 
-export const toast = singleToast((message, close) => {
-  notifications.hide(TOAST_ID);
-  notifications.show({ id: TOAST_ID, message, color: 'red', withCloseButton: true, autoClose: false, onClose: close });
-  return () => notifications.hide(TOAST_ID);
+/**
+ * The one toast of SPEC.md §8: errors in red, successes in green, 2 s each, closable. The timing
+ * is singleToast's (Mantine's own timer stays off so there is one clock); each toast has its own
+ * id, so hiding one never touches the next.
+ */
+const showToast = singleToast((message, close, kind) => {
+  const id = `toast-${++toastCount}`;
+  notifications.show({
+    id,
+    message,
+    color: kind === 'success' ? 'teal' : 'red',
+    withCloseButton: true,
+    closeButtonProps: { 'aria-label': i18n._(msg`Close`) },
+    autoClose: false,
+    onClose: close,
+    'data-kind': kind,
+  });
+  return () => notifications.hide(id);
 });
+
+/** An error (or any notice) in the single-toast place, in red. */
+export const toast = (message: string): void => showToast(message, 'error');
 
 export const client = createClient({
   token: getToken,
@@ -37,6 +56,5 @@ export const api = {
 
 /** A success message in the same single-toast place, in green. */
 export function notifySuccess(message: string): void {
-  notifications.hide(TOAST_ID);
-  notifications.show({ id: TOAST_ID, message, color: 'teal', withCloseButton: true, autoClose: 2000 });
+  showToast(message, 'success');
 }

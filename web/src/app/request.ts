@@ -171,22 +171,36 @@ export function createClient(hooks: ClientHooks, options: ClientOptions = {}): C
   return { request, pending: () => inFlight };
 }
 
+export type ToastKind = 'error' | 'success';
+export const TOAST_MS = 2000;
+
 /**
- * Shows one toast at a time: a new one replaces the one on screen. `show` answers a function
- * that hides what it showed.
+ * Shows one toast at a time: a new one replaces the one on screen, and each closes after
+ * `durationMs` or when its own `close` is called (the close button). `show` answers a function
+ * that hides what it showed; it runs once per toast, so a UI whose hiding reports back through
+ * `close` (Mantine's `onClose`) does not loop, and a late report of a replaced toast does not
+ * touch the one on screen.
  */
-export function singleToast(show: (message: string, close: () => void) => () => void, durationMs = 2000): (message: string) => void {
-  let hideCurrent: (() => void) | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const close = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    hideCurrent?.();
-    hideCurrent = undefined;
-  };
-  return (message: string) => {
-    close();
-    hideCurrent = show(message, close);
-    timer = setTimeout(close, durationMs);
+export function singleToast(
+  show: (message: string, close: () => void, kind: ToastKind) => () => void,
+  durationMs = TOAST_MS,
+): (message: string, kind?: ToastKind) => void {
+  /** Closes the toast on screen. */
+  let closeCurrent: (() => void) | undefined;
+  return (message: string, kind: ToastKind = 'error') => {
+    closeCurrent?.();
+    const shown: { closed: boolean; hide?: () => void } = { closed: false };
+    const close = () => {
+      if (shown.closed) return;
+      shown.closed = true;
+      clearTimeout(timer);
+      if (closeCurrent === close) closeCurrent = undefined;
+      shown.hide?.();
+    };
+    const timer = setTimeout(close, durationMs);
+    closeCurrent = close;
+    shown.hide = show(message, close, kind);
+    // Closed while being shown: hide it now that there is something to hide.
+    if (shown.closed) shown.hide();
   };
 }

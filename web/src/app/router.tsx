@@ -5,6 +5,7 @@ import { firstPermitted, flatten, isConsolePath, loadMenu } from './menu.ts';
 import { SCREENS, loadScreen, withChunkTimeout } from './screens.ts';
 import { RouteError } from './RouteError.tsx';
 import { PUBLIC_SCREENS } from './publicScreens.ts';
+import { redirectIn, withRedirect } from './redirect.ts';
 
 export interface RouteHandle {
   /** Menu title key of the screen. */
@@ -13,11 +14,11 @@ export interface RouteHandle {
 
 const page = (load: () => Promise<{ default: React.ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await withChunkTimeout(load)).default });
 
-/** Public screens: no layout, no login. `/login` sends a signed-in user home. */
+/** Public screens: no layout, no login. `/login` sends a signed-in user on (to `?redirect=` or home). */
 function publicRoutes(): RouteObject[] {
   return Object.entries(PUBLIC_SCREENS).map(([path, load]) => ({
     path,
-    ...(path === '/login' ? { loader: () => (getToken() ? redirect('/') : null) } : {}),
+    ...(path === '/login' ? { loader: ({ request }: { request: Request }) => (getToken() ? redirect(redirectIn(new URL(request.url).search) ?? '/') : null) } : {}),
     lazy: page(load),
     errorElement: <RouteError />,
     hydrateFallbackElement: <></>,
@@ -38,9 +39,18 @@ export function permittedRoutes(menu: MenuItem[]): RouteObject[] {
   return routes;
 }
 
+/**
+ * Without a session nothing private is requested: the visitor goes to the entrance, which keeps
+ * a console page they opened as the place to return to after login.
+ */
+function toEntrance(request: Request) {
+  const url = new URL(request.url);
+  return redirect(withRedirect('/entrance', url.pathname + url.search + url.hash));
+}
+
 /** Any other path: home without a session, the first permitted screen for a screen not permitted, else /404. */
 async function otherPath({ request }: { request: Request }) {
-  if (!getToken()) return redirect('/entrance');
+  if (!getToken()) return toEntrance(request);
   const path = new URL(request.url).pathname;
   if (isConsolePath(path)) return redirect(firstPermitted(await loadMenu()));
   return redirect('/404');
@@ -54,15 +64,16 @@ export function createAppRouter() {
       {
         id: 'main',
         path: '/',
-        loader: async () => {
-          if (!getToken()) return redirect('/entrance');
+        loader: async ({ request }) => {
+          if (!getToken()) return toEntrance(request);
           return { menu: await loadMenu() };
         },
         lazy: page(() => import('./layout/MainLayout.tsx')),
         errorElement: <RouteError />,
         hydrateFallbackElement: <></>,
         children: [
-          { index: true, loader: async () => redirect(firstPermitted(await loadMenu())) },
+          // Loaders of a match run side by side, so the index checks the session itself.
+          { index: true, loader: async ({ request }) => (getToken() ? redirect(firstPermitted(await loadMenu())) : toEntrance(request)) },
           ...Object.entries(MENU_REDIRECTS).map(([from, to]) => ({ path: from, loader: () => redirect(to) })),
           { path: '*', loader: otherPath },
         ],

@@ -1,7 +1,10 @@
 import { useState } from 'react';
-import { Button, Group, Modal, PasswordInput, Stack } from '@mantine/core';
+import { Button, Group, List, Modal, PasswordInput, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { IconCheck, IconPoint } from '@tabler/icons-react';
+import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { PASSWORD_MAX, PASSWORD_MIN } from '@passcloud/functions/domain/passwords';
 import { api, notifySuccess } from '../api.ts';
 import { encryptText } from '../crypto.ts';
 import { RequestError } from '../request.ts';
@@ -9,20 +12,47 @@ import { getPublicKey } from '../session.ts';
 
 const FIELD_OF: Record<string, 'originalPassword' | 'newPassword'> = { oldPassword: 'originalPassword', newPassword: 'newPassword' };
 
-/** Change password (500 px wide): the JSON of both passwords goes RSA-encrypted with the session key. */
+interface Rule {
+  id: 'min' | 'max' | 'different';
+  text: string;
+  met: boolean;
+}
+
+/**
+ * Change password (500 px wide): the JSON of both passwords goes RSA-encrypted with the session
+ * key. The new password's rules are the server's (functions/domain/passwords.ts, and different
+ * from the original); they show under the field as they are met, and nothing is sent until all are.
+ */
 export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useLingui();
   const [saving, setSaving] = useState(false);
+
+  const rulesOf = (password: string, original: string): Rule[] => {
+    const length = [...password].length;
+    const min = PASSWORD_MIN;
+    const max = PASSWORD_MAX;
+    return [
+      { id: 'min', text: plural(min, { one: 'At least # character', other: 'At least # characters' }), met: length >= min },
+      { id: 'max', text: plural(max, { one: 'At most # character', other: 'At most # characters' }), met: length <= max },
+      { id: 'different', text: t`Different from the original password`, met: !!password && password !== original },
+    ];
+  };
+
   const form = useForm({
     mode: 'controlled',
     validateInputOnBlur: true,
     initialValues: { originalPassword: '', newPassword: '', confirmPassword: '' },
     validate: {
       originalPassword: (v) => (v ? null : t`Enter the original password`),
-      newPassword: (v) => (v ? null : t`Enter the new password`),
+      newPassword: (v, values) => (!v ? t`Enter the new password` : (rulesOf(v, values.originalPassword).find((rule) => !rule.met)?.text ?? null)),
       confirmPassword: (v, values) => (!v ? t`Enter the new password again` : v !== values.newPassword ? t`The passwords do not match` : null),
     },
   });
+  const rules = rulesOf(form.values.newPassword, form.values.originalPassword);
+  const touched = form.values.newPassword !== '';
+  // A broken rule is shown by the list under the field (in red); the field only turns red.
+  const newPasswordInput = form.getInputProps('newPassword');
+  const newPasswordError = rules.some((rule) => rule.text === newPasswordInput.error) ? true : newPasswordInput.error;
 
   const close = () => {
     form.reset();
@@ -54,7 +84,36 @@ export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onC
       <form onSubmit={submit} noValidate>
         <Stack>
           <PasswordInput label={t`Original password`} required autoComplete="current-password" {...form.getInputProps('originalPassword')} />
-          <PasswordInput label={t`New password`} required autoComplete="new-password" description={t`8 to 64 characters`} {...form.getInputProps('newPassword')} />
+          <PasswordInput
+            label={t`New password`}
+            required
+            autoComplete="new-password"
+            {...newPasswordInput}
+            error={newPasswordError}
+            aria-invalid={!!newPasswordError}
+            // The rules sit under the field as its description (a list, so not in a paragraph).
+            inputWrapperOrder={['label', 'input', 'description', 'error']}
+            descriptionProps={{ component: 'div', mt: 6 }}
+            description={
+              <List size="xs" spacing={2} center data-testid="password-rules" aria-label={t`Password rules`}>
+                {rules.map((rule) => (
+                  <List.Item
+                    key={rule.id}
+                    data-met={rule.met || undefined}
+                    icon={
+                      <ThemeIcon size={16} radius="xl" variant="light" color={rule.met ? 'teal' : touched ? 'red' : 'gray'}>
+                        {rule.met ? <IconCheck size={12} /> : <IconPoint size={12} />}
+                      </ThemeIcon>
+                    }
+                  >
+                    <Text size="xs" c={rule.met ? 'teal.8' : touched ? 'red.8' : 'dimmed'}>
+                      {rule.text}
+                    </Text>
+                  </List.Item>
+                ))}
+              </List>
+            }
+          />
           <PasswordInput label={t`Confirm new password`} required autoComplete="new-password" {...form.getInputProps('confirmPassword')} />
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>

@@ -94,7 +94,7 @@ export function Header({ menu }: { menu: MenuItem[] }) {
             </Text>
             <Menu.Divider />
             <Menu.Item leftSection={<IconKey size={16} />} onClick={() => setPasswordOpen(true)}>
-              <Trans>Account settings</Trans>
+              <Trans>Change password</Trans>
             </Menu.Item>
             <Menu.Item leftSection={<IconLogout size={16} />} color="red" onClick={() => void logout()}>
               <Trans>Log out</Trans>

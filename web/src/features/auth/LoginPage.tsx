@@ -1,15 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { Anchor, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { KeyFetchError, login } from '../../app/auth.ts';
 import { notifySuccess, toast } from '../../app/api.ts';
 import { PublicLayout } from '../../components/PublicLayout.tsx';
+import { redirectIn } from '../../app/redirect.ts';
 
 /** The first screen most people see, kept light: two fields checked here, the rest by the server. */
 export default function LoginPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
+  const { search } = useLocation();
   const [busy, setBusy] = useState(false);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -24,7 +26,8 @@ export default function LoginPage() {
     try {
       await login(username.trim(), password);
       notifySuccess(t`Login succeeded`);
-      navigate('/', { replace: true });
+      // Back to the console page opened before logging in (a path of this console only), else home.
+      navigate(redirectIn(search) ?? '/', { replace: true });
     } catch (error) {
       if (error instanceof KeyFetchError) toast(t`Could not start a secure session; please try again later`);
     } finally {

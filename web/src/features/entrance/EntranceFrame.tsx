@@ -2,15 +2,17 @@ import type { ReactNode } from 'react';
 import { Box, Button, Container, Group, UnstyledButton } from '@mantine/core';
 import { useLocalStorage } from '@mantine/hooks';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { Brand } from '../../components/Brand.tsx';
 import { LanguageSelect } from '../../components/LanguageSelect.tsx';
 import { getToken } from '../../app/session.ts';
+import { redirectIn, withRedirect } from '../../app/redirect.ts';
 import classes from './Entrance.module.css';
 
 /** Product navigation of the home page; the selected entry is kept locally (default index 1). */
 export function EntranceFrame({ children, forceIndex }: { children: ReactNode; forceIndex?: number }) {
   const { t } = useLingui();
+  const { search } = useLocation();
   const navigate = useNavigate();
   const [index, setIndex] = useLocalStorage({ key: 'entranceNavIndex', defaultValue: 1 });
   const items = [
@@ -53,7 +55,7 @@ export function EntranceFrame({ children, forceIndex }: { children: ReactNode; f
               <Button variant="default" component={Link} to="/register">
                 <Trans>Register</Trans>
               </Button>
-              <Button component={Link} to="/login">
+              <Button component={Link} to={withRedirect('/login', redirectIn(search))}>
                 <Trans>Log in</Trans>
               </Button>
             </>

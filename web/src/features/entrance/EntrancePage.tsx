@@ -1,13 +1,15 @@
 import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconDeviceDesktop, IconFaceId, IconPhoneCall, IconTemperature } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link } from 'react-router-dom';
+import { Link, useLocation } from 'react-router-dom';
 import { useTitle } from '../../components/useTitle.ts';
 import { EntranceFrame } from './EntranceFrame.tsx';
+import { redirectIn, withRedirect } from '../../app/redirect.ts';
 import classes from './Entrance.module.css';
 
 export default function EntrancePage() {
   const { t } = useLingui();
+  const { search } = useLocation();
   useTitle(t`Home`);
   const features = [
     { id: 'access', icon: IconFaceId, title: t`Face access control`, text: t`Employees and visitors pass by face, IC card or QR code; every pass is recorded with its photo.` },
@@ -29,7 +31,7 @@ export default function EntrancePage() {
             <Button size="md" component={Link} to="/register">
               <Trans>Register a company</Trans>
             </Button>
-            <Button size="md" variant="white" component={Link} to="/login">
+            <Button size="md" variant="white" component={Link} to={withRedirect('/login', redirectIn(search))}>
               <Trans>Log in</Trans>
             </Button>
           </Group>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Button, Group, Modal, Select, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
+import { modals } from '@mantine/modals';
 import { IconCheck, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api, notifySuccess } from '../../app/api.ts';
@@ -58,6 +59,21 @@ function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void })
     reload();
     onChanged();
   };
+  /** Deleting asks first, naming the group; Cancel leaves it as it is. */
+  const confirmDelete = (group: AnyGroup) => {
+    const name = group.name;
+    modals.openConfirmModal({
+      title: t`Delete group`,
+      children: <Text size="sm">{t`Delete the group “${name}”? This cannot be undone.`}</Text>,
+      labels: { confirm: t`Delete`, cancel: t`Cancel` },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        void api.del(`/v1/groups/${group.groupKey}`, { query: { version: group.version } }).then(() => {
+          notifySuccess(t`Deleted`);
+          changed();
+        }, () => undefined),
+    });
+  };
   return (
     <Stack>
       <Group align="flex-end">
@@ -97,7 +113,7 @@ function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void })
                     >
                       <IconCheck size={16} />
                     </ActionIcon>
-                    <ActionIcon variant="subtle" color="red" aria-label={t`Delete`} onClick={() => api.del(`/v1/groups/${g.groupKey}`, { query: { version: g.version } }).then(changed, () => undefined)}>
+                    <ActionIcon variant="subtle" color="red" aria-label={t`Delete`} onClick={() => confirmDelete(g)}>
                       <IconTrash size={16} />
                     </ActionIcon>
                   </Group>

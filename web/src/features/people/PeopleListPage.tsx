@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ActionIcon, Avatar, Button, Checkbox, Group, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
+import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import dayjs from 'dayjs';
@@ -101,8 +102,13 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
       void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
     );
   const setState = (people: Person[], action: 'resign' | 'entry') =>
-    confirm(action === 'resign' ? t`Resign` : t`Re-enter`, action === 'resign' ? t`Mark ${people.length} employees as resigned?` : t`Bring ${people.length} employees back?`, t`Confirm`, () =>
-      void batch(people, (p) => api.post(`${basePath(kind)}/${keyOf(p)}/${action}`, { version: p.version }), t`Operation succeeded`),
+    confirm(
+      action === 'resign' ? t`Resign` : t`Re-enter`,
+      action === 'resign'
+        ? plural(people.length, { one: 'Mark # employee as resigned?', other: 'Mark # employees as resigned?' })
+        : plural(people.length, { one: 'Bring # employee back?', other: 'Bring # employees back?' }),
+      t`Confirm`,
+      () => void batch(people, (p) => api.post(`${basePath(kind)}/${keyOf(p)}/${action}`, { version: p.version }), t`Operation succeeded`),
     );
   const chosen = () => items.filter((p) => selected.has(keyOf(p)));
 

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Avatar, Button, FileButton, Grid, Group, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useDisclosure } from '@mantine/hooks';
+import { IconPlus } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
@@ -10,6 +12,8 @@ import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, scree
 import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The last entry of the Group dropdown: not a group, it opens the inline "new group" field. */
+const CREATE_GROUP = '#create-group';
 
 interface Values {
   personId: string;
@@ -71,6 +75,14 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
       email: (v) => (!v.trim() || EMAIL.test(v.trim()) ? null : t`Enter the email in the correct format`),
     },
   });
+
+  const groupInput = form.getInputProps('groupKey');
+  const [creatingGroup, newGroup] = useDisclosure(false);
+  const groupCreated = (group: PersonGroup) => {
+    setGroups((list) => [...list.filter((g) => g.groupKey !== group.groupKey), group]);
+    form.setFieldValue('groupKey', group.groupKey);
+    newGroup.close();
+  };
 
   useEffect(() => {
     loadGroups(kind).then(setGroups, () => undefined);
@@ -248,7 +260,25 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                   />
                 </Grid.Col>
                 <Grid.Col span={{ base: 12, sm: 6 }}>
-                  <Select label={t`Group`} required data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} {...form.getInputProps('groupKey')} data-testid="group-select" />
+                  <Select
+                    label={t`Group`}
+                    required
+                    data={[...groups.map((g) => ({ value: g.groupKey, label: g.name })), { value: CREATE_GROUP, label: t`Create a group` }]}
+                    renderOption={({ option }) =>
+                      option.value === CREATE_GROUP ? (
+                        <Group gap={6} c="blue" wrap="nowrap">
+                          <IconPlus size={14} />
+                          {option.label}
+                        </Group>
+                      ) : (
+                        option.label
+                      )
+                    }
+                    {...groupInput}
+                    onChange={(value) => (value === CREATE_GROUP ? newGroup.open() : groupInput.onChange(value))}
+                    data-testid="group-select"
+                  />
+                  {creatingGroup && <NewGroupField kind={kind} onCreated={groupCreated} onCancel={newGroup.close} />}
                 </Grid.Col>
                 {kind === 'employee' && (
                   <Grid.Col span={{ base: 12, sm: 6 }}>
@@ -299,5 +329,67 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
         </form>
       </Paper>
     </ScreenPage>
+  );
+}
+
+/**
+ * A group made in place, without leaving the form: its name, then POST /v1/groups of this kind;
+ * the new group is chosen. A refusal (a name already taken answers 409 naming it) shows on the name.
+ */
+function NewGroupField({ kind, onCreated, onCancel }: { kind: Kind; onCreated: (group: PersonGroup) => void; onCancel: () => void }) {
+  const { t } = useLingui();
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const create = async () => {
+    if (!name.trim()) return setError(t`Enter the group name`);
+    setBusy(true);
+    setError(null);
+    try {
+      const group = await api.post<PersonGroup>('/v1/groups', { name: name.trim(), type: kind }, { silent: true });
+      notifySuccess(t`Added`);
+      onCreated(group);
+    } catch (failure) {
+      if (failure instanceof RequestError) setError(failure.issues.find((issue) => issue.path === 'name')?.message ?? failure.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Paper withBorder radius="sm" p="xs" mt="xs" data-testid="new-group">
+      <Stack gap="xs">
+        <TextInput
+          aria-label={t`New group name`}
+          placeholder={t`New group name`}
+          size="xs"
+          autoFocus
+          maxLength={64}
+          value={name}
+          onChange={(e) => {
+            setName(e.currentTarget.value);
+            setError(null);
+          }}
+          onKeyDown={(e) => {
+            // Enter creates the group, not the person; Escape leaves the field.
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              void create();
+            } else if (e.key === 'Escape') onCancel();
+          }}
+          error={error}
+          data-testid="inline-group-name"
+        />
+        <Group justify="flex-end" gap="xs">
+          <Button size="xs" variant="default" onClick={onCancel}>
+            <Trans>Cancel</Trans>
+          </Button>
+          <Button size="xs" loading={busy} onClick={() => void create()}>
+            <Trans>Create</Trans>
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
