@@ -38,6 +38,12 @@ export function saveLogin(info: UserInfo): void {
   localStorage.setItem(KEYS.authorities, JSON.stringify(info.authCodes));
 }
 
+/** After the user chose their own password: the console no longer asks for one. */
+export function passwordChanged(): void {
+  const user = getUser();
+  if (user) localStorage.setItem(KEYS.userInfo, JSON.stringify({ ...user, mustChangePassword: false }));
+}
+
 export function clearLogin(): void {
   for (const key of Object.values(KEYS)) localStorage.removeItem(key);
   sessionStorage.removeItem(SETTINGS_TAB_KEY);

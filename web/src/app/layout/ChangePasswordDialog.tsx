@@ -8,7 +8,8 @@ import { PASSWORD_MAX, PASSWORD_MIN } from '@passcloud/functions/domain/password
 import { api, notifySuccess } from '../api.ts';
 import { encryptText } from '../crypto.ts';
 import { RequestError } from '../request.ts';
-import { getPublicKey } from '../session.ts';
+import { logout } from '../auth.ts';
+import { getPublicKey, passwordChanged } from '../session.ts';
 
 const FIELD_OF: Record<string, 'originalPassword' | 'newPassword'> = { oldPassword: 'originalPassword', newPassword: 'newPassword' };
 
@@ -23,7 +24,7 @@ interface Rule {
  * key. The new password's rules are the server's (functions/domain/passwords.ts, and different
  * from the original); they show under the field as they are met, and nothing is sent until all are.
  */
-export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+export function ChangePasswordDialog({ opened, onClose, required = false }: { opened: boolean; onClose: () => void; required?: boolean }) {
   const { t } = useLingui();
   const [saving, setSaving] = useState(false);
 
@@ -66,6 +67,12 @@ export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onC
     try {
       const payload = await encryptText(key, JSON.stringify({ oldPassword: values.originalPassword, newPassword: values.newPassword }));
       await api.patch('/v1/systems/reset', { payload }, { silent: true });
+      if (required) {
+        // Every screen refused to load until now: start again with the password changed.
+        passwordChanged();
+        window.location.reload();
+        return;
+      }
       notifySuccess(t`Operation succeeded`);
       close();
     } catch (error) {
@@ -80,9 +87,23 @@ export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onC
   });
 
   return (
-    <Modal opened={opened} onClose={close} title={t`Change password`} size={500} centered>
+    <Modal
+      opened={opened}
+      onClose={required ? () => undefined : close}
+      title={t`Change password`}
+      size={500}
+      centered
+      withCloseButton={!required}
+      closeOnClickOutside={!required}
+      closeOnEscape={!required}
+    >
       <form onSubmit={submit} noValidate>
         <Stack>
+          {required && (
+            <Text size="sm" data-testid="password-required">
+              <Trans>Your password was set for you. Choose a password of your own to continue.</Trans>
+            </Text>
+          )}
           <PasswordInput label={t`Original password`} required autoComplete="current-password" {...form.getInputProps('originalPassword')} />
           <PasswordInput
             label={t`New password`}
@@ -116,9 +137,15 @@ export function ChangePasswordDialog({ opened, onClose }: { opened: boolean; onC
           />
           <PasswordInput label={t`Confirm new password`} required autoComplete="new-password" {...form.getInputProps('confirmPassword')} />
           <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              <Trans>Cancel</Trans>
-            </Button>
+            {required ? (
+              <Button variant="default" onClick={() => void logout()}>
+                <Trans>Log out</Trans>
+              </Button>
+            ) : (
+              <Button variant="default" onClick={close}>
+                <Trans>Cancel</Trans>
+              </Button>
+            )}
             <Button type="submit" loading={saving} disabled={!getPublicKey()}>
               <Trans>Save</Trans>
             </Button>

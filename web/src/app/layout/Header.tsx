@@ -102,7 +102,8 @@ export function Header({ menu }: { menu: MenuItem[] }) {
           </Menu.Dropdown>
         </Menu>
       </Group>
-      <ChangePasswordDialog opened={passwordOpen} onClose={() => setPasswordOpen(false)} />
+      {/* A password an administrator set (or an invitation made up) is changed before anything else. */}
+      <ChangePasswordDialog opened={passwordOpen || !!user?.mustChangePassword} required={!!user?.mustChangePassword} onClose={() => setPasswordOpen(false)} />
     </Group>
   );
 }
