@@ -91,6 +91,12 @@ export const routes = [
   { method: 'GET', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'POST', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'PATCH', path: '/v1/licences/reminder', resource: 'licences', access: 'session', authCode: 'settings:licence' },
+  // System settings (service addresses, versions, the client package) and privacy settings.
+  { method: 'GET', path: '/v1/settings/system', resource: 'settings', access: 'session', authCode: 'settings:system' },
+  { method: 'POST', path: '/v1/settings/system/packages', resource: 'settings', access: 'session', authCode: 'settings:system' },
+  { method: 'POST', path: '/v1/settings/system/packages/{packageKey}/complete', resource: 'settings', access: 'session', authCode: 'settings:system' },
+  { method: 'GET', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
-import { DEFAULT_SETTINGS, type CommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
+import { DEFAULT_SETTINGS, type DeviceCommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
 import { fromDocument, toDocument, type DeviceDocument } from './mapping.ts';
-import { deviceTopics, shadowTopics, type BindResult, type CommandMessage, type CommandResultMessage, type LogMessage } from './topics.ts';
+import { deviceTopics, shadowTopics, type AppUpdate, type BindResult, type CommandMessage, type CommandResultMessage, type LogMessage } from './topics.ts';
 
 /**
  * The software of one face terminal, as far as the cloud sees it: it binds with the tenant's
@@ -110,7 +111,7 @@ export type AgentEvent =
   | { type: 'connected' }
   | { type: 'disconnected' }
   | { type: 'applied'; settings: Partial<DeviceSettings>; at: number }
-  | { type: 'command'; command: CommandType; ok: boolean };
+  | { type: 'command'; command: DeviceCommandType; ok: boolean };
 
 export class DeviceAgent {
   binding?: BindResult;
@@ -361,15 +362,41 @@ export class DeviceAgent {
         case 'reboot':
           this.write('info', 'rebooting');
           break;
+        case 'updateApp':
+          await this.updateApp(command.app);
+          break;
       }
     } catch (error) {
       result.ok = false;
       result.error = error instanceof Error ? error.message : String(error);
-      this.write('error', 'commandFailed', { command: command.type, error: result.error });
+      if (command.type === 'updateApp') this.write('error', 'appUpdateFailed', { version: command.app?.version ?? '', error: result.error });
+      else this.write('error', 'commandFailed', { command: command.type, error: result.error });
     }
     this.publish(deviceTopics(this.binding.thingName).commandResult, result);
     this.emit({ type: 'command', command: command.type, ok: result.ok });
     if (command.type === 'reboot' && result.ok) await this.reboot();
+  }
+
+  /**
+   * Downloads a new client package, checks its size and SHA-256 while it streams in (a real
+   * terminal would install it then), runs the new version and says so at once in a heartbeat.
+   */
+  private async updateApp(app: AppUpdate | undefined): Promise<void> {
+    if (!app) throw new Error('no package address');
+    const response = await fetch(app.url);
+    if (!response.ok || !response.body) throw new Error(`download failed with HTTP ${response.status}`);
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      if (size > app.size) break;
+      hash.update(chunk);
+    }
+    if (size !== app.size) throw new Error(`package size ${size} bytes, expected ${app.size}`);
+    if (hash.digest('hex') !== app.sha256.toLowerCase()) throw new Error('package SHA-256 does not match');
+    this.options.info = { ...this.options.info, appVersion: app.version };
+    this.write('info', 'appUpdated', { version: app.version });
+    this.sendHeartbeat();
   }
 
   private async reboot(): Promise<void> {

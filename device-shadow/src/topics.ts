@@ -1,4 +1,4 @@
-import type { CommandType, DeviceInfo, DeviceLogEntry } from '@passcloud/functions/contract/devices';
+import type { DeviceCommandType, DeviceInfo, DeviceLogEntry } from '@passcloud/functions/contract/devices';
 
 /**
  * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
@@ -62,12 +62,22 @@ export interface CommandResultMessage {
   ok: boolean;
   error?: string;
 }
-/** A command the cloud sends; `upload` is a presigned PUT for `capturePhoto`. */
+/**
+ * A command the cloud sends; `upload` is a presigned PUT for `capturePhoto`; `app` is the new
+ * client package of `updateApp`: its version, a presigned GET, its SHA-256 (hex) and size in bytes.
+ */
 export interface CommandMessage {
   commandKey: string;
-  type: CommandType;
+  type: DeviceCommandType;
   issuedAt: number;
   upload?: { url: string; contentType: string };
+  app?: AppUpdate;
+}
+export interface AppUpdate {
+  version: string;
+  url: string;
+  sha256: string;
+  size: number;
 }
 
 /** What binding answers: the thing to be and how to reach the broker. */

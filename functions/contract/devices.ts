@@ -180,6 +180,8 @@ export const DEVICE_LOG_CODES = [
   'photoCaptured',
   'rebooting',
   'commandFailed',
+  'appUpdated',
+  'appUpdateFailed',
   'unreadableMessage',
   'other',
 ] as const;
@@ -188,7 +190,8 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 /**
  * Parameters by code: `settings` (settingsApplied, settingsIgnored) lists setting names of
  * SETTING_NAMES; `command` (commandFailed) a command type and `error` the device's reason;
- * `topic` (unreadableMessage) the MQTT topic.
+ * `topic` (unreadableMessage) the MQTT topic; `version` (appUpdated, appUpdateFailed) the client
+ * version installed or refused, with `error` the reason it was refused.
  */
 export const deviceLogParams = z
   .object({
@@ -196,6 +199,7 @@ export const deviceLogParams = z
     command: z.string().max(32).optional(),
     error: z.string().max(500).optional(),
     topic: z.string().max(256).optional(),
+    version: z.string().max(64).optional(),
   })
   .strict();
 export const deviceLogEntry = z
@@ -211,6 +215,12 @@ export type DeviceLogEntry = z.output<typeof deviceLogEntry>;
 
 export const COMMAND_TYPES = ['openDoor', 'closeDoor', 'reboot', 'capturePhoto'] as const;
 export type CommandType = (typeof COMMAND_TYPES)[number];
+/**
+ * Commands the cloud issues on its own: `updateApp` tells a terminal of a new client package
+ * (system settings); the console cannot send it through the device's commands route.
+ */
+export const DEVICE_COMMAND_TYPES = [...COMMAND_TYPES, 'updateApp'] as const;
+export type DeviceCommandType = (typeof DEVICE_COMMAND_TYPES)[number];
 export const COMMAND_STATES = ['queued', 'succeeded', 'failed', 'timedOut'] as const;
 export type CommandState = (typeof COMMAND_STATES)[number];
 /** A command not answered within this time is reported as timed out. */

@@ -1,12 +1,13 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { CommandState, CommandType, DeviceInfo, DeviceLogEntry, DeviceSettings, SettingsPatch } from '#contract/devices';
+import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry, type DeviceSettings, type SettingsPatch } from '#contract/devices';
 import { dynamo } from '#lib/aws';
 import { newId, newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { claims } from './claims.ts';
 import { listLicences, releaseSeatWrite, takeSeatWrite, type Licence } from './licences.ts';
 import { chooseSeat } from '#domain/licence';
+import { privacySettings, retentionTtl } from './settings.ts';
 import { EVENTS_TABLE, MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, versionedWrite } from './entity.ts';
 
@@ -82,7 +83,7 @@ export const deviceCommands = lazy(
           tenantId: { type: 'string', required: true },
           deviceKey: { type: 'string', required: true },
           commandKey: { type: 'string', required: true },
-          type: { type: ['openDoor', 'closeDoor', 'reboot', 'capturePhoto'] as const, required: true },
+          type: { type: DEVICE_COMMAND_TYPES, required: true },
           state: { type: ['queued', 'succeeded', 'failed'] as const, required: true },
           error: { type: 'string' },
           /** capturePhoto: where the device uploads the picture. */
@@ -389,10 +390,16 @@ export async function recordReported(tenantId: string, deviceKey: string, report
 
 // Commands
 
-/** A capturePhoto command names where the device uploads the picture: `device/<deviceKey>/<commandKey>.jpg`. */
-export async function createCommand(tenantId: string, deviceKey: string, type: CommandType): Promise<DeviceCommand> {
+/**
+ * A capturePhoto command names where the device uploads the picture: `device/<deviceKey>/<commandKey>.jpg`.
+ * Its record, through which the console shows the picture, is kept no longer than the company's
+ * capture retention (privacy settings) at the time it is written; the retention sweep removes
+ * the picture itself (jobs/retention.ts).
+ */
+export async function createCommand(tenantId: string, deviceKey: string, type: DeviceCommandType): Promise<DeviceCommand> {
   const commandKey = newTimeId();
   const objectKey = type === 'capturePhoto' ? `device/${deviceKey}/${commandKey}.jpg` : undefined;
+  const ttl = type === 'capturePhoto' ? Math.min(ttlFromNow(), retentionTtl(await privacySettings(tenantId), 'captures')) : ttlFromNow();
   const command = {
     tenantId,
     deviceKey,
@@ -400,7 +407,7 @@ export async function createCommand(tenantId: string, deviceKey: string, type: C
     type,
     state: 'queued' as const,
     createdAt: nowIso(),
-    ttl: ttlFromNow(),
+    ttl,
     ...(objectKey ? { objectKey } : {}),
   };
   await deviceCommands().create(command).go();

@@ -1,4 +1,5 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -32,8 +33,8 @@ export async function deleteObject(bucket: BucketName, tenantId: string, fileKey
 }
 
 /** A short-lived link to read one of the tenant's objects. */
-export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string): Promise<string> {
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }), { expiresIn: PRESIGN_SECONDS });
+export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string, expiresIn = PRESIGN_SECONDS): Promise<string> {
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }), { expiresIn });
 }
 
 /** The size in bytes of the tenant's object at `fileKey`, or undefined when there is none. */
@@ -63,6 +64,52 @@ export async function getObjectBytes(bucket: BucketName, tenantId: string, fileK
 export async function saveObjectTo(bucket: BucketName, tenantId: string, fileKey: string, path: string): Promise<void> {
   const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
   await pipeline(out.Body as Readable, createWriteStream(path));
+}
+
+/**
+ * Reads the object once as a stream: its SHA-256 (hex), its size and its first bytes, so a
+ * package of hundreds of megabytes is checked without ever being in memory whole.
+ */
+export async function digestObject(bucket: BucketName, tenantId: string, fileKey: string, headBytes = 4): Promise<{ sha256: string; size: number; head: Buffer }> {
+  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  const hash = createHash('sha256');
+  let size = 0;
+  const head: Buffer[] = [];
+  let headLength = 0;
+  for await (const chunk of out.Body as Readable) {
+    const bytes = chunk as Buffer;
+    hash.update(bytes);
+    size += bytes.length;
+    if (headLength < headBytes) {
+      head.push(bytes.subarray(0, headBytes - headLength));
+      headLength += Math.min(bytes.length, headBytes - headLength);
+    }
+  }
+  return { sha256: hash.digest('hex'), size, head: Buffer.concat(head) };
+}
+
+export interface ListedObject {
+  /** The whole key, tenant id first. */
+  key: string;
+  lastModified: Date;
+}
+
+/** Every object of a bucket, page by page (for the retention sweep, which walks all tenants). */
+export async function* listObjects(bucket: BucketName): AsyncGenerator<ListedObject[]> {
+  let token: string | undefined;
+  do {
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: bucketName(bucket), ...(token ? { ContinuationToken: token } : {}) }));
+    yield (page.Contents ?? []).filter((o) => o.Key && o.LastModified).map((o) => ({ key: o.Key!, lastModified: o.LastModified! }));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** Deletes whole keys (at most 1,000 per request). */
+export async function deleteKeys(bucket: BucketName, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000);
+    await s3().send(new DeleteObjectsCommand({ Bucket: bucketName(bucket), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+  }
 }
 
 export interface PresignedPutOptions {

@@ -7,6 +7,7 @@ import { employees } from './employees.ts';
 import { files } from './files.ts';
 import { groups } from './groups.ts';
 import { licences } from './licences.ts';
+import { settings } from './settings.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
 
@@ -21,4 +22,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   devices: devices.handler,
   licences: licences.handler,
   accounts: accounts.handler,
+  settings: settings.handler,
 };

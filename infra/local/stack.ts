@@ -8,6 +8,7 @@ import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type Capt
 import { startHost, type Host } from './host.ts';
 import { seedDemo, type DemoTenant } from './seed.ts';
 import { localLicenceKeys } from './licence.ts';
+import { buildId } from '../buildId.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -66,6 +67,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     IOT_DATA_SECRET_ACCESS_KEY: iot.credentials.secretAccessKey,
     IOT_MQTT_URL: iot.mqttUrl,
     IOT_WS_URL: iot.wsUrl,
+    BUILD_ID: buildId(REPO_ROOT),
   };
   Object.assign(process.env, env);
   resetClients();
@@ -75,6 +77,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Background imports run in this process, where AWS would invoke the worker function.
   const [{ runImportsInProcess }, { runImport }] = await Promise.all([import('@passcloud/functions/lib/jobs'), import('@passcloud/functions/jobs/imports')]);
   runImportsInProcess(runImport);
+  // The daily retention sweep (a scheduled function on AWS) runs in this process too.
+  const { sweepRetention } = await import('@passcloud/functions/jobs/retention');
+  const sweeper = setInterval(() => void sweepRetention().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
+  sweeper.unref();
   const seeded: { demo?: DemoTenant } = {};
   const host = await startHost({
     port: options.port ?? 3000,
@@ -91,6 +97,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     },
   });
+  // System settings name the API as devices and integrators reach it.
+  env.API_BASE_URL = `${host.url}/v1`;
+  process.env.API_BASE_URL = env.API_BASE_URL;
   if (options.seed) seeded.demo = await seedDemo(licenceKeys.privateKeyFile);
   const { demo } = seeded;
   const fleet =
@@ -116,6 +125,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     async stop() {
       if (stopped) return;
       stopped = true;
+      clearInterval(sweeper);
       await fleet?.stop();
       await iot.stop();
       await host.close();

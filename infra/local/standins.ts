@@ -115,13 +115,15 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
       await client.send(new CreateBucketCommand({ Bucket }));
     }
   }
-  // The console uploads import files straight to the bucket, from its own origin.
-  await client.send(
-    new PutBucketCorsCommand({
-      Bucket: bucketName('imports'),
-      CORSConfiguration: { CORSRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 3600 }] },
-    }),
-  );
+  // The console uploads import files and client packages straight to their buckets, from its own origin.
+  for (const bucket of ['imports', 'packages'] as const) {
+    await client.send(
+      new PutBucketCorsCommand({
+        Bucket: bucketName(bucket),
+        CORSConfiguration: { CORSRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 3600 }] },
+      }),
+    );
+  }
   client.destroy();
   return { endpoint, stop: () => server.close() };
 }

@@ -8,6 +8,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats, licenceCode } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
+import { zip } from '../support/files.ts';
 
 /**
  * Walks every route of the route table:
@@ -62,6 +63,19 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     if (!put.ok) throw new Error(`fixture upload answered ${put.status}`);
     return uploadKey;
   },
+  // A client package uploaded and waiting to be completed.
+  packageKey: async (ctx) => {
+    const bytes = await zip([{ name: 'AndroidManifest.xml', data: Buffer.from('<manifest/>') }]);
+    const answer = await call<{ packageKey: string; upload: { url: string; method: string; headers: Record<string, string> } }>('POST', '/v1/settings/system/packages', {
+      token: ctx.token,
+      body: { version: '3.2.1', filename: 'sweep.apk', size: bytes.length },
+    });
+    if (answer.body.code !== 201) throw new Error(`fixture package presign answered ${answer.status}: ${answer.body.message}`);
+    const { upload, packageKey } = answer.body.data;
+    const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: new Uint8Array(bytes) });
+    if (!put.ok) throw new Error(`fixture package upload answered ${put.status}`);
+    return packageKey;
+  },
   accountKey: (ctx) => made(ctx, '/v1/accounts', { username: unique('sweep'), email: 'sweep@example.test', authCodes: [], invite: true }, 'accountKey'),
   deviceKey: async (ctx) => {
     const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
@@ -98,6 +112,14 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/accounts/{accountKey}': () => ({ nickname: 'Renamed by sweep', version: 1 }),
   'POST /v1/accounts/{accountKey}/password': () => ({ invite: true }),
   'PATCH /v1/licences/reminder': () => ({ reminderDays: 10 }),
+  'POST /v1/settings/system/packages': () => ({ version: '3.2.1', filename: 'sweep.apk', size: 1000 }),
+  'PUT /v1/settings/privacy': () => ({
+    saveTemperature: false,
+    savePhotos: false,
+    saveVisitorName: false,
+    retentionDays: { passRecords: 30, captures: 30, recordings: 30 },
+    version: 1,
+  }),
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',

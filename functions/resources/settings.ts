@@ -1,0 +1,162 @@
+import { deviceTopics, thingName, type CommandMessage } from '@passcloud/device-shadow/topics';
+import {
+  APK_CONTENT_TYPE,
+  CLIENT_PACKAGE_MAX_BYTES,
+  CODE_VERSION,
+  packageKeyParams,
+  packagePresignBody,
+  privacyBody,
+  type CompletedPackage,
+  type PresignedPackage,
+  type SystemInfo,
+} from '#contract/settings';
+import { looksLikeZip } from '#domain/uploads';
+import { allDevices, createCommand } from '#data/devices';
+import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy, type ClientPackage } from '#data/settings';
+import { newId } from '#lib/crypto';
+import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
+import { created, defineResource, ok, sessionRoute } from '#lib/http';
+import { publish } from '#lib/iot';
+import { log } from '#lib/log';
+import { pool } from '#lib/pool';
+import { deleteObject, digestObject, objectSize, presignedGet, presignedPut } from '#lib/storage';
+
+/**
+ * System settings: what a device and an integrator need to reach the service, the versions, and
+ * the client install package; privacy settings: what pass records keep and how long records and
+ * files are kept (read where data is written: data/settings.ts privacySettings).
+ */
+
+const MB = 1024 * 1024;
+/** A presigned upload of up to 200 MB may start within this time. */
+const UPLOAD_SECONDS = 3600;
+/** A terminal may start its download within this time (a 200 MB package over a slow link). */
+const DOWNLOAD_SECONDS = 3600;
+
+const packageObject = (packageKey: string): string => `client/${packageKey}.apk`;
+
+function port(url: URL, fallback: number): number {
+  return url.port ? Number(url.port) : fallback;
+}
+
+/** The broker as devices reach it: from the URLs the stack hands to devices (IOT_MQTT_URL, IOT_WS_URL). */
+function mqttAddress(): SystemInfo['mqtt'] {
+  const tcp = new URL(process.env.IOT_MQTT_URL ?? 'mqtts://localhost:8883');
+  const ws = new URL(process.env.IOT_WS_URL ?? `wss://${tcp.hostname}:443/mqtt`);
+  const secure = (protocol: string) => protocol === 'mqtts:' || protocol === 'wss:' || protocol === 'ssl:' || protocol === 'tls:';
+  return {
+    endpoint: tcp.hostname.replace(/^\[|\]$/g, ''),
+    tcpPort: port(tcp, secure(tcp.protocol) ? 8883 : 1883),
+    wsPort: port(ws, secure(ws.protocol) ? 443 : 80),
+    wsPath: ws.pathname || '/mqtt',
+  };
+}
+
+function apiBaseUrl(headers: Record<string, string | undefined>): string {
+  const configured = process.env.API_BASE_URL;
+  if (configured) return configured.replace(/\/+$/, '');
+  return `https://${headers.host ?? 'localhost'}/v1`;
+}
+
+/** Tells every online terminal of the company of the new package; answers how many were told. */
+async function notifyTerminals(tenantId: string, pkg: ClientPackage, sha256: string): Promise<number> {
+  const online = (await allDevices(tenantId)).filter((d) => d.online);
+  const url = await presignedGet('packages', tenantId, packageObject(pkg.packageKey), DOWNLOAD_SECONDS);
+  let told = 0;
+  await pool(online, 8, async (device) => {
+    try {
+      const command = await createCommand(tenantId, device.deviceKey, 'updateApp');
+      const message: CommandMessage = {
+        commandKey: command.commandKey,
+        type: 'updateApp',
+        issuedAt: Date.parse(command.createdAt),
+        app: { version: pkg.version, url, sha256, size: pkg.size },
+      };
+      await publish(deviceTopics(thingName(tenantId, device.deviceKey)).commands, message);
+      told++;
+    } catch (error) {
+      // One terminal that cannot be told does not undo the release; it is told at the next upload.
+      log('warn', 'update command not sent', { deviceKey: device.deviceKey, error: String(error) });
+    }
+  });
+  return told;
+}
+
+export const settings = defineResource('settings', {
+  'GET /v1/settings/system': sessionRoute({
+    async handle({ auth, headers }) {
+      const info: SystemInfo = {
+        apiBaseUrl: apiBaseUrl(headers),
+        mqtt: mqttAddress(),
+        version: CODE_VERSION,
+        buildId: process.env.BUILD_ID || 'dev',
+        client: await latestRelease(auth.tenantId),
+      };
+      return ok(info);
+    },
+  }),
+
+  'POST /v1/settings/system/packages': sessionRoute({
+    body: packagePresignBody,
+    async handle({ auth, body }) {
+      if (body.size > CLIENT_PACKAGE_MAX_BYTES) throw fieldError('size', 'upload.tooBig', { max: CLIENT_PACKAGE_MAX_BYTES / MB });
+      const packageKey = `pkg${newId(20)}`;
+      await announcePackage(auth.tenantId, packageKey, body.version, body.filename, body.size);
+      // Signed over the exact length and type: storage refuses any other body.
+      const url = await presignedPut('packages', auth.tenantId, packageObject(packageKey), APK_CONTENT_TYPE, UPLOAD_SECONDS, { contentLength: body.size });
+      const answer: PresignedPackage = { packageKey, upload: { url, method: 'PUT', headers: { 'content-type': APK_CONTENT_TYPE } } };
+      return created(answer);
+    },
+  }),
+
+  'POST /v1/settings/system/packages/{packageKey}/complete': sessionRoute({
+    params: packageKeyParams,
+    async handle({ auth, params }) {
+      const pkg = await findPackage(auth.tenantId, params.packageKey);
+      // None: never announced, expired, already completed, or a key of another tenant.
+      if (!pkg || pkg.state !== 'pending') throw new NotFoundError();
+      const key = packageObject(pkg.packageKey);
+      const size = await objectSize('packages', auth.tenantId, key);
+      // Not uploaded yet: the announcement stays, so the upload may still be made and completed.
+      if (size === undefined) throw fieldError('file', 'upload.fileMissing');
+      const refuse = async (error: ValidationError): Promise<never> => {
+        await Promise.all([deleteObject('packages', auth.tenantId, key), dropPackage(auth.tenantId, pkg.packageKey)]);
+        throw error;
+      };
+      // Storage takes only the signed length; checked here too, before reading, for stores that do not verify it.
+      if (size > CLIENT_PACKAGE_MAX_BYTES) return refuse(fieldError('file', 'upload.tooBig', { max: CLIENT_PACKAGE_MAX_BYTES / MB }));
+      if (size !== pkg.size) return refuse(fieldError('file', 'settings.sizeMismatch', { size: pkg.size }));
+      const digest = await digestObject('packages', auth.tenantId, key);
+      if (digest.size !== pkg.size) return refuse(fieldError('file', 'settings.sizeMismatch', { size: pkg.size }));
+      if (!looksLikeZip(digest.head)) return refuse(fieldError('file', 'settings.notApk'));
+      const release = await releasePackage(auth.tenantId, pkg, digest.sha256);
+      if (!release) throw new NotFoundError();
+      const notified = await notifyTerminals(auth.tenantId, pkg, digest.sha256);
+      const answer: CompletedPackage = {
+        packageKey: pkg.packageKey,
+        version: release.version,
+        size: release.size,
+        sha256: release.sha256,
+        uploadTime: release.uploadTime,
+        notified,
+      };
+      return created(answer);
+    },
+  }),
+
+  'GET /v1/settings/privacy': sessionRoute({
+    async handle({ auth }) {
+      return ok(await readPrivacy(auth.tenantId));
+    },
+  }),
+
+  'PUT /v1/settings/privacy': sessionRoute({
+    body: privacyBody,
+    async handle({ auth, body }) {
+      const { version, ...wanted } = body;
+      return created(await savePrivacy(auth.tenantId, wanted, version));
+    },
+  }),
+});
+
+export const handler = settings.handler;
