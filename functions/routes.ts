@@ -97,6 +97,13 @@ export const routes = [
   { method: 'POST', path: '/v1/settings/system/packages/{packageKey}/complete', resource: 'settings', access: 'session', authCode: 'settings:system' },
   { method: 'GET', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  // Email settings (the company's SMTP server, recipients, content types) and the mail records.
+  { method: 'GET', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
+  { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
+  { method: 'POST', path: '/v1/settings/email/test', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
+  { method: 'GET', path: '/v1/mailRecords', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
+  { method: 'GET', path: '/v1/mailRecords/{mailKey}', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
+  { method: 'POST', path: '/v1/mailRecords/{mailKey}/resend', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -1,8 +1,15 @@
-import { Entity } from 'electrodb';
-import { EVENTS_TABLE } from './tables.ts';
-import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { Entity, type EntityItem } from 'electrodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { MailStatus } from '#contract/mail';
+import { dynamo } from '#lib/aws';
+import { EVENTS_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
+import { SERVICE, entityConfig, isConditionFailure, lazy, tenantPartition } from './entity.ts';
 
-/** Every mail the product sends, newest last in key order; kept for a year. */
+/**
+ * Every mail the product sends, newest last in key order (`mail#<sentAt>#<mailId>`), with a TTL.
+ * A mail waiting for another attempt also sits in the retry queue: the events table's `gsi1`
+ * under `_system#mailRetry`, sorted by when it is due; the attributes leave when it is done.
+ */
 export const mailRecords = lazy(
   () =>
     new Entity(
@@ -12,13 +19,26 @@ export const mailRecords = lazy(
           tenantId: { type: 'string', required: true },
           mailId: { type: 'string', required: true },
           sentAt: { type: 'string', required: true },
+          /** What the mail is for (shown as its group). */
           kind: { type: 'string', required: true },
+          /** The recipient's name when known. */
+          name: { type: 'string' },
           from: { type: 'string', required: true },
           to: { type: 'string', required: true },
           title: { type: 'string', required: true },
           content: { type: 'string', required: true },
-          status: { type: ['sent', 'failed'] as const, required: true },
+          status: { type: ['sent', 'failed', 'retrying'] as const, required: true },
           error: { type: 'string' },
+          attempts: { type: 'number' },
+          lastAttemptAt: { type: 'string' },
+          /** The content had secrets masked: it cannot be sent again. */
+          masked: { type: 'boolean' },
+          /** Mail key of the resend made by hand of this failed mail, and of the mail this one resends. */
+          resentAs: { type: 'string' },
+          resendOf: { type: 'string' },
+          retryQueue: { type: 'string', field: 'gsi1pk' },
+          /** When the next attempt is due (ISO); the retry queue's sort key. */
+          retryAt: { type: 'string', field: 'gsi1sk' },
           ttl: { type: 'number', required: true },
         },
         indexes: {
@@ -28,3 +48,153 @@ export const mailRecords = lazy(
       entityConfig(EVENTS_TABLE),
     ),
 );
+export type MailRecord = EntityItem<ReturnType<typeof mailRecords>>;
+
+export const RETRY_QUEUE = `${SYSTEM_SCOPE}#mailRetry`;
+
+/** `<send time in ms>-<mail id>`: the record's key in URLs and page links. */
+export const mailKeyOf = (record: Pick<MailRecord, 'sentAt' | 'mailId'>): string => `${Date.parse(record.sentAt)}-${record.mailId}`;
+export function parseMailKey(mailKey: string): { sentAt: string; mailId: string } {
+  const [ms, mailId] = mailKey.split('-') as [string, string];
+  return { sentAt: new Date(Number(ms)).toISOString(), mailId };
+}
+
+export async function createMailRecord(record: MailRecord): Promise<void> {
+  await mailRecords().create(record).go();
+}
+
+export async function findMailRecord(tenantId: string, mailKey: string): Promise<MailRecord | undefined> {
+  return (await mailRecords().get({ tenantId, ...parseMailKey(mailKey) }).go()).data ?? undefined;
+}
+
+export interface MailFilter {
+  from?: string;
+  to?: string;
+  status?: MailStatus;
+  group?: string;
+  pageSize: number;
+  cursor?: string;
+}
+
+/** Reads at most this many pages of 200 per request when filters skip most records. */
+const MAX_READS = 10;
+
+/**
+ * Newest first. The key range is `mail#<from>` to `mail#<to>`, capped by the cursor's own key,
+ * all inside the tenant's partition and its mail records; status and group filter the range.
+ */
+export async function listMailRecords(tenantId: string, filter: MailFilter): Promise<{ items: MailRecord[]; nextCursor: string | null }> {
+  const lower = `mail#${filter.from ? new Date(filter.from).toISOString() : ''}`;
+  let upper = filter.to ? `mail#${new Date(filter.to).toISOString()}#\u{10FFFF}` : 'mail#\u{10FFFF}';
+  const after = filter.cursor ? `mail#${parseMailKey(filter.cursor).sentAt}#${parseMailKey(filter.cursor).mailId}` : undefined;
+  if (after && after < upper) upper = after;
+  const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#e': '__edb_e__' };
+  const values: Record<string, unknown> = { ':pk': tenantId, ':lo': lower, ':hi': upper, ':e': 'mailRecord' };
+  const filters = ['#e = :e'];
+  if (filter.status) {
+    Object.assign(names, { '#status': 'status' });
+    Object.assign(values, { ':status': filter.status });
+    filters.push('#status = :status');
+  }
+  if (filter.group) {
+    Object.assign(names, { '#kind': 'kind' });
+    Object.assign(values, { ':kind': filter.group });
+    filters.push('#kind = :kind');
+  }
+  const items: MailRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  for (let reads = 0; reads < MAX_READS && items.length <= filter.pageSize; reads++) {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(EVENTS_TABLE),
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: 200,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []).filter((item) => item.sk !== after).map(fromRaw));
+    start = page.LastEvaluatedKey;
+    if (!start) break;
+  }
+  if (items.length > filter.pageSize) {
+    items.length = filter.pageSize;
+    return { items, nextCursor: mailKeyOf(items.at(-1)!) };
+  }
+  // Stopped reading before the range ended: the next page goes on from the last key read.
+  if (start) {
+    const [, sentAt, mailId] = String(start.sk).split('#') as [string, string, string];
+    return { items, nextCursor: mailKeyOf({ sentAt, mailId }) };
+  }
+  return { items, nextCursor: null };
+}
+
+/** Mails whose next attempt is due, oldest due first, across tenants. */
+export async function dueRetries(now: Date, limit: number): Promise<MailRecord[]> {
+  const page = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(EVENTS_TABLE),
+      IndexName: EVENTS_TABLE.indexes[0]!.name,
+      KeyConditionExpression: 'gsi1pk = :q AND gsi1sk <= :now',
+      ExpressionAttributeValues: { ':q': RETRY_QUEUE, ':now': now.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map(fromRaw);
+}
+
+/** A raw item as the entity names its attributes (the queue's fields are the index's key names). */
+function fromRaw(item: Record<string, unknown>): MailRecord {
+  const { gsi1pk, gsi1sk, ...rest } = item;
+  return { ...(rest as MailRecord), ...(gsi1pk ? { retryQueue: gsi1pk as string, retryAt: gsi1sk as string } : {}) };
+}
+
+const keyOf = (r: Pick<MailRecord, 'tenantId' | 'sentAt' | 'mailId'>) => ({ tenantId: r.tenantId, sentAt: r.sentAt, mailId: r.mailId });
+
+/**
+ * Takes a due mail for one attempt: its due time moves to `leaseUntil`, on the condition that
+ * nobody took it since it was read, so two runners never send it twice at once.
+ */
+export async function claimRetry(record: MailRecord, leaseUntil: Date): Promise<boolean> {
+  try {
+    await mailRecords()
+      .patch(keyOf(record))
+      .set({ retryAt: leaseUntil.toISOString() })
+      .where((attr, op) => `${op.eq(attr.status, 'retrying')} AND ${op.eq(attr.retryAt, record.retryAt!)}`)
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export interface AttemptResult {
+  status: MailStatus;
+  error?: string;
+  attempts: number;
+  at: string;
+  nextAttemptAt?: string;
+}
+
+/** Records the outcome of an attempt; a mail no longer waiting leaves the retry queue. */
+export async function recordAttempt(record: Pick<MailRecord, 'tenantId' | 'sentAt' | 'mailId'>, result: AttemptResult): Promise<void> {
+  const patch = mailRecords()
+    .patch(keyOf(record))
+    .set({
+      status: result.status,
+      attempts: result.attempts,
+      lastAttemptAt: result.at,
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.nextAttemptAt ? { retryQueue: RETRY_QUEUE, retryAt: result.nextAttemptAt } : {}),
+    });
+  const removed = [...(result.nextAttemptAt ? [] : (['retryQueue', 'retryAt'] as const)), ...(result.error ? [] : (['error'] as const))];
+  await (removed.length ? patch.remove([...removed]) : patch).go();
+}
+
+export async function markResent(record: MailRecord, resentAs: string): Promise<void> {
+  await mailRecords().patch(keyOf(record)).set({ resentAs }).go();
+}

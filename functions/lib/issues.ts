@@ -87,6 +87,19 @@ const FIELD_LABELS: Record<string, MessageId> = {
   authCodes: 'field.permissions',
   invite: 'field.invite',
   disabled: 'field.disabled',
+  senderAddress: 'field.senderAddress',
+  senderName: 'field.senderName',
+  host: 'field.smtpHost',
+  port: 'field.smtpPort',
+  tlsMode: 'field.tlsMode',
+  recipients: 'field.recipients',
+  feverAlert: 'field.feverAlert',
+  attendanceSummary: 'field.attendanceSummary',
+  attendanceSummaryTime: 'field.attendanceSummaryTime',
+  from: 'field.from',
+  to: 'field.to',
+  status: 'field.status',
+  mailKey: 'field.mailKey',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */

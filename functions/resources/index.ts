@@ -7,6 +7,8 @@ import { employees } from './employees.ts';
 import { files } from './files.ts';
 import { groups } from './groups.ts';
 import { licences } from './licences.ts';
+import { mailRecords } from './mailRecords.ts';
+import { mailSettings } from './mailSettings.ts';
 import { settings } from './settings.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
@@ -21,6 +23,8 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   visitors: visitors.handler,
   devices: devices.handler,
   licences: licences.handler,
+  mailSettings: mailSettings.handler,
+  mailRecords: mailRecords.handler,
   accounts: accounts.handler,
   settings: settings.handler,
 };

@@ -1,7 +1,9 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetClients } from '@passcloud/functions/lib/aws';
 import { resetIotClients } from '@passcloud/functions/lib/iot';
+import { newLocalKey } from '@passcloud/functions/lib/secretBox';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
@@ -53,6 +55,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...(options.inMemory ? {} : { shadowFile: join(options.dataDir, 'iot', 'shadows.json') }),
   });
   const licenceKeys = localLicenceKeys(options.dataDir);
+  const settingsKeyFile = localSettingsKey(options.dataDir);
   const env: Record<string, string> = {
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     LICENCE_PUBLIC_KEY: licenceKeys.publicKey,
@@ -62,6 +65,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     S3_ENDPOINT: s3.endpoint,
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: String(smtp.port),
+    // Secrets in settings (the SMTP password) are sealed with this key, where AWS uses KMS.
+    SETTINGS_KEY_FILE: settingsKeyFile,
     IOT_DATA_ENDPOINT: iot.dataEndpoint,
     IOT_DATA_ACCESS_KEY_ID: iot.credentials.accessKeyId,
     IOT_DATA_SECRET_ACCESS_KEY: iot.credentials.secretAccessKey,
@@ -77,6 +82,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Background imports run in this process, where AWS would invoke the worker function.
   const [{ runImportsInProcess }, { runImport }] = await Promise.all([import('@passcloud/functions/lib/jobs'), import('@passcloud/functions/jobs/imports')]);
   runImportsInProcess(runImport);
+  // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
+  const { retryDueMails } = await import('@passcloud/functions/lib/mail');
+  const mailRetries = setInterval(() => {
+    retryDueMails().catch((error: unknown) => console.warn(`mail retry failed: ${String(error)}`));
+  }, Number(process.env.MAIL_RETRY_INTERVAL_MS ?? 60_000));
+  mailRetries.unref();
   // The daily retention sweep (a scheduled function on AWS) runs in this process too.
   const { sweepRetention } = await import('@passcloud/functions/jobs/retention');
   const sweeper = setInterval(() => void sweepRetention().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
@@ -125,6 +136,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     async stop() {
       if (stopped) return;
       stopped = true;
+      clearInterval(mailRetries);
       clearInterval(sweeper);
       await fleet?.stop();
       await iot.stop();
@@ -132,4 +144,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.allSettled([smtp.stop(), s3.stop(), dynamo.stop()]);
     },
   };
+}
+
+/** The local key that seals secrets in settings: made once in the data folder, readable by its owner only. */
+function localSettingsKey(dataDir: string): string {
+  const dir = join(dataDir, 'keys');
+  const file = join(dir, 'settings.key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, newLocalKey(), { mode: 0o600, flag: 'wx' });
+  }
+  return file;
 }

@@ -77,6 +77,12 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     return packageKey;
   },
   accountKey: (ctx) => made(ctx, '/v1/accounts', { username: unique('sweep'), email: 'sweep@example.test', authCodes: [], invite: true }, 'accountKey'),
+  // A test mail the service's sender could not deliver: a failed mail record that may be resent.
+  mailKey: async (ctx) => {
+    const answer = await call<{ ok: boolean; mailKey: string }>('POST', '/v1/settings/email/test', { token: ctx.token, body: { to: 'sweep@nowhere.invalid' } });
+    if (answer.body.data?.ok !== false) throw new Error(`fixture test mail answered ${answer.status}: ${answer.body.message}`);
+    return answer.body.data.mailKey;
+  },
   deviceKey: async (ctx) => {
     const { serial, ...info } = simulatedInfo(unique('SWEEP').toUpperCase(), 1);
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
@@ -112,6 +118,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/accounts/{accountKey}': () => ({ nickname: 'Renamed by sweep', version: 1 }),
   'POST /v1/accounts/{accountKey}/password': () => ({ invite: true }),
   'PATCH /v1/licences/reminder': () => ({ reminderDays: 10 }),
+  'PUT /v1/settings/email': () => ({ senderName: 'Sweep', recipients: ['sweep@example.test'], feverAlert: true, version: 0 }),
+  'POST /v1/settings/email/test': () => ({ to: 'sweep@example.test' }),
   'POST /v1/settings/system/packages': () => ({ version: '3.2.1', filename: 'sweep.apk', size: 1000 }),
   'PUT /v1/settings/privacy': () => ({
     saveTemperature: false,
@@ -123,6 +131,7 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
+  'GET /v1/mailRecords': '?status=failed&group=test',
   'DELETE /v1/groups/{groupKey}': '?version=1',
   'DELETE /v1/departments/{departmentKey}': '?version=1',
   'DELETE /v1/employees/{employeeKey}': '?version=1',

@@ -31,6 +31,9 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.THROTTLE_ADDRESS_LIMIT ??= '1000';
   process.env.THROTTLE_KEYS_LIMIT ??= '100000';
   process.env.THROTTLE_CODEMAILS_LIMIT ??= '10000';
+  // Mails that failed for a while are tried again within a second or two, not minutes (tests/integration/mailRecords.test.ts).
+  process.env.MAIL_RETRY_BASE_MS ??= '400';
+  process.env.MAIL_RETRY_INTERVAL_MS ??= '200';
   let shared = registry[key];
   if (!shared) {
     const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+
+/**
+ * Email settings (`/v1/settings/email`) and mail records (`/v1/mailRecords`).
+ *
+ * Without an SMTP server (`host` null) the company's mail goes through the service's own sender
+ * (SES on AWS, the local sink on one machine); with one, through that server with its sender.
+ */
+
+/** `none`: plain SMTP; `starttls`: upgrade with STARTTLS (required); `tls`: TLS from the first byte (usually port 465). */
+export const TLS_MODES = ['none', 'starttls', 'tls'] as const;
+export type TlsMode = (typeof TLS_MODES)[number];
+
+export const MAIL_STATUSES = ['sent', 'failed', 'retrying'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
+/** What mails are for (the record's `group`); other parts of the product add theirs. */
+export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'attendanceSummary', 'licenceReminder'] as const;
+
+export const MAX_RECIPIENTS = 20;
+/** A host name or an IP address. */
+const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^[0-9A-Fa-f:]{2,39}$/;
+const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+const emptyToNull = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? null : value);
+const optionalText = (schema: z.ZodType<string>) => z.preprocess(emptyToNull, schema.nullable()).optional();
+
+/**
+ * `PUT /v1/settings/email`: the whole set with the `version` last read (0 when never saved).
+ * `password` absent keeps the stored one; `null` clears it. With a `host`, `senderAddress` and
+ * `port` are required, and a `username` needs a password (given now or stored); with a content
+ * type on, at least one recipient.
+ */
+export const emailSettingsBody = z
+  .object({
+    senderAddress: optionalText(z.email().max(254)),
+    senderName: optionalText(z.string().trim().max(100)),
+    host: optionalText(z.string().trim().max(253).regex(HOST, { message: 'issue.format' })),
+    port: z.number().int().min(1).max(65535).nullable().optional(),
+    tlsMode: z.enum(TLS_MODES).default('starttls'),
+    username: optionalText(z.string().trim().max(254)),
+    password: z.string().min(1).max(1024).nullable().optional(),
+    recipients: z.array(z.email().max(254)).max(MAX_RECIPIENTS).default([]),
+    feverAlert: z.boolean().default(false),
+    attendanceSummary: z.boolean().default(false),
+    attendanceSummaryTime: z.string().regex(CLOCK, { message: 'devices.clockFormat' }).default('18:00'),
+    version: z.number().int().min(0),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const required = (path: string) => ctx.addIssue({ code: 'custom', message: 'issue.required', path: [path] });
+    if (body.host) {
+      if (!body.senderAddress) required('senderAddress');
+      if (body.port == null) required('port');
+    }
+    if (body.password && !body.username) required('username');
+    if ((body.feverAlert || body.attendanceSummary) && body.recipients.length === 0) required('recipients');
+  });
+export type EmailSettingsBody = z.output<typeof emailSettingsBody>;
+
+/** `POST /v1/settings/email/test`: to `to`, else the first recipient, else the caller's own email. */
+export const testMailBody = z.object({ to: z.email().max(254).optional() }).strict();
+
+/** What `GET` and `PUT /v1/settings/email` answer; the password never comes back. */
+export interface EmailSettings {
+  senderAddress: string | null;
+  senderName: string | null;
+  host: string | null;
+  port: number | null;
+  tlsMode: TlsMode;
+  username: string | null;
+  passwordSet: boolean;
+  recipients: string[];
+  feverAlert: boolean;
+  attendanceSummary: boolean;
+  attendanceSummaryTime: string;
+  /** 0 while never saved. */
+  version: number;
+  updateTime: string | null;
+}
+
+/** A mail record's key in URLs: the send time in milliseconds, a dash, the mail id. */
+export const MAIL_KEY = /^\d{13}-[0-9a-z]{16}$/;
+export const mailKeyParams = z.object({ mailKey: z.string().regex(MAIL_KEY, { message: 'error.itemNotFound' }) });
+
+export const mailListQuery = z
+  .object({
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    status: z.enum(MAIL_STATUSES).optional(),
+    group: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]{0,39}$/)
+      .optional(),
+    pageSize: z.coerce.number().int().min(1).max(200).default(20),
+    cursor: z.string().regex(MAIL_KEY, { message: 'error.badCursor' }).optional(),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'mail.rangeReversed', path: ['to'] });
+
+export interface MailRecordJson {
+  mailKey: string;
+  name: string | null;
+  group: string;
+  from: string;
+  to: string;
+  title: string;
+  content: string;
+  status: MailStatus;
+  error: string | null;
+  sendTime: string;
+  attempts: number;
+  lastAttemptTime: string | null;
+  nextAttemptTime: string | null;
+  remarks: string | null;
+  /** False for a mail that held a code or password (masked in the record) or that did not fail. */
+  resendable: boolean;
+}

@@ -1,0 +1,75 @@
+import type { Locale } from '#contract/locales';
+import { mailKeyParams, mailListQuery, type MailRecordJson } from '#contract/mail';
+import { findMailRecord, listMailRecords, mailKeyOf, markResent, type MailRecord } from '#data/mailRecords';
+import { NotFoundError, fieldError } from '#lib/errors';
+import { created, defineResource, ok, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { deliver } from '#lib/mail';
+
+function remarks(record: MailRecord, locale: Locale): string | null {
+  const notes = [
+    ...(record.resendOf ? [translate(locale, 'mail.remarkResendOf', { mailKey: record.resendOf })] : []),
+    ...(record.resentAs ? [translate(locale, 'mail.remarkResentAs', { mailKey: record.resentAs })] : []),
+  ];
+  return notes.length ? notes.join(translate(locale, 'issue.separator')) : null;
+}
+
+function recordJson(record: MailRecord, locale: Locale): MailRecordJson {
+  return {
+    mailKey: mailKeyOf(record),
+    name: record.name ?? null,
+    group: record.kind,
+    from: record.from,
+    to: record.to,
+    title: record.title,
+    content: record.content,
+    status: record.status,
+    error: record.error ?? null,
+    sendTime: record.sentAt,
+    attempts: record.attempts ?? 1,
+    lastAttemptTime: record.lastAttemptAt ?? null,
+    nextAttemptTime: record.status === 'retrying' ? (record.retryAt ?? null) : null,
+    remarks: remarks(record, locale),
+    resendable: record.status === 'failed' && !record.masked,
+  };
+}
+
+async function requireRecord(tenantId: string, mailKey: string): Promise<MailRecord> {
+  const record = await findMailRecord(tenantId, mailKey);
+  if (!record) throw new NotFoundError();
+  return record;
+}
+
+/** `/v1/mailRecords`: every mail the company's account sent, newest first, with its outcome. */
+export const mailRecords = defineResource('mailRecords', {
+  'GET /v1/mailRecords': sessionRoute({
+    query: mailListQuery,
+    async handle({ auth, query, locale }) {
+      const page = await listMailRecords(auth.tenantId, query);
+      return ok({ items: page.items.map((r) => recordJson(r, locale)), nextCursor: page.nextCursor });
+    },
+  }),
+  'GET /v1/mailRecords/{mailKey}': sessionRoute({
+    params: mailKeyParams,
+    async handle({ auth, params, locale }) {
+      return ok(recordJson(await requireRecord(auth.tenantId, params.mailKey), locale));
+    },
+  }),
+  'POST /v1/mailRecords/{mailKey}/resend': sessionRoute({
+    params: mailKeyParams,
+    async handle({ auth, params }) {
+      const record = await requireRecord(auth.tenantId, params.mailKey);
+      if (record.status !== 'failed') throw fieldError('mailKey', 'mail.notResendable');
+      if (record.masked) throw fieldError('mailKey', 'mail.maskedNotResendable');
+      const outcome = await deliver(
+        auth.tenantId,
+        { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) },
+        { resendOf: params.mailKey },
+      );
+      await markResent(record, outcome.mailKey);
+      return created({ mailKey: outcome.mailKey, status: outcome.status, error: outcome.error ?? null });
+    },
+  }),
+});
+
+export const handler = mailRecords.handler;

@@ -1,0 +1,41 @@
+import { emailSettingsBody, testMailBody } from '#contract/mail';
+import { readEmailSettings, saveEmailSettings } from '#data/mailSettings';
+import { fieldError } from '#lib/errors';
+import { created, defineResource, ok, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { deliver } from '#lib/mail';
+
+/**
+ * `/v1/settings/email`: the company's SMTP server, sender, recipients and content types. The
+ * password is stored sealed (lib/secretBox) and never answered: `passwordSet` says whether one is
+ * stored. The test mail goes through the saved settings and answers the outcome with HTTP 200:
+ * `ok: false` carries the server's own error text.
+ */
+export const mailSettings = defineResource('mailSettings', {
+  'GET /v1/settings/email': sessionRoute({
+    async handle({ auth }) {
+      return ok(await readEmailSettings(auth.tenantId));
+    },
+  }),
+  'PUT /v1/settings/email': sessionRoute({
+    body: emailSettingsBody,
+    async handle({ auth, body }) {
+      return created(await saveEmailSettings(auth.tenantId, body));
+    },
+  }),
+  'POST /v1/settings/email/test': sessionRoute({
+    body: testMailBody,
+    async handle({ auth, body, locale }) {
+      const to = body.to ?? (await readEmailSettings(auth.tenantId)).recipients[0] ?? auth.account.email;
+      if (!to) throw fieldError('to', 'mail.noTestRecipient');
+      const outcome = await deliver(
+        auth.tenantId,
+        { to, subject: translate(locale, 'mail.testSubject'), text: translate(locale, 'mail.testBody'), kind: 'test' },
+        { retry: false },
+      );
+      return ok({ ok: outcome.status === 'sent', error: outcome.error ?? null, to, mailKey: outcome.mailKey });
+    },
+  }),
+});
+
+export const handler = mailSettings.handler;
