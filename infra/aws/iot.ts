@@ -170,6 +170,24 @@ export class DeviceIot extends Construct {
     };
   }
 
+  /** The broker as system settings show it to devices and integrators: MQTT over TLS and over WebSocket, both on 443. */
+  brokerEnvironment(): Record<string, string> {
+    return { IOT_MQTT_URL: `mqtts://${this.dataEndpoint}:443`, IOT_WS_URL: `wss://${this.dataEndpoint}:443/mqtt` };
+  }
+
+  /**
+   * Lets a function publish commands to devices (the `settings` function tells online terminals
+   * of a new client package) and nothing else of IoT.
+   */
+  grantCommandPublish(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/commands' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,
+      reason: 'Update commands go to pc/<thing>/commands of the online terminals of the session’s tenant; the thing is derived from that tenant and each device key.',
+    });
+  }
+
   /**
    * Lets the `devices` function register things, keep their shadows and send commands. Thing names
    * (`<tenantId>_<deviceKey>`) are only known per request, so the resources end in wildcards,

@@ -2,6 +2,8 @@ import { CfnOutput, Duration, Size, Stack, Token, Validations, type StackProps }
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { HttpMethods, type Bucket, type CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -9,6 +11,7 @@ import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { TABLES } from '@passcloud/functions/data/tables';
 import { Api, HandlerFunction, REPO_ROOT } from './api.ts';
+import { buildId } from '../buildId.ts';
 import { DeviceIot } from './iot.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
@@ -38,6 +41,7 @@ export class PassCloudStack extends Stack {
   readonly buckets: Buckets;
   readonly iot: DeviceIot;
   readonly importWorker: HandlerFunction;
+  readonly retentionSweep: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -76,6 +80,8 @@ export class PassCloudStack extends Stack {
       environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom, ORIGIN_VERIFY_SECRET: originVerifyValue },
       environmentOf: {
         devices: iot.devicesEnvironment(),
+        // System settings: the broker's addresses, the build, the client package's upload and download links.
+        settings: { IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT!, ...iot.brokerEnvironment(), BUILD_ID: buildId(REPO_ROOT) },
         employees: importsEnvironment,
         visitors: importsEnvironment,
         ...(props.licencePublicKey ? { licences: { LICENCE_PUBLIC_KEY: props.licencePublicKey } } : {}),
@@ -85,7 +91,7 @@ export class PassCloudStack extends Stack {
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
-    const { systems, files, groups, departments, employees, visitors, devices, licences, accounts } = this.api.functions;
+    const { systems, files, groups, departments, employees, visitors, devices, licences, accounts, settings } = this.api.functions;
     // Licences and their claims, and the seat counts bindings take (devices, below).
     grantTable(licences, main, 'readWrite');
     // Functions that mail (verification codes, invitations) and record each mail.
@@ -144,6 +150,31 @@ export class PassCloudStack extends Stack {
     this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
 
+    // Settings: privacy settings and package records (main table), update commands (events table);
+    // packages are uploaded through a presigned PUT, hashed (GetObject), refused ones removed, and
+    // terminals download them through a presigned GET; online terminals are told over IoT.
+    grantTable(settings, main, 'readWrite');
+    grantTable(settings, events, 'readWrite');
+    this.grantObjects(settings, [buckets.data.packages], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
+    grantListing(settings, buckets.data.packages);
+    iot.grantCommandPublish(settings);
+
+    // The daily retention sweep: each company's captures and recordings older than its privacy settings allow.
+    const retentionSweep = (this.retentionSweep = new HandlerFunction(this, 'RetentionSweep', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/retention.ts'),
+      description: 'Pass Cloud: deletes captures and call recordings past each company’s retention period',
+      environment: { ...tables.environment(), ...buckets.environment() },
+      timeout: Duration.minutes(15),
+    }));
+    grantTable(retentionSweep, main, 'read');
+    this.grantObjects(retentionSweep, [buckets.data.captures, buckets.data.recordings], ['s3:DeleteObject']);
+    for (const bucket of [buckets.data.captures, buckets.data.recordings]) grantListing(retentionSweep, bucket);
+    new Rule(this, 'RetentionSweepSchedule', {
+      description: 'Pass Cloud: the daily retention sweep',
+      schedule: Schedule.cron({ minute: '30', hour: '3' }),
+      targets: [new LambdaFunction(retentionSweep, { retryAttempts: 2 })],
+    });
+
     const site = (this.site = new ConsoleSite(this, 'Console', {
       bucket: buckets.web,
       logs: buckets.logs,
@@ -158,6 +189,16 @@ export class PassCloudStack extends Stack {
       allowedHeaders: ['content-type'],
       maxAge: 3600,
     });
+
+    // The console uploads client packages straight to the packages bucket, from its own origin too.
+    buckets.data.packages.addCorsRule({
+      allowedMethods: [HttpMethods.PUT],
+      allowedOrigins: [`https://${site.distribution.distributionDomainName}`],
+      allowedHeaders: ['content-type'],
+      maxAge: 3600,
+    });
+    // System settings show the API as devices and integrators reach it: through CloudFront.
+    settings.addEnvironment('API_BASE_URL', `https://${site.distribution.distributionDomainName}/v1`);
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
     // The execute-api endpoint refuses requests without the origin secret: the API is reached through CloudFront.

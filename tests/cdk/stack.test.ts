@@ -53,13 +53,13 @@ describe('the AWS stack', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] } }));
     const api = functions.filter(([id]) => id.startsWith('Api'));
     expect(api).toHaveLength(resources.length);
-    // The rest are the background import worker and the IoT authorizer and ingest functions.
+    // The rest are the background import worker, the retention sweep and the IoT authorizer and ingest functions.
     expect(
       functions
         .map(([id]) => id)
         .filter((id) => !id.startsWith('Api'))
         .sort(),
-    ).toEqual([logicalId(stack.importWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort());
+    ).toEqual([logicalId(stack.importWorker), logicalId(stack.retentionSweep), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort());
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
       for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'MAIL_FROM']) expect(env).toHaveProperty(name);
@@ -374,6 +374,96 @@ describe('the AWS stack', () => {
     expect(connect.Condition).toEqual({ Bool: { 'iot:Connection.Thing.IsAttached': 'true' } });
   });
 
+  it('gives the settings function the broker, the build, the API URL, the packages bucket and IoT publish on command topics only', () => {
+    const fn = logicalId(stack.api.functions.settings);
+    const vars = template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
+    expect(vars.BUILD_ID).toEqual(expect.any(String));
+    expect(String(vars.BUILD_ID).length).toBeGreaterThan(0);
+    expect(JSON.stringify(vars.IOT_MQTT_URL)).toContain(':443');
+    expect(JSON.stringify(vars.IOT_WS_URL)).toContain(':443/mqtt');
+    expect(JSON.stringify(vars.API_BASE_URL)).toContain('/v1');
+    expect(JSON.stringify(vars.API_BASE_URL)).toContain(logicalId(stack.site.distribution));
+    const policies = JSON.stringify(
+      Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p).includes(fn.replace(/Function.*$/, ''))),
+    );
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn.replace(/[0-9A-F]{8}$/, '')))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    expect(policies.length).toBeGreaterThan(0);
+    const iotActions = statements.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('iot:'));
+    expect(iotActions).toEqual(['iot:Publish']);
+    const publish = statements.find((st) => [st.Action].flat().includes('iot:Publish'))!;
+    expect(JSON.stringify(publish.Resource)).toContain('topic/pc/*/commands');
+    const packages = logicalId(stack.buckets.data.packages);
+    const objectActions = statements.filter((st) => JSON.stringify(st.Resource).includes(packages)).flatMap((st) => [st.Action].flat());
+    expect(objectActions).toEqual(expect.arrayContaining(['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:ListBucket']));
+    // The console uploads packages from its own origin.
+    const cors = template.toJSON().Resources[packages].Properties.CorsConfiguration.CorsRules as { AllowedMethods: string[] }[];
+    expect(cors[0]!.AllowedMethods).toEqual(['PUT']);
+  });
+
+  it('runs the retention sweep daily with only list and delete on captures and recordings', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(30 3 * * ? *)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.retentionSweep), 'Arn'] } })]),
+    });
+    const sweep = logicalId(stack.retentionSweep);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(sweep.replace(/[0-9A-F]{8}$/, '')))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const actions = new Set(statements.flatMap((st) => [st.Action].flat()));
+    expect([...actions].filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
+    expect([...actions].some((a) => a.startsWith('dynamodb:') && !['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'].includes(a))).toBe(false);
+    const buckets = JSON.stringify(statements.map((st) => st.Resource));
+    expect(buckets).toContain(logicalId(stack.buckets.data.captures));
+    expect(buckets).toContain(logicalId(stack.buckets.data.recordings));
+    expect(buckets).not.toContain(logicalId(stack.buckets.data.photos));
+  });
+
+  it('seals SMTP passwords with a rotating KMS key that only the functions that mail may use, and only the settings may seal with', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    const key = logicalId(stack.mail.key);
+    const roleOf = (fn: { role?: unknown }) => logicalId((fn.role as { node: { defaultChild: CfnElement } }).node.defaultChild as never);
+    const kmsActions = new Map<string, string[]>();
+    for (const policy of Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: { Roles: { Ref: string }[]; PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] } } }[]) {
+      for (const st of policy.Properties.PolicyDocument.Statement) {
+        const actions = [st.Action].flat().filter((a) => a.startsWith('kms:'));
+        if (!actions.length) continue;
+        expect(JSON.stringify(st.Resource)).toContain(key);
+        expect(st.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'smtp-password' } });
+        for (const role of policy.Properties.Roles) kmsActions.set(role.Ref, [...(kmsActions.get(role.Ref) ?? []), ...actions].sort());
+      }
+    }
+    const { mailSettings, mailRecords, systems, accounts } = stack.api.functions;
+    expect(Object.fromEntries(kmsActions)).toEqual({
+      [roleOf(mailSettings)]: ['kms:Decrypt', 'kms:Encrypt'],
+      [roleOf(mailRecords)]: ['kms:Decrypt'],
+      [roleOf(systems)]: ['kms:Decrypt'],
+      [roleOf(accounts)]: ['kms:Decrypt'],
+      [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
+    });
+    for (const fn of [mailSettings, mailRecords, systems, accounts, stack.mail.retryFunction]) {
+      const env = (template.findResources('AWS::Lambda::Function')[logicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+      expect(JSON.stringify(env.SETTINGS_KMS_KEY_ID)).toContain(key);
+    }
+  });
+
+  it('tries mails again every minute in a function that may send only from the stack’s sender', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.mail.retryFunction), 'Arn'] } })]),
+    });
+    const fn = logicalId(stack.mail.retryFunction);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn.replace(/[0-9A-F]{8}$/, '')))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+    const send = statements.find((st) => [st.Action].flat().includes('ses:SendEmail'))!;
+    expect(send.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+    const actions = new Set(statements.flatMap((st) => [st.Action].flat()));
+    expect([...actions].filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(JSON.stringify(statements)).toContain('/index/gsi1');
+  });
+
   it('gives the devices function the IoT endpoints and names, and only scoped IoT permissions', () => {
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack.api.functions.devices)] as {
       Properties: { Environment: { Variables: Record<string, unknown> } };
@@ -388,9 +478,9 @@ describe('the AWS stack', () => {
     template.hasResourceProperties('Custom::AWS', {
       Create: Match.serializedJson(Match.objectLike({ service: 'IoT', action: 'DescribeEndpoint', parameters: { endpointType: 'iot:Data-ATS' } })),
     });
-    // Only the devices function carries the IoT variables.
+    // Only the devices function carries the IoT variables (and the settings function the data endpoint, to tell terminals of a new package).
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
-      if (id !== logicalId(stack.api.functions.devices)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
+      if (id !== logicalId(stack.api.functions.devices) && id !== logicalId(stack.api.functions.settings)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
     }
 
     const iotStatements = Object.entries(template.findResources('AWS::IAM::Policy'))
@@ -409,9 +499,9 @@ describe('the AWS stack', () => {
         `iot:UpdateThingShadow ${arn}:thing/*`,
       ].sort(),
     );
-    // No other function may talk to IoT.
+    // No other function may talk to IoT (the settings function only publishes commands, checked above).
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
-      if (!id.startsWith('ApiDevicesFunction') && !id.startsWith('IotDataEndpoint')) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
+      if (!id.startsWith('ApiDevicesFunction') && !id.startsWith('ApiSettingsFunction') && !id.startsWith('IotDataEndpoint')) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }
   });
 });
