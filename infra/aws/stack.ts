@@ -13,6 +13,7 @@ import { TABLES } from '@passcloud/functions/data/tables';
 import { Api, HandlerFunction, REPO_ROOT } from './api.ts';
 import { buildId } from '../buildId.ts';
 import { DeviceIot } from './iot.ts';
+import { MailService } from './mail.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
 
@@ -41,6 +42,7 @@ export class PassCloudStack extends Stack {
   readonly buckets: Buckets;
   readonly iot: DeviceIot;
   readonly importWorker: HandlerFunction;
+  readonly mail: MailService;
   readonly retentionSweep: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
@@ -76,6 +78,12 @@ export class PassCloudStack extends Stack {
     importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
     const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName };
 
+    // The mail service: the key that seals SMTP passwords, and the retry runner.
+    const mail = (this.mail = new MailService(this, 'Mail', {
+      environment: { ...tables.environment(), MAIL_FROM: props.mailFrom },
+      senderAddress: mailAddress,
+    }));
+
     this.api = new Api(this, 'Api', {
       environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom, ORIGIN_VERIFY_SECRET: originVerifyValue },
       environmentOf: {
@@ -85,6 +93,8 @@ export class PassCloudStack extends Stack {
         employees: importsEnvironment,
         visitors: importsEnvironment,
         ...(props.licencePublicKey ? { licences: { LICENCE_PUBLIC_KEY: props.licencePublicKey } } : {}),
+        // Functions that mail open the companies' SMTP passwords with the mail service's key.
+        ...mail.environmentFor(['systems', 'accounts', 'mailSettings', 'mailRecords']),
       },
     });
 
@@ -107,6 +117,24 @@ export class PassCloudStack extends Stack {
           conditions: { StringEquals: { 'ses:FromAddress': mailAddress } },
         }),
       );
+      Validations.of(fn).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+      });
+    }
+    // Email settings (sealing the SMTP password, the test mail), mail records (resending) and the retry
+    // runner mail too; every function that mails may open the sealed passwords, only the settings seal them.
+    const { mailSettings, mailRecords } = this.api.functions;
+    grantTable(mailSettings, main, 'readWrite');
+    grantTable(mailSettings, events, 'write');
+    for (const fn of [mailRecords, mail.retryFunction]) {
+      grantTable(fn, main, 'read');
+      grantTable(fn, events, 'readWrite');
+    }
+    mail.grantSecrets(mailSettings, true);
+    for (const fn of [systems, accounts, mailRecords, mail.retryFunction]) mail.grantSecrets(fn);
+    for (const fn of [mailSettings, mailRecords, mail.retryFunction]) {
+      mail.grantSend(fn);
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
