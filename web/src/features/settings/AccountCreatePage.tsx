@@ -1,0 +1,132 @@
+import { useState } from 'react';
+import { Alert, Button, Divider, Group, Paper, Radio, Stack, Text } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { modals } from '@mantine/modals';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { useNavigate } from 'react-router-dom';
+import type { AuthCode } from '@passcloud/functions/contract/menu';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { encryptText } from '../../app/crypto.ts';
+import { RequestError } from '../../app/request.ts';
+import { getAuthorities, getPublicKey } from '../../app/session.ts';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { ACCOUNTS_PATH, fieldIssues, type Account } from './api.ts';
+import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
+import { PasswordPair, passwordValidators } from './PasswordPair.tsx';
+
+interface Values extends AccountValues {
+  mode: 'password' | 'invite';
+  password: string;
+  confirmPassword: string;
+}
+
+const FIELDS = ['username', 'nickname', 'email', 'phone', 'remark', 'authCodes', 'password'] as const;
+
+/** Asks before leaving a form whose changes were not saved. */
+export function confirmDiscard(dirty: boolean, leave: () => void, t: { discard: string; text: string; cancel: string }): void {
+  if (!dirty) {
+    leave();
+    return;
+  }
+  modals.openConfirmModal({
+    title: t.discard,
+    children: <Text size="sm">{t.text}</Text>,
+    labels: { confirm: t.discard, cancel: t.cancel },
+    confirmProps: { color: 'red', 'data-testid': 'confirm-discard' } as never,
+    onConfirm: leave,
+  });
+}
+
+/**
+ * A new account: who it is, what it may see (the menu tree), and how it gets its first password:
+ * typed here twice (sent encrypted with the session key) or mailed as an invitation. Either way
+ * the account chooses its own password at the first login.
+ */
+export function AccountCreatePage() {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const [saving, setSaving] = useState(false);
+  const own = new Set(getAuthorities());
+  const passwordRules = passwordValidators();
+  const form = useForm<Values>({
+    mode: 'controlled',
+    validateInputOnBlur: true,
+    initialValues: { username: '', nickname: '', email: '', phone: '', remark: '', authCodes: [], mode: 'password', password: '', confirmPassword: '' },
+    validate: {
+      ...accountValidators,
+      email: (value, values) => (values.mode === 'invite' && !value.trim() ? t`An invitation needs an email address` : accountValidators.email(value)),
+      password: (value, values) => (values.mode === 'password' ? passwordRules.password(value) : null),
+      confirmPassword: (value, values) => (values.mode === 'password' ? passwordRules.confirmPassword(value, values) : null),
+    },
+  });
+  const back = () => navigate(ACCOUNTS_PATH);
+  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+
+  const submit = form.onSubmit(async (values) => {
+    const key = getPublicKey();
+    if (!key) return;
+    const body: Record<string, unknown> = { username: values.username.trim(), authCodes: values.authCodes };
+    for (const name of ['nickname', 'email', 'phone', 'remark'] as const) if (values[name].trim()) body[name] = values[name].trim();
+    if (values.mode === 'invite') body.invite = true;
+    else body.password = await encryptText(key, values.password);
+    setSaving(true);
+    try {
+      const created = await api.post<Account>('/v1/accounts', body, { silent: true });
+      const email = created.email ?? values.email;
+      notifySuccess(values.mode === 'invite' ? t`Account created; the invitation was mailed to ${email}` : t`Account created`);
+      form.resetDirty();
+      back();
+    } catch (error) {
+      const issues = fieldIssues(error, FIELDS);
+      form.setErrors(issues);
+      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <form onSubmit={submit} noValidate>
+          <Stack gap="lg">
+            <AccountFields
+              input={(field) => form.getInputProps(field)}
+              codes={form.values.authCodes}
+              onCodes={(codes: AuthCode[]) => form.setFieldValue('authCodes', codes)}
+              codesError={form.errors.authCodes}
+              grantable={own}
+            />
+            <Divider />
+            <Stack gap="sm" maw={520}>
+              <Radio.Group label={t`First password`} {...form.getInputProps('mode')} data-testid="password-mode">
+                <Stack gap="xs" mt="xs">
+                  <Radio value="password" label={t`Set an initial password`} />
+                  <Radio value="invite" label={t`Send an invitation by mail`} />
+                </Stack>
+              </Radio.Group>
+              {form.values.mode === 'password' ? (
+                <PasswordPair label={t`Initial password`} password={form.getInputProps('password')} confirm={form.getInputProps('confirmPassword')} value={form.values.password} />
+              ) : (
+                <Alert variant="light" color="blue">
+                  <Trans>A password made up for the purpose is mailed to the account's email address.</Trans>
+                </Alert>
+              )}
+              <Text size="xs" c="dimmed">
+                <Trans>The account chooses a password of its own at the first login.</Trans>
+              </Text>
+            </Stack>
+            <Group justify="flex-end" gap="xs">
+              <Button variant="default" onClick={cancel} data-testid="account-cancel">
+                <Trans>Cancel</Trans>
+              </Button>
+              <Button type="submit" loading={saving} disabled={!getPublicKey()} data-testid="account-submit">
+                <Trans>Create</Trans>
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Paper>
+    </ScreenPage>
+  );
+}

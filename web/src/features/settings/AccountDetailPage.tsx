@@ -1,0 +1,278 @@
+import { useCallback, useEffect, useState, type ReactElement } from 'react';
+import { Alert, Button, Divider, Group, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { modals } from '@mantine/modals';
+import { IconArrowLeft } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import type { AuthCode } from '@passcloud/functions/contract/menu';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { formatDateTime } from '../../app/format.ts';
+import { RequestError } from '../../app/request.ts';
+import { getAuthorities, getUser } from '../../app/session.ts';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { ACCOUNTS_PATH, fieldIssues, type Account } from './api.ts';
+import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
+import { AccountBadges } from './AccountsSection.tsx';
+import { confirmDiscard } from './AccountCreatePage.tsx';
+import { ResetPasswordModal } from './ResetPasswordModal.tsx';
+
+const FIELDS = ['nickname', 'email', 'phone', 'remark', 'authCodes', 'disabled'] as const;
+
+const valuesOf = (account: Account): AccountValues => ({
+  username: account.username,
+  nickname: account.nickname,
+  email: account.email ?? '',
+  phone: account.phone ?? '',
+  remark: account.remark ?? '',
+  authCodes: account.authCodes,
+});
+
+/** A control that cannot be used here: shown disabled, with the reason on hover. */
+function Guarded({ reason, children }: { reason: string | null; children: ReactElement }) {
+  if (!reason) return children;
+  return (
+    <Tooltip label={reason} withArrow multiline maw={300}>
+      <span style={{ display: 'inline-block' }} tabIndex={0} aria-label={reason} data-testid="guarded">
+        {children}
+      </span>
+    </Tooltip>
+  );
+}
+
+/**
+ * One account: edit (with its version; a stale one shows that someone else changed it), enable
+ * or disable, reset the password, delete. The owner cannot be disabled or deleted and keeps
+ * account management; nobody disables, deletes or resets itself here, nor manages an account
+ * holding a permission it lacks.
+ */
+export function AccountDetailPage() {
+  const { t } = useLingui();
+  const { key = '' } = useParams();
+  const navigate = useNavigate();
+  const [account, setAccount] = useState<Account | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [stale, setStale] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [resetOpen, setResetOpen] = useState(false);
+  const own = new Set(getAuthorities());
+  const form = useForm<AccountValues>({
+    mode: 'controlled',
+    validateInputOnBlur: true,
+    initialValues: { username: '', nickname: '', email: '', phone: '', remark: '', authCodes: [] },
+    validate: { ...accountValidators, username: () => null, nickname: (value) => (value.trim() ? null : t`Enter the nickname`) },
+  });
+
+  const show = useCallback(
+    (next: Account) => {
+      setAccount(next);
+      setStale(false);
+      form.setValues(valuesOf(next));
+      form.resetDirty(valuesOf(next));
+      form.clearErrors();
+    },
+    [],
+  );
+
+  const load = useCallback(async () => {
+    try {
+      show(await api.get<Account>(`/v1/accounts/${key}`, { silent: true }));
+    } catch (error) {
+      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
+      else if (error instanceof RequestError) toast(error.message);
+    }
+  }, [key, show]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  if (missing) {
+    return (
+      <ScreenPage>
+        <Paper withBorder p="xl" radius="md">
+          <Stack gap="sm" align="flex-start">
+            <Text c="dimmed" data-testid="account-missing">
+              <Trans>This account does not exist or was deleted.</Trans>
+            </Text>
+            <Button variant="light" component={Link} to={ACCOUNTS_PATH}>
+              <Trans>Back to the list</Trans>
+            </Button>
+          </Stack>
+        </Paper>
+      </ScreenPage>
+    );
+  }
+  if (!account) {
+    return (
+      <ScreenPage>
+        <Loader />
+      </ScreenPage>
+    );
+  }
+
+  const self = account.username === getUser()?.username;
+  const beyondReach = !self && (account.owner || account.authCodes.some((code) => !own.has(code)));
+  const reachReason = !beyondReach ? null : account.owner ? t`Only the owner can manage the owner's account` : t`This account holds permissions your account does not have`;
+  const disableReason = reachReason ?? (account.owner ? t`The owner's account cannot be disabled` : self ? t`You cannot disable your own account` : null);
+  const deleteReason = reachReason ?? (account.owner ? t`The owner's account cannot be deleted` : self ? t`You cannot delete your own account` : null);
+  const resetReason = reachReason ?? (self ? t`Change your own password from the user menu` : null);
+  const locked = new Set<string>(account.owner ? ['settings:account'] : []);
+
+  const failed = (error: unknown) => {
+    if (error instanceof RequestError && error.status === 409 && !error.issues.length) {
+      setStale(true);
+      return;
+    }
+    const issues = fieldIssues(error, FIELDS);
+    form.setErrors(issues);
+    if (issues.disabled) toast(issues.disabled);
+    else if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
+  };
+
+  const submit = form.onSubmit(async (values) => {
+    const before = valuesOf(account);
+    const body: Record<string, unknown> = { version: account.version };
+    if (values.nickname.trim() !== before.nickname) body.nickname = values.nickname.trim();
+    for (const name of ['email', 'phone', 'remark'] as const) if (values[name].trim() !== before[name]) body[name] = values[name].trim() || null;
+    if ([...values.authCodes].sort().join() !== [...before.authCodes].sort().join()) body.authCodes = values.authCodes;
+    setSaving(true);
+    try {
+      show(await api.patch<Account>(`/v1/accounts/${account.accountKey}`, body, { silent: true }));
+      notifySuccess(t`Saved`);
+    } catch (error) {
+      failed(error);
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  const confirm = (title: string, text: string, label: string, testId: string, action: () => Promise<void>) =>
+    modals.openConfirmModal({
+      title,
+      children: <Text size="sm">{text}</Text>,
+      labels: { confirm: label, cancel: t`Cancel` },
+      confirmProps: { color: 'red', 'data-testid': `confirm-${testId}` } as never,
+      cancelProps: { 'data-testid': `cancel-${testId}` } as never,
+      onConfirm: () => {
+        setBusy(true);
+        action()
+          .catch(failed)
+          .finally(() => setBusy(false));
+      },
+    });
+
+  const username = account.username;
+  const created = formatDateTime(account.createTime);
+  const toggleDisabled = () =>
+    confirm(
+      account.disabled ? t`Enable account` : t`Disable account`,
+      account.disabled ? t`Let ${username} log in again?` : t`Disable ${username}? It is logged out at once and cannot log in until enabled again.`,
+      account.disabled ? t`Enable` : t`Disable`,
+      'toggle',
+      async () => {
+        show(await api.patch<Account>(`/v1/accounts/${account.accountKey}`, { disabled: !account.disabled, version: account.version }, { silent: true }));
+        notifySuccess(t`Operation succeeded`);
+      },
+    );
+
+  const remove = () =>
+    confirm(t`Delete account`, t`Delete ${username}? It is logged out at once. This cannot be undone.`, t`Delete`, 'delete', async () => {
+      await api.del(`/v1/accounts/${account.accountKey}`, { query: { version: account.version }, silent: true });
+      notifySuccess(t`Deleted`);
+      navigate(ACCOUNTS_PATH);
+    });
+
+  const cancel = () => confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH), { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <form onSubmit={submit} noValidate>
+          <Stack gap="lg">
+            <Group justify="space-between" wrap="wrap">
+              <Group gap="sm">
+                <Title order={3} size="h4" data-testid="account-name">
+                  {account.username}
+                </Title>
+                <AccountBadges account={account} />
+              </Group>
+              <Text size="sm" c="dimmed">
+                <Trans>Created {created}</Trans>
+              </Text>
+            </Group>
+            {stale && (
+              <Alert color="orange" variant="light" data-testid="account-stale">
+                <Group justify="space-between" wrap="wrap" gap="xs">
+                  <Text size="sm">
+                    <Trans>This record was changed by someone else; reload it and try again</Trans>
+                  </Text>
+                  <Button size="xs" variant="light" color="orange" onClick={() => void load()}>
+                    <Trans>Reload</Trans>
+                  </Button>
+                </Group>
+              </Alert>
+            )}
+            {reachReason && (
+              <Alert color="gray" variant="light">
+                {reachReason}
+              </Alert>
+            )}
+            <AccountFields
+              input={(field) => form.getInputProps(field)}
+              codes={form.values.authCodes}
+              onCodes={(codes: AuthCode[]) => form.setFieldValue('authCodes', codes)}
+              codesError={form.errors.authCodes}
+              usernameLocked
+              disabled={beyondReach}
+              grantable={own}
+              locked={locked}
+            />
+            <Group justify="space-between">
+              <Button variant="subtle" leftSection={<IconArrowLeft size={16} />} onClick={cancel} data-testid="account-back">
+                <Trans>Back to the list</Trans>
+              </Button>
+              <Group gap="xs">
+                <Button variant="default" disabled={!form.isDirty()} onClick={() => show(account)} data-testid="account-cancel">
+                  <Trans>Cancel</Trans>
+                </Button>
+                <Guarded reason={reachReason}>
+                  <Button type="submit" loading={saving} disabled={beyondReach} data-testid="account-save">
+                    <Trans>Save</Trans>
+                  </Button>
+                </Guarded>
+              </Group>
+            </Group>
+          </Stack>
+        </form>
+      </Paper>
+
+      <Paper withBorder p="lg" radius="md">
+        <Stack gap="sm">
+          <Title order={3} size="h5">
+            <Trans>Access</Trans>
+          </Title>
+          <Divider />
+          <Group gap="sm" wrap="wrap">
+            <Guarded reason={disableReason}>
+              <Button variant="light" color={account.disabled ? 'teal' : 'orange'} disabled={!!disableReason} loading={busy} onClick={toggleDisabled} data-testid="account-toggle">
+                {account.disabled ? <Trans>Enable account</Trans> : <Trans>Disable account</Trans>}
+              </Button>
+            </Guarded>
+            <Guarded reason={resetReason}>
+              <Button variant="light" disabled={!!resetReason} onClick={() => setResetOpen(true)} data-testid="account-reset">
+                <Trans>Reset password</Trans>
+              </Button>
+            </Guarded>
+            <Guarded reason={deleteReason}>
+              <Button variant="light" color="red" disabled={!!deleteReason} loading={busy} onClick={remove} data-testid="account-delete">
+                <Trans>Delete account</Trans>
+              </Button>
+            </Guarded>
+          </Group>
+        </Stack>
+      </Paper>
+      <ResetPasswordModal account={account} opened={resetOpen} onClose={() => setResetOpen(false)} onDone={(saved) => { setResetOpen(false); show(saved); }} />
+    </ScreenPage>
+  );
+}

@@ -1,0 +1,89 @@
+import { MENU, type AuthCode, type MenuItem } from '@passcloud/functions/contract/menu';
+import { RequestError } from '../../app/request.ts';
+
+/** An account as `GET /v1/accounts` answers it. */
+export interface Account {
+  accountKey: string;
+  username: string;
+  nickname: string;
+  email: string | null;
+  phone: string | null;
+  remark: string | null;
+  authCodes: AuthCode[];
+  owner: boolean;
+  disabled: boolean;
+  mustChangePassword: boolean;
+  createTime: string;
+  version: number;
+}
+
+export interface AccountPage {
+  items: Account[];
+  nextCursor: string | null;
+  total: number;
+}
+
+export type LicenceState = 'valid' | 'expiring' | 'expired';
+
+export interface Licence {
+  licenceId: string;
+  code: string;
+  mac: string | null;
+  activateTime: string;
+  expireTime: string;
+  state: LicenceState;
+  seats: number;
+  used: number;
+  remaining: number;
+}
+
+export interface LicenceList {
+  items: Licence[];
+  total: number;
+  used: number;
+  remaining: number;
+  reminderDays: number;
+}
+
+export const ACCOUNTS_PATH = '/settings/account';
+export const accountPath = (key: string): string => `${ACCOUNTS_PATH}/${key}`;
+
+/** A node of the permission tree: the menu's own titles, and every code of its branch. */
+export interface PermissionNode {
+  id: string;
+  titles: string[];
+  codes: AuthCode[];
+  children: PermissionNode[];
+}
+
+/**
+ * The menu tree as permissions: screens that share their parent's code (create and detail pages)
+ * are left out, and siblings with one code (daily and monthly statistics) become one node.
+ */
+export function permissionTree(items: readonly MenuItem[] = MENU, parentCode?: AuthCode): PermissionNode[] {
+  const nodes: PermissionNode[] = [];
+  for (const item of items) {
+    const children = permissionTree(item.children ?? [], item.authCode ?? parentCode);
+    const own = item.authCode && item.authCode !== parentCode ? item.authCode : undefined;
+    if (!own && children.length === 0) continue;
+    const codes = [...new Set([...(own ? [own] : []), ...children.flatMap((c) => c.codes)])];
+    const twin = own && children.length === 0 ? nodes.find((n) => n.children.length === 0 && n.codes.length === 1 && n.codes[0] === own) : undefined;
+    if (twin) twin.titles.push(item.title);
+    else nodes.push({ id: item.path, titles: [item.title], codes, children });
+  }
+  return nodes;
+}
+
+/** The first field named by a 422 or 409 issue path ("authCodes.0" names authCodes). */
+export const issueField = (path: string): string => path.split(/[.[]/)[0] ?? path;
+
+/** Field problems of a refused request, by form field; empty when the refusal named none. */
+export function fieldIssues(error: unknown, fields: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(error instanceof RequestError)) return out;
+  for (const issue of error.issues) {
+    const field = issueField(issue.path);
+    if (fields.includes(field) && !out[field]) out[field] = issue.message;
+  }
+  return out;
+}
