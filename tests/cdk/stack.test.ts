@@ -464,50 +464,6 @@ describe('the AWS stack', () => {
     expect(JSON.stringify(statements)).toContain('/index/gsi1');
   });
 
-  it('seals SMTP passwords with a rotating KMS key that only the functions that mail may use, and only the settings may seal with', () => {
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
-    const key = logicalId(stack.mail.key);
-    const roleOf = (fn: { role?: unknown }) => logicalId((fn.role as { node: { defaultChild: CfnElement } }).node.defaultChild as never);
-    const kmsActions = new Map<string, string[]>();
-    for (const policy of Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: { Roles: { Ref: string }[]; PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] } } }[]) {
-      for (const st of policy.Properties.PolicyDocument.Statement) {
-        const actions = [st.Action].flat().filter((a) => a.startsWith('kms:'));
-        if (!actions.length) continue;
-        expect(JSON.stringify(st.Resource)).toContain(key);
-        expect(st.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'smtp-password' } });
-        for (const role of policy.Properties.Roles) kmsActions.set(role.Ref, [...(kmsActions.get(role.Ref) ?? []), ...actions].sort());
-      }
-    }
-    const { mailSettings, mailRecords, systems, accounts } = stack.api.functions;
-    expect(Object.fromEntries(kmsActions)).toEqual({
-      [roleOf(mailSettings)]: ['kms:Decrypt', 'kms:Encrypt'],
-      [roleOf(mailRecords)]: ['kms:Decrypt'],
-      [roleOf(systems)]: ['kms:Decrypt'],
-      [roleOf(accounts)]: ['kms:Decrypt'],
-      [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
-    });
-    for (const fn of [mailSettings, mailRecords, systems, accounts, stack.mail.retryFunction]) {
-      const env = (template.findResources('AWS::Lambda::Function')[logicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
-      expect(JSON.stringify(env.SETTINGS_KMS_KEY_ID)).toContain(key);
-    }
-  });
-
-  it('tries mails again every minute in a function that may send only from the stack’s sender', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'rate(1 minute)',
-      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.mail.retryFunction), 'Arn'] } })]),
-    });
-    const fn = logicalId(stack.mail.retryFunction);
-    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn.replace(/[0-9A-F]{8}$/, '')))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
-    const send = statements.find((st) => [st.Action].flat().includes('ses:SendEmail'))!;
-    expect(send.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
-    const actions = new Set(statements.flatMap((st) => [st.Action].flat()));
-    expect([...actions].filter((a) => a.startsWith('s3:'))).toEqual([]);
-    expect(JSON.stringify(statements)).toContain('/index/gsi1');
-  });
-
   it('gives the devices function the IoT endpoints and names, and only scoped IoT permissions', () => {
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack.api.functions.devices)] as {
       Properties: { Environment: { Variables: Record<string, unknown> } };
