@@ -224,7 +224,7 @@ describe('email settings refuse bad input, naming the field and changing nothing
   it('names fields in the caller’s language', async () => {
     const answer = await call<Issues>('PUT', '/v1/settings/email', { token: tenant.token, locale: 'de_DE', body: { ...smtpBody(sinkPort()), port: 70000, version: before.version } });
     expect(answer.status).toBe(422);
-    expect(answer.body.data.issues[0]!.message).toMatch(/^Port darf höchstens 65535 sein/);
+    expect(answer.body.data.issues[0]!.message).toMatch(/^SMTP-Port darf höchstens 65535 sein/);
   });
 
   it('a test mail to a malformed address', async () => {

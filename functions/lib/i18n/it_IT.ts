@@ -261,7 +261,7 @@ export const it_IT: Catalog = {
   'field.from': 'Da',
   'field.to': 'A',
   'field.status': 'Stato',
-  'field.mailKey': 'Mail',
+  'field.mailKey': 'Messaggio',
   'value.male': 'Maschio',
   'value.female': 'Femmina',
   'value.active': 'Attivo',
