@@ -33,6 +33,8 @@ afterEach(() => {
 });
 
 const row = () => page.getByTestId(`device-row-${deviceKey}`);
+/** Intl puts no-break spaces between a number and its unit; compared as plain spaces. */
+const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
 
 describe('face terminals in the console', () => {
   it('lists the simulated device as online and finds it by serial number', async () => {
@@ -87,6 +89,45 @@ describe('face terminals in the console', () => {
     const succeeded = page.getByTestId('commands-table').locator('tr[data-state="succeeded"]').filter({ hasText: 'Capture photo' });
     await expect.poll(() => succeeded.count()).toBeGreaterThan(0);
     await page.screenshot({ path: `${shotDir}/devices-detail.png`, fullPage: true });
+  });
+
+  it("shows the device log as sentences, and sizes, numbers and log in the reader's language", async () => {
+    // The device logged codes with parameters; the console writes them out with its own setting names.
+    const log = page.getByTestId('logs-table');
+    const newest = page.getByTestId('logs-panel').getByRole('button', { name: 'Newest' });
+    await expect
+      .poll(
+        async () => {
+          await newest.click();
+          return log.innerText();
+        },
+        { timeout: 15_000 },
+      )
+      .toContain('Photo captured and uploaded');
+    expect(await log.innerText()).toContain('Applied settings: Volume');
+    expect(await log.innerText()).not.toMatch(/settingsApplied|photoCaptured|volume\b/);
+    await page.getByRole('tab').first().click();
+    expect(plain(await page.getByTestId('device-facts').innerText())).toMatch(/\b\d+\.\d GB free of 32 GB\b/);
+
+    // German, chosen in the language menu: the page reloads in it.
+    await page.getByTestId('language-menu').click();
+    await page.locator('[data-locale="de_DE"]').click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('de-DE');
+    await expect.poll(() => page.getByTestId('device-facts').count()).toBe(1);
+    expect(plain(await page.getByTestId('device-facts').innerText())).toMatch(/\b\d+,\d GB frei von 32 GB\b/);
+    await expect.poll(() => log.innerText()).toContain('Einstellungen übernommen: Lautstärke');
+    expect(await log.innerText()).toContain('Foto aufgenommen und hochgeladen');
+    expect(await log.innerText()).toMatch(/\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}/);
+    await page.getByTestId('tab-other').click();
+    expect(plain(await page.getByTestId('setting-volume').locator('input').inputValue())).toBe('35 %');
+    await page.getByTestId('tab-temperature').click();
+    expect(await page.getByTestId('setting-temperatureThreshold').locator('input').inputValue()).toMatch(/^\d{2},\d\s°C$/);
+    expect(plain(await page.getByTestId('setting-temperatureThreshold').innerText())).toContain('Von 35,0 °C bis 42,0 °C, in Schritten von 0,1 °C');
+    await page.screenshot({ path: `${shotDir}/devices-detail-de_DE.png`, fullPage: true });
+
+    await page.getByTestId('language-menu').click();
+    await page.locator('[data-locale="en_US"]').click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('en-US');
   });
 
   it('shows a terminal that bound again under the serial as a replacement, and approves it after confirming', async () => {

@@ -24,7 +24,7 @@ export function App() {
     <I18nProvider i18n={i18n}>
       <MantineProvider theme={theme}>
         <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
-          <Notifications position="top-center" limit={1} />
+          <Notifications position="bottom-right" limit={1} />
           <LoadingBar />
           <RouterProvider router={router} />
         </DatesProvider>

@@ -6,6 +6,7 @@ import { DEFAULT_SETTINGS, SETTING_SECTIONS, type DeviceSettings, type SettingNa
 import { api, notifySuccess } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
+import classes from './DeviceDetailPage.module.css';
 
 /** Picks settings in the detail screen's sections and applies them to every selected device. */
 export function BatchSettingsModal({ deviceKeys, opened, onClose, onDone }: { deviceKeys: string[]; opened: boolean; onClose: () => void; onDone: () => void }) {
@@ -78,8 +79,8 @@ export function BatchSettingsModal({ deviceKeys, opened, onClose, onDone }: { de
             other="Tick the settings to apply to the # selected devices; the others stay as they are on each device."
           />
         </Text>
-        <Tabs value={tab} onChange={(v) => v && setTab(v as SectionName)}>
-          <Tabs.List mb="md">
+        <Tabs value={tab} onChange={(v) => v && setTab(v as SectionName)} orientation="vertical" classNames={{ list: classes.tabList, tab: classes.tab, tabLabel: classes.tabLabel, panel: classes.tabPanel }}>
+          <Tabs.List>
             {SECTION_NAMES.map((section) => {
               const picked = (SETTING_SECTIONS[section] as readonly SettingName[]).filter((n) => included.has(n)).length;
               return (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Button, Grid, Group, Loader, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconCamera, IconDoorEnter, IconDoorExit, IconPower, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -11,8 +11,10 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
 import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
-import { OnlineBadge, formatTime } from './parts.tsx';
+import { OnlineBadge } from './parts.tsx';
+import { formatBytes, formatTime } from '../../app/format.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
+import classes from './DeviceDetailPage.module.css';
 
 /** While the device has not confirmed every setting, the screen asks again this often. */
 const PENDING_REFRESH_MS = 2000;
@@ -79,12 +81,15 @@ export function DeviceDetailPage() {
   const online = device?.online ?? false;
   useEffect(() => {
     if (!pendingCount) return;
-    const timer = setInterval(() => {
-      api.get<Device>(devicePath(deviceKey), { quiet: true, silent: true }).then(
-        (d) => (dirty ? setDevice(d) : fill(d)),
-        () => undefined,
-      );
-    }, online ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS);
+    const timer = setInterval(
+      () => {
+        api.get<Device>(devicePath(deviceKey), { quiet: true, silent: true }).then(
+          (d) => (dirty ? setDevice(d) : fill(d)),
+          () => undefined,
+        );
+      },
+      online ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS,
+    );
     return () => clearInterval(timer);
   }, [pendingCount, online, deviceKey, dirty, fill]);
 
@@ -191,10 +196,12 @@ export function DeviceDetailPage() {
     const reported = device.reported[setting];
     return { pending: device.pending.includes(setting), reported: reported !== undefined && reported !== device.settings[setting] ? reported : undefined };
   };
-  const tabError = (section: TabName) =>
-    Object.keys(errors).some((field) => errors[field] && tabOf(field) === section);
+  const tabError = (section: TabName) => Object.keys(errors).some((field) => errors[field] && tabOf(field) === section);
   const tabPending = (section: SectionName) => (SETTING_SECTIONS[section] as readonly SettingName[]).filter((n) => device.pending.includes(n)).length;
 
+  const free = formatBytes(device.storage.freeBytes);
+  const total = formatBytes(device.storage.totalBytes);
+  const storage = t`${free} free of ${total}`;
   const facts: [string, string][] = [
     [t`Serial number`, device.serial],
     [t`Model`, device.model],
@@ -202,7 +209,7 @@ export function DeviceDetailPage() {
     [t`IP address`, device.ip],
     [t`MAC address`, device.mac],
     [t`Firmware`, device.firmware],
-    [t`Storage`, device.storage],
+    [t`Storage`, storage],
     [t`Timezone`, device.timezone],
     [t`Camera resolution`, device.cameraResolution],
     [t`Preview resolution`, device.previewResolution],
@@ -235,16 +242,45 @@ export function DeviceDetailPage() {
             </Text>
           </Stack>
           <Group gap="xs">
-            <Button size="sm" variant="light" leftSection={<IconDoorEnter size={16} />} loading={busy === 'openDoor'} onClick={() => void command('openDoor', t`Open-door command sent`)} data-testid="cmd-openDoor">
+            <Button
+              size="sm"
+              variant="light"
+              leftSection={<IconDoorEnter size={16} />}
+              loading={busy === 'openDoor'}
+              onClick={() => void command('openDoor', t`Open-door command sent`)}
+              data-testid="cmd-openDoor"
+            >
               <Trans>Open door</Trans>
             </Button>
-            <Button size="sm" variant="light" leftSection={<IconDoorExit size={16} />} loading={busy === 'closeDoor'} onClick={() => void command('closeDoor', t`Close-door command sent`)} data-testid="cmd-closeDoor">
+            <Button
+              size="sm"
+              variant="light"
+              leftSection={<IconDoorExit size={16} />}
+              loading={busy === 'closeDoor'}
+              onClick={() => void command('closeDoor', t`Close-door command sent`)}
+              data-testid="cmd-closeDoor"
+            >
               <Trans>Close door</Trans>
             </Button>
-            <Button size="sm" variant="light" leftSection={<IconCamera size={16} />} loading={photo.capturing} onClick={() => void photo.capture()} data-testid="cmd-capturePhoto">
+            <Button
+              size="sm"
+              variant="light"
+              leftSection={<IconCamera size={16} />}
+              loading={photo.capturing}
+              onClick={() => void photo.capture()}
+              data-testid="cmd-capturePhoto"
+            >
               <Trans>Capture photo</Trans>
             </Button>
-            <Button size="sm" variant="light" color="orange" leftSection={<IconPower size={16} />} loading={busy === 'reboot'} onClick={confirmReboot} data-testid="cmd-reboot">
+            <Button
+              size="sm"
+              variant="light"
+              color="orange"
+              leftSection={<IconPower size={16} />}
+              loading={busy === 'reboot'}
+              onClick={confirmReboot}
+              data-testid="cmd-reboot"
+            >
               <Trans>Reboot</Trans>
             </Button>
             <Button size="sm" variant="light" color="red" leftSection={<IconTrash size={16} />} onClick={confirmUnbind} data-testid="device-unbind">
@@ -256,124 +292,134 @@ export function DeviceDetailPage() {
 
       <ReplacementPanel device={device} onDone={fill} />
 
-      <Grid gap="md" align="flex-start">
-        <Grid.Col span={{ base: 12, lg: 8 }}>
-          <Paper withBorder radius="md" p="md">
-            <Tabs value={tab} onChange={(v) => v && setTab(v as TabName)} keepMounted={false}>
-              <Tabs.List mb="md">
-                <Tabs.Tab value="basic" color={tabError('basic') ? 'red' : undefined} rightSection={tabError('basic') ? <Badge size="xs" color="red" circle>!</Badge> : undefined}>
-                  {t`Basic info`}
+      <Paper withBorder radius="md" p="md">
+        <Tabs
+          value={tab}
+          onChange={(v) => v && setTab(v as TabName)}
+          keepMounted={false}
+          orientation="vertical"
+          classNames={{ list: classes.tabList, tab: classes.tab, tabLabel: classes.tabLabel, panel: classes.tabPanel }}
+        >
+          <Tabs.List>
+            <Tabs.Tab
+              value="basic"
+              color={tabError('basic') ? 'red' : undefined}
+              rightSection={
+                tabError('basic') ? (
+                  <Badge size="xs" color="red" circle>
+                    !
+                  </Badge>
+                ) : undefined
+              }
+            >
+              {t`Basic info`}
+            </Tabs.Tab>
+            {SECTION_NAMES.map((section) => {
+              const pending = tabPending(section);
+              return (
+                <Tabs.Tab
+                  key={section}
+                  value={section}
+                  color={tabError(section) ? 'red' : undefined}
+                  data-testid={`tab-${section}`}
+                  rightSection={
+                    tabError(section) ? (
+                      <Badge size="xs" color="red" circle>
+                        !
+                      </Badge>
+                    ) : pending ? (
+                      <Badge size="xs" color="orange" circle>
+                        {pending}
+                      </Badge>
+                    ) : undefined
+                  }
+                >
+                  {texts.sections[section]}
                 </Tabs.Tab>
-                {SECTION_NAMES.map((section) => {
-                  const pending = tabPending(section);
-                  return (
-                    <Tabs.Tab
-                      key={section}
-                      value={section}
-                      color={tabError(section) ? 'red' : undefined}
-                      data-testid={`tab-${section}`}
-                      rightSection={
-                        tabError(section) ? (
-                          <Badge size="xs" color="red" circle>
-                            !
-                          </Badge>
-                        ) : pending ? (
-                          <Badge size="xs" color="orange" circle>
-                            {pending}
-                          </Badge>
-                        ) : undefined
-                      }
-                    >
-                      {texts.sections[section]}
-                    </Tabs.Tab>
-                  );
-                })}
-              </Tabs.List>
-              <Tabs.Panel value="basic">
-                <Stack>
-                  <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
-                    <TextInput
-                      label={t`Device name`}
-                      required
-                      maxLength={64}
-                      value={name}
-                      onChange={(e) => setName(e.currentTarget.value)}
-                      error={errors.name}
-                      data-testid="device-name-input"
-                    />
-                    <Select
-                      label={t`Group`}
-                      placeholder={t`No group`}
-                      clearable
-                      data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
-                      value={groupKey}
-                      onChange={setGroupKey}
-                      error={errors.groupKey}
-                      data-testid="device-group-select"
-                    />
-                  </SimpleGrid>
-                  <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="md" verticalSpacing="sm" data-testid="device-facts">
-                    {facts.map(([label, value]) => (
-                      <Stack key={label} gap={0}>
-                        <Text size="xs" c="dimmed">
-                          {label}
-                        </Text>
-                        <Text size="sm" style={{ wordBreak: 'break-all' }}>
-                          {value || '—'}
-                        </Text>
-                      </Stack>
-                    ))}
-                  </SimpleGrid>
-                </Stack>
-              </Tabs.Panel>
-              {SECTION_NAMES.map((section) => (
-                <Tabs.Panel key={section} value={section}>
-                  <SettingsSection
-                    section={section}
-                    values={values}
-                    onChange={(setting, value) => {
-                      setValues({ ...values, [setting]: value } as DeviceSettings);
-                      if (errors[setting]) setErrors({ ...errors, [setting]: undefined });
-                    }}
-                    errors={errors}
-                    texts={texts}
-                    states={stateOf}
-                  />
-                </Tabs.Panel>
-              ))}
-            </Tabs>
-            {stale && (
-              <Alert color="orange" variant="light" mt="md">
-                <Group justify="space-between">
-                  <Text size="sm">
-                    <Trans>Someone else changed this device. Reload it to see their changes; your edits will be discarded.</Trans>
-                  </Text>
-                  <Button size="xs" variant="light" onClick={load}>
-                    <Trans>Reload</Trans>
-                  </Button>
-                </Group>
-              </Alert>
-            )}
-            <Group justify="flex-end" mt="lg">
-              <Button variant="default" onClick={() => navigate(DEVICE_LIST)}>
-                <Trans>Back</Trans>
-              </Button>
-              <Button variant="default" disabled={!dirty} onClick={() => fill(device)}>
-                <Trans>Discard changes</Trans>
-              </Button>
-              <Button onClick={() => void save()} loading={saving} disabled={!dirty} data-testid="device-save">
-                <Trans>Save</Trans>
+              );
+            })}
+          </Tabs.List>
+          <Tabs.Panel value="basic">
+            <Stack>
+              <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+                <TextInput
+                  label={t`Device name`}
+                  required
+                  maxLength={64}
+                  value={name}
+                  onChange={(e) => setName(e.currentTarget.value)}
+                  error={errors.name}
+                  data-testid="device-name-input"
+                />
+                <Select
+                  label={t`Group`}
+                  placeholder={t`No group`}
+                  clearable
+                  data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
+                  value={groupKey}
+                  onChange={setGroupKey}
+                  error={errors.groupKey}
+                  data-testid="device-group-select"
+                />
+              </SimpleGrid>
+              <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="md" verticalSpacing="sm" data-testid="device-facts">
+                {facts.map(([label, value]) => (
+                  <Stack key={label} gap={0}>
+                    <Text size="xs" c="dimmed">
+                      {label}
+                    </Text>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {value || '—'}
+                    </Text>
+                  </Stack>
+                ))}
+              </SimpleGrid>
+            </Stack>
+          </Tabs.Panel>
+          {SECTION_NAMES.map((section) => (
+            <Tabs.Panel key={section} value={section}>
+              <SettingsSection
+                section={section}
+                values={values}
+                onChange={(setting, value) => {
+                  setValues({ ...values, [setting]: value } as DeviceSettings);
+                  if (errors[setting]) setErrors({ ...errors, [setting]: undefined });
+                }}
+                errors={errors}
+                texts={texts}
+                states={stateOf}
+              />
+            </Tabs.Panel>
+          ))}
+        </Tabs>
+        {stale && (
+          <Alert color="orange" variant="light" mt="md">
+            <Group justify="space-between">
+              <Text size="sm">
+                <Trans>Someone else changed this device. Reload it to see their changes; your edits will be discarded.</Trans>
+              </Text>
+              <Button size="xs" variant="light" onClick={load}>
+                <Trans>Reload</Trans>
               </Button>
             </Group>
-          </Paper>
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, lg: 4 }}>
-          <Stack gap="md">
-            <PhotoPanel photo={photo} />
-            <CommandsPanel deviceKey={deviceKey} refresh={commandsSent} />
-          </Stack>
-        </Grid.Col>
-      </Grid>
+          </Alert>
+        )}
+        <Group justify="flex-end" mt="lg">
+          <Button variant="default" onClick={() => navigate(DEVICE_LIST)}>
+            <Trans>Back</Trans>
+          </Button>
+          <Button variant="default" disabled={!dirty} onClick={() => fill(device)}>
+            <Trans>Discard changes</Trans>
+          </Button>
+          <Button onClick={() => void save()} loading={saving} disabled={!dirty} data-testid="device-save">
+            <Trans>Save</Trans>
+          </Button>
+        </Group>
+      </Paper>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        <PhotoPanel photo={photo} />
+        <CommandsPanel deviceKey={deviceKey} refresh={commandsSent} />
+      </SimpleGrid>
       <LogsPanel deviceKey={deviceKey} />
     </ScreenPage>
   );

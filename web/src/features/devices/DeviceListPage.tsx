@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ActionIcon, Badge, Button, Checkbox, Group, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Checkbox, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconAdjustments, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -7,10 +7,14 @@ import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess } from '../../app/api.ts';
 import { CursorPager } from '../../components/CursorPager.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { ScrollTable } from '../../components/ScrollTable.tsx';
+import { Truncated } from '../../components/Truncated.tsx';
+import tables from '../../components/DataTable.module.css';
 import { GroupManager } from '../people/GroupManager.tsx';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
 import { devicePath, deviceScreen, loadDeviceGroups, sendCommand, type Device, type DeviceGroup, type DevicePage } from './api.ts';
 import { OnlineBadge } from './parts.tsx';
+import { formatNumber } from '../../app/format.ts';
 
 const PAGE_SIZE = 20;
 /** While some online device on the page has unconfirmed settings, the page refreshes this often. */
@@ -89,9 +93,9 @@ export function DeviceListPage() {
   };
 
   const items = page?.items ?? [];
-  const total = page?.total ?? 0;
-  const online = page?.online ?? 0;
-  const offline = page?.offline ?? 0;
+  const total = formatNumber(page?.total ?? 0);
+  const online = formatNumber(page?.online ?? 0);
+  const offline = formatNumber(page?.offline ?? 0);
   const groupName = (key: string | null) => (key ? (groups.find((g) => g.groupKey === key)?.name ?? '') : '');
   const allChecked = items.length > 0 && items.every((d) => selected.has(d.deviceKey));
   const filtered = !!(filters.keyword.trim() || filters.groupKey || filters.presence !== 'all');
@@ -145,14 +149,16 @@ export function DeviceListPage() {
             </Badge>
           </Group>
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
-            <Group align="flex-end" gap="sm" wrap="wrap">
+            <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
               <TextInput
                 label={t`Keyword`}
                 placeholder={t`Name, serial number, IP or MAC`}
+                title={t`Name, serial number, IP or MAC`}
                 value={draft.keyword}
                 onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
                 onKeyDown={(e) => e.key === 'Enter' && search()}
-                w={260}
+                style={{ flex: '1 1 300px', maxWidth: 400 }}
+                miw={260}
                 data-testid="device-keyword"
               />
               <Select
@@ -164,11 +170,9 @@ export function DeviceListPage() {
                 w={180}
                 data-testid="device-group-filter"
               />
-              <Stack gap={4}>
-                <Text size="sm" fw={500}>
-                  <Trans>State</Trans>
-                </Text>
+              <Input.Wrapper label={t`State`} labelElement="div" data-testid="device-presence-field">
                 <SegmentedControl
+                  display="flex"
                   value={draft.presence}
                   onChange={(v) => {
                     const next = { ...draft, presence: v as Presence };
@@ -183,7 +187,7 @@ export function DeviceListPage() {
                   ]}
                   data-testid="device-presence"
                 />
-              </Stack>
+              </Input.Wrapper>
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="device-search">
                 <Trans>Search</Trans>
               </Button>
@@ -211,8 +215,8 @@ export function DeviceListPage() {
             </Group>
           )}
 
-          <Table.ScrollContainer minWidth={960}>
-            <Table striped highlightOnHover verticalSpacing="xs" data-testid="device-table">
+          <ScrollTable>
+            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="device-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th w={40}>
@@ -238,7 +242,7 @@ export function DeviceListPage() {
                       </Table.Td>
                       <Table.Td>
                         <Stack gap={0}>
-                          <Text size="sm" component={Link} to={deviceScreen(device.deviceKey)} c="blue.7" td="none" fw={500}>
+                          <Text size="sm" component={Link} to={deviceScreen(device.deviceKey)} c="blue.7" td="none" fw={500} truncate="end" maw={240} title={device.name}>
                             {device.name}
                           </Text>
                           <Text size="xs" c="dimmed">
@@ -258,7 +262,9 @@ export function DeviceListPage() {
                           )}
                         </Group>
                       </Table.Td>
-                      <Table.Td>{groupName(device.groupKey)}</Table.Td>
+                      <Table.Td>
+                        <Truncated text={groupName(device.groupKey)} maw={160} />
+                      </Table.Td>
                       <Table.Td>{device.appVersion}</Table.Td>
                       <Table.Td>{device.ip}</Table.Td>
                       <Table.Td ff="monospace" fz="sm">
@@ -302,7 +308,7 @@ export function DeviceListPage() {
                 })}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
 
           {page && items.length === 0 && !failed && (
             <Stack align="center" py="xl" gap="xs" data-testid="device-empty">

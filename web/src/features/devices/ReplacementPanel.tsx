@@ -5,7 +5,7 @@ import { IconReplace } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api, notifySuccess } from '../../app/api.ts';
 import { devicePath, type Device } from './api.ts';
-import { formatTime } from './parts.tsx';
+import { formatTime } from '../../app/format.ts';
 
 /**
  * A terminal bound itself again under this device's serial number (a replaced or reset unit, or

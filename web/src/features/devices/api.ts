@@ -1,4 +1,4 @@
-import type { CommandState, CommandType, DeviceSettings, SettingName } from '@passcloud/functions/contract/devices';
+import type { CommandState, CommandType, DeviceLogCode, DeviceSettings, SettingName } from '@passcloud/functions/contract/devices';
 import { api } from '../../app/api.ts';
 
 /** A face terminal as the console sees it (GET /v1/devices/{deviceKey}). */
@@ -15,7 +15,8 @@ export interface Device {
   ip: string;
   mac: string;
   firmware: string;
-  storage: string;
+  /** Free and total storage in bytes. */
+  storage: { freeBytes: number; totalBytes: number };
   timezone: string;
   cameraResolution: string;
   previewResolution: string;
@@ -72,10 +73,15 @@ export interface Photo {
   message: string;
 }
 
+/** A device log entry (GET /v1/devices/{deviceKey}/logs): a code with its parameters, shown translated. */
 export interface LogEntry {
+  logKey: string;
   time: string;
   level: 'info' | 'warn' | 'error';
-  message: string;
+  code: DeviceLogCode;
+  params: { settings?: string[]; command?: string; error?: string; topic?: string };
+  /** A vendor's own text, for the code `other`. */
+  message: string | null;
 }
 
 export const DEVICE_LIST = '/pass-platform/device/management';

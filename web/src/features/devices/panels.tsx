@@ -2,10 +2,11 @@ import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import type { CommandState, CommandType } from '@passcloud/functions/contract/devices';
+import { SETTING_NAMES, type CommandState, type CommandType, type SettingName } from '@passcloud/functions/contract/devices';
 import { api } from '../../app/api.ts';
 import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
-import { formatShortTime, formatTime } from './parts.tsx';
+import { formatList, formatShortTime, formatTime } from '../../app/format.ts';
+import { useSettingTexts } from './settings.tsx';
 import { CursorPager } from '../../components/CursorPager.tsx';
 
 /** The photo is asked for this often while the device takes it. */
@@ -130,7 +131,7 @@ export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: Ph
 }
 
 /** Localized names and colours of command types and states. */
-function useCommandTexts() {
+export function useCommandTexts() {
   const { t } = useLingui();
   const types: Record<CommandType, string> = { openDoor: t`Open door`, closeDoor: t`Close door`, reboot: t`Reboot`, capturePhoto: t`Capture photo` };
   const states: Record<CommandState, string> = { queued: t`Queued`, succeeded: t`Succeeded`, failed: t`Failed`, timedOut: t`Timed out` };
@@ -227,9 +228,63 @@ export function CommandsPanel({ deviceKey, refresh }: { deviceKey: string; refre
   );
 }
 
+/**
+ * A log entry as a sentence in the reader's language: the device sends a code with parameters,
+ * and settings and commands are named as the console names them. Only a vendor's own text
+ * (`other`) is shown as it came.
+ */
+export function useLogText(): (entry: LogEntry) => string {
+  const { t } = useLingui();
+  const settingTexts = useSettingTexts();
+  const commandTexts = useCommandTexts();
+  const known = new Set<string>(SETTING_NAMES);
+  const settingList = (names: readonly string[] = []) => formatList(names.map((n) => (known.has(n) ? settingTexts.labels[n as SettingName] : n)));
+  return (entry) => {
+    const params = entry.params ?? {};
+    switch (entry.code) {
+      case 'connected':
+        return t`Connected to the cloud`;
+      case 'awaitingApproval':
+        return t`Waiting for an administrator to approve this terminal`;
+      case 'rebinding':
+        return t`The stored credentials were refused; binding again`;
+      case 'settingsApplied': {
+        // A device that starts applies everything it is given; 31 names say less than "all".
+        if (SETTING_NAMES.every((n) => params.settings?.includes(n))) return t`Applied all settings`;
+        const settings = settingList(params.settings);
+        return t`Applied settings: ${settings}`;
+      }
+      case 'settingsIgnored': {
+        const settings = settingList(params.settings);
+        return t`Ignored settings it cannot apply: ${settings}`;
+      }
+      case 'doorOpened':
+        return t`Door opened by a remote command`;
+      case 'doorClosed':
+        return t`Door closed by a remote command`;
+      case 'photoCaptured':
+        return t`Photo captured and uploaded`;
+      case 'rebooting':
+        return t`Rebooting on a remote command`;
+      case 'commandFailed': {
+        const command = params.command ? (commandTexts.types[params.command as CommandType] ?? params.command) : t`A command`;
+        const error = params.error;
+        return error ? t`${command} failed: ${error}` : t`${command} failed`;
+      }
+      case 'unreadableMessage': {
+        const topic = params.topic ?? '';
+        return t`Unreadable message on ${topic}`;
+      }
+      default:
+        return entry.message ?? entry.code;
+    }
+  };
+}
+
 /** The device's own log, newest first, a page at a time. */
 export function LogsPanel({ deviceKey }: { deviceKey: string }) {
   const { t } = useLingui();
+  const logText = useLogText();
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<{ items: LogEntry[]; nextCursor: string | null } | null>(null);
   const [failed, setFailed] = useState(false);
@@ -288,17 +343,15 @@ export function LogsPanel({ deviceKey }: { deviceKey: string }) {
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {items.map((entry, i) => (
-                  <Table.Tr key={`${entry.time}-${i}`}>
+                {items.map((entry) => (
+                  <Table.Tr key={entry.logKey} data-testid="log-row" data-code={entry.code}>
                     <Table.Td>{formatTime(entry.time)}</Table.Td>
                     <Table.Td>
                       <Badge size="sm" variant="light" color={levels[entry.level]?.color ?? 'gray'}>
                         {levels[entry.level]?.label ?? entry.level}
                       </Badge>
                     </Table.Td>
-                    <Table.Td ff="monospace" style={{ wordBreak: 'break-word' }}>
-                      {entry.message}
-                    </Table.Td>
+                    <Table.Td style={{ wordBreak: 'break-word' }}>{logText(entry)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -1,8 +1,12 @@
 import type { ReactNode } from 'react';
-import { Badge, Checkbox, Group, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, Tooltip } from '@mantine/core';
-import { TimeInput } from '@mantine/dates';
+import { Badge, Checkbox, Group, NumberInput, PasswordInput, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
+import { TimePicker } from '@mantine/dates';
+// The time picker's own styles, loaded with the device screens that use it.
+import '@mantine/dates/styles.css';
 import { useLingui } from '@lingui/react/macro';
 import { SETTING_SECTIONS, settingFields, settingsPatch, type DeviceSettings, type SettingName } from '@passcloud/functions/contract/devices';
+import classes from './settings.module.css';
+import { dayPeriods, decimalSeparator, formatNumber, formatPercent, formatTemperature, percentSuffix, temperatureSuffix, uses12HourClock } from '../../app/format.ts';
 
 export type SectionName = keyof typeof SETTING_SECTIONS;
 export const SECTION_NAMES = Object.keys(SETTING_SECTIONS) as SectionName[];
@@ -50,6 +54,12 @@ const PERCENT: ReadonlySet<SettingName> = new Set(['screensaverBrightness', 'vol
 function bounds(name: SettingName): { min?: number; max?: number } {
   const schema = settingFields[name] as { minValue?: number | null; maxValue?: number | null };
   return { min: schema.minValue ?? undefined, max: schema.maxValue ?? undefined };
+}
+
+/** A bound as the reader writes it: degrees for temperatures, a plain number otherwise. */
+function boundText(name: SettingName, value: number | undefined): string {
+  if (value === undefined) return '';
+  return WIDGETS[name] === 'temperature' ? formatTemperature(value) : formatNumber(value);
 }
 
 /** The values of an enumerated setting, read from its schema. */
@@ -137,11 +147,13 @@ export function useSettingTexts() {
       case 'select':
         return option(name, String(value));
       case 'temperature':
-        return `${Number(value).toFixed(1)} °C`;
+        return formatTemperature(Number(value));
       case 'password':
         return '••••';
+      case 'number':
+        return PERCENT.has(name) ? formatPercent(Number(value)) : formatNumber(Number(value));
       default:
-        return PERCENT.has(name) ? `${String(value)}%` : String(value);
+        return String(value);
     }
   };
 
@@ -160,7 +172,9 @@ export function useSettingTexts() {
     for (const issue of result.error.issues) {
       const name = issue.path[0] as SettingName | undefined;
       if (!name || errors[name]) continue;
-      const { min, max } = bounds(name);
+      const limits = bounds(name);
+      const min = boundText(name, limits.min);
+      const max = boundText(name, limits.max);
       if (known[issue.message]) errors[name] = known[issue.message]!;
       else if (issue.code === 'too_small' || issue.code === 'too_big') errors[name] = t`Enter a value from ${min} to ${max}`;
       else if (issue.code === 'invalid_type' && issue.expected === 'int') errors[name] = t`Enter a whole number`;
@@ -214,34 +228,59 @@ export function SettingInput({
       )}
     </Group>
   );
-  const { min, max } = bounds(name);
+  const { min: low, max: high } = bounds(name);
   const reported = state.reported === undefined ? '' : texts.format(name, state.reported);
-  const description =
+  const min = boundText(name, low);
+  const max = boundText(name, high);
+  const step = formatTemperature(0.1);
+  const hint =
     texts.descriptions[name] ??
-    (widget === 'number' ? t`From ${min} to ${max}` : widget === 'temperature' ? t`From ${min} to ${max} °C, in steps of 0.1` : undefined);
+    (widget === 'number' ? t`From ${min} to ${max}` : widget === 'temperature' ? t`From ${min} to ${max}, in steps of ${step}` : undefined);
+  // Below the input: the hint, then what the device reports when it differs.
+  const description =
+    hint || state.reported !== undefined ? (
+      <>
+        {hint}
+        {state.reported !== undefined && (
+          <Text span size="xs" c="orange.8" display="block" data-testid={`reported-${name}`}>
+            {t`The device reports: ${reported}`}
+          </Text>
+        )}
+      </>
+    ) : undefined;
+  const field = {
+    label,
+    description,
+    error,
+    disabled,
+    inputWrapperOrder: ['label', 'input', 'description', 'error'] as ('label' | 'input' | 'description' | 'error')[],
+    classNames: { root: classes.contents },
+  };
   let input: ReactNode;
   switch (widget) {
     case 'switch':
-      input = <Switch label={label} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} error={error} disabled={disabled} />;
-      break;
+      return (
+        <div data-testid={`setting-${name}`}>
+          <Switch label={label} description={description} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} error={error} disabled={disabled} />
+        </div>
+      );
     case 'number':
     case 'temperature': {
       const temperature = widget === 'temperature';
       input = (
         <NumberInput
-          label={label}
-          description={description}
+          {...field}
           value={typeof value === 'number' ? value : ''}
           onChange={(v) => onChange(typeof v === 'number' ? v : v === '' ? '' : Number(v))}
-          min={min}
-          max={max}
+          min={low}
+          max={high}
           step={temperature ? 0.1 : 1}
           decimalScale={temperature ? 1 : 0}
+          fixedDecimalScale={temperature}
           allowDecimal={temperature}
-          suffix={temperature ? ' °C' : PERCENT.has(name) ? '%' : undefined}
+          decimalSeparator={decimalSeparator()}
+          suffix={temperature ? temperatureSuffix() : PERCENT.has(name) ? percentSuffix() : undefined}
           clampBehavior="blur"
-          error={error}
-          disabled={disabled}
         />
       );
       break;
@@ -249,55 +288,51 @@ export function SettingInput({
     case 'select':
       input = (
         <Select
-          label={label}
-          description={description}
+          {...field}
           data={optionsOf(name).map((v) => ({ value: v, label: texts.option(name, v) }))}
           value={typeof value === 'string' ? value : null}
           onChange={(v) => v !== null && onChange(v)}
           allowDeselect={false}
-          error={error}
-          disabled={disabled}
           comboboxProps={{ withinPortal: true }}
         />
       );
       break;
     case 'clock':
-      input = <TimeInput label={label} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.currentTarget.value)} error={error} disabled={disabled} />;
+      // Hours and minutes as the reader's clock shows them, whatever the browser's own language.
+      input = (
+        <TimePicker
+          {...field}
+          value={typeof value === 'string' ? value : ''}
+          onChange={onChange}
+          format={uses12HourClock() ? '12h' : '24h'}
+          amPmLabels={dayPeriods()}
+        />
+      );
       break;
     case 'password':
       input = (
         <PasswordInput
-          label={label}
-          description={description}
+          {...field}
           value={typeof value === 'string' ? value : ''}
           onChange={(e) => onChange(e.currentTarget.value)}
           inputMode="numeric"
           maxLength={8}
           autoComplete="new-password"
-          error={error}
-          disabled={disabled}
         />
       );
       break;
   }
   return (
-    <Stack gap={2} data-testid={`setting-${name}`}>
+    <div className={classes.field} data-testid={`setting-${name}`}>
       {input}
-      {widget === 'switch' && texts.descriptions[name] && (
-        <Text size="xs" c="dimmed">
-          {texts.descriptions[name]}
-        </Text>
-      )}
-      {state.reported !== undefined && (
-        <Text size="xs" c="orange.8" data-testid={`reported-${name}`}>
-          {t`The device reports: ${reported}`}
-        </Text>
-      )}
-    </Stack>
+    </div>
   );
 }
 
-/** The settings of one section, two columns wide; in batch mode each carries an "apply" box. */
+/**
+ * The settings of one section: its switches, then its inputs, in as many columns as fit; in
+ * batch mode each setting carries an "apply" box.
+ */
 export function SettingsSection({
   section,
   values,
@@ -319,34 +354,39 @@ export function SettingsSection({
 }) {
   const { t } = useLingui();
   const names = SETTING_SECTIONS[section] as readonly SettingName[];
+  const switches = names.filter((n) => WIDGETS[n] === 'switch');
+  const inputs = names.filter((n) => WIDGETS[n] !== 'switch');
+  const render = (name: SettingName) => {
+    const field = (
+      <SettingInput key={name} name={name} value={values[name]} onChange={(v) => onChange(name, v)} error={errors[name]} texts={texts} state={states?.(name)} />
+    );
+    if (!included) return field;
+    const label = texts.labels[name];
+    return (
+      <div key={name} className={classes.batchField}>
+        <Checkbox
+          mt={4}
+          aria-label={t`Apply ${label}`}
+          checked={included.has(name)}
+          onChange={(e) => onInclude?.(name, e.currentTarget.checked)}
+          data-testid={`include-${name}`}
+        />
+        <div style={{ opacity: included.has(name) ? 1 : 0.55 }}>{field}</div>
+      </div>
+    );
+  };
   return (
-    <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" verticalSpacing="md">
-      {names.map((name) => {
-        const label = texts.labels[name];
-        const field = (
-          <SettingInput
-            name={name}
-            value={values[name]}
-            onChange={(v) => onChange(name, v)}
-            error={errors[name]}
-            texts={texts}
-            state={states?.(name)}
-          />
-        );
-        if (!included) return <div key={name}>{field}</div>;
-        return (
-          <Group key={name} align="flex-start" wrap="nowrap" gap="sm">
-            <Checkbox
-              mt={4}
-              aria-label={t`Apply ${label}`}
-              checked={included.has(name)}
-              onChange={(e) => onInclude?.(name, e.currentTarget.checked)}
-              data-testid={`include-${name}`}
-            />
-            <div style={{ flex: 1, opacity: included.has(name) ? 1 : 0.55 }}>{field}</div>
-          </Group>
-        );
-      })}
-    </SimpleGrid>
+    <Stack gap="lg" data-testid={`section-${section}`}>
+      {switches.length > 0 && (
+        <div className={classes.switches} data-testid="setting-switches">
+          {switches.map(render)}
+        </div>
+      )}
+      {inputs.length > 0 && (
+        <div className={classes.fields} data-testid="setting-inputs">
+          {inputs.map(render)}
+        </div>
+      )}
+    </Stack>
   );
 }

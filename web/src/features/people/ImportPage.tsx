@@ -3,6 +3,7 @@ import { Alert, Anchor, Badge, Button, FileButton, Group, Paper, Progress, Stack
 import { IconDownload, IconUpload } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
+import { formatNumber } from '../../app/format.ts';
 import { storedLocale } from '../../app/locales.ts';
 import { RequestError } from '../../app/request.ts';
 import { UploadError } from '../../app/upload.ts';
@@ -15,7 +16,7 @@ const ZIP_MAX = 1024 * 1024 * 1024;
 
 /** The two-step import (workbook at import/info, photo archive at import/avatar), run in the background with its progress shown. */
 export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar' }) {
-  const { t, i18n } = useLingui();
+  const { t } = useLingui();
   const navigate = useNavigate();
   const paths = screens(kind);
   const [progress, setProgress] = useState<ImportProgress | null>(null);
@@ -30,7 +31,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
     };
   }, []);
   const template = `/file/Personnel_import_template_${storedLocale().startsWith('zh') ? 'ZH' : 'EN'}.xlsx`;
-  const number = (n: number) => n.toLocaleString(i18n.locale);
+  const number = (n: number) => formatNumber(n);
 
   const send = async (file: File | null) => {
     if (!file) return;
@@ -139,7 +140,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
             <Stack gap="xs" data-testid="import-report">
               <Text fw={600}>
                 <Trans>
-                  {workbook.created} created, {workbook.updated} updated, {workbook.rejected} rejected
+                  {number(workbook.created)} created, {number(workbook.updated)} updated, {number(workbook.rejected)} rejected
                 </Trans>
               </Text>
               {workbook.rejected === 0 && (
@@ -166,7 +167,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                     .sort((a, b) => a.row - b.row)
                     .map((r) => (
                       <Table.Tr key={r.row}>
-                        <Table.Td>{r.row}</Table.Td>
+                        <Table.Td>{number(r.row)}</Table.Td>
                         <Table.Td>{r.personId}</Table.Td>
                         <Table.Td>{statusBadge(r.status)}</Table.Td>
                         <Table.Td>{r.reasons?.join('; ')}</Table.Td>
@@ -180,7 +181,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
             <Stack gap="xs" data-testid="import-report">
               <Text fw={600}>
                 <Trans>
-                  {photos.imported} imported, {photos.skipped} skipped
+                  {number(photos.imported)} imported, {number(photos.skipped)} skipped
                 </Trans>
               </Text>
               {photos.skipped > photos.entries.length && (

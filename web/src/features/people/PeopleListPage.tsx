@@ -5,10 +5,13 @@ import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGrou
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
-import dayjs from 'dayjs';
 import { api, notifySuccess, toast } from '../../app/api.ts';
+import { formatDateTime, formatNumber } from '../../app/format.ts';
 import { CursorPager } from '../../components/CursorPager.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { ScrollTable } from '../../components/ScrollTable.tsx';
+import { Truncated } from '../../components/Truncated.tsx';
+import tables from '../../components/DataTable.module.css';
 import { basePath, downloadExport, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, type Department, type Group as PersonGroup, type Kind, type Page, type Person } from './api.ts';
 import { GroupManager } from './GroupManager.tsx';
 
@@ -75,7 +78,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     setCursors([undefined]);
   };
 
-  const count = total?.value ?? 0;
+  const count = formatNumber(total?.value ?? 0);
   const groupName = (key: string) => groups.find((g) => g.groupKey === key)?.name ?? '';
   const items = page?.items ?? [];
   const allChecked = items.length > 0 && items.every((p) => selected.has(keyOf(p)));
@@ -119,14 +122,16 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
-            <Group align="flex-end" gap="sm" wrap="wrap">
+            <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
               <TextInput
                 label={t`Keyword`}
                 placeholder={t`Name, personnel ID, phone or IC card`}
+                title={t`Name, personnel ID, phone or IC card`}
                 value={draft.keyword}
                 onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
                 onKeyDown={(e) => e.key === 'Enter' && search()}
-                w={260}
+                style={{ flex: '1 1 300px', maxWidth: 440 }}
+                miw={260}
                 data-testid="people-keyword"
               />
               <Select label={t`Group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={draft.groupKey} onChange={(v) => setDraft({ ...draft, groupKey: v })} w={180} />
@@ -178,14 +183,16 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
             </Group>
           )}
 
-          <Table.ScrollContainer minWidth={900}>
-            <Table striped highlightOnHover verticalSpacing="xs" data-testid="people-table">
+          <ScrollTable>
+            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="people-table">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th w={40}>
+                  <Table.Th w={40} miw={40} className={tables.stickyStart}>
                     <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => setSelected(allChecked ? new Set() : new Set(items.map(keyOf)))} />
                   </Table.Th>
-                  <Table.Th>{t`Name`}</Table.Th>
+                  <Table.Th className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
+                    {t`Name`}
+                  </Table.Th>
                   <Table.Th>{t`Personnel ID`}</Table.Th>
                   <Table.Th>{t`Role`}</Table.Th>
                   <Table.Th>{t`Gender`}</Table.Th>
@@ -193,7 +200,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                   <Table.Th>{t`Phone`}</Table.Th>
                   <Table.Th>{t`IC card number`}</Table.Th>
                   <Table.Th>{resigned ? t`Resignation time` : t`Creation time`}</Table.Th>
-                  <Table.Th w={50} />
+                  <Table.Th w={50} className={tables.stickyEnd} />
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -201,7 +208,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                   const key = keyOf(person);
                   return (
                     <Table.Tr key={key} data-testid="people-row">
-                      <Table.Td>
+                      <Table.Td className={tables.stickyStart}>
                         <Checkbox
                           aria-label={person.name}
                           checked={selected.has(key)}
@@ -213,24 +220,28 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                           }}
                         />
                       </Table.Td>
-                      <Table.Td>
+                      <Table.Td className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
                         <Group gap="xs" wrap="nowrap">
                           <Avatar src={person.avatarUrl} size={32} radius="xl" alt="">
                             {person.name.slice(0, 1)}
                           </Avatar>
-                          <Text size="sm" component={Link} to={paths.detail(key)} c="blue.7" td="none">
+                          <Text size="sm" component={Link} to={paths.detail(key)} c="blue.7" td="none" truncate="end" maw={180} title={person.name}>
                             {person.name}
                           </Text>
                         </Group>
                       </Table.Td>
                       <Table.Td>{person.personId}</Table.Td>
-                      <Table.Td>{person.role}</Table.Td>
+                      <Table.Td>
+                        <Truncated text={person.role} maw={150} />
+                      </Table.Td>
                       <Table.Td>{person.gender === 'male' ? t`Male` : t`Female`}</Table.Td>
-                      <Table.Td>{groupName(person.groupKey)}</Table.Td>
+                      <Table.Td>
+                        <Truncated text={groupName(person.groupKey)} maw={150} />
+                      </Table.Td>
                       <Table.Td>{person.phone}</Table.Td>
                       <Table.Td>{person.icCard}</Table.Td>
-                      <Table.Td>{dayjs(resigned ? person.resignedAt : person.createTime).format('L LT')}</Table.Td>
-                      <Table.Td>
+                      <Table.Td>{formatDateTime(resigned ? person.resignedAt : person.createTime)}</Table.Td>
+                      <Table.Td className={tables.stickyEnd}>
                         <Menu position="bottom-end" withinPortal>
                           <Menu.Target>
                             <ActionIcon variant="subtle" aria-label={t`Actions`}>
@@ -255,7 +266,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                 })}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
 
           {page && items.length === 0 && (
             <Stack align="center" py="xl" gap="xs" data-testid="people-empty">
