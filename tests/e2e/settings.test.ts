@@ -54,7 +54,7 @@ describe('system settings', () => {
     await page.getByTestId('settings-button').click();
     await page.waitForURL('**/settings/account');
     const tabs = page.getByTestId('settings-sections').getByRole('tab');
-    expect(await tabs.allInnerTexts()).toEqual(['Accounts', 'Licences']);
+    expect(await tabs.allInnerTexts()).toEqual(['Accounts', 'Privacy', 'Licences']);
     await page.getByRole('tab', { name: 'Licences' }).click();
     await page.waitForURL('**/settings/licence');
     await expect.poll(() => page.title()).toBe(`Licences - ${TAGLINE}`);
@@ -318,6 +318,40 @@ describe('system settings', () => {
     await context.close();
   });
 
+  it('saves the privacy settings with their version and keeps the days in range', async () => {
+    const { context, page } = await newPage(browser);
+    watchConsole(page, [/\/v1\/settings\/privacy$/]);
+    await loginInBrowser(page, demo().username, demo().password);
+    await page.goto('/settings/privacy');
+    const days = page.getByTestId('privacy-days-captures');
+    await expect.poll(() => days.inputValue()).not.toBe('');
+    const before = await days.inputValue();
+    await days.fill('500');
+    await page.getByTestId('privacy-save').click();
+    await expect.poll(() => page.getByText('Enter a value from 1 to 180').count()).toBe(1);
+    await page.getByTestId('privacy-cancel').click();
+    expect(await days.inputValue()).toBe(before);
+    await days.fill('30');
+    await page.getByTestId('privacy-save').click();
+    expect(await toastText(page)).toContain('Saved');
+    // Someone else saves meanwhile: this page's version is stale.
+    await page.evaluate(async () => {
+      const headers = { authorization: `Bearer ${localStorage.getItem('token')}`, 'content-type': 'application/json' };
+      const current = ((await (await fetch('/v1/settings/privacy', { headers })).json()) as { data: Record<string, unknown> }).data;
+      await fetch('/v1/settings/privacy', { method: 'PUT', headers, body: JSON.stringify(current) });
+    });
+    await days.fill(before);
+    await page.getByTestId('privacy-save').click();
+    await expect.poll(() => page.getByTestId('privacy-stale').count()).toBe(1);
+    await page.getByTestId('privacy-stale').getByRole('button', { name: 'Reload' }).click();
+    await expect.poll(() => days.inputValue()).toBe('30');
+    await days.fill(before);
+    await page.getByTestId('privacy-save').click();
+    expect(await toastText(page)).toContain('Saved');
+    await page.screenshot({ path: `${shotDir}/settings-privacy-en.png`, fullPage: true });
+    await context.close();
+  });
+
   it('reads in Japanese', async () => {
     const { context, page } = await newPage(browser, { locale: 'ja_JP' });
     watchConsole(page);
@@ -333,6 +367,9 @@ describe('system settings', () => {
     await page.goto('/settings/account');
     await expect.poll(() => rows(page).count()).toBeGreaterThan(0);
     await page.screenshot({ path: `${shotDir}/settings-accounts-ja.png`, fullPage: true });
+    await page.goto('/settings/privacy');
+    await expect.poll(() => page.getByTestId('privacy-days-captures').inputValue()).not.toBe('');
+    await page.screenshot({ path: `${shotDir}/settings-privacy-ja.png`, fullPage: true });
     await context.close();
   });
 });

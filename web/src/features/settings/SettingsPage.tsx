@@ -7,6 +7,7 @@ import { SETTINGS_TAB_KEY, getAuthorities } from '../../app/session.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
 import { AccountsSection } from './AccountsSection.tsx';
 import { LicencesSection } from './LicencesSection.tsx';
+import { PrivacySection } from './PrivacySection.tsx';
 
 /**
  * The sections that exist so far, by their menu path. A section joins the list when its API
@@ -14,6 +15,7 @@ import { LicencesSection } from './LicencesSection.tsx';
  */
 const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }> = {
   '/settings/account': { authCode: 'settings:account', Component: AccountsSection },
+  '/settings/privacy': { authCode: 'settings:privacy', Component: PrivacySection },
   '/settings/licence': { authCode: 'settings:licence', Component: LicencesSection },
 };
 

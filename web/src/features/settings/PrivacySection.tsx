@@ -1,0 +1,128 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Alert, Button, Group, NumberInput, SimpleGrid, Stack, Switch, Text, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { RETENTION_BOUNDS, type PrivacySettings, type RetentionKind } from '@passcloud/functions/contract/settings';
+import { api, client, notifySuccess, toast } from '../../app/api.ts';
+import { RequestError } from '../../app/request.ts';
+
+type Stored = PrivacySettings & { version: number };
+type Values = Omit<PrivacySettings, 'retentionDays'> & { retentionDays: Record<RetentionKind, number | string> };
+
+const KINDS: RetentionKind[] = ['passRecords', 'captures', 'recordings'];
+
+/**
+ * Privacy: what pass records keep (temperature, photos, visitors' names) and how many days pass
+ * records, capture photos and call recordings are kept. Saved whole, with the version last read.
+ */
+export function PrivacySection() {
+  const { t } = useLingui();
+  const [stored, setStored] = useState<Stored | null>(null);
+  const [stale, setStale] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const dayLabel: Record<RetentionKind, string> = { passRecords: t`Pass records (days)`, captures: t`Capture photos (days)`, recordings: t`Call recordings (days)` };
+
+  const inRange = (kind: RetentionKind) => (value: number | string) => {
+    const { min, max } = RETENTION_BOUNDS[kind];
+    if (value === '') return t`Enter the number of days`;
+    return Number.isInteger(Number(value)) && Number(value) >= min && Number(value) <= max ? null : t`Enter a value from ${min} to ${max}`;
+  };
+  const form = useForm<Values>({
+    mode: 'controlled',
+    initialValues: { saveTemperature: true, savePhotos: true, saveVisitorName: true, retentionDays: { passRecords: '', captures: '', recordings: '' } },
+    validate: { retentionDays: { passRecords: inRange('passRecords'), captures: inRange('captures'), recordings: inRange('recordings') } },
+  });
+
+  const show = useCallback((next: Stored) => {
+    const { version: _version, ...values } = next;
+    setStored(next);
+    setStale(false);
+    form.setInitialValues(values);
+    form.setValues(values);
+  }, []);
+  const load = useCallback(async () => {
+    try {
+      show(await api.get<Stored>('/v1/settings/privacy'));
+    } catch {
+      // The request client has shown why.
+    }
+  }, [show]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const submit = form.onSubmit(async (values) => {
+    if (!stored) return;
+    setSaving(true);
+    try {
+      const retentionDays = Object.fromEntries(KINDS.map((kind) => [kind, Number(values.retentionDays[kind])])) as Record<RetentionKind, number>;
+      show(await client.request<Stored>('PUT', '/v1/settings/privacy', { body: { ...values, retentionDays, version: stored.version }, silent: true }));
+      notifySuccess(t`Saved`);
+    } catch (error) {
+      if (error instanceof RequestError && error.status === 409) setStale(true);
+      else if (error instanceof RequestError && error.issues.length) for (const issue of error.issues) form.setFieldError(issue.path, issue.message);
+      else if (error instanceof RequestError) toast(error.message);
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="lg" maw={760}>
+        {stale && (
+          <Alert color="orange" variant="light" data-testid="privacy-stale">
+            <Group justify="space-between" gap="xs">
+              <Text size="sm">
+                <Trans>This record was changed by someone else; reload it and try again</Trans>
+              </Text>
+              <Button size="xs" variant="light" color="orange" onClick={() => void load()}>
+                <Trans>Reload</Trans>
+              </Button>
+            </Group>
+          </Alert>
+        )}
+        <Stack gap="sm">
+          <Title order={3} size="h5">
+            <Trans>What pass records keep</Trans>
+          </Title>
+          <Switch label={t`Save the measured temperature`} {...form.getInputProps('saveTemperature', { type: 'checkbox' })} data-testid="privacy-temperature" />
+          <Switch label={t`Save the capture photo and avatar`} {...form.getInputProps('savePhotos', { type: 'checkbox' })} data-testid="privacy-photos" />
+          <Switch label={t`Save visitors' names`} {...form.getInputProps('saveVisitorName', { type: 'checkbox' })} data-testid="privacy-visitor-name" />
+        </Stack>
+        <Stack gap="sm">
+          <Title order={3} size="h5">
+            <Trans>How long records are kept</Trans>
+          </Title>
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+            {KINDS.map((kind) => (
+              <NumberInput
+                key={kind}
+                label={dayLabel[kind]}
+                required
+                min={RETENTION_BOUNDS[kind].min}
+                max={RETENTION_BOUNDS[kind].max}
+                allowDecimal={false}
+                allowNegative={false}
+                clampBehavior="none"
+                {...form.getInputProps(`retentionDays.${kind}`)}
+                data-testid={`privacy-days-${kind}`}
+              />
+            ))}
+          </SimpleGrid>
+          <Text size="xs" c="dimmed">
+            <Trans>Older records and files are removed every day.</Trans>
+          </Text>
+        </Stack>
+        <Group justify="flex-end" gap="xs">
+          <Button variant="default" disabled={!form.isDirty()} onClick={() => form.reset()} data-testid="privacy-cancel">
+            <Trans>Cancel</Trans>
+          </Button>
+          <Button type="submit" loading={saving} disabled={!stored} data-testid="privacy-save">
+            <Trans>Save</Trans>
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
