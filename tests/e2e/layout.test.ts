@@ -179,6 +179,11 @@ describe.each(LOCALES)('layout in %s', (locale) => {
       expect(await placeholderOverflow(page.getByTestId('people-keyword'))).toEqual({ scroll: 0, text: 0 });
     });
 
+    it('shows the person form', async () => {
+      await open('/pass-platform/enterprise/employee/create');
+      await shot('person-form', locale, width);
+    });
+
     it('shows the device filters with labels of one weight and the whole keyword hint', async () => {
       await open('/pass-platform/device/management');
       await expect.poll(() => page.locator('.device-row').count()).toBe(1);

@@ -328,7 +328,9 @@ export function LogsPanel({ deviceKey }: { deviceKey: string }) {
           <Text size="sm" c="red">
             <Trans>The log could not be loaded.</Trans>
           </Text>
-        ) : page && items.length === 0 ? (
+        ) : !page ? (
+          <Loader size="sm" />
+        ) : items.length === 0 ? (
           <Text size="sm" c="dimmed">
             <Trans>The device has not sent any log entries yet.</Trans>
           </Text>
