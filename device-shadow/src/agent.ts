@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
 import { DEFAULT_SETTINGS, type DeviceCommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
-import { fromDocument, toDocument, type DeviceDocument } from './mapping.ts';
+import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from './mapping.ts';
 import { deviceTopics, shadowTopics, type AppUpdate, type BindResult, type CommandMessage, type CommandResultMessage, type LogMessage } from './topics.ts';
 
 /**
@@ -322,7 +322,8 @@ export class DeviceAgent {
   /** Applies desired values it understands and reports the settings now in force. */
   private apply(desired: DeviceDocument, complete = false): void {
     const { settings, invalid } = fromDocument(desired);
-    if (invalid.length > 0) this.write('warn', 'settingsIgnored', { settings: invalid });
+    // The log names settings as the console does; a key the device does not know stays as it came.
+    if (invalid.length > 0) this.write('warn', 'settingsIgnored', { settings: invalid.map((key) => settingNameOf(key) ?? key) });
     const changed = Object.keys(settings);
     this.settings = { ...this.settings, ...settings };
     if (changed.length > 0) this.write('info', 'settingsApplied', { settings: changed });

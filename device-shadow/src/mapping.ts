@@ -124,6 +124,9 @@ export interface Decoded {
   invalid: string[];
 }
 
+/** The setting a device shadow key stands for, as the API and the console name it. */
+export const settingNameOf = (deviceName: string): string | undefined => BY_DEVICE_NAME.get(deviceName);
+
 /**
  * The device's shadow keys back to API settings. Unknown keys and undecodable values are listed,
  * never guessed; the decoded values are checked with the API's own schema.

@@ -101,7 +101,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     modals.openConfirmModal({ title, children: <Text size="sm">{text}</Text>, labels: { confirm: label, cancel: t`Cancel` }, confirmProps: { color: 'red' }, onConfirm });
 
   const remove = (people: Person[]) =>
-    confirm(t`Delete`, t`Delete ${people.length} people? Their photos and records go with them.`, t`Delete`, () =>
+    confirm(t`Delete`, plural(people.length, { one: 'Delete # person? Their photo and records go with them.', other: 'Delete # people? Their photos and records go with them.' }), t`Delete`, () =>
       void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
     );
   const setState = (people: Person[], action: 'resign' | 'entry') =>

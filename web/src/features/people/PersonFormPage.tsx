@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Avatar, Button, FileButton, Grid, Group, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Avatar, Button, FileButton, Grid, Group, Input, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
@@ -248,16 +248,16 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                   <TextInput label={t`Role`} required {...form.getInputProps('role')} />
                 </Grid.Col>
                 <Grid.Col span={{ base: 12, sm: 6 }}>
-                  <Text size="sm" fw={500} mb={4}>
-                    <Trans>Gender</Trans>
-                  </Text>
-                  <SegmentedControl
-                    data={[
-                      { value: 'male', label: t`Male` },
-                      { value: 'female', label: t`Female` },
-                    ]}
-                    {...form.getInputProps('gender')}
-                  />
+                  <Input.Wrapper label={t`Gender`} labelElement="div" required>
+                    <SegmentedControl
+                      display="flex"
+                      data={[
+                        { value: 'male', label: t`Male` },
+                        { value: 'female', label: t`Female` },
+                      ]}
+                      {...form.getInputProps('gender')}
+                    />
+                  </Input.Wrapper>
                 </Grid.Col>
                 <Grid.Col span={{ base: 12, sm: 6 }}>
                   <Select
