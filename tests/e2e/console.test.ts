@@ -120,8 +120,9 @@ describe('register, log in, walk the menu', () => {
     await page.getByTestId('menu-toggle').click();
     await page.getByRole('link', { name: 'Intercom platform' }).click();
     await page.waitForURL('**/intercom-platform/device/management');
+    // Settings open at the first permitted section, under its own path.
     await page.getByTestId('settings-button').click();
-    await page.waitForURL('**/settings');
+    await page.waitForURL('**/settings/system');
     await expect.poll(() => page.getByTestId('settings-button').getAttribute('aria-current')).toBe('page');
     await page.getByRole('tab', { name: 'Mail records' }).click();
     await page.waitForURL('**/settings/mail');

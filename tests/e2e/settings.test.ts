@@ -1,9 +1,12 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { ZipFile } from 'yazl';
+import { freePort } from '@passcloud/infra/local/standins';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { unique } from '../support/api.ts';
+import { mailsTo, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 import { TAGLINE, loginInBrowser, newPage, pageErrors, shotDir, toastText } from './support.ts';
 
@@ -52,9 +55,9 @@ describe('system settings', () => {
     watchConsole(page);
     await loginInBrowser(page, demo().username, demo().password);
     await page.getByTestId('settings-button').click();
-    await page.waitForURL('**/settings/account');
+    await page.waitForURL('**/settings/system');
     const tabs = page.getByTestId('settings-sections').getByRole('tab');
-    expect(await tabs.allInnerTexts()).toEqual(['Accounts', 'Privacy', 'Licences']);
+    expect(await tabs.allInnerTexts()).toEqual(['Ports and versions', 'Email settings', 'Accounts', 'Privacy', 'Licences', 'Mail records']);
     await page.getByRole('tab', { name: 'Licences' }).click();
     await page.waitForURL('**/settings/licence');
     await expect.poll(() => page.title()).toBe(`Licences - ${TAGLINE}`);
@@ -70,16 +73,18 @@ describe('system settings', () => {
     await context.close();
   });
 
-  it('shows an empty state to an account whose settings sections are not offered yet', async () => {
+  it('offers an account only the sections it holds, at their own paths', async () => {
     const { createAccount } = await import('@passcloud/functions/data/identity');
     const username = unique('mailer');
-    await createAccount(demo().tenantId, { username, password: 'mailer-pass-1', authCodes: ['pass:dashboard', 'settings:email'] });
+    await createAccount(demo().tenantId, { username, password: 'mailer-pass-1', authCodes: ['pass:dashboard', 'settings:email', 'settings:mail'] });
     const { context, page } = await newPage(browser);
     watchConsole(page);
     await loginInBrowser(page, username, 'mailer-pass-1');
     await page.getByTestId('settings-button').click();
-    await expect.poll(() => page.getByTestId('settings-empty').count()).toBe(1);
-    expect(await page.getByTestId('settings-sections').count()).toBe(0);
+    await page.waitForURL('**/settings/email');
+    expect(await page.getByTestId('settings-sections').getByRole('tab').allInnerTexts()).toEqual(['Email settings', 'Mail records']);
+    await page.goto('/settings/mail');
+    await expect.poll(() => page.getByTestId('screen-title').innerText()).toBe('Mail records');
     await context.close();
   });
 
@@ -370,6 +375,224 @@ describe('system settings', () => {
     await page.goto('/settings/privacy');
     await expect.poll(() => page.getByTestId('privacy-days-captures').inputValue()).not.toBe('');
     await page.screenshot({ path: `${shotDir}/settings-privacy-ja.png`, fullPage: true });
+    await page.goto('/settings/system');
+    await expect.poll(() => page.getByTestId('system-api-url').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/settings-system-ja.png`, fullPage: true });
+    await page.goto('/settings/email');
+    await expect.poll(() => page.getByTestId('email-save').isEnabled()).toBe(true);
+    await page.getByTestId('email-port').fill('0');
+    await page.getByTestId('email-save').click();
+    await expect.poll(() => page.getByText('1～65535 のポートを入力してください').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/settings-email-ja.png`, fullPage: true });
+    await page.getByTestId('email-cancel').click();
+    await page.goto('/settings/mail');
+    await expect.poll(() => page.getByTestId('mail-table').count()).toBe(1);
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: `${shotDir}/settings-mail-ja.png`, fullPage: true });
+    await context.close();
+  });
+});
+
+/** A small stand-in for an install package: a zip archive named .apk. */
+async function fakeApk(): Promise<Buffer> {
+  const zip = new ZipFile();
+  zip.addBuffer(Buffer.from('<manifest package="com.passcloud.terminal"/>'), 'AndroidManifest.xml');
+  zip.addBuffer(Buffer.alloc(64 * 1024, 7), 'classes.dex');
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('ports and versions, email and mail records', () => {
+  let owner: { username: string; password: string };
+  beforeAll(async () => {
+    owner = await registerTenant();
+  });
+  const sinkPort = () => inject('localEnv').SMTP_PORT!;
+
+  it('shows the service addresses with copy buttons and uploads a client package with its progress', async () => {
+    const { context, page } = await newPage(browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    watchConsole(page);
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto('/settings/system');
+    await expect.poll(() => page.getByTestId('screen-title').innerText()).toBe('Ports and versions');
+    await expect.poll(() => page.getByTestId('system-api-url').innerText()).toMatch(/^https?:\/\/.+\/v1$/);
+    expect(await page.getByTestId('system-mqtt-endpoint').innerText()).not.toBe('');
+    expect(await page.getByTestId('system-version').innerText()).toBe('3.2.0');
+    expect(await page.getByTestId('system-client-version').innerText()).toBe('No install package uploaded yet');
+    await page.getByTestId('system-api-url-copy').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await page.getByTestId('system-api-url').innerText());
+
+    // The browser checks the file and the version before anything is sent.
+    const file = page.locator('input[type=file]');
+    await file.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a package') });
+    await page.getByTestId('system-package-version').fill('3.2');
+    await page.getByTestId('system-package-upload').click();
+    await expect.poll(() => page.getByText('Choose an .apk file', { exact: true }).count()).toBeGreaterThan(0);
+    expect(await page.getByText('Enter the version as three numbers, like 3.2.1').count()).toBe(1);
+    // Cancel empties the form.
+    await page.getByTestId('system-package-cancel').click();
+    expect(await page.getByTestId('system-package-version').inputValue()).toBe('');
+
+    const apk = await fakeApk();
+    await file.setInputFiles({ name: 'terminal-3.2.1.apk', mimeType: 'application/vnd.android.package-archive', buffer: apk });
+    await page.getByTestId('system-package-version').fill('3.2.1');
+    // The upload is held a moment so its progress shows.
+    await page.route(
+      (url) => !url.pathname.startsWith('/v1/') && url.pathname.endsWith('.apk'),
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await route.continue();
+      },
+    );
+    const completed = page.waitForResponse((r) => /\/complete$/.test(r.url()));
+    await page.getByTestId('system-package-upload').click();
+    await expect.poll(() => page.getByTestId('system-package-progress').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/settings-system-uploading-en.png`, fullPage: true });
+    expect((await completed).ok()).toBe(true);
+    await expect.poll(() => page.getByTestId('system-package-done').count()).toBe(1);
+    expect(await page.getByTestId('system-package-done').innerText()).toContain('Version 3.2.1 is uploaded.');
+    expect(await page.getByTestId('system-package-notified').innerText()).toBe('No terminal is online; terminals update when they next connect.');
+    await expect.poll(() => page.getByTestId('system-client-version').innerText()).toBe('3.2.1');
+    const sha = createHash('sha256').update(apk).digest('hex');
+    expect(await page.getByTestId('system-client-sha256').innerText()).toBe(sha);
+    await page.screenshot({ path: `${shotDir}/settings-system-en.png`, fullPage: true });
+    await context.close();
+  });
+
+  it('saves the SMTP settings, names a bad port on its field, and shows whether a test mail went out or the server’s own error', async () => {
+    const { context, page } = await newPage(browser);
+    watchConsole(page, [/\/v1\/settings\/email$/]);
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto('/settings/email');
+    await expect.poll(() => page.getByTestId('screen-title').innerText()).toBe('Email settings');
+    await expect.poll(() => page.getByTestId('email-save').isEnabled()).toBe(true);
+    await expect.poll(() => page.getByText("Without an SMTP server, mail is sent through the service's own sender.").count()).toBe(1);
+
+    // With a server, the sender and a port in range are required before anything is sent.
+    await page.getByTestId('email-host').fill('127.0.0.1');
+    await page.getByTestId('email-port').fill('70000');
+    await page.getByTestId('email-save').click();
+    await expect.poll(() => page.getByText('Enter a port from 1 to 65535').count()).toBe(1);
+    expect(await page.getByText('Enter the sender address').count()).toBe(1);
+    expect(await page.getByTestId('email-port').getAttribute('aria-invalid')).toBe('true');
+
+    // A port where nothing listens: the test mail shows why it was not sent.
+    const closed = String(await freePort());
+    await page.getByTestId('email-port').fill(closed);
+    await page.getByTestId('email-sender-address').fill('alerts@company.test');
+    await page.getByTestId('email-sender-name').fill('Acme Alerts');
+    await page.getByTestId('email-tls').click();
+    await page.getByRole('option', { name: 'None (plain SMTP)' }).click();
+    const recipients = page.getByTestId('email-recipients');
+    await recipients.fill('guard@company.test');
+    await recipients.press('Enter');
+    await page.getByTestId('email-fever').check();
+    await page.getByTestId('email-save').click();
+    expect(await toastText(page)).toContain('Saved');
+    await page.getByTestId('email-test').click();
+    await expect.poll(() => page.getByTestId('email-test-result').getAttribute('data-ok')).toBe('false');
+    expect(await page.getByTestId('email-test-result').innerText()).toMatch(/ECONNREFUSED|connect/i);
+
+    // The local sink: a mailbox it refuses answers in the server's own words; the first recipient gets it.
+    await page.getByTestId('email-port').fill(sinkPort());
+    await expect.poll(() => page.getByTestId('email-test').isDisabled()).toBe(true);
+    await page.getByTestId('email-save').click();
+    await expect.poll(() => page.getByTestId('email-test').isDisabled()).toBe(false);
+    await page.getByTestId('email-test-to').fill('nobody@company.invalid');
+    await page.getByTestId('email-test').click();
+    await expect.poll(() => page.getByTestId('email-test-result').innerText()).toContain('Mailbox unavailable: nobody@company.invalid');
+    await page.getByTestId('email-test-to').fill('');
+    await page.getByTestId('email-test').click();
+    await expect.poll(() => page.getByTestId('email-test-result').getAttribute('data-ok')).toBe('true');
+    expect(await page.getByTestId('email-test-result').innerText()).toContain('The test mail was sent to guard@company.test.');
+    await expect.poll(async () => (await mailsTo('guard@company.test')).length).toBeGreaterThan(0);
+    await page.screenshot({ path: `${shotDir}/settings-email-en.png`, fullPage: true });
+
+    // Cancel puts the saved values back.
+    await page.getByTestId('email-sender-name').fill('Someone else');
+    await page.getByTestId('email-cancel').click();
+    expect(await page.getByTestId('email-sender-name').inputValue()).toBe('Acme Alerts');
+
+    // A password is never shown again: it is kept, replaced or cleared.
+    await page.getByTestId('email-username').fill('mailer');
+    await page.getByTestId('email-password').fill('smtp-Secret-42!');
+    await page.getByTestId('email-save').click();
+    await expect.poll(() => page.getByTestId('email-password-saved').count()).toBe(1);
+    expect(await page.locator('input[type=password]').count()).toBe(0);
+    await page.getByTestId('email-password-replace').click();
+    expect(await page.getByTestId('email-password').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Keep the saved password' }).click();
+    await page.getByTestId('email-password-clear').click();
+    await expect.poll(() => page.getByText('The saved password is removed when you save.').count()).toBe(1);
+    await page.getByTestId('email-username').fill('');
+    const saved = page.waitForResponse((r) => r.url().endsWith('/v1/settings/email') && r.request().method() === 'PUT');
+    await page.getByTestId('email-save').click();
+    expect((await (await saved).request().postDataJSON()) as Record<string, unknown>).toMatchObject({ password: null, username: null });
+    await expect.poll(() => page.getByTestId('email-password').count()).toBe(1);
+
+    // Someone else saves meanwhile: this page's version is stale.
+    await page.evaluate(async () => {
+      const headers = { authorization: `Bearer ${localStorage.getItem('token')}`, 'content-type': 'application/json' };
+      const { passwordSet: _p, updateTime: _u, ...current } = ((await (await fetch('/v1/settings/email', { headers })).json()) as { data: Record<string, unknown> }).data;
+      await fetch('/v1/settings/email', { method: 'PUT', headers, body: JSON.stringify(current) });
+    });
+    await page.getByTestId('email-sender-name').fill('Acme Guards');
+    await page.getByTestId('email-save').click();
+    await expect.poll(() => page.getByTestId('email-stale').count()).toBe(1);
+    await page.getByTestId('email-stale').getByRole('button', { name: 'Reload' }).click();
+    await expect.poll(() => page.getByTestId('email-sender-name').inputValue()).toBe('Acme Alerts');
+    await context.close();
+  });
+
+  it('lists the mails with their outcome, opens one, and resends a failed one after a confirmation', async () => {
+    const { context, page } = await newPage(browser);
+    watchConsole(page);
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto('/settings/mail');
+    await expect.poll(() => page.getByTestId('screen-title').innerText()).toBe('Mail records');
+    const mailRows = page.getByTestId('mail-row');
+    await expect.poll(() => mailRows.count()).toBeGreaterThanOrEqual(3);
+    const tests = page.locator('[data-testid=mail-row][data-group=test]');
+    expect(await tests.count()).toBe(3);
+    // Newest first: the test mail that went through, then the refused one, then the one no server took.
+    expect(await tests.nth(0).getByTestId('mail-status-badge').textContent()).toBe('Sent');
+    expect(await tests.nth(1).getByTestId('mail-status-badge').textContent()).toBe('Failed');
+    await page.screenshot({ path: `${shotDir}/settings-mail-en.png`, fullPage: true });
+
+    await tests.nth(0).getByTestId('mail-view').click();
+    const drawer = page.locator('.mantine-Drawer-content');
+    await expect.poll(() => drawer.getByTestId('mail-content').count()).toBe(1);
+    expect(await drawer.innerText()).toContain('guard@company.test');
+    expect((await drawer.getByTestId('mail-content').innerText()).length).toBeGreaterThan(0);
+    // Settled after its slide-in.
+    await expect.poll(async () => Math.round((await drawer.boundingBox())!.x + (await drawer.boundingBox())!.width)).toBe(1366);
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.mantine-Drawer-content')!).opacity === '1');
+    await page.screenshot({ path: `${shotDir}/settings-mail-view-en.png`, fullPage: true });
+    await page.getByTestId('mail-drawer-close').click();
+    await expect.poll(() => drawer.count()).toBe(0);
+
+    // Filters: only the failed ones.
+    await page.getByTestId('mail-status').click();
+    await page.getByRole('option', { name: 'Failed' }).click();
+    await page.getByTestId('mail-search').click();
+    await expect.poll(() => page.locator('[data-testid=mail-row][data-status=sent]').count()).toBe(0);
+    expect(await mailRows.count()).toBe(2);
+
+    // The one no server took goes out again through the saved server; Cancel first changes nothing.
+    const unsent = page.locator('[data-testid=mail-row]', { hasText: 'guard@company.test' });
+    await unsent.getByTestId('mail-resend').click();
+    await page.getByTestId('cancel-resend').click();
+    await expect.poll(() => page.getByTestId('cancel-resend').count()).toBe(0);
+    expect(await mailRows.count()).toBe(2);
+    await unsent.getByTestId('mail-resend').click();
+    await page.getByTestId('confirm-resend').click();
+    expect(await toastText(page)).toContain('The mail was sent again');
+    await page.getByTestId('mail-reset').click();
+    await expect.poll(() => tests.count()).toBe(4);
+    expect(await tests.nth(0).getByTestId('mail-status-badge').textContent()).toBe('Sent');
     await context.close();
   });
 });

@@ -51,6 +51,7 @@ export const api = {
   get: <T>(path: string, options?: RequestOptions) => client.request<T>('GET', path, options),
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => client.request<T>('POST', path, { ...options, body }),
   patch: <T>(path: string, body?: unknown, options?: RequestOptions) => client.request<T>('PATCH', path, { ...options, body }),
+  put: <T>(path: string, body?: unknown, options?: RequestOptions) => client.request<T>('PUT', path, { ...options, body }),
   del: <T>(path: string, options?: RequestOptions) => client.request<T>('DELETE', path, options),
 };
 

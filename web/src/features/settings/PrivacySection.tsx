@@ -3,7 +3,7 @@ import { Alert, Button, Group, NumberInput, SimpleGrid, Stack, Switch, Text, Tit
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { RETENTION_BOUNDS, type PrivacySettings, type RetentionKind } from '@passcloud/functions/contract/settings';
-import { api, client, notifySuccess, toast } from '../../app/api.ts';
+import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 
 type Stored = PrivacySettings & { version: number };
@@ -56,7 +56,7 @@ export function PrivacySection() {
     setSaving(true);
     try {
       const retentionDays = Object.fromEntries(KINDS.map((kind) => [kind, Number(values.retentionDays[kind])])) as Record<RetentionKind, number>;
-      show(await client.request<Stored>('PUT', '/v1/settings/privacy', { body: { ...values, retentionDays, version: stored.version }, silent: true }));
+      show(await api.put<Stored>('/v1/settings/privacy', { ...values, retentionDays, version: stored.version }, { silent: true }));
       notifySuccess(t`Saved`);
     } catch (error) {
       if (error instanceof RequestError && error.status === 409) setStale(true);

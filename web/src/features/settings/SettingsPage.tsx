@@ -6,17 +6,20 @@ import type { AuthCode, MenuItem } from '@passcloud/functions/contract/menu';
 import { SETTINGS_TAB_KEY, getAuthorities } from '../../app/session.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
 import { AccountsSection } from './AccountsSection.tsx';
+import { EmailSection } from './EmailSection.tsx';
 import { LicencesSection } from './LicencesSection.tsx';
+import { MailRecordsSection } from './MailRecordsSection.tsx';
 import { PrivacySection } from './PrivacySection.tsx';
+import { SystemSection } from './SystemSection.tsx';
 
-/**
- * The sections that exist so far, by their menu path. A section joins the list when its API
- * does; until then it is left out rather than shown empty.
- */
+/** The sections by their menu path, in the menu's order; the side list offers those the account holds. */
 const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }> = {
+  '/settings/system': { authCode: 'settings:system', Component: SystemSection },
+  '/settings/email': { authCode: 'settings:email', Component: EmailSection },
   '/settings/account': { authCode: 'settings:account', Component: AccountsSection },
   '/settings/privacy': { authCode: 'settings:privacy', Component: PrivacySection },
   '/settings/licence': { authCode: 'settings:licence', Component: LicencesSection },
+  '/settings/mail': { authCode: 'settings:mail', Component: MailRecordsSection },
 };
 
 /**
