@@ -327,6 +327,8 @@ export interface IotOptions {
   /** Interface of the MQTT endpoints (TCP and WebSocket); the data plane stays on 127.0.0.1. */
   host?: string;
   mqttPort?: number;
+  /** Port of MQTT over WebSocket; any free port when unset. */
+  wsPort?: number;
   /** Where shadows are kept between runs; in memory when undefined. */
   shadowFile?: string;
 }
@@ -477,7 +479,7 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
     if (!req.url?.startsWith('/mqtt')) return socket.destroy();
     wss.handleUpgrade(req, socket, head, (client) => broker.handle(createWebSocketStream(client) as never));
   });
-  const wsPort = await listen(ws, 0, host);
+  const wsPort = await listen(ws, options.wsPort ?? 0, host);
 
   // The data plane, on loopback only and for signed requests only.
   const credentials: DataPlaneCredentials = {

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetClients } from '@passcloud/functions/lib/aws';
 import { resetIotClients } from '@passcloud/functions/lib/iot';
@@ -49,11 +50,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const [dynamo, s3, smtp] = await Promise.all([startDynamo(options.inMemory ? undefined : paths.dynamo), startS3(paths.s3), startSmtpSink()]);
   Object.assign(process.env, { AWS_REGION: process.env.AWS_REGION ?? 'us-east-1', DYNAMODB_ENDPOINT: dynamo.endpoint, S3_ENDPOINT: s3.endpoint });
   resetClients();
+  // The broker keeps its ports between runs, as IoT Core keeps its endpoint: terminals that kept
+  // their binding (with the broker's address) connect again after a restart.
+  const portsFile = join(options.dataDir, 'iot', 'ports.json');
+  const saved = options.inMemory ? {} : await reusablePorts(portsFile, options.host ?? '127.0.0.1');
   const iot = await startIot({
     ...(options.host ? { host: options.host } : {}),
-    ...(options.mqttPort ? { mqttPort: options.mqttPort } : {}),
+    ...((options.mqttPort ?? saved.mqtt) ? { mqttPort: options.mqttPort ?? saved.mqtt } : {}),
+    ...(saved.ws ? { wsPort: saved.ws } : {}),
     ...(options.inMemory ? {} : { shadowFile: join(options.dataDir, 'iot', 'shadows.json') }),
   });
+  if (!options.inMemory) {
+    mkdirSync(dirname(portsFile), { recursive: true });
+    writeFileSync(portsFile, JSON.stringify({ mqtt: new URL(iot.mqttUrl).port, ws: new URL(iot.wsUrl).port }));
+  }
   const licenceKeys = localLicenceKeys(options.dataDir);
   const settingsKeyFile = localSettingsKey(options.dataDir);
   const env: Record<string, string> = {
@@ -120,6 +130,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           userCode: demo.userCode,
           count: options.simulateDevices,
           prefix: 'DEMO',
+          // Always this run's broker, even if the last run's ports were taken by something else.
+          brokerUrl: iot.mqttUrl,
           // The terminals keep their bindings like real ones; a restart connects without binding again.
           ...(options.inMemory ? {} : { stateDir: join(options.dataDir, 'devices') }),
         })
@@ -155,4 +167,27 @@ function localSettingsKey(dataDir: string): string {
     writeFileSync(file, newLocalKey(), { mode: 0o600, flag: 'wx' });
   }
   return file;
+}
+
+const portFree = (port: number, host: string) =>
+  new Promise<boolean>((resolvePromise) => {
+    const probe = createServer();
+    probe.once('error', () => resolvePromise(false));
+    probe.listen(port, host, () => probe.close(() => resolvePromise(true)));
+  });
+
+/** The broker ports of the last run, each only if it is still free. */
+async function reusablePorts(file: string, host: string): Promise<{ mqtt?: number; ws?: number }> {
+  if (!existsSync(file)) return {};
+  try {
+    const ports = JSON.parse(readFileSync(file, 'utf8')) as { mqtt?: unknown; ws?: unknown };
+    const out: { mqtt?: number; ws?: number } = {};
+    for (const name of ['mqtt', 'ws'] as const) {
+      const port = Number(ports[name]);
+      if (Number.isInteger(port) && port > 0 && (await portFree(port, host))) out[name] = port;
+    }
+    return out;
+  } catch {
+    return {};
+  }
 }
