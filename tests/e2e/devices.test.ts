@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Browser, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
-import { unique } from '../support/api.ts';
+import { registerTenant, unique } from '../support/api.ts';
 import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
 let browser: Browser;
@@ -159,5 +159,23 @@ describe('face terminals in the console', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => panel.count()).toBe(0);
     await expect.poll(() => page.getByTestId('device-facts').innerText()).toContain('02:00:00:00:0E:2E');
+  });
+});
+
+describe('a company without terminals', () => {
+  it('tells how to add the first one, with its binding code and a copy button', async () => {
+    const company = await registerTenant();
+    const { context, page: fresh } = await newPage(browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await loginInBrowser(fresh, company.username, company.password);
+    await fresh.goto('/pass-platform/device/management');
+    const hint = fresh.getByTestId('device-add-hint');
+    await expect.poll(() => hint.count()).toBe(1);
+    expect(await fresh.getByTestId('device-binding-code').innerText()).toBe(company.userCode);
+    await fresh.getByTestId('copy-binding-code').click();
+    await expect.poll(() => fresh.getByTestId('copy-binding-code').innerText()).toBe('Copied');
+    expect(await fresh.evaluate(() => navigator.clipboard.readText())).toBe(company.userCode);
+    await fresh.screenshot({ path: `${shotDir}/devices-empty.png` });
+    await context.close();
   });
 });

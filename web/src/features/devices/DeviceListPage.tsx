@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ActionIcon, Badge, Button, Checkbox, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Checkbox, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconAdjustments, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
+import { IconAdjustments, IconCheck, IconCopy, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess } from '../../app/api.ts';
+import { getUser } from '../../app/session.ts';
 import { CursorPager } from '../../components/CursorPager.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { ScrollTable } from '../../components/ScrollTable.tsx';
@@ -313,11 +314,7 @@ export function DeviceListPage() {
           {page && items.length === 0 && !failed && (
             <Stack align="center" py="xl" gap="xs" data-testid="device-empty">
               <Text c="dimmed">{filtered ? t`No device matches these filters.` : t`No devices yet.`}</Text>
-              {!filtered && (
-                <Text size="sm" c="dimmed" ta="center" maw={520}>
-                  <Trans>A face terminal joins this list when it is bound with your company's device binding code (shown in the user menu).</Trans>
-                </Text>
-              )}
+              {!filtered && <AddTerminalHint />}
             </Stack>
           )}
           {failed && (
@@ -344,5 +341,33 @@ export function DeviceListPage() {
         onDone={() => void load()}
       />
     </ScreenPage>
+  );
+}
+
+/** How a first terminal gets here: the binding code to type on it, with a copy button. */
+function AddTerminalHint() {
+  const { t } = useLingui();
+  const userCode = getUser()?.userCode ?? '';
+  return (
+    <Stack align="center" gap="xs" maw={560} data-testid="device-add-hint">
+      <Text size="sm" ta="center">
+        <Trans>To add a terminal, open its settings, choose cloud binding and enter the server address and this device binding code:</Trans>
+      </Text>
+      <Group gap="xs">
+        <Text ff="monospace" fw={700} size="lg" data-testid="device-binding-code">
+          {userCode}
+        </Text>
+        <CopyButton value={userCode}>
+          {({ copied, copy }) => (
+            <Button size="xs" variant="light" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />} onClick={copy} data-testid="copy-binding-code">
+              {copied ? t`Copied` : t`Copy`}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+      <Text size="xs" c="dimmed" ta="center">
+        <Trans>The server address is under Settings, Ports and versions. Each terminal takes a licence seat; it appears here once it is bound.</Trans>
+      </Text>
+    </Stack>
   );
 }
