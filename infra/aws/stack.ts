@@ -44,6 +44,7 @@ export class PassCloudStack extends Stack {
   readonly importWorker: HandlerFunction;
   readonly mail: MailService;
   readonly retentionSweep: HandlerFunction;
+  readonly licenceReminders: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -197,6 +198,26 @@ export class PassCloudStack extends Stack {
     grantTable(retentionSweep, main, 'read');
     this.grantObjects(retentionSweep, [buckets.data.captures, buckets.data.recordings], ['s3:DeleteObject']);
     for (const bucket of [buckets.data.captures, buckets.data.recordings]) grantListing(retentionSweep, bucket);
+    // The daily licence reminders: a mail per licence and threshold before it expires.
+    const licenceReminders = (this.licenceReminders = new HandlerFunction(this, 'LicenceReminders', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/licenceReminders.ts'),
+      description: 'Pass Cloud: mails the reminders of licences about to expire',
+      environment: { ...tables.environment(), MAIL_FROM: props.mailFrom, ...mail.environment },
+      timeout: Duration.minutes(5),
+    }));
+    grantTable(licenceReminders, main, 'readWrite');
+    grantTable(licenceReminders, events, 'write');
+    mail.grantSecrets(licenceReminders);
+    mail.grantSend(licenceReminders);
+    Validations.of(licenceReminders).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+    });
+    new Rule(this, 'LicenceRemindersSchedule', {
+      description: 'Pass Cloud: the daily licence reminders',
+      schedule: Schedule.cron({ minute: '0', hour: '8' }),
+      targets: [new LambdaFunction(licenceReminders, { retryAttempts: 2 })],
+    });
     new Rule(this, 'RetentionSweepSchedule', {
       description: 'Pass Cloud: the daily retention sweep',
       schedule: Schedule.cron({ minute: '30', hour: '3' }),

@@ -102,6 +102,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { sweepRetention } = await import('@passcloud/functions/jobs/retention');
   const sweeper = setInterval(() => void sweepRetention().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
   sweeper.unref();
+  // So do the licence reminders, once at start and then daily.
+  const { sendLicenceReminders } = await import('@passcloud/functions/jobs/licenceReminders');
+  const remind = () => void sendLicenceReminders().catch((error: unknown) => console.error('licence reminders failed', error));
+  const reminders = setInterval(remind, 24 * 3600_000);
+  reminders.unref();
   const seeded: { demo?: DemoTenant } = {};
   const host = await startHost({
     port: options.port ?? 3000,
@@ -122,6 +127,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   env.API_BASE_URL = `${host.url}/v1`;
   process.env.API_BASE_URL = env.API_BASE_URL;
   if (options.seed) seeded.demo = await seedDemo(licenceKeys.privateKeyFile);
+  remind();
   const { demo } = seeded;
   const fleet =
     demo && options.simulateDevices

@@ -59,7 +59,9 @@ describe('the AWS stack', () => {
         .map(([id]) => id)
         .filter((id) => !id.startsWith('Api'))
         .sort(),
-    ).toEqual([logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort());
+    ).toEqual(
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort(),
+    );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
       for (const name of ['MAIN_TABLE', 'EVENTS_TABLE', 'PHOTOS_BUCKET', 'MAIL_FROM']) expect(env).toHaveProperty(name);
@@ -267,7 +269,7 @@ describe('the AWS stack', () => {
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     const sending = policies.filter(([, p]) => JSON.stringify(p).includes('ses:SendEmail'));
-    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'MailRetry']);
+    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'LicenceReminders', 'MailRetry']);
     const filesPolicy = policies.find(([id]) => /FilesFunction/.test(id));
     expect(JSON.stringify(filesPolicy)).not.toContain('EventsTable');
   });
@@ -441,11 +443,25 @@ describe('the AWS stack', () => {
       [roleOf(systems)]: ['kms:Decrypt'],
       [roleOf(accounts)]: ['kms:Decrypt'],
       [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
+      [roleOf(stack.licenceReminders)]: ['kms:Decrypt'],
     });
     for (const fn of [mailSettings, mailRecords, systems, accounts, stack.mail.retryFunction]) {
       const env = (template.findResources('AWS::Lambda::Function')[logicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
       expect(JSON.stringify(env.SETTINGS_KMS_KEY_ID)).toContain(key);
     }
+  });
+
+  it('mails licence reminders daily from a function that may send only from the stack’s sender', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(0 8 * * ? *)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.licenceReminders), 'Arn'] } })]),
+    });
+    const fn = logicalId(stack.licenceReminders);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn.replace(/[0-9A-F]{8}$/, '')))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: unknown }[]);
+    expect(statements.find((st) => [st.Action].flat().includes('ses:SendEmail'))!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+    expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('s3:'))).toEqual([]);
   });
 
   it('tries mails again every minute in a function that may send only from the stack’s sender', () => {

@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { licences } from '@passcloud/functions/data/licences';
+import { sendLicenceReminders } from '@passcloud/functions/jobs/licenceReminders';
 import { generateLicenceKeys, issueLicenceCode } from '@passcloud/functions/domain/licence';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 
 interface LicenceItem {
@@ -28,7 +29,7 @@ type Issues = { issues: { path: string; message: string }[] };
 async function company() {
   const owner = await registerTenant();
   const token = (await login(owner.username, owner.password)).token;
-  return { token, userCode: owner.userCode, tenantId: token.split('.')[0]! };
+  return { token, userCode: owner.userCode, tenantId: token.split('.')[0]!, email: owner.email };
 }
 
 const list = async (token: string) => (await call<LicenceList>('GET', '/v1/licences', { token })).body.data;
@@ -162,5 +163,26 @@ describe('seats', () => {
     expect((await bind(c.userCode, unique('OT').toUpperCase())).status).toBe(409);
     expect((await bind(c.userCode, unique('MB').toUpperCase(), 1, mac)).body.code).toBe(201);
     expect((await list(c.token)).items[0]).toMatchObject({ used: 1, remaining: 0 });
+  });
+});
+
+describe('reminders', () => {
+  it('mails one reminder per licence and threshold before expiry, to the owner when no recipients are set', async () => {
+    const c = await company();
+    await activate(c.token, licenceCode({ seats: 4, expiresAt: new Date(Date.now() + 10 * 86_400_000).toISOString() }));
+    await activate(c.token, licenceCode({ seats: 4, expiresAt: new Date(Date.now() + 200 * 86_400_000).toISOString() }));
+    await sendLicenceReminders();
+    await sendLicenceReminders();
+    const mails = await mailsTo(c.email);
+    const reminders = mails.filter((m) => /licence expires/.test(m.subject));
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0]!.text).toMatch(/\(4 terminals\).*in 10 days/);
+    // A new threshold is a new reminder, once.
+    await call('PATCH', '/v1/licences/reminder', { token: c.token, body: { reminderDays: 12 } });
+    await sendLicenceReminders();
+    await sendLicenceReminders();
+    expect((await mailsTo(c.email)).filter((m) => /licence expires/.test(m.subject))).toHaveLength(2);
+    const records = (await call<{ items: { group: string; to: string }[] }>('GET', '/v1/mailRecords?group=licenceReminder', { token: c.token })).body.data.items;
+    expect(records.map((r) => r.to)).toEqual([c.email, c.email]);
   });
 });

@@ -124,6 +124,8 @@ export const de_DE: Catalog = {
   'licence.expired': 'Diese Lizenz ist bereits abgelaufen',
   'licence.alreadyUsed': 'Dieser Aktivierungscode wurde bereits verwendet',
   'licence.notConfigured': 'Auf diesem Server sind keine Lizenzen eingerichtet. Wenden Sie sich an den Betreiber',
+  'mail.licenceReminderSubject': 'Ihre Pass Cloud-Lizenz läuft in {days} Tagen ab',
+  'mail.licenceReminderBody': 'Die Lizenz {code} ({seats} Terminals) läuft am {date} ab, in {days} Tagen. Aktivieren Sie unter Einstellungen > Lizenzen eine neue Lizenz, damit Sie weiterhin Terminals binden können.',
   'devices.noLicence': 'Keine gültige Lizenz: Aktivieren Sie unter Einstellungen > Lizenzen eine Lizenz, bevor Sie Terminals binden',
   'devices.noSeat': 'Alle Lizenzplätze sind belegt ({used} von {seats}). Heben Sie die Bindung eines Terminals auf oder aktivieren Sie eine weitere Lizenz',
   'devices.groupMissing': 'Wählen Sie eine vorhandene Gerätegruppe aus',

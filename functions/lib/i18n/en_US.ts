@@ -123,6 +123,8 @@ export const en_US = {
   'licence.expired': 'This licence has already expired',
   'licence.alreadyUsed': 'This activation code has already been used',
   'licence.notConfigured': 'Licences are not set up on this server; ask the operator',
+  'mail.licenceReminderSubject': 'Your Pass Cloud licence expires in {days} days',
+  'mail.licenceReminderBody': 'The licence {code} ({seats} terminals) expires on {date}, in {days} days. Activate a new licence under Settings > Licences so your terminals can still be bound.',
   'devices.noLicence': 'No licence is in force: activate one under Settings > Licences before binding terminals',
   'devices.noSeat': 'Every licence seat is in use ({used} of {seats}); unbind a terminal or activate another licence',
   'devices.groupMissing': 'Choose an existing device group',

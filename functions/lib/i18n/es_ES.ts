@@ -124,6 +124,8 @@ export const es_ES: Catalog = {
   'licence.expired': 'Esta licencia ya ha caducado',
   'licence.alreadyUsed': 'Este código de activación ya se ha utilizado',
   'licence.notConfigured': 'Las licencias no están configuradas en este servidor; consulte al operador',
+  'mail.licenceReminderSubject': 'Su licencia de Pass Cloud caduca en {days} días',
+  'mail.licenceReminderBody': 'La licencia {code} ({seats} terminales) caduca el {date}, dentro de {days} días. Active una nueva licencia en Configuración > Licencias para poder seguir vinculando terminales.',
   'devices.noLicence': 'No hay ninguna licencia vigente: active una en Configuración > Licencias antes de vincular terminales',
   'devices.noSeat': 'Todas las plazas de licencia están en uso ({used} de {seats}); desvincule un terminal o active otra licencia',
   'devices.groupMissing': 'Elija un grupo de dispositivos existente',

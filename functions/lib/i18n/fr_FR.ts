@@ -124,6 +124,8 @@ export const fr_FR: Catalog = {
   'licence.expired': 'Cette licence a déjà expiré',
   'licence.alreadyUsed': 'Ce code d\'activation a déjà été utilisé',
   'licence.notConfigured': 'Les licences ne sont pas configurées sur ce serveur ; adressez-vous à l\'exploitant',
+  'mail.licenceReminderSubject': 'Votre licence Pass Cloud expire dans {days} jours',
+  'mail.licenceReminderBody': 'La licence {code} ({seats} terminaux) expire le {date}, dans {days} jours. Activez une nouvelle licence dans Paramètres > Licences pour pouvoir continuer à associer des terminaux.',
   'devices.noLicence': 'Aucune licence en vigueur : activez-en une dans Paramètres > Licences avant d\'associer des terminaux',
   'devices.noSeat': 'Toutes les places de licence sont occupées ({used} sur {seats}) ; dissociez un terminal ou activez une autre licence',
   'devices.groupMissing': 'Choisissez un groupe d\'appareils existant',

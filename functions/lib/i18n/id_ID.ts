@@ -124,6 +124,8 @@ export const id_ID: Catalog = {
   'licence.expired': 'Lisensi ini sudah kedaluwarsa',
   'licence.alreadyUsed': 'Kode aktivasi ini sudah digunakan',
   'licence.notConfigured': 'Lisensi belum disiapkan di server ini; hubungi operator',
+  'mail.licenceReminderSubject': 'Lisensi Pass Cloud Anda berakhir dalam {days} hari',
+  'mail.licenceReminderBody': 'Lisensi {code} ({seats} terminal) berakhir pada {date}, dalam {days} hari. Aktifkan lisensi baru di Pengaturan > Lisensi agar terminal tetap dapat diikat.',
   'devices.noLicence': 'Tidak ada lisensi yang berlaku: aktifkan lisensi di Pengaturan > Lisensi sebelum mengikat terminal',
   'devices.noSeat': 'Semua kuota lisensi terpakai ({used} dari {seats}); lepaskan ikatan terminal atau aktifkan lisensi lain',
   'devices.groupMissing': 'Pilih grup perangkat yang sudah ada',

@@ -124,6 +124,8 @@ export const it_IT: Catalog = {
   'licence.expired': 'Questa licenza è già scaduta',
   'licence.alreadyUsed': 'Questo codice di attivazione è già stato usato',
   'licence.notConfigured': 'Le licenze non sono configurate su questo server; rivolgetevi al gestore',
+  'mail.licenceReminderSubject': 'La vostra licenza Pass Cloud scade tra {days} giorni',
+  'mail.licenceReminderBody': 'La licenza {code} ({seats} terminali) scade il {date}, tra {days} giorni. Attivate una nuova licenza in Impostazioni > Licenze per poter continuare ad associare i terminali.',
   'devices.noLicence': 'Nessuna licenza in vigore: attivatene una in Impostazioni > Licenze prima di associare i terminali',
   'devices.noSeat': 'Tutti i posti delle licenze sono occupati ({used} di {seats}); dissociate un terminale o attivate un\'altra licenza',
   'devices.groupMissing': 'Scegli un gruppo di dispositivi esistente',

@@ -124,6 +124,8 @@ export const ja_JP: Catalog = {
   'licence.expired': 'このライセンスは既に期限切れです',
   'licence.alreadyUsed': 'このアクティベーションコードは既に使用されています',
   'licence.notConfigured': 'このサーバーではライセンスが設定されていません。運用者にお問い合わせください',
+  'mail.licenceReminderSubject': 'Pass Cloud のライセンスはあと {days} 日で期限切れになります',
+  'mail.licenceReminderBody': 'ライセンス {code}（端末 {seats} 台）は {date} に期限切れになります（あと {days} 日）。端末を引き続きバインドできるよう、「設定 > ライセンス」で新しいライセンスを有効化してください。',
   'devices.noLicence': '有効なライセンスがありません。端末をバインドする前に「設定 > ライセンス」でライセンスを有効化してください',
   'devices.noSeat': 'ライセンスの台数枠がすべて使用中です（{used}/{seats}）。端末のバインドを解除するか、別のライセンスを有効化してください',
   'devices.groupMissing': '既存のデバイスグループを選択してください',

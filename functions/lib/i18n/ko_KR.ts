@@ -124,6 +124,8 @@ export const ko_KR: Catalog = {
   'licence.expired': '이 라이선스는 이미 만료되었습니다',
   'licence.alreadyUsed': '이 활성화 코드는 이미 사용되었습니다',
   'licence.notConfigured': '이 서버에는 라이선스가 설정되어 있지 않습니다. 운영자에게 문의하세요',
+  'mail.licenceReminderSubject': 'Pass Cloud 라이선스가 {days}일 후 만료됩니다',
+  'mail.licenceReminderBody': '라이선스 {code}(단말기 {seats}대)가 {date}에 만료됩니다({days}일 남음). 단말기를 계속 바인딩하려면 설정 > 라이선스에서 새 라이선스를 활성화하세요.',
   'devices.noLicence': '유효한 라이선스가 없습니다. 단말기를 바인딩하기 전에 설정 > 라이선스에서 라이선스를 활성화하세요',
   'devices.noSeat': '라이선스 좌석이 모두 사용 중입니다({used}/{seats}). 단말기 바인딩을 해제하거나 다른 라이선스를 활성화하세요',
   'devices.groupMissing': '기존 장치 그룹을 선택해 주세요',

@@ -124,6 +124,8 @@ export const zh_CN: Catalog = {
   'licence.expired': '此许可证已过期',
   'licence.alreadyUsed': '此激活码已被使用',
   'licence.notConfigured': '此服务器尚未配置许可证，请联系运营方',
+  'mail.licenceReminderSubject': '您的 Pass Cloud 许可证将在 {days} 天后到期',
+  'mail.licenceReminderBody': '许可证 {code}（{seats} 台终端）将于 {date} 到期，还剩 {days} 天。请在“设置 > 许可证”中激活新的许可证，以便继续绑定终端。',
   'devices.noLicence': '没有有效的许可证：请先在“设置 > 许可证”中激活许可证，再绑定终端',
   'devices.noSeat': '许可证名额已用完（{used}/{seats}）；请解绑终端或激活其他许可证',
   'devices.groupMissing': '请选择已有的设备分组',

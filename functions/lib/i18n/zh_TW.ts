@@ -124,6 +124,8 @@ export const zh_TW: Catalog = {
   'licence.expired': '此授權已過期',
   'licence.alreadyUsed': '此啟用碼已被使用',
   'licence.notConfigured': '此伺服器尚未設定授權，請聯絡營運方',
+  'mail.licenceReminderSubject': '您的 Pass Cloud 授權將於 {days} 天後到期',
+  'mail.licenceReminderBody': '授權 {code}（{seats} 台終端）將於 {date} 到期，還剩 {days} 天。請於「設定 > 授權」啟用新的授權，以便繼續綁定終端。',
   'devices.noLicence': '沒有有效的授權：請先在「設定 > 授權」中啟用授權，再綁定終端',
   'devices.noSeat': '授權名額已用完（{used}/{seats}）；請解除綁定終端或啟用其他授權',
   'devices.groupMissing': '請選擇既有的設備群組',
