@@ -218,7 +218,7 @@ export function LicencesSection() {
                 allowDecimal={false}
                 allowNegative={false}
                 clampBehavior="none"
-                styles={{ input: { maxWidth: 200 } }}
+                styles={{ wrapper: { maxWidth: 200 } }}
                 {...reminder.getInputProps('reminderDays')}
                 data-testid="licence-reminder"
               />

@@ -86,9 +86,24 @@ export function PrivacySection() {
           <Title order={3} size="h5">
             <Trans>What pass records keep</Trans>
           </Title>
-          <Switch label={t`Save the measured temperature`} {...form.getInputProps('saveTemperature', { type: 'checkbox' })} data-testid="privacy-temperature" />
-          <Switch label={t`Save the capture photo and avatar`} {...form.getInputProps('savePhotos', { type: 'checkbox' })} data-testid="privacy-photos" />
-          <Switch label={t`Save visitors' names`} {...form.getInputProps('saveVisitorName', { type: 'checkbox' })} data-testid="privacy-visitor-name" />
+          <Switch
+            label={t`Save the measured temperature`}
+            description={t`Off: a pass record keeps only whether the temperature was normal, not the reading.`}
+            {...form.getInputProps('saveTemperature', { type: 'checkbox' })}
+            data-testid="privacy-temperature"
+          />
+          <Switch
+            label={t`Save the capture photo and avatar`}
+            description={t`Off: a pass record keeps no photo of the person who passed.`}
+            {...form.getInputProps('savePhotos', { type: 'checkbox' })}
+            data-testid="privacy-photos"
+          />
+          <Switch
+            label={t`Save visitors' names`}
+            description={t`Off: pass records of visitors keep no name, only the visitor's group.`}
+            {...form.getInputProps('saveVisitorName', { type: 'checkbox' })}
+            data-testid="privacy-visitor-name"
+          />
         </Stack>
         <Stack gap="sm">
           <Title order={3} size="h5">
