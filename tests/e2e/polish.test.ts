@@ -122,6 +122,23 @@ describe('toasts', () => {
 });
 
 describe('a first visit without a session', () => {
+  it('brings a user whose session the server ended back to the same page after the next login', async () => {
+    const owner = await registerTenant();
+    const page = await open();
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto('/pass-platform/device/management?keyword=gate');
+    await expect.poll(() => page.getByTestId('device-empty').count()).toBe(1);
+    // A login elsewhere replaces this session: its next request answers 662.
+    await login(owner.username, owner.password);
+    expectFailure('401 /v1/devices');
+    await page.getByTestId('device-search').click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(new URL(page.url()).searchParams.get('redirect')).toBe('/pass-platform/device/management?keyword=gate');
+    await submitLogin(page, owner.username, owner.password);
+    await page.waitForURL((url) => url.pathname === '/pass-platform/device/management');
+    expect(new URL(page.url()).search).toBe('?keyword=gate');
+  });
+
   it('requests nothing private and shows no toast on / and on a private page, then returns there after login', async () => {
     const owner = await registerTenant();
     const page = await open();

@@ -15,7 +15,8 @@ import { onSessionEnded } from './api.ts';
 import { LoadingBar } from '../components/LoadingBar.tsx';
 import { DAYJS_LOCALES, storedLocale } from './locales.ts';
 
-onSessionEnded(() => void logout({ skipServer: true }));
+// A session the server ended (timed out, replaced, forced offline) comes back to the same page after the next login.
+onSessionEnded(() => void logout({ skipServer: true, returnTo: window.location.pathname + window.location.search }));
 
 export function App() {
   const [router, setRouter] = useState(createAppRouter);

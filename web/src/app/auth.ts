@@ -3,6 +3,7 @@ import { api } from './api.ts';
 import { encryptText } from './crypto.ts';
 import { clearLogin, getToken, saveLogin } from './session.ts';
 import { forgetMenu } from './menu.ts';
+import { withRedirect } from './redirect.ts';
 
 const resetListeners = new Set<() => void>();
 
@@ -39,12 +40,12 @@ export async function login(username: string, password: string): Promise<UserInf
  * Logs out: tells the server unless told not to, clears token, key, user info, authorities and
  * the settings tab, drops the permitted routes and goes to /login.
  */
-export async function logout(options: { skipServer?: boolean } = {}): Promise<void> {
+export async function logout(options: { skipServer?: boolean; returnTo?: string } = {}): Promise<void> {
   if (!options.skipServer && getToken()) {
     await api.post('/v1/systems/logout', undefined, { silent: true }).catch(() => undefined);
   }
   clearLogin();
   forgetMenu();
-  window.history.replaceState(null, '', '/login');
+  window.history.replaceState(null, '', withRedirect('/login', options.returnTo));
   for (const listener of resetListeners) listener();
 }
