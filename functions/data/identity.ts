@@ -8,6 +8,7 @@ import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, s
 import { ConflictError, NotFoundError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import type { MessageId } from '#lib/i18n';
+import type { Locale } from '#contract/locales';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
 import { groupWrites } from './groups.ts';
@@ -41,6 +42,8 @@ export interface NewTenant {
   nickname?: string;
   /** Names of the employee and visitor groups every new company starts with, in its owner's language. */
   defaultGroups: { employee: string; visitor: string };
+  /** The owner's language. */
+  locale?: Locale;
 }
 
 export interface NewAccount {
@@ -110,7 +113,7 @@ export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantI
     const writes = await accountWrites(tenantId, accountId, { ...input, authCodes: [...AUTH_CODES], owner: true }, createdAt);
     writes.push(
       transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: userCode, ownerTenantId: tenantId }).params()),
-      transactPut(tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt }).params()),
+      transactPut(tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt, ...(input.locale ? { locale: input.locale } : {}) }).params()),
       // A new company can add people at once: Group is required for employees and visitors.
       ...groupWrites(tenantId, input.defaultGroups.employee, 'employee').writes,
       ...groupWrites(tenantId, input.defaultGroups.visitor, 'visitor').writes,

@@ -13,6 +13,8 @@ export const tenants = lazy(
           /** The device binding code devices use to join this tenant. */
           userCode: { type: 'string', required: true },
           createdAt: { type: 'string', required: true },
+          /** The owner's language at registration: mails no user asked for (reminders) are written in it. */
+          locale: { type: 'string' },
           /** Days before a licence expires when its reminder mail goes out (and it shows as expiring). */
           licenceReminderDays: { type: 'number' },
           version: { type: 'number', required: true, default: 1 },

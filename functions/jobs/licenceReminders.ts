@@ -1,5 +1,6 @@
 import { claims } from '#data/claims';
-import { listAccounts } from '#data/identity';
+import { findTenant, listAccounts } from '#data/identity';
+import { DEFAULT_LOCALE, isLocale, type Locale } from '#contract/locales';
 import { licences, reminderDays } from '#data/licences';
 import { readEmailSettings } from '#data/mailSettings';
 import { SYSTEM_SCOPE } from '#data/tables';
@@ -14,7 +15,8 @@ const DAY_MS = 86_400_000;
 /**
  * Licence reminders, once a day (AWS: a scheduled rule; one machine: the local host's timer):
  * a licence that expires within its company's reminder days gets one mail per threshold to the
- * recipients of the email settings (the owner when there are none), recorded in the mail records.
+ * recipients of the email settings (the owner when there are none), in the language the company
+ * registered in, recorded in the mail records.
  * The threshold is marked on the licence by a conditional write before the mail goes, so two
  * runs never send the same reminder.
  */
@@ -39,6 +41,8 @@ export async function sendLicenceReminders(now = Date.now()): Promise<number> {
       if (isConditionFailure(error)) continue;
       throw error;
     }
+    const stored = (await findTenant(tenantId))?.locale;
+    const locale: Locale = stored && isLocale(stored) ? stored : DEFAULT_LOCALE;
     const recipients = (await readEmailSettings(tenantId)).recipients;
     const owner = recipients.length ? undefined : (await listAccounts(tenantId)).find((a) => a.owner)?.email;
     const params = { code: shortCode(licence.code), seats: licence.seats, date: licence.expiresAt.slice(0, 10), days: Math.ceil(left / DAY_MS) };
@@ -46,8 +50,8 @@ export async function sendLicenceReminders(now = Date.now()): Promise<number> {
       await deliver(tenantId, {
         to,
         kind: 'licenceReminder',
-        subject: translate('en_US', 'mail.licenceReminderSubject', params),
-        text: translate('en_US', 'mail.licenceReminderBody', params),
+        subject: translate(locale, 'mail.licenceReminderSubject', params),
+        text: translate(locale, 'mail.licenceReminderBody', params),
       });
     }
     reminded++;

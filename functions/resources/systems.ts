@@ -218,6 +218,7 @@ export const systems = defineResource('systems', {
         email: body.email,
         password,
         defaultGroups: { employee: translate(locale, 'groups.defaultEmployees'), visitor: translate(locale, 'groups.defaultVisitors') },
+        locale,
       });
       return created({ username: body.username, userCode: tenant.userCode });
     },

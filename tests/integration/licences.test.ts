@@ -26,8 +26,8 @@ interface LicenceList {
 }
 type Issues = { issues: { path: string; message: string }[] };
 
-async function company() {
-  const owner = await registerTenant();
+async function company(locale?: string) {
+  const owner = await registerTenant(locale ? { locale } : {});
   const token = (await login(owner.username, owner.password)).token;
   return { token, userCode: owner.userCode, tenantId: token.split('.')[0]!, email: owner.email };
 }
@@ -184,5 +184,13 @@ describe('reminders', () => {
     expect((await mailsTo(c.email)).filter((m) => /licence expires/.test(m.subject))).toHaveLength(2);
     const records = (await call<{ items: { group: string; to: string }[] }>('GET', '/v1/mailRecords?group=licenceReminder', { token: c.token })).body.data.items;
     expect(records.map((r) => r.to)).toEqual([c.email, c.email]);
+  });
+
+  it('writes the reminder in the language the company registered in', async () => {
+    const c = await company('ja_JP');
+    await activate(c.token, licenceCode({ seats: 2, expiresAt: new Date(Date.now() + 5 * 86_400_000).toISOString() }));
+    await sendLicenceReminders();
+    const [reminder] = (await mailsTo(c.email)).filter((m) => /ライセンス/.test(m.subject));
+    expect(reminder?.subject).toMatch(/5 日/);
   });
 });

@@ -109,7 +109,7 @@ let counter = 0;
 export const unique = (prefix: string): string => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
 
 /** Registers a new company through the public API, reading the code from the captured mail. */
-export async function registerTenant(overrides: { username?: string; password?: string; companyName?: string } = {}) {
+export async function registerTenant(overrides: { username?: string; password?: string; companyName?: string; locale?: string } = {}) {
   const username = overrides.username ?? unique('owner');
   const password = overrides.password ?? 'correct-horse-9';
   const email = `${username}@example.test`;
@@ -119,6 +119,7 @@ export async function registerTenant(overrides: { username?: string; password?: 
   const { securityId, publicKey } = await securityKey();
   const answer = await call<{ username: string; userCode: string }>('POST', '/v1/systems/register', {
     body: { securityId, companyName: overrides.companyName ?? `Company ${username}`, username, email, password: await encrypt(publicKey, password), code, agree: true },
+    ...(overrides.locale ? { locale: overrides.locale } : {}),
   });
   if (answer.body.code !== 201) throw new Error(`register answered ${answer.status}: ${answer.body.message}`);
   return { username, password, email, userCode: answer.body.data.userCode };
