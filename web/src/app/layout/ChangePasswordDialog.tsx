@@ -1,10 +1,8 @@
 import { useState } from 'react';
-import { Button, Group, List, Modal, PasswordInput, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, Group, Modal, PasswordInput, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { IconCheck, IconPoint } from '@tabler/icons-react';
-import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { PASSWORD_MAX, PASSWORD_MIN } from '@passcloud/functions/domain/passwords';
+import { PasswordRuleList, passwordLengthRules, type PasswordRule } from '../../components/PasswordRules.tsx';
 import { api, notifySuccess } from '../api.ts';
 import { encryptText } from '../crypto.ts';
 import { RequestError } from '../request.ts';
@@ -12,12 +10,6 @@ import { logout } from '../auth.ts';
 import { getPublicKey, passwordChanged } from '../session.ts';
 
 const FIELD_OF: Record<string, 'originalPassword' | 'newPassword'> = { oldPassword: 'originalPassword', newPassword: 'newPassword' };
-
-interface Rule {
-  id: 'min' | 'max' | 'different';
-  text: string;
-  met: boolean;
-}
 
 /**
  * Change password (500 px wide): the JSON of both passwords goes RSA-encrypted with the session
@@ -28,16 +20,10 @@ export function ChangePasswordDialog({ opened, onClose, required = false }: { op
   const { t } = useLingui();
   const [saving, setSaving] = useState(false);
 
-  const rulesOf = (password: string, original: string): Rule[] => {
-    const length = [...password].length;
-    const min = PASSWORD_MIN;
-    const max = PASSWORD_MAX;
-    return [
-      { id: 'min', text: plural(min, { one: 'At least # character', other: 'At least # characters' }), met: length >= min },
-      { id: 'max', text: plural(max, { one: 'At most # character', other: 'At most # characters' }), met: length <= max },
-      { id: 'different', text: t`Different from the original password`, met: !!password && password !== original },
-    ];
-  };
+  const rulesOf = (password: string, original: string): PasswordRule[] => [
+    ...passwordLengthRules(password),
+    { id: 'different', text: t`Different from the original password`, met: !!password && password !== original },
+  ];
 
   const form = useForm({
     mode: 'controlled',
@@ -116,23 +102,7 @@ export function ChangePasswordDialog({ opened, onClose, required = false }: { op
             inputWrapperOrder={['label', 'input', 'description', 'error']}
             descriptionProps={{ component: 'div', mt: 6 }}
             description={
-              <List size="xs" spacing={2} center data-testid="password-rules" aria-label={t`Password rules`}>
-                {rules.map((rule) => (
-                  <List.Item
-                    key={rule.id}
-                    data-met={rule.met || undefined}
-                    icon={
-                      <ThemeIcon size={16} radius="xl" variant="light" color={rule.met ? 'teal' : touched ? 'red' : 'gray'}>
-                        {rule.met ? <IconCheck size={12} /> : <IconPoint size={12} />}
-                      </ThemeIcon>
-                    }
-                  >
-                    <Text size="xs" c={rule.met ? 'teal.8' : touched ? 'red.8' : 'dimmed'}>
-                      {rule.text}
-                    </Text>
-                  </List.Item>
-                ))}
-              </List>
+              <PasswordRuleList rules={rules} touched={touched} />
             }
           />
           <PasswordInput label={t`Confirm new password`} required autoComplete="new-password" {...form.getInputProps('confirmPassword')} />

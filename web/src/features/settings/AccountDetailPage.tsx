@@ -4,6 +4,7 @@ import { useForm } from '@mantine/form';
 import { modals } from '@mantine/modals';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { AuthCode } from '@passcloud/functions/contract/menu';
 import { api, notifySuccess, toast } from '../../app/api.ts';
@@ -201,18 +202,7 @@ export function AccountDetailPage() {
                 <Trans>Created {created}</Trans>
               </Text>
             </Group>
-            {stale && (
-              <Alert color="orange" variant="light" data-testid="account-stale">
-                <Group justify="space-between" wrap="wrap" gap="xs">
-                  <Text size="sm">
-                    <Trans>This record was changed by someone else; reload it and try again</Trans>
-                  </Text>
-                  <Button size="xs" variant="light" color="orange" onClick={() => void load()}>
-                    <Trans>Reload</Trans>
-                  </Button>
-                </Group>
-              </Alert>
-            )}
+            {stale && <StaleNotice onReload={() => void load()} testId="account-stale" />}
             {reachReason && (
               <Alert color="gray" variant="light">
                 {reachReason}

@@ -6,6 +6,7 @@ import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
 import { IconSend } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { MAX_RECIPIENTS, type EmailSettings, type TlsMode } from '@passcloud/functions/contract/mail';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
@@ -201,18 +202,7 @@ export function EmailSection() {
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="lg" maw={860}>
-        {stale && (
-          <Alert color="orange" variant="light" data-testid="email-stale">
-            <Group justify="space-between" gap="xs">
-              <Text size="sm">
-                <Trans>This record was changed by someone else; reload it and try again</Trans>
-              </Text>
-              <Button size="xs" variant="light" color="orange" onClick={() => void load()}>
-                <Trans>Reload</Trans>
-              </Button>
-            </Group>
-          </Alert>
-        )}
+        {stale && <StaleNotice onReload={() => void load()} testId="email-stale" />}
 
         <Stack gap="sm">
           <Title order={3} size="h5">

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Button, Group, NumberInput, SimpleGrid, Stack, Switch, Text, Title } from '@mantine/core';
+import { Button, Group, NumberInput, SimpleGrid, Stack, Switch, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { RETENTION_BOUNDS, type PrivacySettings, type RetentionKind } from '@passcloud/functions/contract/settings';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
@@ -70,18 +71,7 @@ export function PrivacySection() {
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="lg" maw={760}>
-        {stale && (
-          <Alert color="orange" variant="light" data-testid="privacy-stale">
-            <Group justify="space-between" gap="xs">
-              <Text size="sm">
-                <Trans>This record was changed by someone else; reload it and try again</Trans>
-              </Text>
-              <Button size="xs" variant="light" color="orange" onClick={() => void load()}>
-                <Trans>Reload</Trans>
-              </Button>
-            </Group>
-          </Alert>
-        )}
+        {stale && <StaleNotice onReload={() => void load()} testId="privacy-stale" />}
         <Stack gap="sm">
           <Title order={3} size="h5">
             <Trans>What pass records keep</Trans>
