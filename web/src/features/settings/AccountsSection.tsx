@@ -45,17 +45,19 @@ export function AccountsSection() {
   const [page, setPage] = useState<AccountPage | null>(null);
   const [failed, setFailed] = useState(false);
 
-  const load = useCallback(async () => {
+  /** Loads the page asked for; an answer to an older request (a search typed since) is dropped. */
+  const load = useCallback(() => {
+    let current = true;
     setFailed(false);
-    try {
-      setPage(await api.get<AccountPage>('/v1/accounts', { query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), keyword: keyword || undefined } }));
-    } catch {
-      setFailed(true);
-    }
+    api.get<AccountPage>('/v1/accounts', { query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), keyword: keyword || undefined } }).then(
+      (answer) => current && setPage(answer),
+      () => current && setFailed(true),
+    );
+    return () => {
+      current = false;
+    };
   }, [cursors, keyword]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  useEffect(() => load(), [load]);
 
   const search = () => {
     setKeyword(draft.trim());

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Alert, Anchor, Badge, Button, Drawer, Group, Paper, Select, Stack, Table, Text } from '@mantine/core';
 import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
@@ -63,17 +63,19 @@ export function MailRecordsSection() {
   };
   const groupName = (group: string) => groupLabel[group] ?? group;
 
+  /** Loads the page asked for; an answer to an older request (filters changed since) is dropped. */
+  const latest = useRef(0);
   const load = useCallback(async () => {
+    const request = ++latest.current;
     setFailed(false);
     try {
       const [from, to] = filters.range;
-      setPage(
-        await api.get<MailPage>('/v1/mailRecords', {
-          query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), from: dayBound(from), to: dayBound(to ?? from, true), status: filters.status, group: filters.group },
-        }),
-      );
+      const answer = await api.get<MailPage>('/v1/mailRecords', {
+        query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), from: dayBound(from), to: dayBound(to ?? from, true), status: filters.status, group: filters.group },
+      });
+      if (request === latest.current) setPage(answer);
     } catch {
-      setFailed(true);
+      if (request === latest.current) setFailed(true);
     }
   }, [cursors, filters]);
   useEffect(() => {
