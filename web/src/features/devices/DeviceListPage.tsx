@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ActionIcon, Badge, Button, Checkbox, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconAdjustments, IconCheck, IconCopy, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
@@ -59,17 +59,21 @@ export function DeviceListPage() {
     [filters],
   );
 
+  // An answer to an older request (a search typed since) is dropped.
+  const latest = useRef(0);
   const load = useCallback(
     async (quiet = false) => {
+      const request = ++latest.current;
       if (!quiet) setFailed(false);
       try {
         const result = await api.get<DevicePage>('/v1/devices', { query: { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, quiet, silent: quiet });
+        if (request !== latest.current) return;
         setPage(result);
         // Keep the choice of devices that are still on the page.
         setSelected((current) => new Set(result.items.map((d) => d.deviceKey).filter((k) => current.has(k))));
         setFailed(false);
       } catch {
-        if (!quiet) setFailed(true);
+        if (!quiet && request === latest.current) setFailed(true);
       }
     },
     [cursors, query],

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ActionIcon, Avatar, Button, Checkbox, Group, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
@@ -56,17 +56,21 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     [filters, kind, resigned],
   );
 
+  // An answer to an older request (a search typed since) is dropped.
+  const latest = useRef(0);
   const load = useCallback(async () => {
+    const request = ++latest.current;
     setFailed(false);
     try {
       const cursor = cursors.at(-1);
       const result = await api.get<Page<Person>>(basePath(kind), { query: { ...query, pageSize: PAGE_SIZE, cursor } });
+      if (request !== latest.current) return;
       setPage(result);
       if (result.total !== undefined) setTotal({ value: result.total, atLeast: false });
       else if (result.totalAtLeast !== undefined) setTotal({ value: result.totalAtLeast, atLeast: true });
       setSelected(new Set());
     } catch {
-      setFailed(true);
+      if (request === latest.current) setFailed(true);
     }
   }, [cursors, kind, query]);
   useEffect(() => {
