@@ -290,7 +290,9 @@ describe('account', () => {
     const second = await newPage(browser);
     await loginInBrowser(second.page, username, password);
     await first.page.goto('/settings');
-    await first.page.waitForURL('**/login');
+    // The login comes back to the page the session ended on.
+    await first.page.waitForURL((url) => url.pathname === '/login');
+    expect(new URL(first.page.url()).searchParams.get('redirect')).toBe('/settings');
     expect(await toastText(first.page)).toContain('logged in elsewhere');
     expect(await first.page.evaluate(() => localStorage.getItem('token'))).toBeNull();
     await second.page.goto('/pass-platform/device/management');
