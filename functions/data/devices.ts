@@ -255,35 +255,20 @@ export function replacementFacts(device: Device) {
 }
 
 /**
- * Approves the pending replacement the administrator saw (`version`): the new terminal's secret
- * and facts replace the old ones, so the old terminal's next connection is refused.
+ * Settles the pending replacement the administrator saw (`version`). Approved, the new terminal's
+ * secret and facts replace the old ones, so the old terminal's next connection is refused;
+ * rejected, the device keeps its secret and the other terminal's stays useless.
  */
-export async function approveReplacement(tenantId: string, deviceKey: string, version: number): Promise<Device> {
+export async function settleReplacement(tenantId: string, deviceKey: string, version: number, approve: boolean): Promise<Device> {
   const device = await requireDevice(tenantId, deviceKey);
   const replacement = device.replacement as Replacement | undefined;
   if (!replacement || device.version !== version) throw new ConflictError();
+  const takeover = approve ? { ...replacement.info, secretHash: replacement.secretHash } : {};
   const result = await versionedWrite(
     () =>
       devices()
         .patch({ tenantId, deviceKey })
-        .set({ ...replacement.info, secretHash: replacement.secretHash })
-        .remove(['replacement'])
-        .add({ version: 1 })
-        .where((attr, op) => op.eq(attr.version, version))
-        .go({ response: 'all_new' }),
-    async () => !!(await findDevice(tenantId, deviceKey)),
-  );
-  return result.data as Device;
-}
-
-/** Rejects the pending replacement: the device keeps its secret; the other terminal's stays useless. */
-export async function rejectReplacement(tenantId: string, deviceKey: string, version: number): Promise<Device> {
-  const device = await requireDevice(tenantId, deviceKey);
-  if (!device.replacement || device.version !== version) throw new ConflictError();
-  const result = await versionedWrite(
-    () =>
-      devices()
-        .patch({ tenantId, deviceKey })
+        .set(takeover)
         .remove(['replacement'])
         .add({ version: 1 })
         .where((attr, op) => op.eq(attr.version, version))
@@ -475,7 +460,7 @@ const FIRST_LOG_KEY = '0';
 export async function listLogs(tenantId: string, deviceKey: string, pageSize: number, cursor?: string) {
   const query = deviceLogs().query.primary({ tenantId, deviceKey });
   const page = await (cursor ? query.between({ logKey: FIRST_LOG_KEY }, { logKey: cursor }) : query).go({ order: 'desc', limit: pageSize + 2 });
-  const items = page.data.filter((log) => log.logKey !== cursor && log.deviceKey === deviceKey).slice(0, pageSize + 1);
+  const items = page.data.filter((log) => log.logKey !== cursor).slice(0, pageSize + 1);
   const more = items.length > pageSize;
   items.length = Math.min(items.length, pageSize);
   return { items, nextCursor: more ? items[items.length - 1]!.logKey : null };

@@ -20,10 +20,9 @@ import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
 import {
   allDevices,
-  approveReplacement,
   bindDevice,
-  rejectReplacement,
   replacementFacts,
+  settleReplacement,
   createCommand,
   deleteDevice,
   dropDeviceEvents,
@@ -255,7 +254,7 @@ export const devices = defineResource('devices', {
     params: deviceKeyParams,
     body: replacementBody,
     async handle({ auth, params, body }) {
-      const device = await approveReplacement(auth.tenantId, params.deviceKey, body.version);
+      const device = await settleReplacement(auth.tenantId, params.deviceKey, body.version, true);
       return created(deviceJson(device, await companyName(auth.tenantId)));
     },
   }),
@@ -263,7 +262,7 @@ export const devices = defineResource('devices', {
     params: deviceKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
-      const device = await rejectReplacement(auth.tenantId, params.deviceKey, query.version);
+      const device = await settleReplacement(auth.tenantId, params.deviceKey, query.version, false);
       return created(deviceJson(device, await companyName(auth.tenantId)));
     },
   }),

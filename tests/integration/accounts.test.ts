@@ -123,10 +123,13 @@ describe('accounts and permissions', () => {
     owner = await login((await call<UserInfo>('GET', '/v1/systems/me', { token: owner.token })).body.data.username, ownerPassword);
   });
 
-  it('keeps usernames unique across companies and names the field', async () => {
+  it('keeps usernames unique across companies and names the field, and creates nothing', async () => {
+    const count = async () => (await call<{ total: number }>('GET', '/v1/accounts', { token: owner.token })).body.data.total;
+    const before = await count();
     const taken = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: 'admin', authCodes: [], password: await encrypt(owner.key, 'whatever-pass-1') } });
     expect(taken.status).toBe(409);
     expect(taken.body.data.issues[0]!.path).toBe('username');
+    expect(await count()).toBe(before);
   });
 
   it('invites by mail with a password made up for it, which must be changed at the first login', async () => {
@@ -139,10 +142,12 @@ describe('accounts and permissions', () => {
     expect(password).toBeTruthy();
     expect(mail!.text).toContain(username);
     await firstLogin(username, password!);
-    // Without an email there is nobody to invite.
-    const none = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: unique('nomail'), authCodes: [], invite: true } });
+    // Without an email there is nobody to invite, and no account is made.
+    const nomail = unique('nomail');
+    const none = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: nomail, authCodes: [], invite: true } });
     expect(none.status).toBe(422);
     expect(none.body.data.issues[0]!.path).toBe('email');
+    expect((await call<{ total: number }>('GET', `/v1/accounts?keyword=${nomail}`, { token: owner.token })).body.data.total).toBe(0);
   });
 
   it('resets a password: the account’s session ends and its next login must choose a new one', async () => {
