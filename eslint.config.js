@@ -15,4 +15,9 @@ export default tseslint.config(
       'no-template-curly-in-string': 'off',
     },
   },
+  {
+    // The device protocol lives in functions/contract; the cloud side never depends on the device side.
+    files: ['functions/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@passcloud/device-shadow', '@passcloud/device-shadow/*'], message: 'functions/ may not import the device side; shared protocol belongs in functions/contract.' }] }] },
+  },
 );

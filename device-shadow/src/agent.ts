@@ -5,8 +5,21 @@ import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
 import { DEFAULT_SETTINGS, type DeviceCommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
-import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from './mapping.ts';
-import { deviceTopics, shadowTopics, type AppUpdate, type BindResult, type CommandMessage, type CommandResultMessage, type LogMessage } from './topics.ts';
+import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from '@passcloud/functions/contract/shadow';
+import {
+  deviceAuthorization,
+  deviceTopics,
+  shadowTopics,
+  type AppUpdate,
+  type BindResult,
+  type CommandMessage,
+  type CommandResultMessage,
+  type FaceNotifyMessage,
+  type LogMessage,
+  type RecordsAckMessage,
+} from '@passcloud/functions/contract/protocol';
+import { FaceLibrary } from './faces.ts';
+import { RecordOutbox } from './records.ts';
 
 /**
  * The software of one face terminal, as far as the cloud sees it: it binds with the tenant's
@@ -33,6 +46,8 @@ export interface AgentOptions {
   credentialsFile?: string;
   /** While a replacement waits for an administrator's approval, how often the terminal tries to connect. */
   approvalRetryMs?: number;
+  /** How many faces the terminal can hold (default 10,000). */
+  faceCapacity?: number;
 }
 
 /** Raw MQTT over TLS, as mqtt.js names it; `wss:` is HTTP underneath and must not offer ALPN `mqtt`. */
@@ -120,11 +135,23 @@ export class DeviceAgent {
   settings: DeviceSettings = { ...DEFAULT_SETTINGS };
   door: 'open' | 'closed' = 'closed';
   readonly log: LogEntry[] = [];
+  /** The faces the terminal recognises, kept in step with the cloud (faces.ts). */
+  readonly faces: FaceLibrary;
+  /** Pass records waiting for the cloud's acknowledgement (records.ts). */
+  readonly records: RecordOutbox;
   private heartbeat?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   private stopped = false;
 
-  constructor(readonly options: AgentOptions) {}
+  constructor(readonly options: AgentOptions) {
+    this.faces = new FaceLibrary(this);
+    this.records = new RecordOutbox(this);
+  }
+
+  /** True while the MQTT connection is up. */
+  get connected(): boolean {
+    return !!this.client?.connected;
+  }
 
   get deviceKey(): string | undefined {
     return this.binding?.deviceKey;
@@ -231,9 +258,11 @@ export class DeviceAgent {
     this.client = client;
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('connect', () => {
-      client.subscribe([shadow.updateDelta, shadow.getAccepted, shadow.getRejected, own.commands], { qos: 1 }, () => {
+      client.subscribe([shadow.updateDelta, shadow.getAccepted, shadow.getRejected, own.commands, own.facesNotify, own.recordsAck], { qos: 1 }, () => {
         client.publish(shadow.get, JSON.stringify({ clientToken: 'boot' }), { qos: 1 });
         this.sendHeartbeat();
+        this.faces.onConnect();
+        this.records.onConnect();
       });
       this.write('info', 'connected');
       this.emit({ type: 'connected' });
@@ -273,6 +302,8 @@ export class DeviceAgent {
   /** Disconnects cleanly (the broker reports the device offline at once). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.faces.stop();
+    this.records.stop();
     clearInterval(this.heartbeat);
     clearTimeout(this.approvalTimer);
     const client = this.client;
@@ -280,13 +311,33 @@ export class DeviceAgent {
     if (client) await client.endAsync();
   }
 
-  private publish(topic: string, message: unknown): void {
+  /** Publishes a JSON message at QoS 1 (nothing while disconnected). */
+  publish(topic: string, message: unknown): void {
     this.client?.publish(topic, JSON.stringify(message), { qos: 1 });
   }
 
-  private sendHeartbeat(): void {
+  /** Calls one of the HTTPS device routes with the terminal's credentials and answers the envelope's `data`. */
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const binding = this.binding;
+    if (!binding) throw new Error('not bound');
+    const response = await fetch(new URL(path, this.options.apiUrl), {
+      method,
+      headers: { authorization: deviceAuthorization(binding.thingName, binding.mqtt.password), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const envelope = (await response.json()) as { code: number; message: string; data: T };
+    if (envelope.code >= 300) throw new Error(`${method} ${path} answered ${envelope.code}: ${envelope.message}`);
+    return envelope.data;
+  }
+
+  /** The facts the terminal reports with every heartbeat, its face library's size included. */
+  get info(): DeviceInfo {
+    return { ...this.options.info, faces: { count: this.faces.size, capacity: this.faces.capacity } };
+  }
+
+  sendHeartbeat(): void {
     if (!this.binding) return;
-    this.publish(deviceTopics(this.binding.thingName).heartbeat, { time: Date.now(), info: this.options.info });
+    this.publish(deviceTopics(this.binding.thingName).heartbeat, { time: Date.now(), info: this.info });
   }
 
   /** Writes a device log entry (a code with its parameters, DEVICE_LOG_CODES) and sends it up. */
@@ -316,6 +367,10 @@ export class DeviceAgent {
       this.report(toDocument(this.settings));
     } else if (topic === deviceTopics(this.binding.thingName).commands) {
       void this.obey(message as CommandMessage);
+    } else if (topic === deviceTopics(this.binding.thingName).facesNotify) {
+      this.faces.onNotify(message as FaceNotifyMessage);
+    } else if (topic === deviceTopics(this.binding.thingName).recordsAck) {
+      this.records.onAck(message as RecordsAckMessage);
     }
   }
 

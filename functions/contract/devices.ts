@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Face-terminal settings of SPEC.md §3 "Device", as the API and the console name them. The
- * device side spells them differently and in its own units (device-shadow/src/mapping.ts); both
+ * device side spells them differently and in its own units (contract/shadow.ts); both
  * sides validate with these schemas.
  */
 
@@ -160,6 +160,8 @@ export const deviceInfo = z
     timezone: z.string().max(64),
     cameraResolution: z.string().max(32),
     previewResolution: z.string().max(32),
+    /** How many faces the terminal holds and how many it can hold; the grant wizard warns before the capacity is passed. */
+    faces: z.object({ count: z.number().int().min(0), capacity: z.number().int().min(0) }).strict().optional(),
   })
   .strict();
 export type DeviceInfo = z.output<typeof deviceInfo>;
@@ -183,6 +185,8 @@ export const DEVICE_LOG_CODES = [
   'appUpdated',
   'appUpdateFailed',
   'unreadableMessage',
+  'facesSynced',
+  'faceSyncFailed',
   'other',
 ] as const;
 export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
@@ -191,7 +195,9 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
  * Parameters by code: `settings` (settingsApplied, settingsIgnored) lists setting names of
  * SETTING_NAMES; `command` (commandFailed) a command type and `error` the device's reason;
  * `topic` (unreadableMessage) the MQTT topic; `version` (appUpdated, appUpdateFailed) the client
- * version installed or refused, with `error` the reason it was refused.
+ * version installed or refused, with `error` the reason it was refused; `count` and `failed`
+ * (facesSynced) how many face changes were applied and how many of them failed; `error`
+ * (faceSyncFailed) why the terminal could not pull its changes.
  */
 export const deviceLogParams = z
   .object({
@@ -200,6 +206,8 @@ export const deviceLogParams = z
     error: z.string().max(500).optional(),
     topic: z.string().max(256).optional(),
     version: z.string().max(64).optional(),
+    count: z.number().int().min(0).optional(),
+    failed: z.number().int().min(0).optional(),
   })
   .strict();
 export const deviceLogEntry = z

@@ -22,6 +22,8 @@ const infoAttributes = {
   timezone: { type: 'string', required: true },
   cameraResolution: { type: 'string', required: true },
   previewResolution: { type: 'string', required: true },
+  /** `{ count, capacity }` of the terminal's face library, as it last reported. */
+  faces: { type: 'any' },
 } as const;
 
 /** Face terminals bound to a tenant. `settings` is what the console wants, `reported` what the device last confirmed. */

@@ -17,6 +17,8 @@ export const tenants = lazy(
           locale: { type: 'string' },
           /** Days before a licence expires when its reminder mail goes out (and it shows as expiring). */
           licenceReminderDays: { type: 'number' },
+          /** The company's IANA time zone: days of records, counters and validities are its days. UTC when unset. */
+          timezone: { type: 'string' },
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
@@ -26,3 +28,9 @@ export const tenants = lazy(
       entityConfig(MAIN_TABLE),
     ),
 );
+
+/** The company's time zone (IANA name), UTC when it has not chosen one. */
+export async function companyTimezone(tenantId: string): Promise<string> {
+  const tenant = (await tenants().get({ tenantId }).go()).data;
+  return tenant?.timezone ?? 'UTC';
+}

@@ -1,4 +1,4 @@
-import { parseThingName } from '@passcloud/device-shadow/topics';
+import { parseThingName } from '#contract/protocol';
 import { findDevice } from '#data/devices';
 import { safeEqualText, sha256 } from '#lib/crypto';
 import { log } from '#lib/log';

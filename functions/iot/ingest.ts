@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { fromDocument } from '@passcloud/device-shadow/mapping';
-import { parseThingName } from '@passcloud/device-shadow/topics';
-import { deviceInfo, deviceLogEntry } from '#contract/devices';
+import { fromDocument } from '#contract/shadow';
+import { commandResultMessage, heartbeatMessage, logMessage, parseThingName } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
 import { objectExists } from '#lib/storage';
@@ -13,9 +12,6 @@ import { objectExists } from '#lib/storage';
  */
 export type IngestEvent = Record<string, unknown> & { topic: string };
 
-const heartbeat = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
-const logs = z.object({ entries: z.array(deviceLogEntry).max(100) });
-const commandResult = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() });
 const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
 const documents = z.object({
   current: z.object({ state: z.object({ reported: z.record(z.string(), z.unknown()).nullish() }).loose(), version: z.number().int() }),
@@ -34,7 +30,7 @@ const ROUTES: [RegExp, Handler][] = [
   [
     /^pc\/([^/]+)\/heartbeat$/,
     async (tenantId, deviceKey, message) => {
-      const { info } = heartbeat.parse(message);
+      const { info } = heartbeatMessage.parse(message);
       const { serial: _serial, ...rest } = info;
       await recordHeartbeat(tenantId, deviceKey, rest);
     },
@@ -42,13 +38,13 @@ const ROUTES: [RegExp, Handler][] = [
   [
     /^pc\/([^/]+)\/logs$/,
     async (tenantId, deviceKey, message) => {
-      await appendLogs(tenantId, deviceKey, logs.parse(message).entries);
+      await appendLogs(tenantId, deviceKey, logMessage.parse(message).entries);
     },
   ],
   [
     /^pc\/([^/]+)\/commands\/result$/,
     async (tenantId, deviceKey, message) => {
-      const result = commandResult.parse(message);
+      const result = commandResultMessage.parse(message);
       const command = await findCommand(tenantId, deviceKey, result.commandKey);
       if (!command) return;
       // A photo counts only when the picture really arrived.

@@ -1,4 +1,4 @@
-import { deviceTopics, shadowTopics } from '@passcloud/device-shadow/topics';
+import { deviceTopics, shadowTopics } from '#contract/protocol';
 
 /**
  * The IoT policy one device gets when its credentials check out: connect as its own thing,
@@ -23,9 +23,9 @@ export function devicePolicy(thing: string, prefix: string): PolicyDocument {
     Version: '2012-10-17',
     Statement: [
       { Effect: 'Allow', Action: ['iot:Connect'], Resource: [`${prefix}:client/${thing}`] },
-      { Effect: 'Allow', Action: ['iot:Publish'], Resource: [shadow.update, shadow.get, own.heartbeat, own.logs, own.commandResult].map(topic) },
-      { Effect: 'Allow', Action: ['iot:Subscribe'], Resource: [filter(`$aws/things/${thing}/shadow/*`), filter(own.commands)] },
-      { Effect: 'Allow', Action: ['iot:Receive'], Resource: [topic(`$aws/things/${thing}/shadow/*`), topic(own.commands)] },
+      { Effect: 'Allow', Action: ['iot:Publish'], Resource: [shadow.update, shadow.get, own.heartbeat, own.logs, own.commandResult, own.records].map(topic) },
+      { Effect: 'Allow', Action: ['iot:Subscribe'], Resource: [filter(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify].map(filter)] },
+      { Effect: 'Allow', Action: ['iot:Receive'], Resource: [topic(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify].map(topic)] },
     ],
   };
 }

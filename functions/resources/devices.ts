@@ -1,5 +1,5 @@
-import { pendingSettings, toDocument } from '@passcloud/device-shadow/mapping';
-import { deviceTopics, thingName, type BindResult, type CommandMessage } from '@passcloud/device-shadow/topics';
+import { pendingSettings, toDocument } from '#contract/shadow';
+import { deviceTopics, thingName, type BindResult, type CommandMessage } from '#contract/protocol';
 import {
   COMMAND_TIMEOUT_MS,
   DEFAULT_SETTINGS,

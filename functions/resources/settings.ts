@@ -1,4 +1,4 @@
-import { deviceTopics, thingName, type CommandMessage } from '@passcloud/device-shadow/topics';
+import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
 import {
   APK_CONTENT_TYPE,
   CLIENT_PACKAGE_MAX_BYTES,

@@ -6,7 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
-import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
+import { RULE_FILTERS } from '@passcloud/functions/contract/protocol';
 import { devicePolicy } from '@passcloud/functions/iot/policy';
 import { HandlerFunction, REPO_ROOT } from './api.ts';
 
@@ -203,7 +203,7 @@ export class DeviceIot extends Construct {
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'thing/*')}]`,
       reason:
-        'Things are named <tenantId>_<deviceKey>, known only per request; the function derives the name from the session’s tenant (device-shadow/topics.ts thingName).',
+        'Things are named <tenantId>_<deviceKey>, known only per request; the function derives the name from the session’s tenant (functions/contract/protocol.ts thingName).',
     });
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,

@@ -9,7 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { PassCloudStack, senderAddress } from '@passcloud/infra/aws/stack';
 import { REPO_ROOT } from '@passcloud/infra/aws/api';
 import { THING_NAME_VARIABLE } from '@passcloud/infra/aws/iot';
-import { RULE_FILTERS } from '@passcloud/device-shadow/topics';
+import { RULE_FILTERS } from '@passcloud/functions/contract/protocol';
 import { resources, routes } from '@passcloud/functions/routes';
 import { TABLES } from '@passcloud/functions/data/tables';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { deviceTopics, shadowTopics } from '@passcloud/device-shadow/topics';
+import { deviceTopics, shadowTopics } from '@passcloud/functions/contract/protocol';
 import { appendLogs } from '@passcloud/functions/data/devices';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';

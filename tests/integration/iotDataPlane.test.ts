@@ -7,7 +7,7 @@ import { IoTDataPlaneClient, PublishCommand } from '@aws-sdk/client-iot-data-pla
 import { SignatureV4 } from '@smithy/signature-v4';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { deviceTopics } from '@passcloud/device-shadow/topics';
+import { deviceTopics } from '@passcloud/functions/contract/protocol';
 import { publish, resetIotClients } from '@passcloud/functions/lib/iot';
 import { startIot } from '@passcloud/infra/local/iot';
 import { baseUrl, login, registerTenant, unique } from '../support/api.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { deviceTopics } from '@passcloud/device-shadow/topics';
+import { deviceTopics } from '@passcloud/functions/contract/protocol';
 import { publish, resetIotClients } from '@passcloud/functions/lib/iot';
 import { findPackage } from '@passcloud/functions/data/settings';
 import { objectExists } from '@passcloud/functions/lib/storage';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CODECS, deltaOf, fromCompleteDocument, fromDocument, pendingSettings, toDocument } from '@passcloud/device-shadow/mapping';
-import { parseThingName, thingName } from '@passcloud/device-shadow/topics';
+import { CODECS, deltaOf, fromCompleteDocument, fromDocument, pendingSettings, toDocument } from '@passcloud/functions/contract/shadow';
+import { parseThingName, thingName } from '@passcloud/functions/contract/protocol';
 import { devicePolicy, isAllowed } from '@passcloud/functions/iot/policy';
 import { DEFAULT_SETTINGS, SETTING_NAMES, SETTING_SECTIONS, completeSettings, settingsPatch, type DeviceSettings } from '@passcloud/functions/contract/devices';
 

@@ -8,8 +8,8 @@ import {
   TEMPERATURE_SCENES,
   deviceSettings,
   settingsPatch,
-} from '@passcloud/functions/contract/devices';
-import type { DeviceSettings, SettingName, SettingsPatch } from '@passcloud/functions/contract/devices';
+} from './devices.ts';
+import type { DeviceSettings, SettingName, SettingsPatch } from './devices.ts';
 
 /**
  * The face terminal's own names and units for its settings, as they travel in its AWS IoT

@@ -1,0 +1,234 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { imageSize } from 'image-size';
+import type { FaceChange, FaceChangesPage, FaceList, FaceNotifyMessage, FaceResult, SyncFailure } from '@passcloud/functions/contract/protocol';
+import type { DeviceAgent } from './agent.ts';
+
+/** One face the terminal recognises. */
+export interface Face {
+  list: FaceList;
+  personKey: string;
+  name: string;
+  kind: 'employee' | 'visitor';
+  validFrom: string | null;
+  validTo: string | null;
+  /** Size of the photo the face was enrolled from, in bytes. */
+  photoBytes: number;
+}
+
+interface Flash {
+  cursor: number;
+  faces: Face[];
+}
+
+/** The simulated model enrols faces from photos of at least 800×600; the cloud accepts 640×480, so a small photo is refused here. */
+export const ENROL_MIN = { width: 800, height: 600 } as const;
+export const DEFAULT_FACE_CAPACITY = 10_000;
+/** A terminal looks for changes this often even without a notification, in case one was lost. */
+const POLL_MS = 5 * 60_000;
+
+const faceId = (list: FaceList, personKey: string) => `${list}:${personKey}`;
+
+/**
+ * The terminal's face library, kept in step with the cloud: a notification on MQTT says changes
+ * wait; the terminal pulls them after its cursor over HTTPS, downloads each photo, enrols or
+ * removes the face and reports every change `synced` or `failed` with a reason. The library and
+ * the cursor live in flash next to the binding, so a terminal that was off catches up from where
+ * it stopped and one wiped by a factory reset pulls everything again.
+ */
+export class FaceLibrary {
+  private faces = new Map<string, Face>();
+  private cursor = 0;
+  private running?: Promise<void>;
+  private again = false;
+  private poll?: NodeJS.Timeout;
+  /** Set while a sync fails; the next notification, connection or poll tries again. */
+  lastError?: string;
+
+  constructor(private readonly agent: DeviceAgent) {
+    const flash = this.read();
+    if (flash) {
+      this.cursor = flash.cursor;
+      for (const face of flash.faces) this.faces.set(faceId(face.list, face.personKey), face);
+    }
+  }
+
+  get capacity(): number {
+    return this.agent.options.faceCapacity ?? DEFAULT_FACE_CAPACITY;
+  }
+
+  get size(): number {
+    return this.faces.size;
+  }
+
+  get position(): number {
+    return this.cursor;
+  }
+
+  /** The faces held, in no particular order. */
+  all(): Face[] {
+    return [...this.faces.values()];
+  }
+
+  find(list: FaceList, personKey: string): Face | undefined {
+    return this.faces.get(faceId(list, personKey));
+  }
+
+  /** True when the face may pass now: held on the pass list and within its validity. */
+  admits(personKey: string, at = new Date()): boolean {
+    const face = this.find('pass', personKey);
+    return !!face && within(face, at);
+  }
+
+  onConnect(): void {
+    clearInterval(this.poll);
+    this.poll = setInterval(() => void this.sync(), POLL_MS);
+    this.poll.unref();
+    void this.sync();
+  }
+
+  onNotify(message: FaceNotifyMessage): void {
+    if (typeof message.seq === 'number' && message.seq <= this.cursor) return;
+    void this.sync();
+  }
+
+  stop(): void {
+    clearInterval(this.poll);
+  }
+
+  /** Forgets every face and the cursor, as a factory reset does; the next sync pulls everything. */
+  wipe(): void {
+    this.faces.clear();
+    this.cursor = 0;
+    const file = this.file();
+    if (file) rmSync(file, { force: true });
+  }
+
+  /**
+   * Pulls and applies every change after the cursor, page by page. One run at a time; a
+   * notification during a run makes it go round once more.
+   */
+  sync(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pull();
+        } while (this.again);
+        this.lastError = undefined;
+      } catch (error) {
+        this.lastError = error instanceof Error ? error.message : String(error);
+        this.agent.write('warn', 'faceSyncFailed', { error: this.lastError.slice(0, 500) });
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private async pull(): Promise<void> {
+    for (;;) {
+      if (!this.agent.binding || !this.agent.connected) return;
+      const page = await this.agent.call<FaceChangesPage>('GET', `/v1/deviceSync/faces?cursor=${this.cursor}&limit=100`);
+      if (page.changes.length > 0) {
+        const results: FaceResult[] = [];
+        for (const change of page.changes) results.push(await this.apply(change));
+        await this.agent.call('POST', '/v1/deviceSync/results', { results });
+        const failed = results.filter((r) => r.state === 'failed').length;
+        this.agent.write(failed ? 'warn' : 'info', 'facesSynced', { count: results.length, failed });
+      }
+      this.cursor = Number(page.cursor);
+      this.save();
+      if (!page.more) break;
+    }
+    this.agent.sendHeartbeat();
+  }
+
+  private async apply(change: FaceChange): Promise<FaceResult> {
+    const id = faceId(change.list, change.personKey);
+    const result = (state: 'synced' | 'failed', reason?: SyncFailure): FaceResult => ({
+      list: change.list,
+      personKey: change.personKey,
+      seq: change.seq,
+      state,
+      ...(reason ? { reason } : {}),
+    });
+    if (change.action === 'remove') {
+      this.faces.delete(id);
+      return result('synced');
+    }
+    if (change.validTo && Date.parse(change.validTo) < Date.now()) {
+      this.faces.delete(id);
+      return result('failed', 'expired');
+    }
+    if (!change.photo) {
+      this.faces.delete(id);
+      return result('failed', 'noPhoto');
+    }
+    if (!this.faces.has(id) && this.faces.size >= this.capacity) return result('failed', 'capacityFull');
+    let bytes: Buffer;
+    try {
+      const response = await fetch(change.photo.url);
+      if (!response.ok) return result('failed', 'downloadFailed');
+      bytes = Buffer.from(await response.arrayBuffer());
+    } catch {
+      return result('failed', 'downloadFailed');
+    }
+    if (!enrollable(bytes)) {
+      this.faces.delete(id);
+      return result('failed', 'photoRejected');
+    }
+    this.faces.set(id, {
+      list: change.list,
+      personKey: change.personKey,
+      name: change.name,
+      kind: change.kind,
+      validFrom: change.validFrom,
+      validTo: change.validTo,
+      photoBytes: bytes.length,
+    });
+    return result('synced');
+  }
+
+  private file(): string | undefined {
+    const credentials = this.agent.options.credentialsFile;
+    return credentials ? credentials.replace(/\.json$/, '') + '.faces.json' : undefined;
+  }
+
+  private read(): Flash | undefined {
+    const file = this.file();
+    if (!file || !existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as Flash;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private save(): void {
+    const file = this.file();
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ cursor: this.cursor, faces: this.all() } satisfies Flash));
+  }
+}
+
+export function within(face: Pick<Face, 'validFrom' | 'validTo'>, at = new Date()): boolean {
+  const t = at.getTime();
+  return (!face.validFrom || Date.parse(face.validFrom) <= t) && (!face.validTo || Date.parse(face.validTo) >= t);
+}
+
+/** Whether the simulated model can enrol a face from these bytes: a JPEG or PNG of at least ENROL_MIN. */
+export function enrollable(bytes: Buffer): boolean {
+  try {
+    const { width, height } = imageSize(bytes);
+    if (!width || !height) return false;
+    return Math.max(width, height) >= ENROL_MIN.width && Math.min(width, height) >= ENROL_MIN.height;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { PASS_SOURCES, PASS_STATES, type PassSource, type PassState } from './protocol.ts';
+
+/**
+ * Pass records (`/v1/passRecords`, and `/v1/blacklistRecords` for the blacklist's own screen):
+ * what the terminals saw, stored once per (device, record id), kept for the privacy settings'
+ * retention period.
+ */
+export { PASS_SOURCES, PASS_STATES, type PassSource, type PassState };
+
+/** Who passed: a known employee or visitor, a stranger, or a person on the blacklist of that device. */
+export const RECORD_TYPES = ['employee', 'visitor', 'stranger', 'blacklist'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+export const TEMPERATURE_FILTERS = ['normal', 'fever'] as const;
+
+/** A list covers at most this many days. */
+export const RECORD_RANGE_MAX_DAYS = 92;
+
+const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
+
+/**
+ * `GET /v1/passRecords`: `from` and `to` are days in the company's time zone (both default to
+ * today), at most RECORD_RANGE_MAX_DAYS apart. Newest first.
+ */
+export const passRecordQuery = z
+  .object({
+    from: day.optional(),
+    to: day.optional(),
+    deviceKey: key.optional(),
+    type: z.enum(RECORD_TYPES).optional(),
+    temperature: z.enum(TEMPERATURE_FILTERS).optional(),
+    passState: z.enum(PASS_STATES).optional(),
+    keyword: z.string().trim().max(64).optional(),
+    pageSize: z.coerce.number().int().min(1).max(200).default(20),
+    cursor: z.string().max(500).optional(),
+  })
+  .strict()
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'records.rangeOrder', path: ['to'] });
+export type PassRecordQuery = z.output<typeof passRecordQuery>;
+/** The blacklist's record screen: the same filters, the type fixed to `blacklist`. */
+export const blacklistRecordQuery = passRecordQuery.safeExtend({ type: z.literal('blacklist').optional() });
+
+export const recordKeyParams = z.object({ recordKey: z.string().regex(/^[0-9A-Za-z_.:-]{8,160}$/, { message: 'error.itemNotFound' }) });
+
+export interface PassRecordItem {
+  recordKey: string;
+  /** When the cloud stored it. */
+  time: string;
+  /** When the terminal verified the person. */
+  verifyTime: string;
+  deviceKey: string;
+  deviceName: string;
+  personKey: string | null;
+  /** The name as the terminal knew it; null when privacy settings keep no visitor names. */
+  name: string | null;
+  /** The person's group name (what remains of a visitor when names are not kept). */
+  groupName: string | null;
+  type: RecordType;
+  /** Degrees Celsius; null when not measured or when privacy settings keep no temperatures. */
+  temperature: number | null;
+  /** At or above the device's alarm threshold. */
+  fever: boolean;
+  mask: boolean | null;
+  passState: PassState;
+  source: PassSource;
+  /** Presigned link to the capture; null when none was taken, kept or uploaded. */
+  capture: string | null;
+  /** Presigned link to the person's enrolled photo; null when none. */
+  avatar: string | null;
+}
+
+export interface PassRecordPage {
+  items: PassRecordItem[];
+  nextCursor: string | null;
+}

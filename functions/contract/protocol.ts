@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import { deviceInfo, deviceLogEntry, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
+
+/**
+ * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
+ * a thing name carries its tenant and device key, so the broker policy can hold a device to its
+ * own topics and the ingest handlers know whose message it is without trusting the payload.
+ */
+
+/** `<tenantId>_<deviceKey>`: ids use lower-case letters and digits only, so `_` separates them. */
+export const thingName = (tenantId: string, deviceKey: string): string => `${tenantId}_${deviceKey}`;
+
+export function parseThingName(name: string): { tenantId: string; deviceKey: string } | undefined {
+  const match = /^([0-9a-z]{8,32})_([0-9a-z]{8,32})$/.exec(name);
+  return match ? { tenantId: match[1]!, deviceKey: match[2]! } : undefined;
+}
+
+/** Topics a device publishes on (up) or receives (down), under `pc/<thingName>/`. */
+export const deviceTopics = (thing: string) => ({
+  // up
+  heartbeat: `pc/${thing}/heartbeat`,
+  logs: `pc/${thing}/logs`,
+  commandResult: `pc/${thing}/commands/result`,
+  records: `pc/${thing}/records`,
+  // down
+  commands: `pc/${thing}/commands`,
+  /** The cloud answers every records message here, naming the records it has stored. */
+  recordsAck: `pc/${thing}/records/ack`,
+  /** The face library changed: pull changes after your cursor (FaceNotifyMessage). */
+  facesNotify: `pc/${thing}/faces/notify`,
+});
+
+export const shadowTopics = (thing: string) => {
+  const base = `$aws/things/${thing}/shadow`;
+  return {
+    update: `${base}/update`,
+    updateAccepted: `${base}/update/accepted`,
+    updateRejected: `${base}/update/rejected`,
+    updateDelta: `${base}/update/delta`,
+    updateDocuments: `${base}/update/documents`,
+    get: `${base}/get`,
+    getAccepted: `${base}/get/accepted`,
+    getRejected: `${base}/get/rejected`,
+  };
+};
+
+/** AWS IoT lifecycle topics, published by the broker when a client connects or disconnects. */
+export const presenceTopic = (event: 'connected' | 'disconnected', clientId: string): string => `$aws/events/presence/${event}/${clientId}`;
+
+/** Topic filters the ingest rules listen on (AWS topic rules and the local rules adapter alike). */
+export const RULE_FILTERS = {
+  heartbeats: 'pc/+/heartbeat',
+  logs: 'pc/+/logs',
+  commandResults: 'pc/+/commands/result',
+  records: 'pc/+/records',
+  shadowDocuments: '$aws/things/+/shadow/update/documents',
+  presence: '$aws/events/presence/+/+',
+} as const;
+
+/** Messages a device publishes, as the ingest checks them. */
+export const heartbeatMessage = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
+export interface HeartbeatMessage {
+  time: number;
+  info: DeviceInfo;
+}
+export const logMessage = z.object({ entries: z.array(deviceLogEntry).max(100) });
+export interface LogMessage {
+  /** Up to 100 entries; see DEVICE_LOG_CODES for the codes and their parameters. */
+  entries: DeviceLogEntry[];
+}
+export const commandResultMessage = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() });
+export type CommandResultMessage = z.input<typeof commandResultMessage>;
+
+// Pass records
+
+export const PASS_STATES = ['passed', 'refused'] as const;
+export type PassState = (typeof PASS_STATES)[number];
+export const PASS_SOURCES = ['face', 'card', 'qr', 'remote'] as const;
+export type PassSource = (typeof PASS_SOURCES)[number];
+/** A capture is a JPEG or PNG of at most 1 MB. */
+export const CAPTURE_TYPES = ['image/jpeg', 'image/png'] as const;
+export const CAPTURE_MAX_BYTES = 1024 * 1024;
+/** At most this many records travel in one records message. */
+export const RECORDS_PER_MESSAGE = 50;
+
+/**
+ * One pass as the terminal saw it. `recordId` is the terminal's own id for it: a record sent
+ * again under the same id is stored once. `personKey` is the face's person, absent for a stranger;
+ * `name` is the name the terminal knew. `temperature` is in degrees Celsius. `capture` announces a
+ * photo the terminal will upload: the ack carries where to put it.
+ */
+export const passRecordUp = z
+  .object({
+    recordId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/),
+    personKey: z.string().regex(/^[0-9a-z]{8,32}$/).optional(),
+    name: z.string().max(128).optional(),
+    temperature: z.number().min(20).max(50).optional(),
+    mask: z.boolean().optional(),
+    passState: z.enum(PASS_STATES),
+    /** Milliseconds since 1970 when the terminal verified the person. */
+    verifyTime: z.number().int().positive(),
+    source: z.enum(PASS_SOURCES),
+    capture: z.object({ contentType: z.enum(CAPTURE_TYPES), size: z.number().int().min(1) }).strict().optional(),
+  })
+  .strict();
+export type PassRecordUp = z.output<typeof passRecordUp>;
+/** `pc/<thing>/records`: up to RECORDS_PER_MESSAGE records. Each is checked on its own; a malformed one is dropped with its reason. */
+export const recordsMessage = z.object({ records: z.array(z.unknown()).min(1).max(RECORDS_PER_MESSAGE) }).strict();
+export interface RecordsMessage {
+  records: PassRecordUp[];
+}
+/**
+ * `pc/<thing>/records/ack`: `stored` names the records now safely stored (including ones stored
+ * before, sent again), each with a presigned PUT for its capture when one was announced and the
+ * capture is still wanted; `refused` names malformed records and why. A terminal keeps a record
+ * and sends it again until one of the two names it.
+ */
+export interface RecordsAckMessage {
+  stored: { recordId: string; upload?: { url: string; headers: Record<string, string> } }[];
+  refused: { recordId: string; reason: string }[];
+}
+
+// Face sync
+
+/** The two face lists a terminal holds: people it lets pass (setType 0) and people it watches for (setType 1). */
+export const FACE_LISTS = ['pass', 'blacklist'] as const;
+export type FaceList = (typeof FACE_LISTS)[number];
+export const SYNC_STATES = ['pending', 'synced', 'failed'] as const;
+export type SyncState = (typeof SYNC_STATES)[number];
+/** Why a terminal could not apply a face change. */
+export const SYNC_FAILURES = ['noPhoto', 'photoRejected', 'capacityFull', 'expired', 'downloadFailed'] as const;
+export type SyncFailure = (typeof SYNC_FAILURES)[number];
+
+/** `pc/<thing>/faces/notify`: changes up to `seq` wait; the terminal pulls them over HTTPS. */
+export interface FaceNotifyMessage {
+  seq: number;
+}
+
+/**
+ * One change of the terminal's face library, as `GET /v1/deviceSync/faces` answers it. `upsert`
+ * adds or replaces the face of (`list`, `personKey`) with its validity (`validFrom`/`validTo`,
+ * ISO times, null for no bound) and photo (a presigned GET, null when the person has none);
+ * `remove` deletes it. `seq` grows with every change; the terminal reports each by it.
+ */
+export interface FaceChange {
+  seq: number;
+  action: 'upsert' | 'remove';
+  list: FaceList;
+  personKey: string;
+  name: string;
+  kind: 'employee' | 'visitor';
+  validFrom: string | null;
+  validTo: string | null;
+  photo: { url: string; contentType: string } | null;
+}
+export interface FaceChangesPage {
+  changes: FaceChange[];
+  /** Pass it back as `cursor` for the next page; `more` says whether one waits. */
+  cursor: string;
+  more: boolean;
+}
+export const faceChangesQuery = z.object({
+  cursor: z.string().regex(/^\d{1,15}$/).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+});
+export const faceResultsBody = z
+  .object({
+    results: z
+      .array(
+        z
+          .object({
+            list: z.enum(FACE_LISTS),
+            personKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+            seq: z.number().int().min(1),
+            state: z.enum(['synced', 'failed']),
+            reason: z.enum(SYNC_FAILURES).optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(200),
+  })
+  .strict();
+export type FaceResult = z.output<typeof faceResultsBody>['results'][number];
+
+/** Terminals call the HTTPS device routes with HTTP Basic credentials: the thing name and the MQTT password binding gave. */
+export const deviceAuthorization = (thing: string, password: string): string => `Basic ${btoa(`${thing}:${password}`)}`;
+/**
+ * A command the cloud sends; `upload` is a presigned PUT for `capturePhoto`; `app` is the new
+ * client package of `updateApp`: its version, a presigned GET, its SHA-256 (hex) and size in bytes.
+ */
+export interface CommandMessage {
+  commandKey: string;
+  type: DeviceCommandType;
+  issuedAt: number;
+  upload?: { url: string; contentType: string };
+  app?: AppUpdate;
+}
+export interface AppUpdate {
+  version: string;
+  url: string;
+  sha256: string;
+  size: number;
+}
+
+/** What binding answers: the thing to be and how to reach the broker. */
+export interface BindResult {
+  /**
+   * `bound`: a new device, the credentials work now. `pendingApproval`: the company already has a
+   * device with this serial; the credentials work once an administrator approves the replacement.
+   */
+  state: 'bound' | 'pendingApproval';
+  deviceKey: string;
+  thingName: string;
+  mqtt: { url: string; clientId: string; username: string; password: string };
+}
