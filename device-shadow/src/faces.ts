@@ -87,8 +87,8 @@ export class FaceLibrary {
     void this.sync();
   }
 
-  onNotify(message: FaceNotifyMessage): void {
-    if (typeof message.seq === 'number' && message.seq <= this.cursor) return;
+  /** A notification always leads to a pull: a change numbered below the cursor may still be waiting (the cloud hands those over too). */
+  onNotify(_message: FaceNotifyMessage): void {
     void this.sync();
   }
 

@@ -1,7 +1,14 @@
 import { Entity, type EntityItem } from 'electrodb';
-import type { SetType, SyncFailure, SyncState } from '#contract/authorities';
-import { MAIN_TABLE } from './tables.ts';
-import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { DeleteCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { SET_TYPE_OF_LIST, type SetType, type SyncFailure, type SyncState, type ValidityState } from '#contract/authorities';
+import { deviceTopics, thingName, type FaceNotifyMessage, type FaceResult } from '#contract/protocol';
+import { dynamo } from '#lib/aws';
+import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
+import { publish } from '#lib/iot';
+import { log } from '#lib/log';
+import { pool } from '#lib/pool';
+import { MAIN_TABLE, tableName } from './tables.ts';
+import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition } from './entity.ts';
 
 /**
  * Authorizations: one person on one device, in the pass list (setType 0) or the blacklist
@@ -30,6 +37,8 @@ export const authorities = lazy(
           /** Copied from the person, so a terminal's pull needs no other read; a change of the person is a change here. */
           personName: { type: 'string', required: true },
           personId: { type: 'string', required: true },
+          /** Name and personnel ID in lower case, for keyword filters. */
+          search: { type: 'string', required: true },
           avatar: { type: 'string' },
           /** False while the employee has resigned: the face is removed from the device, the authorization kept. */
           personActive: { type: 'boolean', required: true, default: true },
@@ -78,4 +87,458 @@ export async function isWatched(tenantId: string, personKey: string, deviceKey: 
   if (!item || item.revoked) return false;
   const t = at.toISOString();
   return (!item.validFrom || item.validFrom <= t) && (!item.validTo || item.validTo >= t);
+}
+
+// Sequences
+
+/** Takes `count` numbers of the device's change sequence in one write; answers the first. */
+export async function takeSeqs(tenantId: string, deviceKey: string, count: number): Promise<number> {
+  const out = await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(MAIN_TABLE),
+      Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` },
+      UpdateExpression: 'ADD #seq :n',
+      ExpressionAttributeNames: { '#seq': 'seq' },
+      ExpressionAttributeValues: { ':n': count },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return (out.Attributes!.seq as number) - count + 1;
+}
+
+// Changes
+
+/** What the device must do for an authorization as it stands. */
+export const actionOf = (item: Pick<Authority, 'revoked' | 'personActive'>): 'upsert' | 'remove' => (item.revoked || !item.personActive ? 'remove' : 'upsert');
+
+/** Facts of a person an authorization carries. */
+export interface FacePerson {
+  personKey: string;
+  kind: 'employee' | 'visitor';
+  name: string;
+  personId: string;
+  avatar?: string | undefined;
+  active: boolean;
+}
+
+/** The facts an authorization copies from a person (employees count only while active). */
+export function facePersonOf(person: { personKey: string; kind: 'employee' | 'visitor'; name: string; personId: string; avatar?: string | undefined; state?: string }): FacePerson {
+  return { personKey: person.personKey, kind: person.kind, name: person.name, personId: person.personId, avatar: person.avatar, active: person.kind === 'visitor' || person.state !== 'resigned' };
+}
+
+export interface Bounds {
+  startDay?: string | undefined;
+  endDay?: string | undefined;
+  validFrom?: string | undefined;
+  validTo?: string | undefined;
+}
+
+/** The device's answer to the console: notifications go out after every change, best effort (a terminal also pulls when it connects and every few minutes). */
+export async function notifyDevices(tenantId: string, deviceSeqs: Map<string, number>): Promise<void> {
+  await Promise.all(
+    [...deviceSeqs].map(async ([deviceKey, seq]) => {
+      try {
+        await publish(deviceTopics(thingName(tenantId, deviceKey)).facesNotify, { seq } satisfies FaceNotifyMessage);
+      } catch (error) {
+        log('warn', 'face notification not sent', { deviceKey, error: String(error) });
+      }
+    }),
+  );
+}
+
+const searchText = (person: Pick<FacePerson, 'name' | 'personId'>): string => `${person.name}\n${person.personId}`.toLowerCase();
+
+/**
+ * Grants `people` on each of `devices` with one validity: every pair becomes a change of its
+ * device. A pair that exists gets the new validity (and its version goes up). Writes go in
+ * batches; a grant that is retried after a failure writes the same items again.
+ */
+export async function grantPairs(tenantId: string, setType: SetType, persons: FacePerson[], deviceKeys: string[], bounds: Bounds): Promise<{ count: number }> {
+  const now = nowIso();
+  const seqs = new Map<string, number>();
+  for (const deviceKey of deviceKeys) {
+    const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
+    const existing = new Map<string, Authority>();
+    for (let i = 0; i < keys.length; i += 100) {
+      const { data } = await authorities()
+        .get(keys.slice(i, i + 100))
+        .go({ concurrency: 2 });
+      for (const item of data as Authority[]) existing.set(item.personKey, item);
+    }
+    const first = await takeSeqs(tenantId, deviceKey, persons.length);
+    const items = persons.map((person, i) => {
+      const before = existing.get(person.personKey);
+      const seq = first + i;
+      const item = {
+        tenantId,
+        personKey: person.personKey,
+        setType,
+        deviceKey,
+        personKind: person.kind,
+        personName: person.name,
+        personId: person.personId,
+        search: searchText(person),
+        ...(person.avatar ? { avatar: person.avatar } : {}),
+        personActive: person.active,
+        ...definedBounds(bounds),
+        revoked: false,
+        seq,
+        seqKey: seqKey(seq),
+        action: person.active ? ('upsert' as const) : ('remove' as const),
+        syncState: 'pending' as const,
+        syncAt: now,
+        createdAt: before && !before.revoked ? before.createdAt : now,
+        version: (before?.version ?? 0) + 1,
+      };
+      return item;
+    });
+    await authorities().put(items).go({ concurrency: 4 });
+    seqs.set(deviceKey, first + persons.length - 1);
+  }
+  await notifyDevices(tenantId, seqs);
+  return { count: persons.length * deviceKeys.length };
+}
+
+function definedBounds(bounds: Bounds): Bounds {
+  const out: Bounds = {};
+  for (const k of ['startDay', 'endDay', 'validFrom', 'validTo'] as const) if (bounds[k]) out[k] = bounds[k];
+  return out;
+}
+
+/**
+ * Rewrites one authorization as a new change of its device, conditioned on the version it was
+ * read at: `changes` are applied, the sequence moves on and the state goes back to pending.
+ * Answers the new item, or undefined when someone changed it meanwhile.
+ */
+async function rechange(current: Authority, changes: Partial<Authority>, removeBounds = false): Promise<Authority | undefined> {
+  const seq = await takeSeqs(current.tenantId, current.deviceKey, 1);
+  const next = { ...current, ...changes } as Authority;
+  if (removeBounds) for (const k of ['startDay', 'endDay', 'validFrom', 'validTo'] as const) delete next[k];
+  Object.assign(next, { seq, seqKey: seqKey(seq), action: actionOf(next), syncState: 'pending', syncAt: nowIso(), version: current.version + 1 });
+  delete next.syncReason;
+  try {
+    await authorities()
+      .put(next)
+      .where((attr, op) => op.eq(attr.version, current.version))
+      .go();
+    return next;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Changes the validity of one authorization at `version`; 409 when it changed, 404 when gone or revoked. */
+export async function changeValidity(tenantId: string, key: AuthorityKey, version: number, bounds: Bounds): Promise<Authority> {
+  const current = await findAuthority(tenantId, key.setType, key.personKey, key.deviceKey);
+  if (!current || current.revoked) throw new NotFoundError();
+  if (current.version !== version) throw new ConflictError();
+  const next = await rechange(current, definedBounds(bounds), true);
+  if (!next) throw new ConflictError();
+  await notifyDevices(tenantId, new Map([[next.deviceKey, next.seq]]));
+  return next;
+}
+
+/** Revokes one authorization at `version`: it stays as a removal until its device confirms it. */
+export async function revoke(tenantId: string, key: AuthorityKey, version: number): Promise<void> {
+  const current = await findAuthority(tenantId, key.setType, key.personKey, key.deviceKey);
+  if (!current || current.revoked) throw new NotFoundError();
+  if (current.version !== version) throw new ConflictError();
+  const next = await rechange(current, { revoked: true });
+  if (!next) throw new ConflictError();
+  await notifyDevices(tenantId, new Map([[next.deviceKey, next.seq]]));
+}
+
+/** Sends authorizations to their devices again (after a failure): each becomes a new change. */
+export async function resend(tenantId: string, keys: AuthorityKey[]): Promise<number> {
+  const seqs = new Map<string, number>();
+  let count = 0;
+  await Promise.all(
+    keys.map(async (key) => {
+      const current = await findAuthority(tenantId, key.setType, key.personKey, key.deviceKey);
+      if (!current || current.revoked) return;
+      const next = await rechange(current, {});
+      if (!next) return;
+      count++;
+      seqs.set(next.deviceKey, Math.max(seqs.get(next.deviceKey) ?? 0, next.seq));
+    }),
+  );
+  await notifyDevices(tenantId, seqs);
+  return count;
+}
+
+export interface AuthorityKey {
+  setType: SetType;
+  personKey: string;
+  deviceKey: string;
+}
+
+export function parseAuthorityKey(text: string): AuthorityKey {
+  const [setType, personKey, deviceKey] = text.split('.');
+  return { setType: Number(setType) as SetType, personKey: personKey!, deviceKey: deviceKey! };
+}
+
+/** Every authorization of a person, both lists, revoked ones included. */
+export async function personAuthorities(tenantId: string, personKey: string): Promise<Authority[]> {
+  const range = skPrefix(`authority#${personKey}#`);
+  return queryAll({
+    TableName: tableName(MAIN_TABLE),
+    KeyConditionExpression: `#pk = :pk AND ${range.condition}`,
+    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+    ExpressionAttributeValues: { ':pk': tenantId, ...range.values },
+  });
+}
+
+/** Every authorization on a device, both lists. */
+export async function deviceAuthorities(tenantId: string, deviceKey: string): Promise<Authority[]> {
+  return queryAll({
+    TableName: tableName(MAIN_TABLE),
+    IndexName: 'gsi1',
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': 'gsi1pk' },
+    ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
+  });
+}
+
+async function queryAll(input: QueryCommandInput): Promise<Authority[]> {
+  const out: Authority[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    out.push(...((page.Items ?? []) as Authority[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * A person changed (name, photo, state) or was deleted (`person` undefined): each of their
+ * authorizations becomes a change of its device. A deleted person's authorizations are revoked.
+ */
+export async function personChanged(tenantId: string, personKey: string, person: FacePerson | undefined): Promise<void> {
+  const items = await personAuthorities(tenantId, personKey);
+  if (items.length === 0) return;
+  const seqs = new Map<string, number>();
+  await pool(items, 8, async (item) => {
+    if (item.revoked) return;
+    const changes: Partial<Authority> = person
+      ? { personName: person.name, personId: person.personId, search: searchText(person), personActive: person.active, ...(person.avatar ? { avatar: person.avatar } : {}) }
+      : { revoked: true };
+    let current: Authority | undefined = item;
+    for (let attempt = 0; current && attempt < 5; attempt++) {
+      const next = await rechange(current, changes);
+      if (next && person && !person.avatar) {
+        // A photo taken away: the change carries no photo.
+        await authorities().patch({ tenantId, personKey, setType: next.setType, deviceKey: next.deviceKey }).remove(['avatar']).go();
+      }
+      if (next) {
+        seqs.set(next.deviceKey, Math.max(seqs.get(next.deviceKey) ?? 0, next.seq));
+        return;
+      }
+      current = await findAuthority(tenantId, item.setType as SetType, personKey, item.deviceKey);
+    }
+  });
+  await notifyDevices(tenantId, seqs);
+}
+
+/** A device is gone: its authorizations and its sequence go with it. */
+export async function dropDeviceAuthorities(tenantId: string, deviceKey: string): Promise<void> {
+  const items = await deviceAuthorities(tenantId, deviceKey);
+  if (items.length) await authorities().delete(items.map((a) => ({ tenantId, personKey: a.personKey, setType: a.setType, deviceKey }))).go({ concurrency: 4 });
+  await dynamo().send(new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` } }));
+}
+
+// The device's side
+
+/**
+ * How far behind its cursor a device is shown changes that are still pending. A change takes its
+ * number before it is written, so a write can land after a device has already read past its
+ * number; looking back this far hands such a change over on the next pull.
+ */
+export const LOOKBACK = 500;
+
+/** The device's changes after `cursor`, in order, and the pending ones within LOOKBACK before it. */
+export async function changesAfter(tenantId: string, deviceKey: string, cursor: number, limit: number): Promise<{ items: Authority[]; more: boolean }> {
+  const items: Authority[] = [];
+  let start: Record<string, unknown> | undefined;
+  let more = false;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(MAIN_TABLE),
+        IndexName: 'gsi1',
+        KeyConditionExpression: '#pk = :pk AND #sk > :after',
+        FilterExpression: '#seq > :cursor OR #state = :pending',
+        ExpressionAttributeNames: { '#pk': 'gsi1pk', '#sk': 'gsi1sk', '#seq': 'seq', '#state': 'syncState' },
+        ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}`, ':after': seqKey(Math.max(0, cursor - LOOKBACK)), ':cursor': cursor, ':pending': 'pending' },
+        ExclusiveStartKey: start,
+        Limit: limit + LOOKBACK,
+      }),
+    );
+    for (const item of (page.Items ?? []) as Authority[]) {
+      if (items.length === limit) {
+        more = true;
+        break;
+      }
+      items.push(item);
+    }
+    start = page.LastEvaluatedKey;
+    if (items.length === limit && start) more = true;
+  } while (start && !more);
+  return { items, more };
+}
+
+/**
+ * What the device reports: a result counts only for the change it was given (`seq`); a newer
+ * change meanwhile keeps its pending state. A confirmed removal of a revoked authorization deletes it.
+ */
+export async function recordResults(tenantId: string, deviceKey: string, results: FaceResult[]): Promise<void> {
+  const now = nowIso();
+  await pool(results, 8, async (result) => {
+    const key = { tenantId, personKey: result.personKey, setType: SET_TYPE_OF_LIST[result.list], deviceKey };
+    try {
+      const current = await authorities().get(key).go();
+      const item = current.data as Authority | null;
+      if (!item || item.seq !== result.seq) return;
+      if (item.revoked && result.state === 'synced') {
+        await authorities()
+          .delete(key)
+          .where((attr, op) => op.eq(attr.seq, result.seq))
+          .go();
+        return;
+      }
+      const update = authorities().patch(key).set({ syncState: result.state, syncAt: now });
+      const withReason = result.state === 'failed' && result.reason ? update.set({ syncReason: result.reason }) : update.remove(['syncReason']);
+      await withReason.where((attr, op) => op.eq(attr.seq, result.seq)).go();
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  });
+}
+
+// The console's lists
+
+export interface AuthorityFilter {
+  setType?: SetType | undefined;
+  personKey?: string | undefined;
+  deviceKey?: string | undefined;
+  keyword?: string | undefined;
+  validity?: ValidityState | undefined;
+  state?: SyncState | undefined;
+}
+
+function encodeCursor(item: Record<string, unknown>, index: boolean): string {
+  const key = index ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk } : { pk: item.pk, sk: item.sk };
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(tenantId: string, cursor: string, index: boolean): Record<string, string> {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const strings = Object.values(key).every((v) => typeof v === 'string');
+    const own = key.pk === tenantId && typeof key.sk === 'string' && key.sk.startsWith('authority#');
+    const ownIndex = !index || (typeof key.gsi1pk === 'string' && key.gsi1pk.startsWith(`${tenantId}#faces#`));
+    if (strings && own && ownIndex && Object.keys(key).length === (index ? 4 : 2)) return key as Record<string, string>;
+  } catch {
+    // fall through to the field error
+  }
+  throw fieldError('cursor', 'error.badCursor');
+}
+
+/**
+ * One page of authorizations that are not revoked, with the filters applied: by person (their
+ * range), by device (the device's index) or all (newest people first).
+ */
+export async function listAuthorities(tenantId: string, filter: AuthorityFilter, pageSize: number, cursor?: string): Promise<{ items: Authority[]; nextCursor: string | null }> {
+  const names: Record<string, string> = { '#pk': 'pk', '#revoked': 'revoked' };
+  const values: Record<string, unknown> = { ':pk': tenantId, ':false': false };
+  const conditions = ['#revoked = :false'];
+  let keyCondition: string;
+  const index = !filter.personKey && !!filter.deviceKey;
+  if (filter.personKey) {
+    const range = skPrefix(`authority#${filter.personKey}#${filter.setType ?? ''}`);
+    names['#sk'] = 'sk';
+    Object.assign(values, range.values);
+    keyCondition = `#pk = :pk AND ${range.condition}`;
+  } else if (index) {
+    names['#pk'] = 'gsi1pk';
+    values[':pk'] = `${tenantId}#faces#${filter.deviceKey}`;
+    keyCondition = '#pk = :pk';
+  } else {
+    const range = skPrefix('authority#');
+    names['#sk'] = 'sk';
+    Object.assign(values, range.values);
+    keyCondition = `#pk = :pk AND ${range.condition}`;
+  }
+  const add = (attr: string, condition: (name: string) => string, value?: unknown) => {
+    names[`#${attr}`] = attr;
+    if (value !== undefined) values[`:${attr}`] = value;
+    conditions.push(condition(`#${attr}`));
+  };
+  if (filter.setType !== undefined) add('setType', (n) => `${n} = :setType`, filter.setType);
+  if (filter.personKey && filter.deviceKey) add('deviceKey', (n) => `${n} = :deviceKey`, filter.deviceKey);
+  if (filter.state) add('syncState', (n) => `${n} = :syncState`, filter.state);
+  if (filter.keyword) add('search', (n) => `contains(${n}, :search)`, filter.keyword.toLowerCase());
+  if (filter.validity) {
+    if (filter.validity !== 'expired') names['#from'] = 'validFrom';
+    if (filter.validity !== 'upcoming') names['#to'] = 'validTo';
+    values[':now'] = nowIso();
+    conditions.push(
+      filter.validity === 'active'
+        ? '(attribute_not_exists(#from) OR #from <= :now) AND (attribute_not_exists(#to) OR #to >= :now)'
+        : filter.validity === 'upcoming'
+          ? '#from > :now'
+          : '#to < :now',
+    );
+  }
+  const input: QueryCommandInput = {
+    TableName: tableName(MAIN_TABLE),
+    ...(index ? { IndexName: 'gsi1' } : {}),
+    KeyConditionExpression: keyCondition,
+    FilterExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+  };
+  let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, cursor, index) : undefined;
+  const items: Authority[] = [];
+  let nextCursor: string | null = null;
+  for (let round = 0; items.length < pageSize; round++) {
+    const limit = Math.min(1000, pageSize * 2 * 4 ** round);
+    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: limit }));
+    for (const item of page.Items ?? []) {
+      items.push(item as Authority);
+      if (items.length === pageSize) {
+        const more = item !== page.Items!.at(-1) || page.LastEvaluatedKey;
+        nextCursor = more ? encodeCursor(item, index) : null;
+        break;
+      }
+    }
+    if (items.length === pageSize || !page.LastEvaluatedKey) break;
+    start = page.LastEvaluatedKey;
+  }
+  return { items, nextCursor };
+}
+
+/** How many faces each device holds or will hold (not revoked, person active), counted from its index. */
+export async function deviceFaceCount(tenantId: string, deviceKey: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(MAIN_TABLE),
+        IndexName: 'gsi1',
+        KeyConditionExpression: '#pk = :pk',
+        FilterExpression: '#action = :upsert',
+        ExpressionAttributeNames: { '#pk': 'gsi1pk', '#action': 'action' },
+        ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}`, ':upsert': 'upsert' },
+        Select: 'COUNT',
+        ExclusiveStartKey: start,
+      }),
+    );
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
 }

@@ -4,6 +4,7 @@ import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type D
 import { dynamo } from '#lib/aws';
 import { newId, newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
+import { dropDeviceAuthorities } from './authorities.ts';
 import { claims } from './claims.ts';
 import { listLicences, releaseSeatWrite, takeSeatWrite, type Licence } from './licences.ts';
 import { chooseSeat } from '#domain/licence';
@@ -326,6 +327,7 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
     if (!isConditionFailure(error)) throw error;
     throw (await findDevice(tenantId, device.deviceKey)) ? new ConflictError() : new NotFoundError();
   }
+  await dropDeviceAuthorities(tenantId, device.deviceKey);
   // A claim from before serials were unique per tenant, if it is this tenant's.
   await claims()
     .delete({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: device.serial })

@@ -5,6 +5,7 @@ import { TERM_MAX, normalizeKeyword, searchTerms, termText, uniqueValue, type Un
 import { dynamo } from '#lib/aws';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
+import { facePersonOf, personChanged } from './authorities.ts';
 import { MAIN_TABLE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 
@@ -243,6 +244,9 @@ export async function requirePerson(tenantId: string, kind: PersonKind, personKe
   return person;
 }
 
+/** What the terminals hold of a person: a change of any is sent to their devices. */
+const FACE_FACTS = ['name', 'personId', 'avatar'] as const;
+
 /** Applies a change to `current` (as just read) at `version`: moves the unique claims that change and rewrites the search terms, in one transaction. */
 export async function updatePerson(current: Person, version: number, changes: PersonChanges): Promise<Person> {
   const { tenantId, kind, personKey } = current;
@@ -285,7 +289,10 @@ export async function updatePerson(current: Person, version: number, changes: Pe
   items.push(...index);
   roles.push(...index.map(() => 'record' as const));
   await transact(items, roles, refusal(tenantId, kind, personKey));
-  return { ...(next as Person), ...set, version: version + 1 } as Person;
+  const updated = { ...(next as Person), ...set, version: version + 1 } as Person;
+  // What terminals hold of the person changed: each of their authorizations becomes a change of its device.
+  if (FACE_FACTS.some((field) => current[field] !== updated[field])) await personChanged(tenantId, personKey, facePersonOf(updated));
+  return updated;
 }
 
 /** Resigns an active employee or brings a resigned one back, at `version`. */
@@ -304,7 +311,10 @@ export async function setEmployeeState(tenantId: string, personKey: string, vers
   ];
   await transact(items, items.map(() => 'record' as const), refusal(tenantId, 'employee', personKey));
   const { resignedAt: _resignedAt, ...rest } = current;
-  return { ...rest, state, updatedAt: now, version: version + 1, ...(state === 'resigned' ? { resignedAt: now } : {}) } as Person;
+  const updated = { ...rest, state, updatedAt: now, version: version + 1, ...(state === 'resigned' ? { resignedAt: now } : {}) } as Person;
+  // A resigned employee's faces leave the terminals; back at work, they return.
+  await personChanged(tenantId, personKey, facePersonOf(updated));
+  return updated;
 }
 
 /**
@@ -330,6 +340,7 @@ export async function deletePerson(tenantId: string, kind: PersonKind, personKey
   if (current.icCard) items.push(release(tenantId, 'icCard', current.icCard, personKey));
   items.push(...reindex(current, undefined));
   await transact(items, items.map(() => 'record' as const), refusal(tenantId, kind, personKey));
+  await personChanged(tenantId, personKey, undefined);
   for (const hook of personDeletionHooks) await hook(tenantId, current);
   return current;
 }

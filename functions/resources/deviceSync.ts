@@ -1,0 +1,69 @@
+import { LIST_OF_SET_TYPE } from '#contract/authorities';
+import { faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
+import { changesAfter, recordResults, type Authority } from '#data/authorities';
+import { findDevice } from '#data/devices';
+import { safeEqualText, sha256 } from '#lib/crypto';
+import { LoginRequiredError } from '#lib/errors';
+import { created, defineResource, deviceRoute, ok } from '#lib/http';
+import { presignedGet } from '#lib/storage';
+
+/**
+ * The HTTPS side of face sync, called by the terminals themselves with HTTP Basic credentials
+ * (thing name and the MQTT password binding gave). The device is whoever the credentials prove,
+ * so a terminal can only ever read and report its own changes.
+ */
+async function authenticateDevice(authorization: string | undefined): Promise<{ tenantId: string; deviceKey: string }> {
+  const match = /^Basic ([A-Za-z0-9+/=]{1,400})$/.exec(authorization ?? '');
+  if (!match) throw new LoginRequiredError();
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const ids = colon > 0 ? parseThingName(decoded.slice(0, colon)) : undefined;
+  const password = decoded.slice(colon + 1);
+  if (!ids || !password) throw new LoginRequiredError();
+  const device = await findDevice(ids.tenantId, ids.deviceKey);
+  if (!device || !safeEqualText(device.secretHash, sha256(password))) throw new LoginRequiredError();
+  return ids;
+}
+
+const contentTypeOf = (key: string): string => (key.toLowerCase().endsWith('.png') ? 'image/png' : 'image/jpeg');
+
+/** A terminal has up to an hour to fetch the photos of one page. */
+const PHOTO_LINK_SECONDS = 3600;
+
+async function changeJson(tenantId: string, item: Authority): Promise<FaceChange> {
+  const upsert = item.action === 'upsert';
+  return {
+    seq: item.seq,
+    action: item.action,
+    list: LIST_OF_SET_TYPE[item.setType],
+    personKey: item.personKey,
+    name: item.personName,
+    kind: item.personKind,
+    validFrom: item.validFrom ?? null,
+    validTo: item.validTo ?? null,
+    photo: upsert && item.avatar ? { url: await presignedGet('photos', tenantId, item.avatar, PHOTO_LINK_SECONDS), contentType: contentTypeOf(item.avatar) } : null,
+  };
+}
+
+export const deviceSync = defineResource('deviceSync', {
+  'GET /v1/deviceSync/faces': deviceRoute({
+    query: faceChangesQuery,
+    async handle({ headers, query }) {
+      const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
+      const cursor = Number(query.cursor ?? 0);
+      const page = await changesAfter(tenantId, deviceKey, cursor, query.limit);
+      const changes = await Promise.all(page.items.map((item) => changeJson(tenantId, item)));
+      const last = Math.max(cursor, ...changes.map((c) => c.seq));
+      const answer: FaceChangesPage = { changes, cursor: String(last), more: page.more };
+      return ok(answer);
+    },
+  }),
+  'POST /v1/deviceSync/results': deviceRoute({
+    body: faceResultsBody,
+    async handle({ headers, body }) {
+      const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
+      await recordResults(tenantId, deviceKey, body.results);
+      return created(null);
+    },
+  }),
+});
