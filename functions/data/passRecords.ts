@@ -1,0 +1,463 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
+import { dayOf, endOfDay, startOfDay } from '#domain/time';
+import { dynamo } from '#lib/aws';
+import { fieldError } from '#lib/errors';
+import { EVENTS_TABLE, tableName } from './tables.ts';
+import { epochSeconds, type TransactItem } from './entity.ts';
+
+/**
+ * Pass records in the events table, all under the tenant's partition (`pk` = tenant id):
+ *
+ * - the record:        `rec#<verifyTime ISO>#<deviceKey>#<recordId>` (a day's or a range's records
+ *                      are one key range, read newest first); gsi1 `<tenantId>#rec#<deviceKey>` /
+ *                      `<verifyTime ISO>#<recordId>` for one device's records;
+ * - its marker:        `recid#<deviceKey>#<recordId>`, written only if absent: what makes a record
+ *                      sent twice (or twice at once) stored and counted once;
+ * - rare-filter copies: `recx#<flag>#<verifyTime ISO>#<deviceKey>#<recordId>` for blacklist,
+ *                      stranger, fever and refused records, so a list of only those reads only them;
+ * - day counters:      `cnt#<company day>#<shard>`, added to atomically (`ADD`) in the same
+ *                      transaction; a day is spread over COUNTER_SHARDS items so that records
+ *                      stored at the same moment do not contend for one item. The dashboard reads
+ *                      these (dayCounters), never the records.
+ *
+ * Every item of a record carries the record's TTL (privacy settings' pass-record retention).
+ */
+
+export const COUNTER_SHARDS = 8;
+/** Filters rare enough to keep their own copy of each matching record. */
+export const SPARSE_FLAGS = ['blacklist', 'stranger', 'fever', 'refused'] as const;
+export type SparseFlag = (typeof SPARSE_FLAGS)[number];
+
+export interface PassRecord {
+  tenantId: string;
+  deviceKey: string;
+  recordId: string;
+  /** When the cloud stored it (ISO). */
+  time: string;
+  /** When the terminal verified the person (ISO). */
+  verifyTime: string;
+  /** The company day of `verifyTime`. */
+  day: string;
+  personKey?: string;
+  personKind?: 'employee' | 'visitor';
+  /** As the terminal knew it; absent when privacy settings keep no visitor names. */
+  name?: string;
+  /** `name` in lower case, what the keyword filter reads. */
+  nameLower?: string;
+  groupKey?: string;
+  type: RecordType;
+  /** Absent when not measured or not kept. */
+  temperature?: number;
+  /** Whether a temperature was measured (kept even when the temperature itself is not). */
+  measured: boolean;
+  fever: boolean;
+  mask?: boolean;
+  passState: PassState;
+  source: PassSource;
+  /** Where the capture goes (captures bucket, under the tenant's prefix), when one is wanted. */
+  captureKey?: string;
+  captureType?: string;
+  captureSize?: number;
+  /** The person's enrolled photo when the record was stored (photos bucket), kept while privacy settings keep photos. */
+  avatarKey?: string;
+  ttl: number;
+}
+
+const table = () => tableName(EVENTS_TABLE);
+const GSI = EVENTS_TABLE.indexes[0]!.name;
+const HIGH = '\u{10FFFF}';
+
+export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `rec#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+const markerSk = (deviceKey: string, recordId: string): string => `recid#${deviceKey}#${recordId}`;
+const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `recx#${flag}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+const devicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#rec#${deviceKey}`;
+const counterSk = (day: string, shard: number): string => `cnt#${day}#${shard}`;
+
+/** The record's key in the API: `<deviceKey>.<recordId>` (record ids have no dots). */
+export const recordKeyOf = (r: Pick<PassRecord, 'deviceKey' | 'recordId'>): string => `${r.deviceKey}.${r.recordId}`;
+
+/** The flags of SPARSE_FLAGS a record carries. */
+export function flagsOf(r: Pick<PassRecord, 'type' | 'fever' | 'passState'>): SparseFlag[] {
+  const flags: SparseFlag[] = [];
+  if (r.type === 'blacklist') flags.push('blacklist');
+  if (r.type === 'stranger') flags.push('stranger');
+  if (r.fever) flags.push('fever');
+  if (r.passState === 'refused') flags.push('refused');
+  return flags;
+}
+
+function shardOf(deviceKey: string, recordId: string): number {
+  return createHash('sha1').update(`${deviceKey}/${recordId}`).digest()[0]! % COUNTER_SHARDS;
+}
+
+/** The counters one record adds to its day. */
+export function counterNames(r: Pick<PassRecord, 'type' | 'fever' | 'measured' | 'passState'>, hour: number): string[] {
+  return ['total', r.passState, r.type, ...(r.fever ? ['fever'] : r.measured ? ['normal'] : []), `h${String(hour).padStart(2, '0')}`];
+}
+
+/** The marker's note of what was stored: enough to answer a record sent again. */
+export interface StoredNote {
+  captureKey?: string;
+  captureType?: string;
+  captureSize?: number;
+}
+
+export type StoreOutcome = { stored: 'new' } | { stored: 'duplicate'; note: StoredNote };
+
+/** The record's own items: the record (with its device index keys) and its rare-filter copies. */
+export function recordPuts(record: PassRecord): Record<string, unknown>[] {
+  const body = { ...record, pk: record.tenantId, kind: 'passRecord' };
+  return [
+    { ...body, sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
+    ...flagsOf(record).map((flag) => ({ ...body, sk: sparseSk(flag, record) })),
+  ];
+}
+
+/** The items of one record's transaction: marker, record, rare-filter copies and the day counter. */
+export function recordTransaction(record: PassRecord, hour: number): TransactItem[] {
+  const { tenantId } = record;
+  const note: StoredNote = { ...(record.captureKey ? { captureKey: record.captureKey, captureType: record.captureType, captureSize: record.captureSize } : {}) };
+  const names = counterNames(record, hour);
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: table(),
+        Item: { pk: tenantId, sk: markerSk(record.deviceKey, record.recordId), kind: 'passRecordId', recordSk: recordSk(record), ...note, ttl: record.ttl },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    ...recordPuts(record).map((Item): TransactItem => ({ Put: { TableName: table(), Item } })),
+    {
+      Update: {
+        TableName: table(),
+        Key: { pk: tenantId, sk: counterSk(record.day, shardOf(record.deviceKey, record.recordId)) },
+        UpdateExpression: `SET #kind = :kind, #day = :day, #ttl = if_not_exists(#ttl, :ttl) ADD ${names.map((_, i) => `#c${i} :one`).join(', ')}`,
+        ExpressionAttributeNames: { '#kind': 'kind', '#day': 'day', '#ttl': 'ttl', ...Object.fromEntries(names.map((n, i) => [`#c${i}`, n])) },
+        ExpressionAttributeValues: { ':kind': 'passCounter', ':day': record.day, ':ttl': record.ttl, ':one': 1 },
+      },
+    },
+  ];
+  return items;
+}
+
+interface CancelReason {
+  Code?: string;
+  Item?: Record<string, unknown>;
+}
+function cancellationReasons(error: unknown): CancelReason[] | undefined {
+  const e = error as { name?: string; CancellationReasons?: CancelReason[] };
+  return e?.name === 'TransactionCanceledException' ? (e.CancellationReasons ?? []) : undefined;
+}
+
+const MAX_ATTEMPTS = 12;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Stores one record with its counters in one transaction, unless its (device, record id) was
+ * stored before: then nothing is written and the first storing's note is answered. A transaction
+ * that lost a race on a counter shard is tried again.
+ */
+export async function storeRecord(record: PassRecord, hour: number): Promise<StoreOutcome> {
+  const items = recordTransaction(record, hour);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+      return { stored: 'new' };
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      if (reasons[0]?.Code === 'ConditionalCheckFailed') {
+        const old = reasons[0].Item ?? (await readMarker(record.tenantId, record.deviceKey, record.recordId));
+        return { stored: 'duplicate', note: noteOf(old) };
+      }
+      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
+      if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
+      await pause(Math.min(400, 5 * 2 ** attempt) * (0.5 + Math.random()));
+    }
+  }
+}
+
+/** The note on a marker, read plainly or (from a cancelled transaction, which the document client leaves as it is) as DynamoDB attribute values. */
+function noteOf(item: Record<string, unknown> | undefined): StoredNote {
+  const plain = (value: unknown): unknown => (value && typeof value === 'object' ? ((value as { S?: string; N?: string }).S ?? (value as { N?: string }).N) : value);
+  const captureKey = plain(item?.captureKey);
+  if (!captureKey) return {};
+  return { captureKey: String(captureKey), captureType: String(plain(item!.captureType)), captureSize: Number(plain(item!.captureSize)) };
+}
+
+async function readMarker(tenantId: string, deviceKey: string, recordId: string): Promise<Record<string, unknown> | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: markerSk(deviceKey, recordId) }, ConsistentRead: true }));
+  return out.Item;
+}
+
+/** Hooks run once for each newly stored record (fever mails, blacklist alerts); a failing hook is logged, not retried. */
+export type RecordStoredHook = (record: PassRecord) => Promise<void>;
+export const onRecordStored: RecordStoredHook[] = [];
+
+// Counters
+
+export const COUNTER_NAMES = ['total', 'passed', 'refused', 'fever', 'normal', 'employee', 'visitor', 'stranger', 'blacklist'] as const;
+export type CounterName = (typeof COUNTER_NAMES)[number];
+export interface DayCounters {
+  day: string;
+  counts: Record<CounterName, number>;
+  /** Records by hour of the company day (24 entries). */
+  hours: number[];
+}
+
+/** The counters of each day from `fromDay` to `toDay` (company days, `YYYY-MM-DD`), days without records included. */
+export async function dayCounters(tenantId: string, fromDay: string, toDay: string): Promise<DayCounters[]> {
+  const byDay = new Map<string, DayCounters>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `cnt#${fromDay}`, ':hi': `cnt#${toDay}#${HIGH}` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const day = String(item.day);
+      let entry = byDay.get(day);
+      if (!entry) byDay.set(day, (entry = emptyDay(day)));
+      for (const name of COUNTER_NAMES) entry.counts[name] += Number(item[name] ?? 0);
+      for (let h = 0; h < 24; h++) entry.hours[h]! += Number(item[`h${String(h).padStart(2, '0')}`] ?? 0);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const days: DayCounters[] = [];
+  for (let day = fromDay; day <= toDay; day = nextDay(day)) days.push(byDay.get(day) ?? emptyDay(day));
+  return days;
+}
+
+const nextDay = (day: string): string => {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+};
+const emptyDay = (day: string): DayCounters => ({ day, counts: Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as Record<CounterName, number>, hours: Array(24).fill(0) as number[] });
+
+// Lists
+
+export interface RecordFilter {
+  /** The range of verify times, inclusive (ISO). */
+  fromIso: string;
+  toIso: string;
+  deviceKey?: string;
+  type?: RecordType;
+  temperature?: 'normal' | 'fever';
+  passState?: PassState;
+  /** Lower case. */
+  keyword?: string;
+}
+
+export interface RecordPage {
+  items: PassRecord[];
+  nextCursor: string | null;
+}
+
+/** One list request reads at most this many items when filters skip most of them; the cursor goes on from there. */
+export const READ_BUDGET = 1000;
+
+type Source = { kind: 'all' } | { kind: 'device'; deviceKey: string } | { kind: 'flag'; flag: SparseFlag };
+
+/** Where a filtered list reads from: the copies of the rarest flag asked for, else the device's index, else all records. */
+function sourceOf(filter: RecordFilter): Source {
+  if (filter.type === 'blacklist' || filter.type === 'stranger') return { kind: 'flag', flag: filter.type };
+  if (filter.temperature === 'fever') return { kind: 'flag', flag: 'fever' };
+  if (filter.passState === 'refused') return { kind: 'flag', flag: 'refused' };
+  if (filter.deviceKey) return { kind: 'device', deviceKey: filter.deviceKey };
+  return { kind: 'all' };
+}
+
+const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
+function decodeCursor(cursor: string, prefix: string): string {
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!key.startsWith(prefix) || key.length > 300) throw fieldError('cursor', 'issue.invalid');
+  return key;
+}
+
+/**
+ * Newest first, within the range of verify times. Reads one key range (see sourceOf), filters the
+ * rest, and stops after READ_BUDGET items read: a page may then hold fewer items than asked for,
+ * with a cursor that goes on where reading stopped. `budget` raises the bound (exports).
+ */
+export async function listRecords(tenantId: string, filter: RecordFilter, pageSize: number, cursor?: string, budget = READ_BUDGET): Promise<RecordPage> {
+  const source = sourceOf(filter);
+  const prefix = source.kind === 'all' ? 'rec#' : source.kind === 'flag' ? `recx#${source.flag}#` : '';
+  const skName = source.kind === 'device' ? 'gsi1sk' : 'sk';
+  const lower = `${prefix}${filter.fromIso}`;
+  let upper = `${prefix}${filter.toIso}#${HIGH}`;
+  const after = cursor ? decodeCursor(cursor, prefix) : undefined;
+  if (after !== undefined && after < upper) upper = after;
+
+  const names: Record<string, string> = { '#p': source.kind === 'device' ? 'gsi1pk' : 'pk', '#s': skName };
+  const values: Record<string, unknown> = { ':p': source.kind === 'device' ? devicePartition(tenantId, source.deviceKey) : tenantId, ':lo': lower, ':hi': upper };
+  const conditions: string[] = [];
+  const add = (condition: string, attrs: Record<string, string>, vals: Record<string, unknown>) => {
+    conditions.push(condition);
+    Object.assign(names, attrs);
+    Object.assign(values, vals);
+  };
+  if (filter.deviceKey && source.kind !== 'device') add('#dk = :dk', { '#dk': 'deviceKey' }, { ':dk': filter.deviceKey });
+  if (filter.type && !(source.kind === 'flag' && source.flag === filter.type)) add('#ty = :ty', { '#ty': 'type' }, { ':ty': filter.type });
+  if (filter.temperature === 'fever' && !(source.kind === 'flag' && source.flag === 'fever')) add('#fe = :true', { '#fe': 'fever' }, { ':true': true });
+  if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
+  if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
+  if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
+  const filtered = conditions.length > 0;
+
+  const items: PassRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  let read = 0;
+  let lastKey: string | undefined;
+  for (;;) {
+    const limit = filtered ? Math.min(200, Math.max(pageSize + 1, budget - read)) : pageSize + 1 - items.length + (after !== undefined ? 1 : 0);
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        ...(source.kind === 'device' ? { IndexName: GSI } : {}),
+        KeyConditionExpression: '#p = :p AND #s BETWEEN :lo AND :hi',
+        ...(filtered ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: start,
+      }),
+    );
+    read += page.ScannedCount ?? 0;
+    for (const item of page.Items ?? []) if (item[skName] !== after) items.push(item as unknown as PassRecord);
+    start = page.LastEvaluatedKey;
+    if (start) lastKey = String(start[skName]);
+    if (items.length > pageSize) {
+      items.length = pageSize;
+      const last = items.at(-1)!;
+      return { items, nextCursor: encodeCursor(source.kind === 'device' ? `${last.verifyTime}#${last.recordId}` : keyIn(source, last)) };
+    }
+    if (!start) return { items, nextCursor: null };
+    if (read >= budget) return { items, nextCursor: encodeCursor(lastKey!) };
+  }
+}
+
+const keyIn = (source: Source, r: PassRecord): string => (source.kind === 'flag' ? sparseSk(source.flag, r) : recordSk(r));
+
+/** One record by its key (`<deviceKey>.<recordId>`), through its marker. */
+export async function findRecord(tenantId: string, recordKey: string): Promise<PassRecord | undefined> {
+  const [deviceKey, recordId] = recordKey.split('.') as [string, string | undefined];
+  if (!recordId) return undefined;
+  const marker = await readMarker(tenantId, deviceKey, recordId);
+  if (!marker) return undefined;
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: String(marker.recordSk) } }));
+  return out.Item as PassRecord | undefined;
+}
+
+// Export jobs
+
+export type ExportState = 'queued' | 'running' | 'done' | 'failed';
+export interface ExportJob {
+  tenantId: string;
+  jobKey: string;
+  list: 'pass' | 'blacklist';
+  /** The filter as the caller gave it (days, not moments: the worker resolves them). */
+  query: Record<string, unknown>;
+  locale: string;
+  state: ExportState;
+  done: number;
+  total?: number;
+  /** Where the finished workbook is (imports bucket, under the tenant's prefix). */
+  fileKey?: string;
+  /** True when the range held more rows than one workbook takes. */
+  truncated?: boolean;
+  error?: string;
+  createdAt: string;
+  ttl: number;
+}
+
+const EXPORT_RETENTION_SECONDS = 24 * 3600;
+const exportSk = (jobKey: string): string => `recordExport#${jobKey}`;
+
+export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'createdAt' | 'ttl'>): Promise<ExportJob> {
+  const now = new Date();
+  const item: ExportJob = { ...job, state: 'queued', done: 0, createdAt: now.toISOString(), ttl: epochSeconds(now) + EXPORT_RETENTION_SECONDS };
+  await dynamo().send(
+    new PutCommand({ TableName: table(), Item: { pk: job.tenantId, sk: exportSk(job.jobKey), kind: 'recordExport', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return item;
+}
+
+export async function findExportJob(tenantId: string, jobKey: string): Promise<ExportJob | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: exportSk(jobKey) }, ConsistentRead: true }));
+  return out.Item as ExportJob | undefined;
+}
+
+/** Moves the job from `from` to `to` with `fields`; false when it was not in `from` (a task delivered twice). */
+export async function updateExportJob(tenantId: string, jobKey: string, from: ExportState, to: ExportState, fields: Partial<Pick<ExportJob, 'done' | 'total' | 'fileKey' | 'truncated' | 'error'>> = {}): Promise<boolean> {
+  const entries = Object.entries({ ...fields, state: to }).filter(([, v]) => v !== undefined);
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: tenantId, sk: exportSk(jobKey) },
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: '#state = :from',
+        ExpressionAttributeNames: { '#state': 'state', ...Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])) },
+        ExpressionAttributeValues: { ':from': from, ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+// Filters as the API gives them
+
+export interface RecordQuery {
+  from?: string;
+  to?: string;
+  deviceKey?: string;
+  type?: RecordType;
+  temperature?: 'normal' | 'fever';
+  passState?: PassState;
+  keyword?: string;
+}
+
+/**
+ * The filter of a list or export: `from` and `to` are company days, both today when not given (one
+ * given alone makes a one-day range with today on the far side); at most RECORD_RANGE_MAX_DAYS days.
+ */
+export function recordFilterOf(query: RecordQuery, timeZone: string, now = new Date()): RecordFilter & { fromDay: string; toDay: string } {
+  const today = dayOf(now, timeZone);
+  const fromDay = query.from ?? (query.to && query.to < today ? query.to : today);
+  const toDay = query.to ?? (fromDay > today ? fromDay : today);
+  if (fromDay > toDay) throw fieldError('to', 'records.rangeOrder');
+  const days = Math.round((Date.parse(toDay) - Date.parse(fromDay)) / 86_400_000) + 1;
+  if (days > RECORD_RANGE_MAX_DAYS) throw fieldError('to', 'records.rangeTooLong', { max: RECORD_RANGE_MAX_DAYS });
+  const keyword = query.keyword?.trim().toLowerCase();
+  return {
+    fromDay,
+    toDay,
+    fromIso: startOfDay(fromDay, timeZone).toISOString(),
+    toIso: endOfDay(toDay, timeZone).toISOString(),
+    ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}),
+    ...(query.type ? { type: query.type } : {}),
+    ...(query.temperature ? { temperature: query.temperature } : {}),
+    ...(query.passState ? { passState: query.passState } : {}),
+    ...(keyword ? { keyword } : {}),
+  };
+}
+
+/** How many records a filter matches, from the day counters alone; undefined when they cannot tell. */
+export async function countedTotal(tenantId: string, filter: RecordFilter & { fromDay: string; toDay: string }): Promise<number | undefined> {
+  if (filter.deviceKey || filter.keyword) return undefined;
+  const picked = [filter.type, filter.temperature, filter.passState].filter((v): v is NonNullable<typeof v> => !!v);
+  if (picked.length > 1) return undefined;
+  const name = (picked[0] ?? 'total') as CounterName;
+  return (await dayCounters(tenantId, filter.fromDay, filter.toDay)).reduce((sum, d) => sum + d.counts[name], 0);
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { CAPTURE_MAX_BYTES, CAPTURE_TYPES, deviceTopics, passRecordUp, recordsMessage, thingName, type RecordsAckMessage } from '#contract/protocol';
+import type { RecordType } from '#contract/passRecords';
+import { isWatched } from '#data/authorities';
+import { findDevice } from '#data/devices';
+import { onRecordStored, storeRecord, type PassRecord, type StoredNote } from '#data/passRecords';
+import { findPerson, type Person } from '#data/people';
+import { privacySettings, retentionTtl } from '#data/settings';
+import { companyTimezone } from '#data/tenants';
+import { dayOf } from '#domain/time';
+import { publish } from '#lib/iot';
+import { log } from '#lib/log';
+import { pool } from '#lib/pool';
+import { presignedPut } from '#lib/storage';
+
+/**
+ * `pc/<thing>/records`: pass records a terminal publishes. Each record is checked on its own (a
+ * malformed one is answered in `refused` and the rest go on), stored once per (device, record id)
+ * with its day counters in one transaction, and the whole message is answered with one ack on
+ * `pc/<thing>/records/ack` naming every record now stored, new or stored before, each with a
+ * presigned PUT for its capture while the company keeps photos.
+ *
+ * Decisions:
+ * - Fever is judged against the device's `temperatureThreshold` whenever a temperature was
+ *   measured, whether or not the device's own alarm is switched on: the alarm is what the
+ *   terminal does at the door, the fever count is what the company sees afterwards.
+ * - The record's day (counters, lists) is the company day of the terminal's verify time, so a
+ *   terminal that was offline files its records under the days they happened. A verify time more
+ *   than a day ahead of the cloud's clock is refused.
+ * - An announced capture of another type or over CAPTURE_MAX_BYTES stores the record without a
+ *   capture (no upload is offered); so does a company that keeps no photos.
+ */
+
+/** The record as checked, with its capture announcement checked apart so a bad one only drops the capture. */
+const recordShape = passRecordUp.omit({ capture: true }).extend({ capture: z.unknown().optional() }).strict();
+const captureShape = z.object({ contentType: z.enum(CAPTURE_TYPES), size: z.number().int().min(1).max(CAPTURE_MAX_BYTES) }).strict();
+
+const FUTURE_SLACK_MS = 24 * 3600_000;
+/** How long an upload link lasts: a terminal uploads right after the ack, or after its next resend. */
+const UPLOAD_SECONDS = 900;
+const STORE_WIDTH = 8;
+
+const hourFormats = new Map<string, Intl.DateTimeFormat>();
+function hourOf(at: Date, timeZone: string): number {
+  let format = hourFormats.get(timeZone);
+  if (!format) hourFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' })));
+  return Number(format.format(at)) % 24;
+}
+
+const extensionOf = (contentType: string): string => (contentType === 'image/png' ? 'png' : 'jpg');
+
+async function upload(tenantId: string, note: StoredNote): Promise<{ url: string; headers: Record<string, string> } | undefined> {
+  if (!note.captureKey || !note.captureType || !note.captureSize) return undefined;
+  const url = await presignedPut('captures', tenantId, note.captureKey, note.captureType, UPLOAD_SECONDS, { contentLength: note.captureSize });
+  return { url, headers: { 'content-type': note.captureType, 'content-length': String(note.captureSize) } };
+}
+
+export async function ingestRecords(tenantId: string, deviceKey: string, message: unknown): Promise<void> {
+  const { records: raw } = recordsMessage.parse(message);
+  const [device, privacy, timeZone] = await Promise.all([findDevice(tenantId, deviceKey), privacySettings(tenantId), companyTimezone(tenantId)]);
+  if (!device) {
+    log('warn', 'records from an unknown device', { tenantId, deviceKey });
+    return;
+  }
+  const ack: RecordsAckMessage = { stored: [], refused: [] };
+  const now = new Date();
+  const checked: z.output<typeof recordShape>[] = [];
+  for (const entry of raw) {
+    const result = recordShape.safeParse(entry);
+    const recordId = typeof (entry as { recordId?: unknown })?.recordId === 'string' ? String((entry as { recordId: string }).recordId).slice(0, 64) : '';
+    let reason: string | undefined;
+    if (!result.success) reason = result.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ');
+    else if (result.data.verifyTime > now.getTime() + FUTURE_SLACK_MS) reason = 'verifyTime: in the future';
+    if (reason !== undefined || !result.success) {
+      log('warn', 'pass record refused', { tenantId, deviceKey, recordId, reason });
+      ack.refused.push({ recordId, reason: reason ?? 'invalid' });
+      continue;
+    }
+    checked.push(result.data);
+  }
+
+  // Who each person is, and whether the device watches for them: once per person of the message.
+  const personKeys = [...new Set(checked.map((r) => r.personKey).filter((k): k is string => !!k))];
+  const known = new Map<string, { person?: Person; watched: boolean }>();
+  await pool(personKeys, STORE_WIDTH, async (personKey) => {
+    const [employee, visitor, watched] = await Promise.all([
+      findPerson(tenantId, 'employee', personKey),
+      findPerson(tenantId, 'visitor', personKey),
+      isWatched(tenantId, personKey, deviceKey, now),
+    ]);
+    const person = employee ?? visitor;
+    known.set(personKey, { ...(person ? { person } : {}), watched });
+  });
+
+  const threshold = device.settings.temperatureThreshold;
+  const ttl = retentionTtl(privacy, 'passRecords', now);
+  const fresh: PassRecord[] = [];
+  const answers = await pool(checked, STORE_WIDTH, async (up) => {
+    const verifyAt = new Date(up.verifyTime);
+    const about = up.personKey ? known.get(up.personKey) : undefined;
+    const person = about?.person;
+    const type: RecordType = about?.watched ? 'blacklist' : (person?.kind ?? 'stranger');
+    const capture = privacy.savePhotos ? captureShape.safeParse(up.capture) : undefined;
+    if (up.capture !== undefined && !capture?.success) log('info', 'capture not wanted', { tenantId, deviceKey, recordId: up.recordId, kept: privacy.savePhotos });
+    const name = person?.kind === 'visitor' && !privacy.saveVisitorName ? undefined : (up.name ?? person?.name);
+    const measured = up.temperature !== undefined;
+    const record: PassRecord = {
+      tenantId,
+      deviceKey,
+      recordId: up.recordId,
+      time: now.toISOString(),
+      verifyTime: verifyAt.toISOString(),
+      day: dayOf(verifyAt, timeZone),
+      ...(person ? { personKey: person.personKey, personKind: person.kind, groupKey: person.groupKey } : up.personKey ? { personKey: up.personKey } : {}),
+      ...(name ? { name, nameLower: name.toLowerCase() } : {}),
+      type,
+      ...(measured && privacy.saveTemperature ? { temperature: up.temperature } : {}),
+      measured,
+      fever: measured && up.temperature! >= threshold,
+      ...(up.mask !== undefined ? { mask: up.mask } : {}),
+      passState: up.passState,
+      source: up.source,
+      ...(capture?.success
+        ? { captureKey: `capture/${deviceKey}/${up.recordId}.${extensionOf(capture.data.contentType)}`, captureType: capture.data.contentType, captureSize: capture.data.size }
+        : {}),
+      ...(privacy.savePhotos && person?.avatar ? { avatarKey: person.avatar } : {}),
+      ttl,
+    };
+    try {
+      const outcome = await storeRecord(record, hourOf(verifyAt, timeZone));
+      if (outcome.stored === 'new') fresh.push(record);
+      const note = outcome.stored === 'new' ? record : outcome.note;
+      const link = privacy.savePhotos ? await upload(tenantId, note) : undefined;
+      return { recordId: up.recordId, ...(link ? { upload: link } : {}) };
+    } catch (error) {
+      // Neither stored nor refused: the terminal sends it again.
+      log('error', 'pass record not stored', { tenantId, deviceKey, recordId: up.recordId, error: String(error) });
+      return undefined;
+    }
+  });
+  ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
+  if (ack.stored.length > 0 || ack.refused.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).recordsAck, ack);
+
+  for (const record of fresh) {
+    for (const hook of onRecordStored) {
+      await hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }));
+    }
+  }
+}

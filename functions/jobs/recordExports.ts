@@ -1,0 +1,143 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import ExcelJS from 'exceljs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locale } from '#contract/locales';
+import { RECORD_EXPORT_MAX_ROWS } from '#contract/passRecords';
+import { findDevice } from '#data/devices';
+import { findGroup } from '#data/groups';
+import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { companyTimezone } from '#data/tenants';
+import { translate, type MessageId } from '#lib/i18n';
+import { log } from '#lib/log';
+import { putObject } from '#lib/storage';
+import { XLSX_TYPE } from '#lib/xlsx';
+
+/**
+ * The background export of pass records: reads the filtered range page by page, writes the rows
+ * to a workbook on disk as it goes (headers and values in the language of the caller who asked),
+ * records its progress about once a second, and stores the workbook in the imports bucket (under
+ * `export/`, which the bucket's lifecycle expires) for the job's download link.
+ *
+ * On AWS `EXPORT_WORKER_FUNCTION` names this worker, invoked asynchronously; elsewhere (the local
+ * host, tests) the export runs in the same process after the request has answered.
+ */
+export interface ExportTask {
+  tenantId: string;
+  jobKey: string;
+}
+
+let client: LambdaClient | undefined;
+
+export async function startExport(task: ExportTask): Promise<void> {
+  const worker = process.env.EXPORT_WORKER_FUNCTION;
+  if (worker) {
+    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+    await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
+    return;
+  }
+  setImmediate(() => void runExport(task).catch((error: unknown) => log('error', 'export worker failed', { jobKey: task.jobKey, error: String(error) })));
+}
+
+const PAGE = 1000;
+const PROGRESS_EVERY_MS = 1000;
+
+const COLUMNS: [MessageId, number][] = [
+  ['column.verifyTime', 21],
+  ['column.name', 20],
+  ['column.recordType', 12],
+  ['column.group', 16],
+  ['column.temperature', 12],
+  ['column.fever', 8],
+  ['column.mask', 8],
+  ['column.passState', 10],
+  ['column.source', 10],
+  ['column.device', 20],
+  ['column.recordedAt', 21],
+];
+
+function localTime(timeZone: string): (iso: string) => string {
+  const format = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  return (iso) => format.format(new Date(iso));
+}
+
+export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void> {
+  const job = await findExportJob(tenantId, jobKey);
+  // A task delivered twice finds its job already running or finished.
+  if (!job || job.state !== 'queued') return;
+  if (!(await updateExportJob(tenantId, jobKey, 'queued', 'running'))) return;
+  const locale = job.locale as Locale;
+  const t = (id: MessageId) => translate(locale, id);
+  const dir = await mkdtemp(join(tmpdir(), 'passcloud-export-'));
+  let done = 0;
+  try {
+    const timeZone = await companyTimezone(tenantId);
+    const filter = recordFilterOf(job.query as RecordQuery, timeZone);
+    const total = await countedTotal(tenantId, filter);
+    if (total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(total, RECORD_EXPORT_MAX_ROWS) });
+    const file = join(dir, 'records.xlsx');
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });
+    workbook.creator = 'Pass Cloud';
+    const sheet = workbook.addWorksheet(t(job.list === 'blacklist' ? 'sheet.blacklistRecords' : 'sheet.passRecords'), { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = COLUMNS.map(([id, width]) => ({ header: t(id), width }));
+    sheet.getRow(1).font = { bold: true };
+    sheet.getRow(1).commit();
+
+    const devices = new Map<string, string>();
+    const groups = new Map<string, string>();
+    const nameOf = async (cache: Map<string, string>, key: string, read: () => Promise<string | undefined>) => {
+      if (!cache.has(key)) cache.set(key, (await read()) ?? '');
+      return cache.get(key)!;
+    };
+    const when = localTime(timeZone);
+    const yesNo = (v: boolean | undefined) => (v === undefined ? '' : t(v ? 'value.yes' : 'value.no'));
+    const row = async (r: PassRecord) => [
+      when(r.verifyTime),
+      r.name ?? '',
+      t(`value.record.${r.type}`),
+      r.groupKey ? await nameOf(groups, r.groupKey, async () => (await findGroup(tenantId, r.groupKey!))?.name) : '',
+      r.temperature ?? '',
+      yesNo(r.measured ? r.fever : undefined),
+      yesNo(r.mask),
+      t(`value.pass.${r.passState}`),
+      t(`value.source.${r.source}`),
+      await nameOf(devices, r.deviceKey, async () => (await findDevice(tenantId, r.deviceKey))?.name),
+      when(r.time),
+    ];
+
+    let cursor: string | undefined;
+    let truncated = false;
+    let reported = Date.now();
+    do {
+      const page = await listRecords(tenantId, filter, PAGE, cursor, 20 * PAGE);
+      for (const record of page.items) {
+        if (done >= RECORD_EXPORT_MAX_ROWS) {
+          truncated = true;
+          break;
+        }
+        sheet.addRow(await row(record)).commit();
+        done++;
+      }
+      cursor = truncated ? undefined : (page.nextCursor ?? undefined);
+      if (Date.now() - reported >= PROGRESS_EVERY_MS) {
+        reported = Date.now();
+        await updateExportJob(tenantId, jobKey, 'running', 'running', { done });
+      }
+    } while (cursor);
+    sheet.commit();
+    await workbook.commit();
+
+    const name = job.list === 'blacklist' ? 'blacklist-records' : 'pass-records';
+    const fileKey = `export/${jobKey}/${name}-${filter.fromDay}-${filter.toDay}.xlsx`;
+    await putObject('imports', tenantId, fileKey, await readFile(file), XLSX_TYPE);
+    await updateExportJob(tenantId, jobKey, 'running', 'done', { done, fileKey, truncated });
+  } catch (error) {
+    log('error', 'export stopped', { jobKey, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    await updateExportJob(tenantId, jobKey, 'running', 'failed', { done, error: t('records.exportStopped') });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export const handler = runExport;

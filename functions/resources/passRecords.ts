@@ -1,0 +1,136 @@
+import {
+  blacklistExportBody,
+  blacklistRecordQuery,
+  exportJobParams,
+  passRecordQuery,
+  recordExportBody,
+  type PassRecordItem,
+  type PassRecordPage,
+  type RecordExportJob,
+} from '#contract/passRecords';
+import { findDevice } from '#data/devices';
+import { findGroup } from '#data/groups';
+import { createExportJob, findExportJob, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { companyTimezone } from '#data/tenants';
+import { newId } from '#lib/crypto';
+import { NotFoundError } from '#lib/errors';
+import { defineResource, ok, queued, sessionRoute } from '#lib/http';
+import { objectExists, presignedGet } from '#lib/storage';
+import { startExport } from '../jobs/recordExports.ts';
+
+/**
+ * `/v1/passRecords` and `/v1/blacklistRecords` (the blacklist's own screen: the same records,
+ * the type fixed to `blacklist`): lists newest first, and exports made in the background.
+ */
+
+/** Names of devices and groups, each read once per page. */
+export async function namesFor(tenantId: string, records: PassRecord[]): Promise<{ devices: Map<string, string>; groups: Map<string, string> }> {
+  const deviceKeys = [...new Set(records.map((r) => r.deviceKey))];
+  const groupKeys = [...new Set(records.map((r) => r.groupKey).filter((k): k is string => !!k))];
+  const [devices, groups] = await Promise.all([
+    Promise.all(deviceKeys.map(async (k) => [k, (await findDevice(tenantId, k))?.name ?? ''] as const)),
+    Promise.all(groupKeys.map(async (k) => [k, (await findGroup(tenantId, k))?.name ?? ''] as const)),
+  ]);
+  return { devices: new Map(devices), groups: new Map(groups) };
+}
+
+export async function recordItems(tenantId: string, records: PassRecord[]): Promise<PassRecordItem[]> {
+  const names = await namesFor(tenantId, records);
+  return Promise.all(
+    records.map(async (r): Promise<PassRecordItem> => {
+      // A capture is linked once the terminal has uploaded it (and until the retention sweep removes it).
+      const capture = r.captureKey && (await objectExists('captures', tenantId, r.captureKey)) ? await presignedGet('captures', tenantId, r.captureKey) : null;
+      return {
+        recordKey: recordKeyOf(r),
+        time: r.time,
+        verifyTime: r.verifyTime,
+        deviceKey: r.deviceKey,
+        deviceName: names.devices.get(r.deviceKey) ?? '',
+        personKey: r.personKey ?? null,
+        name: r.name ?? null,
+        groupName: r.groupKey ? names.groups.get(r.groupKey) || null : null,
+        type: r.type,
+        temperature: r.temperature ?? null,
+        fever: r.fever,
+        mask: r.mask ?? null,
+        passState: r.passState,
+        source: r.source,
+        capture,
+        avatar: r.avatarKey ? await presignedGet('photos', tenantId, r.avatarKey) : null,
+      };
+    }),
+  );
+}
+
+async function page(tenantId: string, query: RecordQuery & { pageSize: number; cursor?: string | undefined }): Promise<PassRecordPage> {
+  const filter = recordFilterOf(query, await companyTimezone(tenantId));
+  const found = await listRecords(tenantId, filter, query.pageSize, query.cursor);
+  return { items: await recordItems(tenantId, found.items), nextCursor: found.nextCursor };
+}
+
+async function exportJson(job: ExportJob): Promise<RecordExportJob> {
+  return {
+    jobKey: job.jobKey,
+    state: job.state,
+    done: job.done,
+    total: job.total ?? null,
+    truncated: job.truncated ?? false,
+    url: job.state === 'done' && job.fileKey ? await presignedGet('imports', job.tenantId, job.fileKey) : null,
+    error: job.error ?? null,
+  };
+}
+
+async function startJob(tenantId: string, list: ExportJob['list'], query: RecordQuery, locale: string) {
+  // Checked now, so a bad range answers 422 here rather than failing in the background.
+  recordFilterOf(query, await companyTimezone(tenantId));
+  const job = await createExportJob({ tenantId, jobKey: newId(), list, query: { ...query }, locale });
+  await startExport({ tenantId, jobKey: job.jobKey });
+  return queued({ jobKey: job.jobKey });
+}
+
+async function requireExport(tenantId: string, list: ExportJob['list'], jobKey: string): Promise<ExportJob> {
+  const job = await findExportJob(tenantId, jobKey);
+  if (!job || job.list !== list) throw new NotFoundError();
+  return job;
+}
+
+export const passRecords = defineResource('passRecords', {
+  'GET /v1/passRecords': sessionRoute({
+    query: passRecordQuery,
+    async handle({ auth, query }) {
+      return ok(await page(auth.tenantId, query));
+    },
+  }),
+  'POST /v1/passRecords/exports': sessionRoute({
+    body: recordExportBody,
+    async handle({ auth, body, locale }) {
+      return startJob(auth.tenantId, 'pass', body, locale);
+    },
+  }),
+  'GET /v1/passRecords/exports/{jobKey}': sessionRoute({
+    params: exportJobParams,
+    async handle({ auth, params }) {
+      return ok(await exportJson(await requireExport(auth.tenantId, 'pass', params.jobKey)));
+    },
+  }),
+  'GET /v1/blacklistRecords': sessionRoute({
+    query: blacklistRecordQuery,
+    async handle({ auth, query }) {
+      return ok(await page(auth.tenantId, { ...query, type: 'blacklist' }));
+    },
+  }),
+  'POST /v1/blacklistRecords/exports': sessionRoute({
+    body: blacklistExportBody,
+    async handle({ auth, body, locale }) {
+      return startJob(auth.tenantId, 'blacklist', { ...body, type: 'blacklist' }, locale);
+    },
+  }),
+  'GET /v1/blacklistRecords/exports/{jobKey}': sessionRoute({
+    params: exportJobParams,
+    async handle({ auth, params }) {
+      return ok(await exportJson(await requireExport(auth.tenantId, 'blacklist', params.jobKey)));
+    },
+  }),
+});
+
+export const handler = passRecords.handler;
