@@ -15,7 +15,7 @@ export const MAIL_STATUSES = ['sent', 'failed', 'retrying'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /** What mails are for (the record's `group`); other parts of the product add theirs. */
-export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'attendanceSummary', 'licenceReminder'] as const;
+export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'attendanceSummary', 'licenceReminder'] as const;
 
 export const MAX_RECIPIENTS = 20;
 /** A host name or an IP address. */
@@ -42,6 +42,7 @@ export const emailSettingsBody = z
     password: z.string().min(1).max(1024).nullable().optional(),
     recipients: z.array(z.email().max(254)).max(MAX_RECIPIENTS).default([]),
     feverAlert: z.boolean().default(false),
+    blacklistAlert: z.boolean().default(false),
     attendanceSummary: z.boolean().default(false),
     attendanceSummaryTime: z.string().regex(CLOCK, { message: 'devices.clockFormat' }).default('18:00'),
     version: z.number().int().min(0),
@@ -54,7 +55,7 @@ export const emailSettingsBody = z
       if (body.port == null) required('port');
     }
     if (body.password && !body.username) required('username');
-    if ((body.feverAlert || body.attendanceSummary) && body.recipients.length === 0) required('recipients');
+    if ((body.feverAlert || body.blacklistAlert || body.attendanceSummary) && body.recipients.length === 0) required('recipients');
   });
 export type EmailSettingsBody = z.output<typeof emailSettingsBody>;
 
@@ -72,6 +73,8 @@ export interface EmailSettings {
   passwordSet: boolean;
   recipients: string[];
   feverAlert: boolean;
+  /** A mail at once when a person on a device's blacklist passes it. */
+  blacklistAlert: boolean;
   attendanceSummary: boolean;
   attendanceSummaryTime: string;
   /** 0 while never saved. */

@@ -7,6 +7,7 @@ const port = Number(process.env.PORT ?? 3000);
 const dataDir = resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data');
 const seed = process.env.SEED_DEMO !== '0';
 const simulateDevices = seed && process.env.SIMULATE_DEVICES !== '0' ? Number(process.env.SIMULATE_DEVICES ?? 3) || 3 : 0;
+const trafficPerMinute = Math.max(0, Number(process.env.SIMULATE_TRAFFIC ?? 6) || 0);
 
 process.env.LOG_LEVEL ??= 'warn';
 const stack = await startLocalStack({
@@ -14,6 +15,7 @@ const stack = await startLocalStack({
   dataDir,
   seed,
   simulateDevices,
+  ...(seed ? { demoData: { trafficPerMinute } } : {}),
   ...(process.env.MQTT_PORT ? { mqttPort: Number(process.env.MQTT_PORT) } : {}),
   ...(process.env.HOST ? { host: process.env.HOST } : {}),
 });
@@ -29,9 +31,13 @@ if (stack.demo) {
   lines.push(`  Demo tenant "Demo Company": username ${stack.demo.username}  password ${stack.demo.password}  device binding code ${stack.demo.userCode}`);
 }
 if (stack.fleet)
-  lines.push(`  Simulated devices: ${stack.fleet.agents.length} (SIMULATE_DEVICES=0 to start none; npm run devices -- --count N --user-code CODE for more)`);
+  lines.push(
+    `  Simulated devices: ${stack.fleet.agents.length} (SIMULATE_DEVICES=0 to start none; npm run devices -- --count N --user-code CODE for more)`,
+    `  Simulated passes: ${trafficPerMinute} a minute (SIMULATE_TRAFFIC to change; 0 for none)`,
+  );
 lines.push('  Press Ctrl-C to stop.', '');
 console.log(lines.join('\n'));
+void stack.demoReady?.then(() => console.log('  Demo people, authorizations and passes are ready.'));
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -9,6 +9,8 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
 import { startHost, type Host } from './host.ts';
+import type { Traffic } from '@passcloud/device-shadow/traffic';
+import { startDemo } from './demo.ts';
 import { seedDemo, type DemoTenant } from './seed.ts';
 import { localLicenceKeys } from './licence.ts';
 import { buildId } from '../buildId.ts';
@@ -27,6 +29,11 @@ export interface LocalStackOptions {
   simulateDevices?: number;
   /** MQTT port of the IoT stand-in; any free port when unset. */
   mqttPort?: number;
+  /**
+   * The demo company's people and authorizations (infra/local/demo.ts), made in the background
+   * after start, and the simulated terminals' passes a minute (0 for none).
+   */
+  demoData?: { trafficPerMinute: number };
 }
 
 export interface LocalStack {
@@ -37,6 +44,8 @@ export interface LocalStack {
   iot: IotStandIn;
   fleet?: Fleet;
   env: Record<string, string>;
+  /** Settles when the demo data is ready and the traffic runs (or failed, which is reported). */
+  demoReady?: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -142,7 +151,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...(options.inMemory ? {} : { stateDir: join(options.dataDir, 'devices') }),
         })
       : undefined;
+  let traffic: Traffic | undefined;
   let stopped = false;
+  const demoReady =
+    demo && options.demoData
+      ? startDemo(demo.tenantId, fleet, options.demoData.trafficPerMinute).then(
+          (started) => {
+            traffic = started;
+            if (stopped) traffic?.stop();
+          },
+          (error: unknown) => console.error('demo data could not be prepared', error),
+        )
+      : undefined;
   return {
     url: host.url,
     host,
@@ -151,9 +171,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     iot,
     ...(fleet ? { fleet } : {}),
     env,
+    ...(demoReady ? { demoReady } : {}),
     async stop() {
       if (stopped) return;
       stopped = true;
+      traffic?.stop();
       clearInterval(mailRetries);
       clearInterval(sweeper);
       await fleet?.stop();

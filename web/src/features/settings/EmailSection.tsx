@@ -26,6 +26,7 @@ interface Values {
   password: string;
   recipients: string[];
   feverAlert: boolean;
+  blacklistAlert: boolean;
   attendanceSummary: boolean;
   attendanceSummaryTime: string;
 }
@@ -37,7 +38,7 @@ interface TestAnswer {
   mailKey: string;
 }
 
-const FIELDS: (keyof Values)[] = ['senderAddress', 'senderName', 'host', 'port', 'tlsMode', 'username', 'password', 'recipients', 'feverAlert', 'attendanceSummary', 'attendanceSummaryTime'];
+const FIELDS: (keyof Values)[] = ['senderAddress', 'senderName', 'host', 'port', 'tlsMode', 'username', 'password', 'recipients', 'feverAlert', 'blacklistAlert', 'attendanceSummary', 'attendanceSummaryTime'];
 /** The server's checks (contract/mail.ts), in the form. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^[0-9A-Fa-f:]{2,39}$/;
@@ -54,6 +55,7 @@ function valuesOf(settings: EmailSettings): Values {
     password: '',
     recipients: settings.recipients,
     feverAlert: settings.feverAlert,
+    blacklistAlert: settings.blacklistAlert,
     attendanceSummary: settings.attendanceSummary,
     attendanceSummaryTime: settings.attendanceSummaryTime,
   };
@@ -90,6 +92,7 @@ export function EmailSection() {
       passwordSet: false,
       recipients: [],
       feverAlert: false,
+      blacklistAlert: false,
       attendanceSummary: false,
       attendanceSummaryTime: '18:00',
       version: 0,
@@ -108,7 +111,7 @@ export function EmailSection() {
         if (value.length > MAX_RECIPIENTS) return t`Enter at most ${MAX_RECIPIENTS} recipients`;
         const bad = value.find((address) => !EMAIL.test(address));
         if (bad) return t`Not an email address: ${bad}`;
-        return (values.feverAlert || values.attendanceSummary) && value.length === 0 ? t`Add at least one recipient for the mails switched on` : null;
+        return (values.feverAlert || values.blacklistAlert || values.attendanceSummary) && value.length === 0 ? t`Add at least one recipient for the mails switched on` : null;
       },
       attendanceSummaryTime: (value) => (/^([01]\d|2[0-3]):[0-5]\d$/.test(value) ? null : t`Choose the time of day`),
     },
@@ -155,6 +158,7 @@ export function EmailSection() {
         ...(password !== undefined ? { password } : {}),
         recipients: values.recipients,
         feverAlert: values.feverAlert,
+        blacklistAlert: values.blacklistAlert,
         attendanceSummary: values.attendanceSummary,
         attendanceSummaryTime: values.attendanceSummaryTime,
         version: stored.version,
@@ -320,6 +324,12 @@ export function EmailSection() {
             description={t`Sent at once when a pass measures a fever.`}
             {...form.getInputProps('feverAlert', { type: 'checkbox' })}
             data-testid="email-fever"
+          />
+          <Switch
+            label={t`Blacklist alert`}
+            description={t`Sent at once when a person on a device's blacklist is recognised there.`}
+            {...form.getInputProps('blacklistAlert', { type: 'checkbox' })}
+            data-testid="email-blacklist"
           />
           <Group gap="md" align="flex-end" wrap="wrap">
             <Switch

@@ -58,6 +58,7 @@ export function MailRecordsSection() {
     invitation: t`Invitation`,
     test: t`Test mail`,
     feverAlert: t`Fever alert`,
+    blacklistAlert: t`Blacklist alert`,
     attendanceSummary: t`Attendance summary`,
     licenceReminder: t`Licence reminder`,
   };

@@ -1,0 +1,95 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { isLocale, type Locale } from '#contract/locales';
+import { findDevice } from '#data/devices';
+import { epochSeconds, isConditionFailure } from '#data/entity';
+import { readEmailSettings } from '#data/mailSettings';
+import { onRecordStored, type PassRecord } from '#data/passRecords';
+import { EVENTS_TABLE, tableName } from '#data/tables';
+import { findTenant } from '#data/identity';
+import { companyTimezone } from '#data/tenants';
+import { dynamo } from '#lib/aws';
+import { translate } from '#lib/i18n';
+import { log } from '#lib/log';
+import { deliver } from '#lib/mail';
+import { objectExists, presignedGet } from '#lib/storage';
+
+/**
+ * Real-time alert mails, sent when a record is stored: a fever (a temperature at or above the
+ * device's alarm threshold) and a pass by a person on the device's blacklist. Each goes to the
+ * recipients of the company's email settings when that kind is switched on, through the mail
+ * service (so it is recorded in the mail records), at most once per person per device per
+ * ALERT_INTERVAL_MS.
+ */
+export const ALERT_INTERVAL_MS = 10 * 60_000;
+/** How long an alert waits for the terminal to upload the capture it announced. */
+const captureWaitMs = (): number => Number(process.env.ALERT_CAPTURE_WAIT_MS ?? 10_000);
+/** The capture link in an alert stays valid this long (at most what the signing credentials allow). */
+const LINK_SECONDS = 7 * 24 * 3600;
+
+type AlertKind = 'feverAlert' | 'blacklistAlert';
+
+/**
+ * Takes the alert slot of (kind, device, person) for the next interval: one conditional write, so
+ * of records arriving together for the same person only one mails.
+ */
+export async function takeAlertSlot(tenantId: string, kind: AlertKind, deviceKey: string, who: string, now = Date.now()): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(EVENTS_TABLE),
+        Item: { pk: tenantId, sk: `alertGate#${kind}#${deviceKey}#${who}`, until: now + ALERT_INTERVAL_MS, ttl: epochSeconds(new Date(now + ALERT_INTERVAL_MS)) + 3600 },
+        ConditionExpression: 'attribute_not_exists(sk) OR #until <= :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+async function captureLink(record: PassRecord): Promise<string | undefined> {
+  if (!record.captureKey) return undefined;
+  const deadline = Date.now() + captureWaitMs();
+  for (;;) {
+    if (await objectExists('captures', record.tenantId, record.captureKey)) return presignedGet('captures', record.tenantId, record.captureKey, LINK_SECONDS);
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function formatTime(iso: string, timeZone: string, locale: Locale): string {
+  return new Intl.DateTimeFormat(locale.replace('_', '-'), { timeZone, dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+}
+
+export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<void> {
+  const settings = await readEmailSettings(record.tenantId);
+  if (!settings[kind] || settings.recipients.length === 0) return;
+  if (!(await takeAlertSlot(record.tenantId, kind, record.deviceKey, record.personKey ?? 'stranger'))) return;
+  const [tenant, device, timeZone, capture] = await Promise.all([
+    findTenant(record.tenantId),
+    findDevice(record.tenantId, record.deviceKey),
+    companyTimezone(record.tenantId),
+    captureLink(record),
+  ]);
+  const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
+  const params = {
+    name: record.name ?? translate(locale, record.type === 'stranger' ? 'mail.alertStranger' : 'mail.alertUnnamed'),
+    device: device?.name ?? record.deviceKey,
+    time: formatTime(record.verifyTime, timeZone, locale),
+    temperature: record.temperature !== undefined ? record.temperature.toFixed(1) : translate(locale, 'mail.alertNotKept'),
+    capture: capture ?? translate(locale, 'mail.alertNoCapture'),
+  };
+  const subject = translate(locale, kind === 'feverAlert' ? 'mail.feverSubject' : 'mail.blacklistSubject', params);
+  const text = translate(locale, kind === 'feverAlert' ? 'mail.feverBody' : 'mail.blacklistBody', params);
+  for (const to of settings.recipients) await deliver(record.tenantId, { to, subject, text, kind });
+}
+
+onRecordStored.push(async (record) => {
+  const kinds: AlertKind[] = [...(record.fever ? (['feverAlert'] as const) : []), ...(record.type === 'blacklist' ? (['blacklistAlert'] as const) : [])];
+  for (const kind of kinds) {
+    await sendAlert(record, kind).catch((error: unknown) => log('error', 'alert mail not sent', { tenantId: record.tenantId, kind, error: String(error) }));
+  }
+});
