@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceInfo, deviceLogEntry, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
+import { DEVICE_COMMAND_TYPES } from './devices.ts';
 
 /**
  * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
@@ -119,6 +120,23 @@ export interface RecordsAckMessage {
   stored: { recordId: string; upload?: { url: string; headers: Record<string, string> } }[];
   refused: { recordId: string; reason: string }[];
 }
+/** RecordsAckMessage as a schema: `upload.headers` are the headers the PUT must carry, exactly. */
+export const recordsAckMessage = z
+  .object({
+    stored: z.array(
+      z
+        .object({
+          recordId: z.string().max(64),
+          upload: z
+            .object({ url: z.url(), headers: z.record(z.string(), z.string()) })
+            .strict()
+            .optional(),
+        })
+        .strict(),
+    ),
+    refused: z.array(z.object({ recordId: z.string().max(64), reason: z.string() }).strict()),
+  })
+  .strict();
 
 // Face sync
 
@@ -135,6 +153,8 @@ export type SyncFailure = (typeof SYNC_FAILURES)[number];
 export interface FaceNotifyMessage {
   seq: number;
 }
+/** FaceNotifyMessage as a schema. */
+export const faceNotifyMessage = z.object({ seq: z.number().int().min(1) }).strict();
 
 /**
  * One change of the terminal's face library, as `GET /v1/deviceSync/faces` answers it. `upsert`
@@ -159,6 +179,21 @@ export interface FaceChangesPage {
   cursor: string;
   more: boolean;
 }
+/** FaceChange and FaceChangesPage as schemas (what `GET /v1/deviceSync/faces` answers in `data`). */
+export const faceChange = z
+  .object({
+    seq: z.number().int().min(1),
+    action: z.enum(['upsert', 'remove']),
+    list: z.enum(FACE_LISTS),
+    personKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+    name: z.string(),
+    kind: z.enum(['employee', 'visitor']),
+    validFrom: z.iso.datetime().nullable(),
+    validTo: z.iso.datetime().nullable(),
+    photo: z.object({ url: z.url(), contentType: z.string() }).strict().nullable(),
+  })
+  .strict();
+export const faceChangesPage = z.object({ changes: z.array(faceChange), cursor: z.string().regex(/^\d{1,15}$/), more: z.boolean() }).strict();
 export const faceChangesQuery = z.object({
   cursor: z.string().regex(/^\d{1,15}$/).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(100),
@@ -202,6 +237,19 @@ export interface AppUpdate {
   sha256: string;
   size: number;
 }
+/** AppUpdate and CommandMessage as schemas (what arrives on `pc/<thing>/commands`). */
+export const appUpdate = z
+  .object({ version: z.string().min(1), url: z.url(), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/), size: z.number().int().min(1) })
+  .strict();
+export const commandMessage = z
+  .object({
+    commandKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+    type: z.enum(DEVICE_COMMAND_TYPES),
+    issuedAt: z.number().int().positive(),
+    upload: z.object({ url: z.url(), contentType: z.string() }).strict().optional(),
+    app: appUpdate.optional(),
+  })
+  .strict();
 
 /** What binding answers: the thing to be and how to reach the broker. */
 export interface BindResult {
@@ -214,3 +262,19 @@ export interface BindResult {
   thingName: string;
   mqtt: { url: string; clientId: string; username: string; password: string };
 }
+/** BindResult as a schema: on AWS the username is the thing name with the custom authorizer's name appended. */
+export const bindResult = z
+  .object({
+    state: z.enum(['bound', 'pendingApproval']),
+    deviceKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+    thingName: z.string().regex(/^[0-9a-z]{8,32}_[0-9a-z]{8,32}$/),
+    mqtt: z
+      .object({
+        url: z.url(),
+        clientId: z.string().regex(/^[0-9a-z]{8,32}_[0-9a-z]{8,32}$/),
+        username: z.string().regex(/^[0-9a-z]{8,32}_[0-9a-z]{8,32}(\?x-amz-customauthorizer-name=[^&]+)?$/),
+        password: z.string().min(1),
+      })
+      .strict(),
+  })
+  .strict();
