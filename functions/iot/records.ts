@@ -141,9 +141,10 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
   if (ack.stored.length > 0 || ack.refused.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).recordsAck, ack);
 
-  for (const record of fresh) {
-    for (const hook of onRecordStored) {
-      await hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }));
-    }
-  }
+  // After the ack, all at once: a hook may wait (an alert for the capture it will attach).
+  await Promise.all(
+    fresh.flatMap((record) =>
+      onRecordStored.map((hook) => hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }))),
+    ),
+  );
 }
