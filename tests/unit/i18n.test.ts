@@ -6,6 +6,7 @@ import { LOCALES } from '@passcloud/functions/contract/locales';
 /** Words that are the same in the language as in English (the console's names for them agree). */
 const SAME_AS_ENGLISH: Record<string, string[]> = {
   it_IT: [
+    'value.no',
     'column.email',
     'setting.volume',
     'option.temperatureDisplay.celsius',
@@ -16,6 +17,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.firmware',
   ],
   de_DE: [
+    'field.person',
     'column.name',
     'option.temperatureOffsetMode.normal',
     'option.temperatureDisplay.celsius',
@@ -31,8 +33,11 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'option.temperatureDisplay.fahrenheit',
     'field.avatar',
     'field.type',
+    'column.recordType',
+    'column.source',
+    'field.permanent',
   ],
-  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware'],
+  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no'],
   id_ID: [
     'column.email',
     'setting.volume',

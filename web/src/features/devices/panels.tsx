@@ -5,7 +5,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { SETTING_NAMES, type CommandState, type CommandType, type SettingName } from '@passcloud/functions/contract/devices';
 import { api } from '../../app/api.ts';
 import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
-import { formatList, formatShortTime, formatTime } from '../../app/format.ts';
+import { formatList, formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
 import { useSettingTexts } from './settings.tsx';
 import { CursorPager } from '../../components/CursorPager.tsx';
 
@@ -274,6 +274,25 @@ export function useLogText(): (entry: LogEntry) => string {
       case 'unreadableMessage': {
         const topic = params.topic ?? '';
         return t`Unreadable message on ${topic}`;
+      }
+      case 'appUpdated': {
+        const version = params.version ?? '';
+        return t`Client updated to version ${version}`;
+      }
+      case 'appUpdateFailed': {
+        const version = params.version ?? '';
+        const error = params.error ?? '';
+        return t`Client update to version ${version} failed: ${error}`;
+      }
+      case 'facesSynced': {
+        const count = formatNumber(params.count ?? 0);
+        const failed = params.failed ?? 0;
+        const failedText = formatNumber(failed);
+        return failed ? t`Applied ${count} face changes; ${failedText} could not be applied` : t`Applied ${count} face changes`;
+      }
+      case 'faceSyncFailed': {
+        const error = params.error ?? '';
+        return t`Could not fetch face changes: ${error}`;
       }
       default:
         return entry.message ?? entry.code;
