@@ -82,6 +82,18 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  // Authorizations: people on devices, in the pass list (setType 0) or the blacklist (setType 1);
+  // the handler checks the code of the setType (pass:authority or pass:blacklist).
+  { method: 'GET', path: '/v1/authorities', resource: 'authorities', access: 'session' },
+  { method: 'POST', path: '/v1/authorities', resource: 'authorities', access: 'session' },
+  { method: 'POST', path: '/v1/authorities/check', resource: 'authorities', access: 'session' },
+  { method: 'GET', path: '/v1/authorities/sync', resource: 'authorities', access: 'session' },
+  { method: 'POST', path: '/v1/authorities/sync/retry', resource: 'authorities', access: 'session' },
+  { method: 'PATCH', path: '/v1/authorities/{authorityKey}', resource: 'authorities', access: 'session' },
+  { method: 'DELETE', path: '/v1/authorities/{authorityKey}', resource: 'authorities', access: 'session' },
+  // Face sync, called by the terminals with their own credentials.
+  { method: 'GET', path: '/v1/deviceSync/faces', resource: 'deviceSync', access: 'device' },
+  { method: 'POST', path: '/v1/deviceSync/results', resource: 'deviceSync', access: 'device' },
   { method: 'GET', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'POST', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'GET', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
@@ -104,6 +116,13 @@ export const routes = [
   { method: 'GET', path: '/v1/mailRecords', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'GET', path: '/v1/mailRecords/{mailKey}', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'POST', path: '/v1/mailRecords/{mailKey}/resend', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
+  // Pass records the terminals uploaded, and the blacklist's view of them; exports run in the background.
+  { method: 'GET', path: '/v1/passRecords', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
+  { method: 'POST', path: '/v1/passRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
+  { method: 'GET', path: '/v1/passRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
+  { method: 'GET', path: '/v1/blacklistRecords', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
+  { method: 'POST', path: '/v1/blacklistRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
+  { method: 'GET', path: '/v1/blacklistRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -74,3 +74,40 @@ export interface PassRecordPage {
   items: PassRecordItem[];
   nextCursor: string | null;
 }
+
+/**
+ * `POST /v1/passRecords/exports` (and `/v1/blacklistRecords/exports`): the list's filters, without
+ * paging; the workbook is made in the background. `GET .../exports/{jobKey}` answers a
+ * RecordExportJob; `url` is a short-lived link to the finished workbook.
+ */
+export const recordExportBody = z
+  .object({
+    from: day.optional(),
+    to: day.optional(),
+    deviceKey: key.optional(),
+    type: z.enum(RECORD_TYPES).optional(),
+    temperature: z.enum(TEMPERATURE_FILTERS).optional(),
+    passState: z.enum(PASS_STATES).optional(),
+    keyword: z.string().trim().max(64).optional(),
+  })
+  .strict()
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'records.rangeOrder', path: ['to'] });
+export type RecordExportBody = z.output<typeof recordExportBody>;
+export const blacklistExportBody = recordExportBody.safeExtend({ type: z.literal('blacklist').optional() });
+export const exportJobParams = z.object({ jobKey: z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' }) });
+
+/** A workbook holds at most this many records; `truncated` says the range held more. */
+export const RECORD_EXPORT_MAX_ROWS = 200_000;
+
+export interface RecordExportJob {
+  jobKey: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
+  /** Records written so far. */
+  done: number;
+  /** How many records the export will hold, when the day counters tell (no device or keyword filter). */
+  total: number | null;
+  truncated: boolean;
+  /** The finished workbook (a short-lived link), once `state` is `done`. */
+  url: string | null;
+  error: string | null;
+}

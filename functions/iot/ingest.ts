@@ -4,6 +4,9 @@ import { commandResultMessage, heartbeatMessage, logMessage, parseThingName } fr
 import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
 import { objectExists } from '#lib/storage';
+import { ingestRecords } from './records.ts';
+// Alert mails (fever, blacklist) hook into every newly stored record.
+import './alerts.ts';
 
 /**
  * What the IoT topic rules hand over: the message with its topic (`SELECT *, topic() AS topic`).
@@ -52,6 +55,7 @@ const ROUTES: [RegExp, Handler][] = [
       await finishCommand(tenantId, deviceKey, command.commandKey, ok ? 'succeeded' : 'failed', ok ? undefined : (result.error ?? 'no photo arrived'));
     },
   ],
+  [/^pc\/([^/]+)\/records$/, ingestRecords],
   [
     /^\$aws\/things\/([^/]+)\/shadow\/update\/documents$/,
     async (tenantId, deviceKey, message) => {

@@ -69,6 +69,9 @@ const FIELD_LABELS: Record<string, MessageId> = {
   appVersion: 'field.appVersion',
   storage: 'field.storage',
   freeBytes: 'field.freeStorage',
+  faces: 'field.faceLibrary',
+  count: 'field.faceCount',
+  capacity: 'field.faceCapacity',
   totalBytes: 'field.totalStorage',
   timezone: 'field.timezone',
   cameraResolution: 'field.cameraResolution',
@@ -94,12 +97,16 @@ const FIELD_LABELS: Record<string, MessageId> = {
   tlsMode: 'field.tlsMode',
   recipients: 'field.recipients',
   feverAlert: 'field.feverAlert',
+  blacklistAlert: 'field.blacklistAlert',
   attendanceSummary: 'field.attendanceSummary',
   attendanceSummaryTime: 'field.attendanceSummaryTime',
   from: 'field.from',
   to: 'field.to',
   status: 'field.status',
   mailKey: 'field.mailKey',
+  deviceKey: 'field.device',
+  temperature: 'field.temperature',
+  passState: 'field.passState',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */

@@ -1,7 +1,9 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { accounts } from './accounts.ts';
+import { authorities } from './authorities.ts';
 import { departments } from './departments.ts';
+import { deviceSync } from './deviceSync.ts';
 import { devices } from './devices.ts';
 import { employees } from './employees.ts';
 import { files } from './files.ts';
@@ -9,6 +11,7 @@ import { groups } from './groups.ts';
 import { licences } from './licences.ts';
 import { mailRecords } from './mailRecords.ts';
 import { mailSettings } from './mailSettings.ts';
+import { passRecords } from './passRecords.ts';
 import { settings } from './settings.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
@@ -22,9 +25,12 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   employees: employees.handler,
   visitors: visitors.handler,
   devices: devices.handler,
+  authorities: authorities.handler,
+  deviceSync: deviceSync.handler,
   licences: licences.handler,
   mailSettings: mailSettings.handler,
   mailRecords: mailRecords.handler,
   accounts: accounts.handler,
   settings: settings.handler,
+  passRecords: passRecords.handler,
 };

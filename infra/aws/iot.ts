@@ -175,6 +175,16 @@ export class DeviceIot extends Construct {
     return { IOT_MQTT_URL: `mqtts://${this.dataEndpoint}:443`, IOT_WS_URL: `wss://${this.dataEndpoint}:443/mqtt` };
   }
 
+  /** Lets the ingest function answer pass records on `pc/<thing>/records/ack`; it needs IOT_DATA_ENDPOINT too. */
+  grantRecordsAck(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/records/ack' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/records/ack')}]`,
+      reason: 'Each records message is answered on pc/<thing>/records/ack of the device that sent it; the thing comes from the topic the device policy held it to.',
+    });
+  }
+
   /**
    * Lets a function publish commands to devices (the `settings` function tells online terminals
    * of a new client package) and nothing else of IoT.
@@ -185,6 +195,16 @@ export class DeviceIot extends Construct {
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,
       reason: 'Update commands go to pc/<thing>/commands of the online terminals of the session’s tenant; the thing is derived from that tenant and each device key.',
+    });
+  }
+
+  /** Lets a function tell terminals that face changes wait (`pc/<thing>/faces/notify`); it needs IOT_DATA_ENDPOINT too. */
+  grantFaceNotify(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/faces/notify' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/faces/notify')}]`,
+      reason: 'Face-change notifications go to pc/<thing>/faces/notify of the devices whose authorizations changed; the thing is derived from the session’s tenant and each device key.',
     });
   }
 

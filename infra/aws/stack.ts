@@ -44,6 +44,7 @@ export class PassCloudStack extends Stack {
   readonly importWorker: HandlerFunction;
   readonly mail: MailService;
   readonly retentionSweep: HandlerFunction;
+  readonly recordExportWorker: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
@@ -68,7 +69,8 @@ export class PassCloudStack extends Stack {
     const importWorker = (this.importWorker = new HandlerFunction(this, 'ImportWorker', {
       entry: resolve(REPO_ROOT, 'functions/jobs/imports.ts'),
       description: 'Pass Cloud: imports a workbook or photo archive of people in the background',
-      environment: { ...tables.environment(), ...buckets.environment() },
+      // A new photo is a face change: the terminals holding the person are told.
+      environment: { ...tables.environment(), ...buckets.environment(), IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
       memorySize: 2048,
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
@@ -77,7 +79,8 @@ export class PassCloudStack extends Stack {
     // at most 15 minutes to start: with 15 minutes to run, a job is over 30 minutes after it was
     // started (IMPORT_STALE_MS).
     importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
-    const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName };
+    // People functions tell terminals when what they hold of a person changes.
+    const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName, IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! };
 
     // The mail service: the key that seals SMTP passwords, and the retry runner.
     const mail = (this.mail = new MailService(this, 'Mail', {
@@ -91,6 +94,7 @@ export class PassCloudStack extends Stack {
         devices: iot.devicesEnvironment(),
         // System settings: the broker's addresses, the build, the client package's upload and download links.
         settings: { IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT!, ...iot.brokerEnvironment(), BUILD_ID: buildId(REPO_ROOT) },
+        authorities: { IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
         employees: importsEnvironment,
         visitors: importsEnvironment,
         ...(props.licencePublicKey ? { licences: { LICENCE_PUBLIC_KEY: props.licencePublicKey } } : {}),
@@ -171,13 +175,56 @@ export class PassCloudStack extends Stack {
     this.grantObjects(devices, [buckets.data.captures], ['s3:PutObject', 's3:GetObject']);
     grantListing(devices, buckets.data.captures);
     iot.grantDeviceManagement(devices);
+    // Authorizations (main table, photo links) and the terminals' side of face sync; changes of
+    // people (employees, visitors, photo imports) and authorizations are announced to the terminals.
+    const { authorities, deviceSync } = this.api.functions;
+    for (const fn of [authorities, deviceSync]) {
+      grantTable(fn, main, 'readWrite');
+      this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject']);
+    }
+    for (const fn of [authorities, employees, visitors, importWorker]) iot.grantFaceNotify(fn);
+
     // The authorizer only looks devices up; ingest records what devices report.
     grantTable(iot.authorizerFunction, main, 'read');
     grantTable(iot.ingestFunction, main, 'readWrite');
     grantTable(iot.ingestFunction, events, 'readWrite');
-    // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket).
-    this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject']);
+    // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket);
+    // a pass record's ack carries a presigned PUT for its capture, signed with ingest's own role.
+    this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject', 's3:PutObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
+    iot.ingestFunction.addEnvironment('IOT_DATA_ENDPOINT', iot.devicesEnvironment().IOT_DATA_ENDPOINT!);
+    iot.grantRecordsAck(iot.ingestFunction);
+    // Fever and blacklist alerts are mailed from ingest, through the mail service like every mail.
+    for (const [name, value] of Object.entries({ MAIL_FROM: props.mailFrom, ...mail.environment })) iot.ingestFunction.addEnvironment(name, value);
+    mail.grantSecrets(iot.ingestFunction);
+    mail.grantSend(iot.ingestFunction);
+    Validations.of(iot.ingestFunction).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+    });
+
+    // Pass records: lists (events table; names of devices and groups; capture, photo and export
+    // links) and exports, written in the background by their own worker to the imports bucket.
+    const recordExportWorker = (this.recordExportWorker = new HandlerFunction(this, 'RecordExportWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/recordExports.ts'),
+      description: 'Pass Cloud: writes a workbook of pass records in the background',
+      environment: { ...tables.environment(), ...buckets.environment() },
+      memorySize: 2048,
+      timeout: Duration.minutes(15),
+      ephemeralStorageSize: Size.gibibytes(2),
+    }));
+    // A retried run would find its job already running and stop.
+    recordExportWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
+    grantTable(recordExportWorker, main, 'read');
+    grantTable(recordExportWorker, events, 'readWrite');
+    this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject']);
+    const passRecords = this.api.functions.passRecords;
+    passRecords.addEnvironment('EXPORT_WORKER_FUNCTION', recordExportWorker.functionName);
+    grantTable(passRecords, main, 'read');
+    grantTable(passRecords, events, 'readWrite');
+    this.grantObjects(passRecords, [buckets.data.captures, buckets.data.photos, buckets.data.imports], ['s3:GetObject']);
+    grantListing(passRecords, buckets.data.captures);
+    passRecords.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
 
     // Settings: privacy settings and package records (main table), update commands (events table);
     // packages are uploaded through a presigned PUT, hashed (GetObject), refused ones removed, and

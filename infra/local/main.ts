@@ -15,7 +15,8 @@ const stack = await startLocalStack({
   dataDir,
   seed,
   simulateDevices,
-  ...(seed ? { demoData: { trafficPerMinute } } : {}),
+  // The demo's people and passes need its terminals.
+  ...(simulateDevices > 0 ? { demoData: { trafficPerMinute } } : {}),
   ...(process.env.MQTT_PORT ? { mqttPort: Number(process.env.MQTT_PORT) } : {}),
   ...(process.env.HOST ? { host: process.env.HOST } : {}),
 });

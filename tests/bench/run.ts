@@ -7,6 +7,8 @@ import { initialJsKb, lighthouseScore } from './web.ts';
 import { peopleBench } from './people.ts';
 import { devicesBench } from './devices.ts';
 import { withOwnHost } from './host.ts';
+import { recordsIngestBench, recordsListBench } from './records.ts';
+import { faceSyncBench } from './faceSync.ts';
 
 /** `npm run bench`: figures printed, not asserted. Needs the console built (`npm run build`). */
 process.env.LOG_LEVEL = 'silent';
@@ -24,8 +26,12 @@ const lines = [`start-up to first answer (DynamoDB Local, s3rver, SMTP sink, hos
 // `npm run bench -- --people-only`, `--devices-only`, `--no-people` or `--no-devices` run a part.
 const peopleOnly = process.argv.includes('--people-only');
 const devicesOnly = process.argv.includes('--devices-only');
+// `--records-only` and `--no-records` likewise for pass records.
+const recordsOnly = process.argv.includes('--records-only');
+// `--sync-only` and `--no-sync` for face sync.
+const syncOnly = process.argv.includes('--sync-only');
 try {
-  if (!peopleOnly && !devicesOnly) {
+  if (!peopleOnly && !devicesOnly && !recordsOnly && !syncOnly) {
     lines.push(...(await apiBench(stack)));
     for (const path of ['/login', '/entrance']) {
       const js = await initialJsKb(stack.url, path);
@@ -37,10 +43,15 @@ try {
       lines.push(`Lighthouse performance of ${path}: desktop ${desktop} (budget 95), mobile slow 4G ${mobile}`);
     }
   }
-  if (!process.argv.includes('--no-people') && !devicesOnly) {
+  if (!process.argv.includes('--no-people') && !devicesOnly && !recordsOnly && !syncOnly) {
     lines.push(...(await withOwnHost(async (host) => peopleBench(host.url, await adminToken(host.url), host.env.DEMO_TENANT!, host.pid))));
   }
-  if (!process.argv.includes('--no-devices') && !peopleOnly) lines.push(...(await withOwnHost((host) => devicesBench(host))));
+  if (!process.argv.includes('--no-devices') && !peopleOnly && !recordsOnly && !syncOnly) lines.push(...(await withOwnHost((host) => devicesBench(host))));
+  if (!process.argv.includes('--no-records') && !peopleOnly && !devicesOnly && !syncOnly) {
+    lines.push(...(await withOwnHost((host) => recordsIngestBench(host))));
+    lines.push(...(await recordsListBench(stack)));
+  }
+  if (!process.argv.includes('--no-sync') && !peopleOnly && !devicesOnly && !recordsOnly) lines.push(...(await withOwnHost((host) => faceSyncBench(host))));
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

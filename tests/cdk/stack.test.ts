@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -265,11 +265,26 @@ describe('the AWS stack', () => {
     expect(root.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^ConsoleDeployAssets/)]));
   });
 
-  it('verifies the sender in SES and lets only the functions that mail (codes, invitations, test mails, resends, retries) send mail', () => {
+  it('lets the functions that change faces publish only face notifications, and the terminals’ sync function read photos', () => {
+    const { authorities, deviceSync, employees, visitors } = stack.api.functions;
+    const publishes = (fn: unknown) =>
+      Object.entries(template.findResources('AWS::IAM::Policy'))
+        .filter(([id]) => id.startsWith(logicalId(fn as never).replace(/[0-9A-F]{8}$/, '')))
+        .flatMap(([, p]) => statements(p))
+        .filter((st) => [st.Action].flat().includes('iot:Publish'))
+        .flatMap((st) => [st.Resource].flat().map(flat));
+    for (const fn of [authorities, employees, visitors, stack.importWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
+    expect(publishes(deviceSync)).toEqual([]);
+    const syncPolicy = JSON.stringify(Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ApiDeviceSync')));
+    expect(syncPolicy).toContain('s3:GetObject');
+    expect(syncPolicy).not.toContain('s3:PutObject');
+  });
+
+  it('verifies the sender in SES and lets only the functions that mail (codes, invitations, test mails, resends, retries, alerts) send mail', () => {
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     const sending = policies.filter(([, p]) => JSON.stringify(p).includes('ses:SendEmail'));
-    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'LicenceReminders', 'MailRetry']);
+    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'IotIngest', 'LicenceReminders', 'MailRetry']);
     const filesPolicy = policies.find(([id]) => /FilesFunction/.test(id));
     expect(JSON.stringify(filesPolicy)).not.toContain('EventsTable');
   });
@@ -341,14 +356,39 @@ describe('the AWS stack', () => {
     }
   });
 
-  it('lets ingest read and write both tables and read captures', () => {
+  it('lets ingest read and write both tables, read captures, presign their uploads and answer records on the ack topic only', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotIngestFunction'));
     const text = JSON.stringify(policies);
     expect(text).toContain('dynamodb:UpdateItem');
     expect(text).toContain('Tablesmain');
     expect(text).toContain('Tablesevents');
     expect(text).toContain('BucketsCaptures');
-    expect(text).not.toMatch(/iot:|s3:PutObject|s3:DeleteObject|BucketsPhotos/);
+    expect(text).not.toMatch(/s3:DeleteObject|BucketsPhotos|BucketsImports/);
+    const statements = policies.flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement);
+    const iotStatements = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('iot:')));
+    expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish']);
+    expect(JSON.stringify(iotStatements)).toContain('topic/pc/*/records/ack');
+    const puts = statements.filter((st) => [st.Action].flat().includes('s3:PutObject'));
+    expect(JSON.stringify(puts)).toContain('BucketsCaptures');
+  });
+
+  it('gives pass records their export worker, and the worker only what it writes', () => {
+    const records = logicalId(stack.api.functions.passRecords);
+    const vars = template.toJSON().Resources[records].Properties.Environment.Variables as Record<string, unknown>;
+    expect(vars.EXPORT_WORKER_FUNCTION).toEqual({ Ref: logicalId(stack.recordExportWorker) });
+    const roleOfFn = (id: string) => (template.toJSON().Resources[id].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statementsOf = (id: string) =>
+      Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleOfFn(id)))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const invoke = statementsOf(records).find((st) => [st.Action].flat().includes('lambda:InvokeFunction'))!;
+    expect(JSON.stringify(invoke.Resource)).toContain(logicalId(stack.recordExportWorker));
+    const worker = statementsOf(logicalId(stack.recordExportWorker));
+    const actions = worker.flatMap((st) => [st.Action].flat());
+    expect(actions).toContain('s3:PutObject');
+    expect(actions).not.toContain('s3:DeleteObject');
+    expect(actions.filter((a) => a.startsWith('iot:'))).toEqual([]);
+    expect(JSON.stringify(worker.filter((st) => [st.Action].flat().includes('s3:PutObject')))).toContain('BucketsImports');
   });
 
   it('holds certificate-based devices to their own thing and topics with ${iot:Connection.Thing.ThingName}', () => {
@@ -444,6 +484,8 @@ describe('the AWS stack', () => {
       [roleOf(accounts)]: ['kms:Decrypt'],
       [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
       [roleOf(stack.licenceReminders)]: ['kms:Decrypt'],
+      // Fever and blacklist alerts are mailed from ingest.
+      [roleOf(iot().ingestFunction)]: ['kms:Decrypt'],
     });
     for (const fn of [mailSettings, mailRecords, systems, accounts, stack.mail.retryFunction]) {
       const env = (template.findResources('AWS::Lambda::Function')[logicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -494,9 +536,14 @@ describe('the AWS stack', () => {
     template.hasResourceProperties('Custom::AWS', {
       Create: Match.serializedJson(Match.objectLike({ service: 'IoT', action: 'DescribeEndpoint', parameters: { endpointType: 'iot:Data-ATS' } })),
     });
-    // Only the devices function carries the IoT variables (and the settings function the data endpoint, to tell terminals of a new package).
+    // Only the devices function carries the IoT variables; the data endpoint also goes to the functions that tell terminals
+    // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports).
+    const { settings, authorities, employees, visitors } = stack.api.functions;
+    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, iot().ingestFunction, stack.importWorker].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
-      if (id !== logicalId(stack.api.functions.devices) && id !== logicalId(stack.api.functions.settings)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
+      const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
+      if (id !== logicalId(stack.api.functions.devices)) expect(env).not.toContain('IOT_AUTHORIZER_NAME');
+      if (!tellers.includes(id)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
     }
 
     const iotStatements = Object.entries(template.findResources('AWS::IAM::Policy'))
@@ -515,9 +562,11 @@ describe('the AWS stack', () => {
         `iot:UpdateThingShadow ${arn}:thing/*`,
       ].sort(),
     );
-    // No other function may talk to IoT (the settings function only publishes commands, checked above).
+    // No other function may talk to IoT: the settings function only publishes commands, ingest only record acks, and the
+    // functions that change faces only face notifications (each checked on its own).
+    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
-      if (!id.startsWith('ApiDevicesFunction') && !id.startsWith('ApiSettingsFunction') && !id.startsWith('IotDataEndpoint')) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
+      if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }
   });
 });

@@ -89,6 +89,16 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     if (answer.body.code !== 201) throw new Error(`fixture bind answered ${answer.status}: ${answer.body.message}`);
     return answer.body.data.deviceKey;
   },
+  // The fixture employee on the fixture device (both made before it: their routes come first).
+  authorityKey: async (ctx) => {
+    const { employeeKey, deviceKey } = (ctx as Tenant).keys;
+    const answer = await call('POST', '/v1/authorities', {
+      token: ctx.token,
+      body: { setType: 0, personKeys: [employeeKey], deviceKeys: [deviceKey], validity: { permanent: true } },
+    });
+    if (answer.body.code !== 201) throw new Error(`fixture grant answered ${answer.status}: ${answer.body.message}`);
+    return `0.${employeeKey}.${deviceKey}`;
+  },
 };
 
 /**
@@ -121,6 +131,12 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PUT /v1/settings/email': () => ({ senderName: 'Sweep', recipients: ['sweep@example.test'], feverAlert: true, version: 0 }),
   'POST /v1/settings/email/test': () => ({ to: 'sweep@example.test' }),
   'POST /v1/settings/system/packages': () => ({ version: '3.2.1', filename: 'sweep.apk', size: 1000 }),
+  'POST /v1/authorities': (t) => ({ setType: 0, personKeys: [t.keys.employeeKey], deviceKeys: [t.keys.deviceKey], validity: { permanent: true } }),
+  'POST /v1/authorities/check': (t) => ({ setType: 1, personKeys: [t.keys.employeeKey], deviceKeys: [t.keys.deviceKey] }),
+  'POST /v1/authorities/sync/retry': (t) => ({ authorityKeys: [t.keys.authorityKey] }),
+  'PATCH /v1/authorities/{authorityKey}': () => ({ validity: { permanent: true }, version: 1 }),
+  'POST /v1/passRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey, type: 'stranger' }),
+  'POST /v1/blacklistRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey }),
   'PUT /v1/settings/privacy': () => ({
     saveTemperature: false,
     savePhotos: false,
@@ -132,6 +148,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
   'GET /v1/mailRecords': '?status=failed&group=test',
+  'GET /v1/passRecords': '?passState=refused&temperature=fever&keyword=a',
+  'GET /v1/blacklistRecords': '?passState=refused',
   'DELETE /v1/groups/{groupKey}': '?version=1',
   'DELETE /v1/departments/{departmentKey}': '?version=1',
   'DELETE /v1/employees/{employeeKey}': '?version=1',
@@ -139,6 +157,8 @@ const queries: Record<string, string> = {
   'DELETE /v1/devices/{deviceKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
   'DELETE /v1/accounts/{accountKey}': '?version=1',
+  'DELETE /v1/authorities/{authorityKey}': '?version=1',
+  'GET /v1/authorities': '?setType=1',
 };
 
 /** Routes that end the caller's session; the sweep logs in again after them. */
@@ -204,7 +224,17 @@ beforeAll(async () => {
 async function send(route: RouteEntry, token: string | undefined, target: Tenant) {
   const key = routeKey(route);
   const body = bodies[key]?.(target) ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
-  return call(route.method, pathFor(route, target.keys) + (queries[key] ?? ''), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
+  const answer = await call(route.method, pathFor(route, target.keys) + (queries[key] ?? ''), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
+  // A background export started in the caller's own company finishes before the next snapshot.
+  const jobKey = (answer.body.data as { jobKey?: string } | null)?.jobKey;
+  if (answer.body.code === 202 && jobKey && route.path.endsWith('/exports')) {
+    for (let i = 0; i < 200; i++) {
+      const job = await call<{ state: string }>('GET', `${route.path}/${jobKey}`, { token: token! });
+      if (job.body.data?.state === 'done' || job.body.data?.state === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return answer;
 }
 
 describe('route table sweep', () => {
@@ -255,6 +285,16 @@ describe('route table sweep', () => {
   const coded = sessionRoutes.filter((r) => r.authCode);
   it('covers every route that carries an authCode', () => {
     expect(coded.length).toBe(routes.filter((r) => 'authCode' in r && r.authCode).length);
+  });
+
+  // Authorizations need pass:authority or pass:blacklist by their setType; the handler checks it.
+  const checkedInHandler = sessionRoutes.filter((r) => r.resource === 'authorities');
+  it.each(checkedInHandler.map((r) => [routeKey(r), r] as const))('%s answers 401 to an account without the codes of either list', async (_key, route) => {
+    const own = tenants[0]!;
+    const before = await snapshot(own.tenantId);
+    const answer = await send(route, limited.token, own);
+    expect(answer.status).toBe(401);
+    expect(await snapshot(own.tenantId)).toBe(before);
   });
 
   it.each(coded.map((r) => [routeKey(r), r] as const))('%s answers 401 to an account without its authCode', async (key, route) => {
