@@ -10,6 +10,7 @@ import type { RouteHandle } from '../router.tsx';
 import { platformOf } from '../menu.ts';
 import { Header } from './Header.tsx';
 import { SideMenu } from './SideMenu.tsx';
+import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
 
 export const MENU_EXPANDED = 250;
 export const MENU_COLLAPSED = 65;
@@ -55,6 +56,7 @@ export default function MainLayout() {
         <ModalsProvider>
           <Outlet />
         </ModalsProvider>
+        <BlacklistAlerts />
       </AppShell.Main>
     </AppShell>
   );

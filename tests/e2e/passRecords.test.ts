@@ -1,0 +1,211 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
+import type { DeviceAgent } from '@passcloud/device-shadow/agent';
+import { launchBrowser } from '../support/browser.ts';
+import { call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
+import { makePng } from '../support/images.ts';
+import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+
+let browser: Browser;
+let page: Page;
+let fleet: Fleet;
+let agent: DeviceAgent;
+let owner: { username: string; password: string; userCode: string };
+let deviceName: string;
+let token: string;
+let staffKey: string;
+let watchedKey: string;
+
+/** Console errors fail the test as page errors do. */
+function watch(target: Page): Page {
+  target.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+  });
+  return target;
+}
+
+async function made<T extends Record<string, string>>(path: string, body: unknown): Promise<T> {
+  const answer = await call<T>('POST', path, { token, body });
+  expect(answer.body.code, answer.body.message).toBe(201);
+  return answer.body.data;
+}
+
+/** Records the terminal has sent are stored once the cloud acknowledged them and their captures are up. */
+async function delivered(): Promise<void> {
+  const end = Date.now() + 15_000;
+  while (agent.records.pending > 0) {
+    if (Date.now() > end) throw new Error(`${agent.records.pending} records not acknowledged`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await agent.records.settled();
+}
+
+beforeAll(async () => {
+  owner = await registerTenant();
+  token = (await login(owner.username, owner.password)).token;
+  await grantSeats(token, 5);
+  const staff = await made<{ groupKey: string }>('/v1/groups', { name: 'Front desk', type: 'employee' });
+  const form = new FormData();
+  form.set('kind', 'avatar');
+  form.set('file', new Blob([new Uint8Array(makePng(640, 480, 40))]), 'face.png');
+  const photo = await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form });
+  expect(photo.body.code, photo.body.message).toBe(201);
+  const person = (name: string) =>
+    made<{ employeeKey: string }>('/v1/employees', {
+      personId: unique('P'),
+      name,
+      role: 'Staff',
+      gender: 'female',
+      groupKey: staff.groupKey,
+      avatar: photo.body.data.fileKey,
+    });
+  staffKey = (await person('Ada Park')).employeeKey;
+  watchedKey = (await person('Mallory Stone')).employeeKey;
+
+  // One simulated face terminal of this company, on the stack's broker like a real one.
+  fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('PR').toUpperCase() });
+  agent = fleet.agents[0]!;
+  deviceName = (await call<{ name: string }>('GET', `/v1/devices/${agent.deviceKey}`, { token })).body.data.name;
+  const watched = await call('POST', '/v1/authorities', {
+    token,
+    body: { setType: 1, personKeys: [watchedKey], deviceKeys: [agent.deviceKey], validity: { permanent: true } },
+  });
+  expect(watched.body.code, watched.body.message).toBeLessThan(300);
+
+  agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.6, mask: true, verifyTime: Date.now() - 60_000 }), captureJpeg());
+  agent.records.add(newPassRecord({ temperature: 38.4, passState: 'refused', verifyTime: Date.now() - 30_000 }), captureJpeg());
+  await delivered();
+
+  browser = await launchBrowser();
+  ({ page } = await newPage(browser));
+  watch(page);
+  await loginInBrowser(page, owner.username, owner.password);
+});
+afterAll(async () => {
+  await browser?.close();
+  await fleet?.stop();
+});
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+const rows = () => page.getByTestId('record-row');
+const row = (name: string) => rows().filter({ hasText: name });
+
+async function chooseOption(testId: string, label: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page.getByRole('option', { name: label, exact: true }).click();
+}
+
+describe('pass records in the console', () => {
+  it('lists what the terminal published: the known person, and a stranger with a fever in red', async () => {
+    await page.goto('/pass-platform/passage/record');
+    await expect.poll(() => page.title()).toBe(`Pass records - ${TAGLINE}`);
+    await expect.poll(() => rows().count()).toBe(2);
+    const ada = row('Ada Park');
+    expect(await ada.getAttribute('data-type')).toBe('employee');
+    expect(await ada.innerText()).toContain('Front desk');
+    expect(await ada.innerText()).toContain(deviceName);
+    expect(await ada.innerText()).toMatch(/36\.6\s?°C/);
+    const stranger = rows().and(page.locator('[data-type="stranger"]'));
+    expect(await stranger.getByTestId('record-temperature').getAttribute('data-fever')).toBe('true');
+    expect(await stranger.getByTestId('record-temperature').evaluate((el) => getComputedStyle(el).color)).toMatch(/^rgb\((2[0-9]{2}), (\d{1,2}), (\d{1,2})\)$/);
+    expect(await stranger.innerText()).toMatch(/Refused/i);
+    // The capture thumbnail is the photo the terminal uploaded.
+    await expect.poll(() => ada.getByTestId('record-capture').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await page.screenshot({ path: `${shotDir}/pass-records.png`, fullPage: true });
+  });
+
+  it('filters by type', async () => {
+    await chooseOption('record-type-filter', 'Stranger');
+    await page.getByTestId('record-search').click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().getAttribute('data-type')).toBe('stranger');
+    await chooseOption('record-type-filter', 'Employee');
+    await page.getByTestId('record-search').click();
+    await expect.poll(() => rows().first().getAttribute('data-type')).toBe('employee');
+    expect(await rows().count()).toBe(1);
+    await chooseOption('record-type-filter', 'Blacklist');
+    await page.getByTestId('record-search').click();
+    await expect.poll(() => page.getByTestId('record-empty').innerText()).toBe('No records match these filters.');
+    await page.getByTestId('record-reset').click();
+    await expect.poll(() => rows().count()).toBe(2);
+  });
+
+  it('opens a record with the capture and the enrolled photo side by side, and closes it', async () => {
+    await row('Ada Park').click();
+    const detail = page.getByRole('dialog');
+    await expect.poll(() => detail.count()).toBe(1);
+    const capture = detail.getByTestId('detail-capture');
+    const enrolled = detail.getByTestId('detail-avatar');
+    for (const photo of [capture, enrolled])
+      await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    // Side by side once the dialog has finished opening: level, the capture on the left, both large.
+    const boxes = async () => [(await capture.boundingBox())!, (await enrolled.boundingBox())!] as const;
+    await expect.poll(async () => Math.abs((await boxes())[0].y - (await boxes())[1].y)).toBeLessThan(1);
+    const [left, right] = await boxes();
+    expect(left.x + left.width).toBeLessThanOrEqual(right.x);
+    expect(Math.min(left.height, right.height)).toBeGreaterThanOrEqual(300);
+    expect(await detail.innerText()).toContain('Worn');
+    await page.screenshot({ path: `${shotDir}/pass-record-detail.png` });
+    await page.getByTestId('record-detail-close').click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('exports the listed records and hands the workbook to the browser', async () => {
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await page.getByTestId('record-export-button').click();
+    await expect.poll(() => page.getByTestId('export-progress').getAttribute('data-phase'), { timeout: 30_000 }).toBe('done');
+    expect(await page.getByTestId('export-progress').innerText()).toContain('2 records exported');
+    expect((await download).suggestedFilename()).toMatch(/\.xlsx$/);
+    await page.getByTestId('export-close').click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('alerts on a blacklist hit made while the console is open, and lists it on the blacklist screen', async () => {
+    await page.goto('/pass-platform/passage/blacklist/record');
+    await expect.poll(() => page.title()).toBe(`Blacklist records - ${TAGLINE}`);
+    await expect.poll(() => page.getByTestId('record-empty').count()).toBe(1);
+    expect(await page.getByTestId('record-empty').innerText()).toBe('No blacklist hits on these days.');
+    expect(await page.getByTestId('record-type-filter').count()).toBe(0);
+    // The console has read the day's blacklist records once; a hit after that is an alert.
+    await page.waitForTimeout(1000);
+    agent.records.add(newPassRecord({ personKey: watchedKey, name: 'Mallory Stone', temperature: 36.9, passState: 'refused' }), captureJpeg());
+    await delivered();
+    const alert = page.getByTestId('blacklist-alert');
+    await expect.poll(() => alert.count(), { timeout: 25_000 }).toBe(1);
+    expect(await alert.innerText()).toContain('Mallory Stone');
+    expect(await alert.innerText()).toContain(deviceName);
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: `${shotDir}/blacklist-alert.png` });
+    await page.getByTestId('record-search').click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().getAttribute('data-type')).toBe('blacklist');
+    await alert.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => alert.count()).toBe(0);
+  });
+
+  it('reads in Chinese, with the same layout', async () => {
+    // The same account signing in again ends the English page's session, whose background reads would then be refused.
+    await page.context().close();
+    const { page: zh } = await newPage(browser, { locale: 'zh_CN' });
+    watch(zh);
+    await loginInBrowser(zh, owner.username, owner.password);
+    await zh.goto('/pass-platform/passage/record');
+    // Ada, the stranger and Mallory's blacklist hit.
+    await expect.poll(() => zh.getByTestId('record-row').count()).toBe(3);
+    expect(await zh.getByTestId('record-table').locator('thead').innerText()).toContain('抓拍照片');
+    expect(await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).innerText()).toContain('员工');
+    await zh.screenshot({ path: `${shotDir}/pass-records-zh_CN.png`, fullPage: true });
+    await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).click();
+    const detail = zh.getByRole('dialog');
+    await expect.poll(() => detail.getByTestId('detail-avatar').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(await detail.innerText()).toContain('注册照片');
+    await zh.screenshot({ path: `${shotDir}/pass-record-detail-zh_CN.png` });
+    await zh.context().close();
+  });
+});

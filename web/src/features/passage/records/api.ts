@@ -1,0 +1,59 @@
+import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
+import { api } from '../../../app/api.ts';
+import type { RecordScreen } from './filters.ts';
+
+export type { PassRecordItem, PassRecordPage };
+
+export const recordsPath = (screen: RecordScreen): string => (screen === 'blacklist' ? '/v1/blacklistRecords' : '/v1/passRecords');
+
+export interface DeviceOption {
+  value: string;
+  label: string;
+}
+
+/** Terminals for the device filter: a few pages of the device list (`pass:device`). */
+export async function loadDeviceOptions(): Promise<DeviceOption[]> {
+  const options: DeviceOption[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const answer = await api.get<{ items: { deviceKey: string; name: string }[]; nextCursor: string | null }>('/v1/devices', {
+      query: { pageSize: 200, cursor },
+      silent: true,
+      quiet: true,
+    });
+    options.push(...answer.items.map((d) => ({ value: d.deviceKey, label: d.name })));
+    if (!answer.nextCursor) break;
+    cursor = answer.nextCursor;
+  }
+  return options.sort((a, b) => a.label.localeCompare(b.label));
+}
+
+// Export jobs
+
+/** `GET .../exports/{jobKey}`: records written so far, of how many when known; a short-lived link once done. */
+export interface ExportJob {
+  state: 'queued' | 'running' | 'done' | 'failed';
+  done: number;
+  total?: number | null;
+  url?: string | null;
+  /** The range held more records than one workbook takes. */
+  truncated?: boolean;
+  error?: string | null;
+}
+
+export const startExport = (screen: RecordScreen, body: Record<string, string | undefined>) =>
+  api.post<{ jobKey: string }>(`${recordsPath(screen)}/exports`, body, { silent: true });
+
+export const readExport = (screen: RecordScreen, jobKey: string) =>
+  api.get<ExportJob>(`${recordsPath(screen)}/exports/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
+
+/** Hands a finished export to the browser's downloads. */
+export function download(url: string): void {
+  const link = document.createElement('a');
+  link.href = url;
+  link.rel = 'noopener';
+  link.download = '';
+  document.body.append(link);
+  link.click();
+  link.remove();
+}

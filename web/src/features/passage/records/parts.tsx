@@ -1,0 +1,98 @@
+import { Badge, Center, Group, Image, Stack, Text } from '@mantine/core';
+import { IconPhotoOff, IconTemperature } from '@tabler/icons-react';
+import { formatTemperature } from '../../../app/format.ts';
+import type { PassRecordItem } from './api.ts';
+import { STATE_COLOR, TYPE_COLOR, type RecordLabels } from './labels.ts';
+
+/** A photo of a record at a fixed size, or a quiet placeholder when there is none. */
+export function RecordPhoto({
+  src,
+  size,
+  alt,
+  empty,
+  testId,
+}: {
+  src: string | null;
+  size: number | { w: number | string; h: number };
+  alt: string;
+  empty?: string;
+  testId?: string;
+}) {
+  const w = typeof size === 'number' ? size : size.w;
+  const h = typeof size === 'number' ? size : size.h;
+  if (!src)
+    return (
+      <Center w={w} h={h} bg="gray.1" c="gray.5" style={{ borderRadius: 'var(--mantine-radius-sm)', flex: 'none' }} data-testid={testId && `${testId}-none`}>
+        <Stack align="center" gap={4}>
+          <IconPhotoOff size={Math.min(h / 2.5, 48)} stroke={1.5} aria-hidden />
+          {empty && (
+            <Text size="sm" c="dimmed">
+              {empty}
+            </Text>
+          )}
+        </Stack>
+      </Center>
+    );
+  return (
+    <Image
+      src={src}
+      alt={alt}
+      w={w}
+      h={h}
+      fit={typeof size === 'number' ? 'cover' : 'contain'}
+      radius="sm"
+      bg="gray.1"
+      style={{ flex: 'none' }}
+      loading="lazy"
+      data-testid={testId}
+    />
+  );
+}
+
+/** Degrees in the reader's language; a fever in red. */
+export function Temperature({ record }: { record: PassRecordItem }) {
+  if (record.temperature === null)
+    return (
+      <Text span size="sm" c="dimmed">
+        —
+      </Text>
+    );
+  return (
+    <Text
+      span
+      size="sm"
+      c={record.fever ? 'red.7' : undefined}
+      fw={record.fever ? 700 : undefined}
+      data-fever={record.fever || undefined}
+      data-testid="record-temperature"
+    >
+      {record.fever ? (
+        <Group component="span" gap={2} wrap="nowrap" display="inline-flex">
+          <IconTemperature size={14} aria-hidden />
+          {formatTemperature(record.temperature)}
+        </Group>
+      ) : (
+        formatTemperature(record.temperature)
+      )}
+    </Text>
+  );
+}
+
+export function TypeBadge({ record, labels }: { record: PassRecordItem; labels: RecordLabels }) {
+  return (
+    <Badge size="sm" variant="light" color={TYPE_COLOR[record.type]} miw="max-content" data-testid="record-type">
+      {labels.type[record.type]}
+    </Badge>
+  );
+}
+
+export function StateBadge({ record, labels }: { record: PassRecordItem; labels: RecordLabels }) {
+  return (
+    <Badge size="sm" variant="dot" color={STATE_COLOR[record.passState]} miw="max-content">
+      {labels.passState[record.passState]}
+    </Badge>
+  );
+}
+
+export const personName = (record: PassRecordItem, labels: RecordLabels): string =>
+  record.name ?? (record.type === 'stranger' ? labels.type.stranger : labels.unnamed);
