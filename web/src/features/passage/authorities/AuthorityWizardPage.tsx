@@ -1,0 +1,286 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Alert, Badge, Button, Group, Modal, Paper, Stack, Stepper, Table, Text } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { plural } from '@lingui/core/macro';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { notifySuccess, toast } from '../../../app/api.ts';
+import { formatNumber } from '../../../app/format.ts';
+import { RequestError } from '../../../app/request.ts';
+import { ScreenPage } from '../../../components/ScreenPage.tsx';
+import { loadDeviceGroups, type Device, type DeviceGroup } from '../../devices/api.ts';
+import { loadDepartments, loadGroups, type Department, type Group as PersonGroup } from '../../people/api.ts';
+import { SCREENS, checkCapacity, grant, loadAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
+import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
+import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
+import { ValidityFields, validityOf, type ValidityDraft } from './parts.tsx';
+
+type Step = 0 | 1 | 2;
+const PEOPLE_FIELDS = ['personKeys', 'personGroupKeys', 'departmentKeys'];
+const DEVICE_FIELDS = ['deviceKeys', 'deviceGroupKeys'];
+
+/**
+ * Authorize (setType 0) or add to the blacklist (setType 1) in three steps: people, devices,
+ * validity. Before granting, the devices' face libraries are checked; a device the grant would
+ * overfill is named and the user chooses to go on or go back.
+ */
+export function AuthorityWizardPage() {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const setType = setTypeOfPath(useLocation().pathname);
+  const listPath = SCREENS[setType].list;
+  const [step, setStep] = useState<Step>(0);
+  const [people, setPeople] = useState<PeopleChoice>({ people: new Map(), groupKeys: [], departmentKeys: [] });
+  const [devicesChoice, setDevicesChoice] = useState<DevicesChoice>({ deviceKeys: new Set(), groupKeys: [] });
+  const [validity, setValidity] = useState<ValidityDraft>({ permanent: true, range: [null, null] });
+  const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string }>({});
+  const [personGroups, setPersonGroups] = useState<PersonGroup[]>([]);
+  const [departments, setDepartments] = useState<Department[]>([]);
+  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [devicesFailed, setDevicesFailed] = useState(false);
+  const [deviceGroups, setDeviceGroups] = useState<DeviceGroup[]>([]);
+  const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  const loadDevices = useCallback(() => {
+    setDevicesFailed(false);
+    loadAllDevices().then(setDevices, () => setDevicesFailed(true));
+  }, []);
+  useEffect(() => {
+    Promise.all([loadGroups('employee'), loadGroups('visitor')]).then(([e, v]) => setPersonGroups([...e, ...v]), () => undefined);
+    loadDepartments().then(setDepartments, () => undefined);
+    loadDeviceGroups().then(setDeviceGroups, () => undefined);
+    loadDevices();
+  }, [loadDevices]);
+
+  const selection: Selection = {
+    personKeys: [...people.people.keys()],
+    personGroupKeys: people.groupKeys,
+    departmentKeys: people.departmentKeys,
+    deviceKeys: [...devicesChoice.deviceKeys],
+    deviceGroupKeys: devicesChoice.groupKeys,
+  };
+  const peopleChosen = selection.personKeys.length + selection.personGroupKeys.length + selection.departmentKeys.length > 0;
+  const devicesChosen = selection.deviceKeys.length + selection.deviceGroupKeys.length > 0;
+  const blocked = step === 0 && !peopleChosen ? t`Choose at least one person, group or department` : step === 1 && !devicesChosen ? t`Choose at least one device or device group` : null;
+
+  /** A refusal names its field: the step holding it opens with the message there. */
+  const refused = (failure: unknown) => {
+    if (!(failure instanceof RequestError)) return;
+    const issue = failure.issues[0];
+    if (!issue) return toast(failure.message);
+    if (PEOPLE_FIELDS.includes(issue.path)) {
+      setErrors({ people: issue.message });
+      setStep(0);
+    } else if (DEVICE_FIELDS.includes(issue.path)) {
+      setErrors({ devices: issue.message });
+      setStep(1);
+    } else {
+      setErrors({ validity: issue.message });
+      setStep(2);
+    }
+  };
+
+  const confirmGrant = async (body: ValidityBody) => {
+    setSubmitting(true);
+    try {
+      const done = await grant(setType, selection, body);
+      notifySuccess(
+        setType === 0
+          ? plural(done.authorities, { one: 'Authorized: # authorization is on its way to the device', other: 'Authorized: # authorizations are on their way to the devices' })
+          : plural(done.authorities, { one: 'Added to the blacklist: # entry is on its way to the device', other: 'Added to the blacklist: # entries are on their way to the devices' }),
+      );
+      navigate(listPath);
+    } catch (failure) {
+      setCapacity(null);
+      refused(failure);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const submit = async () => {
+    const checked = validityOf(validity, { choose: t`Choose the first and last day`, past: t`The end date cannot be earlier than today` });
+    if ('error' in checked) return setErrors({ validity: checked.error });
+    setErrors({});
+    setSubmitting(true);
+    let check: CapacityCheck;
+    try {
+      check = await checkCapacity(setType, selection);
+    } catch (failure) {
+      setSubmitting(false);
+      return refused(failure);
+    }
+    setSubmitting(false);
+    if (check.devices.some((d) => d.exceeds)) return setCapacity({ check, validity: checked.body });
+    await confirmGrant(checked.body);
+  };
+
+  const next = () => {
+    if (blocked) return;
+    setErrors({});
+    setStep((s) => Math.min(2, s + 1) as Step);
+  };
+  const back = () => {
+    setErrors({});
+    setStep((s) => Math.max(0, s - 1) as Step);
+  };
+
+  const counts = {
+    people: formatNumber(selection.personKeys.length),
+    groups: formatNumber(selection.personGroupKeys.length),
+    departments: formatNumber(selection.departmentKeys.length),
+    devices: formatNumber(selection.deviceKeys.length),
+    deviceGroups: formatNumber(selection.deviceGroupKeys.length),
+  };
+
+  return (
+    <ScreenPage>
+      <Paper withBorder radius="md" p="md">
+        <Stack gap="lg">
+          <Stepper active={step} size="sm" allowNextStepsSelect={false} onStepClick={(s) => s < step && setStep(s as Step)} data-testid="wizard-stepper">
+            <Stepper.Step label={t`Select people`} description={setType === 0 ? t`Who may pass` : t`Who to watch for`} data-testid="wizard-step-0" />
+            <Stepper.Step label={t`Select devices`} description={t`Where`} data-testid="wizard-step-1" />
+            <Stepper.Step label={t`Validity`} description={t`For how long`} data-testid="wizard-step-2" />
+          </Stepper>
+
+          {step === 0 && <PeopleStep value={people} onChange={setPeople} groups={personGroups} departments={departments} error={errors.people ?? null} />}
+          {step === 1 && (
+            <DevicesStep value={devicesChoice} onChange={setDevicesChoice} devices={devices} groups={deviceGroups} failed={devicesFailed} onReload={loadDevices} error={errors.devices ?? null} />
+          )}
+          {step === 2 && (
+            <Stack gap="md" data-testid="wizard-validity">
+              <ValidityFields value={validity} onChange={(v) => {
+                  setValidity(v);
+                  setErrors({});
+                }} error={errors.validity ?? null} />
+              {setType === 1 && (
+                <Alert color="gray" variant="light">
+                  <Trans>The devices raise an alert when someone on the blacklist is recognized while the entry is in effect.</Trans>
+                </Alert>
+              )}
+            </Stack>
+          )}
+
+          <Paper bg="gray.0" radius="sm" p="sm" data-testid="wizard-summary">
+            <Group gap="lg" wrap="wrap">
+              <Text size="sm">
+                <Trans>
+                  People: <b>{counts.people}</b>, whole groups: <b>{counts.groups}</b>, whole departments: <b>{counts.departments}</b>
+                </Trans>
+              </Text>
+              <Text size="sm">
+                <Trans>
+                  Devices: <b>{counts.devices}</b>, whole device groups: <b>{counts.deviceGroups}</b>
+                </Trans>
+              </Text>
+              {(peopleChosen || devicesChosen) && (
+                <Button
+                  size="compact-xs"
+                  variant="subtle"
+                  color="gray"
+                  onClick={() => {
+                    setPeople({ people: new Map(), groupKeys: [], departmentKeys: [] });
+                    setDevicesChoice({ deviceKeys: new Set(), groupKeys: [] });
+                    setStep(0);
+                  }}
+                >
+                  <Trans>Clear the selection</Trans>
+                </Button>
+              )}
+            </Group>
+          </Paper>
+
+          <Group justify="space-between" wrap="wrap" gap="sm">
+            <Button variant="default" onClick={() => navigate(listPath)} data-testid="wizard-cancel">
+              <Trans>Cancel</Trans>
+            </Button>
+            <Group gap="sm" wrap="wrap" justify="flex-end">
+              {blocked && (
+                <Text size="sm" c="dimmed" data-testid="wizard-blocked">
+                  {blocked}
+                </Text>
+              )}
+              {step > 0 && (
+                <Button variant="default" onClick={back} data-testid="wizard-back">
+                  <Trans>Previous step</Trans>
+                </Button>
+              )}
+              {step < 2 ? (
+                <Button onClick={next} disabled={!!blocked} data-testid="wizard-next">
+                  <Trans>Next step</Trans>
+                </Button>
+              ) : (
+                <Button onClick={() => void submit()} loading={submitting} data-testid="wizard-submit">
+                  {setType === 0 ? <Trans>Authorize</Trans> : <Trans>Add to blacklist</Trans>}
+                </Button>
+              )}
+            </Group>
+          </Group>
+        </Stack>
+      </Paper>
+
+      <Modal
+        opened={!!capacity}
+        onClose={() => setCapacity(null)}
+        title={
+          <Group gap="xs">
+            <IconAlertTriangle size={18} color="var(--mantine-color-orange-6)" />
+            <Trans>Some devices would be over capacity</Trans>
+          </Group>
+        }
+        size="lg"
+        data-testid="capacity-modal"
+      >
+        {capacity && (
+          <Stack gap="md">
+            <Text size="sm">
+              <Trans>These devices cannot hold every face of this grant; the faces beyond their capacity will fail to sync.</Trans>
+            </Text>
+            <Table withTableBorder verticalSpacing={6} data-testid="capacity-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t`Device`}</Table.Th>
+                  <Table.Th ta="end">{t`Faces now`}</Table.Th>
+                  <Table.Th ta="end">{t`Adding`}</Table.Th>
+                  <Table.Th ta="end">{t`Capacity`}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {capacity.check.devices
+                  .filter((d) => d.exceeds)
+                  .map((d) => (
+                    <Table.Tr key={d.deviceKey} data-testid="capacity-row">
+                      <Table.Td>{d.name}</Table.Td>
+                      <Table.Td ta="end">{formatNumber(d.authorized)}</Table.Td>
+                      <Table.Td ta="end">{formatNumber(d.adding)}</Table.Td>
+                      <Table.Td ta="end">
+                        <Badge color="red" variant="light">
+                          {d.capacity === null ? '—' : formatNumber(d.capacity)}
+                        </Badge>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+              </Table.Tbody>
+            </Table>
+            <Group justify="flex-end">
+              <Button
+                variant="default"
+                onClick={() => {
+                  setCapacity(null);
+                  setStep(1);
+                }}
+                data-testid="capacity-back"
+              >
+                <Trans>Go back to the devices</Trans>
+              </Button>
+              <Button color="orange" loading={submitting} onClick={() => void confirmGrant(capacity.validity)} data-testid="capacity-continue">
+                <Trans>Grant anyway</Trans>
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </ScreenPage>
+  );
+}

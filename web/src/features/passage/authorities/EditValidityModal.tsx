@@ -1,0 +1,78 @@
+import { useEffect, useState } from 'react';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { notifySuccess, toast } from '../../../app/api.ts';
+import { RequestError } from '../../../app/request.ts';
+import { StaleNotice } from '../../../components/StaleNotice.tsx';
+import { changeValidity, type AuthorityItem } from './api.ts';
+import { ValidityFields, draftOf, validityOf, type ValidityDraft } from './parts.tsx';
+
+/**
+ * Changes one authorization's validity. The change goes to the device again; a 409 (someone
+ * changed it since the list was read) shows the stale notice, whose reload refreshes the list.
+ */
+export function EditValidityModal({ item, onClose, onSaved, onReload }: { item: AuthorityItem | null; onClose: () => void; onSaved: () => void; onReload: () => void }) {
+  const { t } = useLingui();
+  const [draft, setDraft] = useState<ValidityDraft>(() => draftOf(item ?? undefined));
+  const [error, setError] = useState<string | null>(null);
+  const [stale, setStale] = useState(false);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    setDraft(draftOf(item ?? undefined));
+    setError(null);
+    setStale(false);
+  }, [item]);
+
+  const save = async () => {
+    if (!item) return;
+    const checked = validityOf(draft, { choose: t`Choose the first and last day`, past: t`The end date cannot be earlier than today` });
+    if ('error' in checked) return setError(checked.error);
+    setSaving(true);
+    setError(null);
+    try {
+      await changeValidity(item, checked.body);
+      notifySuccess(t`Saved`);
+      onSaved();
+    } catch (failure) {
+      if (!(failure instanceof RequestError)) return;
+      if (failure.status === 409) setStale(true);
+      else if (failure.issues.length) setError(failure.issues.find((i) => i.path.startsWith('validity'))?.message ?? failure.issues[0]!.message);
+      else toast(failure.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Modal opened={!!item} onClose={onClose} title={t`Change validity`} size="md" data-testid="validity-modal">
+      {item && (
+        <Stack gap="md">
+          <Text size="sm" c="dimmed">
+            <Trans>
+              {item.name} on {item.deviceName}
+            </Trans>
+          </Text>
+          <ValidityFields value={draft} onChange={setDraft} error={error} />
+          {stale && (
+            <StaleNotice
+              testId="validity-stale"
+              onReload={() => {
+                onReload();
+                onClose();
+              }}
+            />
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              <Trans>Cancel</Trans>
+            </Button>
+            <Button onClick={() => void save()} loading={saving} disabled={stale} data-testid="validity-save">
+              <Trans>Save</Trans>
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,182 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Avatar, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { notifySuccess } from '../../../app/api.ts';
+import { formatNumber } from '../../../app/format.ts';
+import { getAuthorities } from '../../../app/session.ts';
+import { CursorPager } from '../../../components/CursorPager.tsx';
+import { ScrollTable } from '../../../components/ScrollTable.tsx';
+import { Truncated } from '../../../components/Truncated.tsx';
+import tables from '../../../components/DataTable.module.css';
+import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retrySync, type SyncPage } from './api.ts';
+import { SYNC_COLOR, SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
+
+const PAGE_SIZE = 20;
+
+/**
+ * Where one person's face is (`personKey`: on which devices) or which faces one device holds
+ * (`deviceKey`), with each sync state, why a sync failed and when; failed ones can be sent
+ * again. Shown only to accounts that may see pass authority or the blacklist.
+ */
+export function SyncStatePanel(props: { personKey: string; deviceKey?: undefined } | { deviceKey: string; personKey?: undefined }) {
+  const codes = getAuthorities();
+  if (!codes.includes(AUTH_CODE[0]) && !codes.includes(AUTH_CODE[1])) return null;
+  return <SyncStateTable {...props} />;
+}
+
+function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKey?: string }) {
+  const { t } = useLingui();
+  const labels = useAuthorityLabels();
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<SyncPage | null>(null);
+  const [failed, setFailed] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const latest = useRef(0);
+  const load = useCallback(
+    async (background = false) => {
+      const request = ++latest.current;
+      if (!background) setFailed(false);
+      try {
+        const answer = await listSync({ personKey, deviceKey, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, background ? { quiet: true, silent: true } : { silent: true });
+        if (request === latest.current) setPage(answer);
+      } catch {
+        if (request === latest.current && !background) setFailed(true);
+      }
+    },
+    [cursors, deviceKey, personKey],
+  );
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const items = page?.items ?? [];
+  const anyPending = items.some((i) => i.syncState === 'pending');
+  useEffect(() => {
+    if (!anyPending) return;
+    const timer = setTimeout(() => void load(true), PENDING_REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [anyPending, page, load]);
+
+  const retry = async (keys: string[], which: string) => {
+    setBusy(which);
+    try {
+      await retrySync(keys);
+      notifySuccess(t`Sent to the devices again`);
+    } catch {
+      // The request client has shown why.
+    } finally {
+      setBusy(null);
+      void load();
+    }
+  };
+  const failedKeys = items.filter((i) => i.syncState === 'failed').map((i) => i.authorityKey);
+
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="sync-panel">
+      <Stack gap="sm">
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="sm" wrap="wrap">
+            <Title order={3} size="h5">
+              {personKey ? <Trans>Face sync to devices</Trans> : <Trans>Faces on this device</Trans>}
+            </Title>
+            {page &&
+              (['synced', 'pending', 'failed'] as const).map((state) => (
+                <Badge key={state} color={SYNC_COLOR[state]} variant="outline" data-testid={`sync-count-${state}`}>
+                  {labels.sync[state]} {formatNumber(page.counts[state])}
+                </Badge>
+              ))}
+          </Group>
+          <Group gap="xs">
+            {failedKeys.length > 0 && (
+              <Button size="xs" variant="light" color="red" leftSection={<IconRefresh size={14} />} loading={busy === 'all'} onClick={() => void retry(failedKeys, 'all')} data-testid="sync-retry-all">
+                <Trans>Retry all that failed</Trans>
+              </Button>
+            )}
+            <Button size="xs" variant="default" onClick={() => void load()} data-testid="sync-refresh">
+              <Trans>Refresh</Trans>
+            </Button>
+          </Group>
+        </Group>
+        <ScrollTable>
+          <Table striped withRowBorders={false} verticalSpacing={6} className={tables.oneLine} data-testid="sync-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{personKey ? t`Device` : t`Name`}</Table.Th>
+                <Table.Th>{t`List`}</Table.Th>
+                <Table.Th>{t`Validity`}</Table.Th>
+                <Table.Th>{t`Sync state`}</Table.Th>
+                <Table.Th>{t`Sync time`}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((item) => (
+                <Table.Tr key={item.authorityKey} data-testid="sync-row" data-key={item.authorityKey} data-state={item.syncState}>
+                  <Table.Td>
+                    {personKey ? (
+                      <Truncated text={item.deviceName} maw={220} />
+                    ) : (
+                      <Group gap="xs" wrap="nowrap">
+                        <Avatar src={item.avatar} size={28} radius="xl" alt="">
+                          {item.name.slice(0, 1)}
+                        </Avatar>
+                        <Stack gap={0}>
+                          <Truncated text={item.name} maw={200} />
+                          <Text size="xs" c="dimmed">
+                            {item.personId}
+                          </Text>
+                        </Stack>
+                      </Group>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{labels.list[item.setType]}</Table.Td>
+                  <Table.Td>
+                    <ValidityCell item={item} labels={labels} />
+                  </Table.Td>
+                  <Table.Td>
+                    <SyncStateCell item={item} labels={labels} />
+                  </Table.Td>
+                  <Table.Td>{syncTime(item)}</Table.Td>
+                  <Table.Td ta="end">
+                    {item.syncState === 'failed' && (
+                      <Button size="compact-xs" variant="light" loading={busy === item.authorityKey} onClick={() => void retry([item.authorityKey], item.authorityKey)} data-testid="sync-retry">
+                        <Trans>Retry</Trans>
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+        {!page && !failed && (
+          <Center py="md">
+            <Loader size="sm" />
+          </Center>
+        )}
+        {page && items.length === 0 && (
+          <Text c="dimmed" size="sm" ta="center" py="md" data-testid="sync-empty">
+            {personKey ? t`This person is not authorized on any device.` : t`No faces are authorized on this device.`}
+          </Text>
+        )}
+        {failed && (
+          <Stack align="center" py="md" gap="xs">
+            <Text c="red" size="sm">
+              <Trans>The sync state could not be loaded.</Trans>
+            </Text>
+            <Button size="xs" variant="light" onClick={() => void load()}>
+              <Trans>Retry</Trans>
+            </Button>
+          </Stack>
+        )}
+        {(cursors.length > 1 || page?.nextCursor) && (
+          <Group justify="flex-end">
+            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
+          </Group>
+        )}
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,66 @@
+import type { AuthorityItem, AuthorityPage, CapacityCheck, SetType, SyncState } from '@passcloud/functions/contract/authorities';
+import { api } from '../../../app/api.ts';
+import type { RequestOptions } from '../../../app/request.ts';
+import type { Device } from '../../devices/api.ts';
+
+export type { AuthorityItem, AuthorityPage, CapacityCheck, SetType };
+export type { SyncFailure, SyncState, ValidityState } from '@passcloud/functions/contract/authorities';
+
+export interface SyncPage extends AuthorityPage {
+  counts: Record<SyncState, number>;
+}
+
+/** A validity as the API takes it: permanent, or whole days start to end inclusive (`YYYY-MM-DD`). */
+export type ValidityBody = { permanent: true } | { start: string; end: string };
+
+/** What a grant names: people (one by one, whole groups, whole departments) and devices (one by one, whole device groups). */
+export interface Selection {
+  personKeys: string[];
+  personGroupKeys: string[];
+  departmentKeys: string[];
+  deviceKeys: string[];
+  deviceGroupKeys: string[];
+}
+
+/** The list and the wizard of each setType (SPEC.md §2): pass authority (0) and blacklist monitoring (1). */
+export const SCREENS: Record<SetType, { list: string; setting: string }> = {
+  0: { list: '/pass-platform/passage/authority', setting: '/pass-platform/passage/authority/setting' },
+  1: { list: '/pass-platform/passage/blacklist/monitoring', setting: '/pass-platform/passage/blacklist/monitoring/setting' },
+};
+/** The wizard serves both lists; its path says which. */
+export const setTypeOfPath = (pathname: string): SetType => (pathname.startsWith(SCREENS[1].list) ? 1 : 0);
+
+/** The codes that open each list; the sync panels show what the account may see. */
+export const AUTH_CODE: Record<SetType, string> = { 0: 'pass:authority', 1: 'pass:blacklist' };
+
+/** While any row on screen waits for its device, the rows are read again this often. */
+export const PENDING_REFRESH_MS = 3000;
+
+export const authorityPath = (authorityKey: string): string => `/v1/authorities/${encodeURIComponent(authorityKey)}`;
+
+export const listAuthorities = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<AuthorityPage>('/v1/authorities', { ...options, query });
+export const listSync = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<SyncPage>('/v1/authorities/sync', { ...options, query });
+export const retrySync = (authorityKeys: string[]) => api.post<{ resent: number }>('/v1/authorities/sync/retry', { authorityKeys });
+export const checkCapacity = (setType: SetType, selection: Selection) => api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
+export const grant = (setType: SetType, selection: Selection, validity: ValidityBody) =>
+  api.post<{ people: number; devices: number; authorities: number }>('/v1/authorities', { setType, ...selection, validity }, { silent: true });
+export const changeValidity = (item: AuthorityItem, validity: ValidityBody) => api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
+export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
+
+/** Every device of the company (all pages), for filters and the wizard's device step. */
+export async function loadAllDevices(): Promise<Device[]> {
+  const out: Device[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.get<{ items: Device[]; nextCursor: string | null }>('/v1/devices', { query: { pageSize: 200, cursor } });
+    out.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+/** Today in the browser's calendar, as the API writes days. */
+export function today(): string {
+  const now = new Date();
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+}
