@@ -11,6 +11,7 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
 import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
+import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { OnlineBadge } from './parts.tsx';
 import { formatBytes, formatTime } from '../../app/format.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
@@ -421,6 +422,7 @@ export function DeviceDetailPage() {
         <CommandsPanel deviceKey={deviceKey} refresh={commandsSent} />
       </SimpleGrid>
       <LogsPanel deviceKey={deviceKey} />
+      <SyncStatePanel deviceKey={deviceKey} />
     </ScreenPage>
   );
 }

@@ -1,4 +1,4 @@
-import type { CommandState, CommandType, DeviceLogCode, DeviceSettings, SettingName } from '@passcloud/functions/contract/devices';
+import type { CommandState, CommandType, DeviceLogCode, DeviceLogEntry, DeviceSettings, SettingName } from '@passcloud/functions/contract/devices';
 import { api } from '../../app/api.ts';
 
 /** A face terminal as the console sees it (GET /v1/devices/{deviceKey}). */
@@ -79,7 +79,7 @@ export interface LogEntry {
   time: string;
   level: 'info' | 'warn' | 'error';
   code: DeviceLogCode;
-  params: { settings?: string[]; command?: string; error?: string; topic?: string };
+  params: NonNullable<DeviceLogEntry['params']>;
   /** A vendor's own text, for the code `other`. */
   message: string | null;
 }

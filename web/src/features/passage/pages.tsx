@@ -1,10 +1,13 @@
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { RecordListPage } from './records/RecordListPage.tsx';
+import { AuthorityListPage } from './authorities/AuthorityListPage.tsx';
+import { AuthorityWizardPage } from './authorities/AuthorityWizardPage.tsx';
 
 /** Screens of this area; each renders its localized title until its feature lands. */
-export const AuthorityPage = () => <ScreenPage />;
-export const AuthoritySettingPage = () => <ScreenPage />;
-export const PassRecordPage = () => <ScreenPage />;
-export const BlacklistMonitoringPage = () => <ScreenPage />;
-export const BlacklistRecordPage = () => <ScreenPage />;
+export const AuthorityPage = () => <AuthorityListPage setType={0} />;
+export const AuthoritySettingPage = () => <AuthorityWizardPage />;
+export const PassRecordPage = () => <RecordListPage screen="pass" />;
+export const BlacklistMonitoringPage = () => <AuthorityListPage setType={1} />;
+export const BlacklistRecordPage = () => <RecordListPage screen="blacklist" />;
 export const QuestionnairePage = () => <ScreenPage />;
 export const QuestionnaireSettingPage = () => <ScreenPage />;

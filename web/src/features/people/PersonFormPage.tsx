@@ -10,6 +10,7 @@ import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
 import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
+import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The last entry of the Group dropdown: not a group, it opens the inline "new group" field. */
@@ -328,6 +329,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
           </Grid>
         </form>
       </Paper>
+      {person && <SyncStatePanel personKey={keyOf(person)} />}
     </ScreenPage>
   );
 }
