@@ -86,6 +86,7 @@ export const routes = [
   // the handler checks the code of the setType (pass:authority or pass:blacklist).
   { method: 'GET', path: '/v1/authorities', resource: 'authorities', access: 'session' },
   { method: 'POST', path: '/v1/authorities', resource: 'authorities', access: 'session' },
+  { method: 'GET', path: '/v1/authorities/jobs/{jobKey}', resource: 'authorities', access: 'session' },
   { method: 'POST', path: '/v1/authorities/check', resource: 'authorities', access: 'session' },
   { method: 'GET', path: '/v1/authorities/sync', resource: 'authorities', access: 'session' },
   { method: 'POST', path: '/v1/authorities/sync/retry', resource: 'authorities', access: 'session' },

@@ -61,6 +61,17 @@ export type GrantBody = z.output<typeof grantBody>;
 /** `POST /v1/authorities/check`: the same selection, answered with each device's face count against its capacity. */
 export const grantCheckBody = grantBody.omit({ validity: true });
 
+/** `GET /v1/authorities/jobs/{jobKey}`: a large grant written in the background (POST answered 202 with its key). */
+export interface GrantJobView {
+  jobKey: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
+  /** Person × device pairs written so far, of `total`. */
+  done: number;
+  total: number;
+  createTime: string;
+  finishTime: string | null;
+}
+
 export interface CapacityCheck {
   people: number;
   devices: {

@@ -153,10 +153,17 @@ const searchText = (person: Pick<FacePerson, 'name' | 'personId'>): string => `$
  * device. A pair that exists gets the new validity (and its version goes up). Writes go in
  * batches; a grant that is retried after a failure writes the same items again.
  */
-export async function grantPairs(tenantId: string, setType: SetType, persons: FacePerson[], deviceKeys: string[], bounds: Bounds): Promise<{ count: number }> {
+export async function grantPairs(
+  tenantId: string,
+  setType: SetType,
+  persons: FacePerson[],
+  deviceKeys: string[],
+  bounds: Bounds,
+  onDevice?: (pairs: number) => Promise<void>,
+): Promise<{ count: number }> {
   const now = nowIso();
   const seqs = new Map<string, number>();
-  for (const deviceKey of deviceKeys) {
+  await pool(deviceKeys, 4, async (deviceKey) => {
     const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
     const existing = new Map<string, Authority>();
     for (let i = 0; i < keys.length; i += 100) {
@@ -194,8 +201,10 @@ export async function grantPairs(tenantId: string, setType: SetType, persons: Fa
     });
     await authorities().put(items).go({ concurrency: 4 });
     seqs.set(deviceKey, first + persons.length - 1);
-  }
-  await notifyDevices(tenantId, seqs);
+    // The device may start on its share at once.
+    await notifyDevices(tenantId, new Map([[deviceKey, first + persons.length - 1]]));
+    await onDevice?.(persons.length);
+  });
   return { count: persons.length * deviceKeys.length };
 }
 

@@ -1,4 +1,3 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import ExcelJS from 'exceljs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { findGroup } from '#data/groups';
 import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
+import { startWorker } from '#lib/jobs';
 import { log } from '#lib/log';
 import { putObject } from '#lib/storage';
 import { XLSX_TYPE } from '#lib/xlsx';
@@ -28,16 +28,8 @@ export interface ExportTask {
   jobKey: string;
 }
 
-let client: LambdaClient | undefined;
-
 export async function startExport(task: ExportTask): Promise<void> {
-  const worker = process.env.EXPORT_WORKER_FUNCTION;
-  if (worker) {
-    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
-    await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
-    return;
-  }
-  setImmediate(() => void runExport(task).catch((error: unknown) => log('error', 'export worker failed', { jobKey: task.jobKey, error: String(error) })));
+  await startWorker('EXPORT_WORKER_FUNCTION', task, runExport, 'export');
 }
 
 const PAGE = 1000;

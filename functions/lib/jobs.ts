@@ -26,3 +26,18 @@ export async function startImport(task: ImportTask): Promise<void> {
   // The request answers at once; the import goes on after it, as the Lambda invocation would.
   setImmediate(() => run(task).catch((error: unknown) => log('error', 'import worker failed', { jobKey: task.jobKey, error: String(error) })));
 }
+
+/**
+ * Starts a background worker of another kind the same way: on AWS the function named by the
+ * environment variable `workerEnv`, invoked asynchronously; elsewhere `runHere` in this process,
+ * after the request has answered.
+ */
+export async function startWorker<T>(workerEnv: string, task: T, runHere: (task: T) => Promise<void>, what: string): Promise<void> {
+  const worker = process.env[workerEnv];
+  if (worker) {
+    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+    await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
+    return;
+  }
+  setImmediate(() => void runHere(task).catch((error: unknown) => log('error', `${what} worker failed`, { error: String(error) })));
+}

@@ -10,16 +10,15 @@ import {
   syncQuery,
   type AuthorityItem,
   type CapacityCheck,
+  type GrantJobView,
   type SetType,
   type Validity,
   type ValidityState,
 } from '#contract/authorities';
 import type { AuthCode } from '#contract/menu';
-import type { PersonKind } from '#contract/people';
 import {
   changeValidity,
   deviceFaceCount,
-  facePersonOf,
   findAuthority,
   grantPairs,
   listAuthorities,
@@ -28,18 +27,22 @@ import {
   revoke,
   type Authority,
   type Bounds,
-  type FacePerson,
 } from '#data/authorities';
-import { allDevices, type Device } from '#data/devices';
-import { findDepartment } from '#data/departments';
-import { findGroup } from '#data/groups';
-import { listPeople, people, type Person } from '#data/people';
+import { allDevices } from '#data/devices';
+import { resolveSelection } from '#data/grantSelection';
 import { companyTimezone } from '#data/tenants';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import type { Auth } from '#lib/auth';
 import { NoPermissionError, NotFoundError, fieldError } from '#lib/errors';
-import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
+import { newId } from '#lib/crypto';
+import { createGrantJob, findGrantJob } from '#data/grantJobs';
+import { importJobParams } from '#contract/people';
+import { startGrant } from '../jobs/grants.ts';
 import { presignedGet } from '#lib/storage';
+
+/** A grant of more person × device pairs than this (2,000 unless GRANT_INLINE_PAIRS says) is written by a background job (202 with its key). */
+const inlinePairs = (): number => Number(process.env.GRANT_INLINE_PAIRS ?? 2000);
 
 /** Pass authority needs its code, blacklist monitoring the blacklist's. */
 const CODE_OF: Record<SetType, AuthCode> = { 0: 'pass:authority', 1: 'pass:blacklist' };
@@ -48,69 +51,6 @@ function mayUse(auth: Auth, setType: SetType): void {
 }
 const permittedTypes = (auth: Auth): SetType[] => ([0, 1] as const).filter((t) => auth.account.authCodes.includes(CODE_OF[t]));
 
-
-interface Selection {
-  personKeys: string[];
-  personGroupKeys: string[];
-  departmentKeys: string[];
-  deviceKeys: string[];
-  deviceGroupKeys: string[];
-}
-
-/** Every member of a group or department, all pages. */
-async function members(tenantId: string, kind: PersonKind, filter: { groupKey?: string; departmentKey?: string }): Promise<Person[]> {
-  const out: Person[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listPeople(tenantId, kind, { ...filter, ...(kind === 'employee' ? { state: 'active' as const } : {}) }, 200, cursor);
-    out.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return out;
-}
-
-/**
- * The people and devices a selection names, groups and departments expanded. A key, group or
- * department that is not the company's answers 404 and nothing is granted; a selection that comes
- * to no one (or no device) is refused naming the field.
- */
-async function resolve(tenantId: string, selection: Selection): Promise<{ persons: FacePerson[]; devices: Device[] }> {
-  const byKey = new Map<string, Person>();
-  const keys = [...new Set(selection.personKeys)];
-  for (let i = 0; i < keys.length; i += 50) {
-    const batch = keys.slice(i, i + 50);
-    const { data } = await people()
-      .get(batch.flatMap((personKey) => (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey }))))
-      .go({ concurrency: 2 });
-    for (const person of data as Person[]) byKey.set(person.personKey, person);
-    if (batch.some((k) => !byKey.has(k))) throw new NotFoundError();
-  }
-  for (const groupKey of new Set(selection.personGroupKeys)) {
-    const group = await findGroup(tenantId, groupKey);
-    if (!group || group.type === 'device') throw new NotFoundError();
-    for (const person of await members(tenantId, group.type, { groupKey })) byKey.set(person.personKey, person);
-  }
-  for (const departmentKey of new Set(selection.departmentKeys)) {
-    if (!(await findDepartment(tenantId, departmentKey))) throw new NotFoundError();
-    for (const person of await members(tenantId, 'employee', { departmentKey })) byKey.set(person.personKey, person);
-  }
-  const fleet = await allDevices(tenantId);
-  const deviceByKey = new Map(fleet.map((d) => [d.deviceKey, d]));
-  const chosen = new Map<string, Device>();
-  for (const deviceKey of new Set(selection.deviceKeys)) {
-    const device = deviceByKey.get(deviceKey);
-    if (!device) throw new NotFoundError();
-    chosen.set(deviceKey, device);
-  }
-  for (const groupKey of new Set(selection.deviceGroupKeys)) {
-    const group = await findGroup(tenantId, groupKey);
-    if (!group || group.type !== 'device') throw new NotFoundError();
-    for (const device of fleet) if (device.groupKey === groupKey) chosen.set(device.deviceKey, device);
-  }
-  if (byKey.size === 0) throw fieldError('personKeys', 'authorities.noPeople');
-  if (chosen.size === 0) throw fieldError('deviceKeys', 'authorities.noDevices');
-  return { persons: [...byKey.values()].map(facePersonOf), devices: [...chosen.values()] };
-}
 
 /** A validity as stored: days in the company's time zone and the moments they begin and end. The end may not be before today. */
 async function boundsOf(tenantId: string, validity: Validity): Promise<Bounds> {
@@ -173,7 +113,14 @@ export const authorities = defineResource('authorities', {
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
       const bounds = await boundsOf(auth.tenantId, body.validity);
-      const { persons, devices } = await resolve(auth.tenantId, body);
+      const { persons, devices } = await resolveSelection(auth.tenantId, body);
+      const total = persons.length * devices.length;
+      if (total > inlinePairs()) {
+        // Too many to write within the request: the worker writes them and the job shows how far it has come.
+        const job = await createGrantJob({ tenantId: auth.tenantId, jobKey: newId(), body, bounds, total });
+        await startGrant({ tenantId: auth.tenantId, jobKey: job.jobKey });
+        return queued({ jobKey: job.jobKey, people: persons.length, devices: devices.length, authorities: total });
+      }
       const { count } = await grantPairs(
         auth.tenantId,
         body.setType,
@@ -184,11 +131,22 @@ export const authorities = defineResource('authorities', {
       return created({ people: persons.length, devices: devices.length, authorities: count });
     },
   }),
+  'GET /v1/authorities/jobs/{jobKey}': sessionRoute({
+    params: importJobParams,
+    async handle({ auth, params }) {
+      if (permittedTypes(auth).length === 0) throw new NoPermissionError();
+      const job = await findGrantJob(auth.tenantId, params.jobKey);
+      if (!job) throw new NotFoundError();
+      mayUse(auth, job.body.setType);
+      const answer: GrantJobView = { jobKey: job.jobKey, state: job.state, done: job.done, total: job.total, createTime: job.createdAt, finishTime: job.finishedAt ?? null };
+      return ok(answer);
+    },
+  }),
   'POST /v1/authorities/check': sessionRoute({
     body: grantCheckBody,
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
-      const { persons, devices } = await resolve(auth.tenantId, body);
+      const { persons, devices } = await resolveSelection(auth.tenantId, body);
       const result: CapacityCheck = {
         people: persons.length,
         devices: await Promise.all(

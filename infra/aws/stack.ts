@@ -45,6 +45,7 @@ export class PassCloudStack extends Stack {
   readonly mail: MailService;
   readonly retentionSweep: HandlerFunction;
   readonly recordExportWorker: HandlerFunction;
+  readonly grantWorker: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
@@ -218,6 +219,22 @@ export class PassCloudStack extends Stack {
     grantTable(recordExportWorker, main, 'read');
     grantTable(recordExportWorker, events, 'readWrite');
     this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject']);
+    // Large grants: written by their own worker (the job record in the events table), which tells
+    // each terminal as its share is written.
+    const grantWorker = (this.grantWorker = new HandlerFunction(this, 'GrantWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/grants.ts'),
+      description: 'Pass Cloud: writes a large grant of people on devices in the background',
+      environment: { ...tables.environment(), ...buckets.environment(), IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
+      timeout: Duration.minutes(15),
+    }));
+    grantWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
+    grantTable(grantWorker, main, 'readWrite');
+    grantTable(grantWorker, events, 'readWrite');
+    iot.grantFaceNotify(grantWorker);
+    authorities.addEnvironment('GRANT_WORKER_FUNCTION', grantWorker.functionName);
+    grantTable(authorities, events, 'readWrite');
+    authorities.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [grantWorker.functionArn] }));
+
     const passRecords = this.api.functions.passRecords;
     passRecords.addEnvironment('EXPORT_WORKER_FUNCTION', recordExportWorker.functionName);
     grantTable(passRecords, main, 'read');

@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -273,7 +273,7 @@ describe('the AWS stack', () => {
         .flatMap(([, p]) => statements(p))
         .filter((st) => [st.Action].flat().includes('iot:Publish'))
         .flatMap((st) => [st.Resource].flat().map(flat));
-    for (const fn of [authorities, employees, visitors, stack.importWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
+    for (const fn of [authorities, employees, visitors, stack.importWorker, stack.grantWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
     expect(publishes(deviceSync)).toEqual([]);
     const syncPolicy = JSON.stringify(Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ApiDeviceSync')));
     expect(syncPolicy).toContain('s3:GetObject');
@@ -539,7 +539,7 @@ describe('the AWS stack', () => {
     // Only the devices function carries the IoT variables; the data endpoint also goes to the functions that tell terminals
     // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports).
     const { settings, authorities, employees, visitors } = stack.api.functions;
-    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, iot().ingestFunction, stack.importWorker].map(logicalId);
+    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, iot().ingestFunction, stack.importWorker, stack.grantWorker].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
       if (id !== logicalId(stack.api.functions.devices)) expect(env).not.toContain('IOT_AUTHORIZER_NAME');
@@ -564,7 +564,7 @@ describe('the AWS stack', () => {
     );
     // No other function may talk to IoT: the settings function only publishes commands, ingest only record acks, and the
     // functions that change faces only face notifications (each checked on its own).
-    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker'];
+    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }

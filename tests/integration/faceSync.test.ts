@@ -294,6 +294,31 @@ describe('face sync with simulated terminals', () => {
     expect((await sync(`deviceKey=${side.deviceKey}`)).items).toEqual([]);
   });
 
+  it('writes a large grant in the background, with its progress, and the terminals receive it', async () => {
+    // The test host writes grants of more than 50 pairs in the background (GRANT_INLINE_PAIRS).
+    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Big group '), type: 'employee' } })).body.data.groupKey;
+    const face = await photo(800, 600);
+    for (let i = 0; i < 30; i++) {
+      const answer = await call('POST', '/v1/employees', { token, body: { personId: unique('B'), name: `Crowd ${i}`, role: 'Staff', gender: 'male', groupKey: group, avatar: face } });
+      expect(answer.body.code).toBe(201);
+    }
+    const extra = agent();
+    await extra.start();
+    const answer = await call<{ jobKey: string; authorities: number }>('POST', '/v1/authorities', {
+      token,
+      body: { setType: 0, personGroupKeys: [group], deviceKeys: [front.deviceKey, extra.deviceKey], validity: { permanent: true } },
+    });
+    expect(answer.body.code).toBe(202);
+    expect(answer.body.data.authorities).toBe(60);
+    const job = await until(
+      async () => (await call<{ state: string; done: number; total: number }>('GET', `/v1/authorities/jobs/${answer.body.data.jobKey}`, { token })).body.data,
+      (j) => j.state === 'done',
+    );
+    expect(job).toMatchObject({ done: 60, total: 60 });
+    expect((await call('GET', `/v1/authorities/jobs/${answer.body.data.jobKey}`, { token: otherToken })).status).toBe(404);
+    await until(() => Promise.resolve(extra.faces.size), (n) => n === 30);
+  });
+
   it('answers a terminal only with its own credentials', async () => {
     const url = `${baseUrl()}/v1/deviceSync/faces?cursor=0`;
     const wrong = await fetch(url, { headers: { authorization: deviceAuthorization(front.binding!.thingName, 'not-the-password') } });

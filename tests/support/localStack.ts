@@ -31,6 +31,8 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.THROTTLE_ADDRESS_LIMIT ??= '1000';
   process.env.THROTTLE_KEYS_LIMIT ??= '100000';
   process.env.THROTTLE_CODEMAILS_LIMIT ??= '10000';
+  // Grants of more than 50 pairs go to the background worker, so tests reach it with a few people.
+  process.env.GRANT_INLINE_PAIRS ??= '50';
   // Mails that failed for a while are tried again within a second or two, not minutes (tests/integration/mailRecords.test.ts).
   process.env.MAIL_RETRY_BASE_MS ??= '400';
   process.env.MAIL_RETRY_INTERVAL_MS ??= '200';

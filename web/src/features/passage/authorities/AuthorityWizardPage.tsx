@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, Paper, Stack, Stepper, Table, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, Progress, Stack, Stepper, Table, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -10,7 +10,7 @@ import { RequestError } from '../../../app/request.ts';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { loadDeviceGroups, type Device, type DeviceGroup } from '../../devices/api.ts';
 import { loadDepartments, loadGroups, type Department, type Group as PersonGroup } from '../../people/api.ts';
-import { SCREENS, checkCapacity, grant, loadAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
+import { SCREENS, checkCapacity, grant, grantJob, loadAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
 import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
 import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
 import { ValidityFields, validityOf, type ValidityDraft } from './parts.tsx';
@@ -41,6 +41,8 @@ export function AuthorityWizardPage() {
   const [deviceGroups, setDeviceGroups] = useState<DeviceGroup[]>([]);
   const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  /** A large grant the server writes in the background, followed until it is done. */
+  const [job, setJob] = useState<{ jobKey: string; done: number; total: number; failed?: boolean } | null>(null);
 
   const loadDevices = useCallback(() => {
     setDevicesFailed(false);
@@ -85,6 +87,11 @@ export function AuthorityWizardPage() {
     setSubmitting(true);
     try {
       const done = await grant(setType, selection, body);
+      if (done.jobKey) {
+        setCapacity(null);
+        setJob({ jobKey: done.jobKey, done: 0, total: done.authorities });
+        return;
+      }
       notifySuccess(
         setType === 0
           ? plural(done.authorities, { one: 'Authorized: # authorization is on its way to the device', other: 'Authorized: # authorizations are on their way to the devices' })
@@ -98,6 +105,39 @@ export function AuthorityWizardPage() {
       setSubmitting(false);
     }
   };
+
+  const jobKey = job?.jobKey;
+  useEffect(() => {
+    if (!jobKey) return;
+    let stopped = false;
+    const follow = async () => {
+      while (!stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (stopped) return;
+        try {
+          const state = await grantJob(jobKey);
+          if (stopped) return;
+          setJob({ jobKey, done: state.done, total: state.total, failed: state.state === 'failed' });
+          if (state.state === 'done') {
+            notifySuccess(
+              setType === 0
+                ? plural(state.total, { one: 'Authorized: # authorization is on its way to the device', other: 'Authorized: # authorizations are on their way to the devices' })
+                : plural(state.total, { one: 'Added to the blacklist: # entry is on its way to the device', other: 'Added to the blacklist: # entries are on their way to the devices' }),
+            );
+            navigate(listPath);
+            return;
+          }
+          if (state.state === 'failed') return;
+        } catch {
+          // A moment without an answer: ask again.
+        }
+      }
+    };
+    void follow();
+    return () => {
+      stopped = true;
+    };
+  }, [jobKey, setType, navigate, listPath]);
 
   const submit = async () => {
     const checked = validityOf(validity, { choose: t`Choose the first and last day`, past: t`The end date cannot be earlier than today` });
@@ -276,6 +316,27 @@ export function AuthorityWizardPage() {
               </Button>
               <Button color="orange" loading={submitting} onClick={() => void confirmGrant(capacity.validity)} data-testid="capacity-continue">
                 <Trans>Grant anyway</Trans>
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+      <Modal opened={!!job} onClose={() => navigate(listPath)} title={<Trans>Granting</Trans>} size={500} centered data-testid="grant-progress">
+        {job && (
+          <Stack gap="md">
+            <Text size="sm">
+              {job.failed ? (
+                <Trans>The grant stopped before it was complete. What was written stays; grant again to finish it.</Trans>
+              ) : (
+                <Trans>
+                  {formatNumber(job.done)} of {formatNumber(job.total)} authorizations written. You may leave this page; the grant goes on.
+                </Trans>
+              )}
+            </Text>
+            <Progress value={job.total ? (100 * job.done) / job.total : 0} color={job.failed ? 'red' : undefined} animated={!job.failed} />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => navigate(listPath)} data-testid="grant-progress-close">
+                <Trans>Back to the list</Trans>
               </Button>
             </Group>
           </Stack>

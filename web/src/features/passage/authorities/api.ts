@@ -1,4 +1,4 @@
-import type { AuthorityItem, AuthorityPage, CapacityCheck, SetType, SyncState } from '@passcloud/functions/contract/authorities';
+import type { AuthorityItem, AuthorityPage, CapacityCheck, GrantJobView, SetType, SyncState } from '@passcloud/functions/contract/authorities';
 import { api } from '../../../app/api.ts';
 import type { RequestOptions } from '../../../app/request.ts';
 import type { Device } from '../../devices/api.ts';
@@ -42,8 +42,10 @@ export const listAuthorities = (query: Record<string, string | number | undefine
 export const listSync = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<SyncPage>('/v1/authorities/sync', { ...options, query });
 export const retrySync = (authorityKeys: string[]) => api.post<{ resent: number }>('/v1/authorities/sync/retry', { authorityKeys });
 export const checkCapacity = (setType: SetType, selection: Selection) => api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
+/** A large grant answers 202 with `jobKey`: the server writes it in the background (`grantJob`). */
 export const grant = (setType: SetType, selection: Selection, validity: ValidityBody) =>
-  api.post<{ people: number; devices: number; authorities: number }>('/v1/authorities', { setType, ...selection, validity }, { silent: true });
+  api.post<{ people: number; devices: number; authorities: number; jobKey?: string }>('/v1/authorities', { setType, ...selection, validity }, { silent: true });
+export const grantJob = (jobKey: string) => api.get<GrantJobView>(`/v1/authorities/jobs/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
 export const changeValidity = (item: AuthorityItem, validity: ValidityBody) => api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 

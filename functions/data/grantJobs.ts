@@ -1,0 +1,74 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { GrantBody } from '#contract/authorities';
+import { dynamo } from '#lib/aws';
+import { epochSeconds, nowIso } from './entity.ts';
+import { EVENTS_TABLE, tableName } from './tables.ts';
+import type { Bounds } from './authorities.ts';
+
+/**
+ * A grant too large to write within one request: the selection as it was checked, its bounds,
+ * and how far the worker has come (pairs written of the total). Kept a week.
+ */
+export type GrantJobState = 'queued' | 'running' | 'done' | 'failed';
+export interface GrantJob {
+  tenantId: string;
+  jobKey: string;
+  body: GrantBody;
+  bounds: Bounds;
+  state: GrantJobState;
+  done: number;
+  total: number;
+  createdAt: string;
+  finishedAt?: string;
+}
+
+const sk = (jobKey: string) => `grantJob#${jobKey}`;
+const KEEP_SECONDS = 7 * 86_400;
+
+export async function createGrantJob(job: Omit<GrantJob, 'state' | 'done' | 'createdAt'>): Promise<GrantJob> {
+  const item: GrantJob = { ...job, state: 'queued', done: 0, createdAt: nowIso() };
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(EVENTS_TABLE),
+      Item: { pk: job.tenantId, sk: sk(job.jobKey), ...item, ttl: epochSeconds(new Date()) + KEEP_SECONDS },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return item;
+}
+
+export async function findGrantJob(tenantId: string, jobKey: string): Promise<GrantJob | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: sk(jobKey) }, ConsistentRead: true }));
+  return out.Item as GrantJob | undefined;
+}
+
+/** Moves a job on; `from` guards the start, so a job runs once. Answers false when it was not in `from`. */
+export async function updateGrantJob(tenantId: string, jobKey: string, changes: Partial<Pick<GrantJob, 'state' | 'done' | 'finishedAt'>>, from?: GrantJobState): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(changes).map(([k, v]) => {
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    return `#${k} = :${k}`;
+  });
+  if (from) {
+    names['#from'] = 'state';
+    values[':from'] = from;
+  }
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(EVENTS_TABLE),
+        Key: { pk: tenantId, sk: sk(jobKey) },
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: from ? 'attribute_exists(pk) AND #from = :from' : 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}

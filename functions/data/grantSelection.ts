@@ -1,0 +1,72 @@
+import type { PersonKind } from '#contract/people';
+import { NotFoundError, fieldError } from '#lib/errors';
+import { facePersonOf, type FacePerson } from './authorities.ts';
+import { findDepartment } from './departments.ts';
+import { allDevices, type Device } from './devices.ts';
+import { findGroup } from './groups.ts';
+import { listPeople, people, type Person } from './people.ts';
+
+/** What a grant names: people by key, group or department, and devices by key or group. */
+export interface Selection {
+  personKeys: string[];
+  personGroupKeys: string[];
+  departmentKeys: string[];
+  deviceKeys: string[];
+  deviceGroupKeys: string[];
+}
+
+/** Every member of a group or department, all pages. */
+async function members(tenantId: string, kind: PersonKind, filter: { groupKey?: string; departmentKey?: string }): Promise<Person[]> {
+  const out: Person[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listPeople(tenantId, kind, { ...filter, ...(kind === 'employee' ? { state: 'active' as const } : {}) }, 200, cursor);
+    out.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+/**
+ * The people and devices a selection names, groups and departments expanded. A key, group or
+ * department that is not the company's answers 404 and nothing is granted; a selection that comes
+ * to no one (or no device) is refused naming the field.
+ */
+export async function resolveSelection(tenantId: string, selection: Selection): Promise<{ persons: FacePerson[]; devices: Device[] }> {
+  const byKey = new Map<string, Person>();
+  const keys = [...new Set(selection.personKeys)];
+  for (let i = 0; i < keys.length; i += 50) {
+    const batch = keys.slice(i, i + 50);
+    const { data } = await people()
+      .get(batch.flatMap((personKey) => (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey }))))
+      .go({ concurrency: 2 });
+    for (const person of data as Person[]) byKey.set(person.personKey, person);
+    if (batch.some((k) => !byKey.has(k))) throw new NotFoundError();
+  }
+  for (const groupKey of new Set(selection.personGroupKeys)) {
+    const group = await findGroup(tenantId, groupKey);
+    if (!group || group.type === 'device') throw new NotFoundError();
+    for (const person of await members(tenantId, group.type, { groupKey })) byKey.set(person.personKey, person);
+  }
+  for (const departmentKey of new Set(selection.departmentKeys)) {
+    if (!(await findDepartment(tenantId, departmentKey))) throw new NotFoundError();
+    for (const person of await members(tenantId, 'employee', { departmentKey })) byKey.set(person.personKey, person);
+  }
+  const fleet = await allDevices(tenantId);
+  const deviceByKey = new Map(fleet.map((d) => [d.deviceKey, d]));
+  const chosen = new Map<string, Device>();
+  for (const deviceKey of new Set(selection.deviceKeys)) {
+    const device = deviceByKey.get(deviceKey);
+    if (!device) throw new NotFoundError();
+    chosen.set(deviceKey, device);
+  }
+  for (const groupKey of new Set(selection.deviceGroupKeys)) {
+    const group = await findGroup(tenantId, groupKey);
+    if (!group || group.type !== 'device') throw new NotFoundError();
+    for (const device of fleet) if (device.groupKey === groupKey) chosen.set(device.deviceKey, device);
+  }
+  if (byKey.size === 0) throw fieldError('personKeys', 'authorities.noPeople');
+  if (chosen.size === 0) throw fieldError('deviceKeys', 'authorities.noDevices');
+  return { persons: [...byKey.values()].map(facePersonOf), devices: [...chosen.values()] };
+}
+
