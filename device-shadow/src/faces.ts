@@ -82,7 +82,10 @@ export class FaceLibrary {
 
   onConnect(): void {
     clearInterval(this.poll);
-    this.poll = setInterval(() => void this.sync(), POLL_MS);
+    this.poll = setInterval(() => {
+      this.prune();
+      void this.sync();
+    }, POLL_MS);
     this.poll.unref();
     void this.sync();
   }
@@ -94,6 +97,19 @@ export class FaceLibrary {
 
   stop(): void {
     clearInterval(this.poll);
+  }
+
+  /** Drops faces whose validity has ended, so they free the library; answers how many went. */
+  prune(at = new Date()): number {
+    let gone = 0;
+    for (const [id, face] of this.faces) {
+      if (face.validTo && Date.parse(face.validTo) < at.getTime()) {
+        this.faces.delete(id);
+        gone++;
+      }
+    }
+    if (gone) this.save();
+    return gone;
   }
 
   /** Forgets every face and the cursor, as a factory reset does; the next sync pulls everything. */

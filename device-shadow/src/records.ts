@@ -57,6 +57,11 @@ export class RecordOutbox {
     return this.entries.size;
   }
 
+  /** The ids of the records not yet acknowledged. */
+  pendingIds(): Set<string> {
+    return new Set(this.entries.keys());
+  }
+
   /** Keeps a record (and its capture, which is announced in it) and sends it when it can. */
   add(record: PassRecordUp, photo?: Buffer): void {
     const announced: PassRecordUp = photo && !record.capture ? { ...record, capture: { contentType: 'image/jpeg', size: photo.length } } : record;

@@ -9,6 +9,7 @@ import { devicesBench } from './devices.ts';
 import { withOwnHost } from './host.ts';
 import { recordsIngestBench, recordsListBench } from './records.ts';
 import { faceSyncBench } from './faceSync.ts';
+import { recordsCrashBench } from './crash.ts';
 
 /** `npm run bench`: figures printed, not asserted. Needs the console built (`npm run build`). */
 process.env.LOG_LEVEL = 'silent';
@@ -30,8 +31,10 @@ const devicesOnly = process.argv.includes('--devices-only');
 const recordsOnly = process.argv.includes('--records-only');
 // `--sync-only` and `--no-sync` for face sync.
 const syncOnly = process.argv.includes('--sync-only');
+// `--crash-only` and `--no-crash` for the host killed during an ingest.
+const crashOnly = process.argv.includes('--crash-only');
 try {
-  if (!peopleOnly && !devicesOnly && !recordsOnly && !syncOnly) {
+  if (!peopleOnly && !devicesOnly && !recordsOnly && !syncOnly && !crashOnly) {
     lines.push(...(await apiBench(stack)));
     for (const path of ['/login', '/entrance']) {
       const js = await initialJsKb(stack.url, path);
@@ -43,15 +46,16 @@ try {
       lines.push(`Lighthouse performance of ${path}: desktop ${desktop} (budget 95), mobile slow 4G ${mobile}`);
     }
   }
-  if (!process.argv.includes('--no-people') && !devicesOnly && !recordsOnly && !syncOnly) {
+  if (!process.argv.includes('--no-people') && !devicesOnly && !recordsOnly && !syncOnly && !crashOnly) {
     lines.push(...(await withOwnHost(async (host) => peopleBench(host.url, await adminToken(host.url), host.env.DEMO_TENANT!, host.pid))));
   }
-  if (!process.argv.includes('--no-devices') && !peopleOnly && !recordsOnly && !syncOnly) lines.push(...(await withOwnHost((host) => devicesBench(host))));
-  if (!process.argv.includes('--no-records') && !peopleOnly && !devicesOnly && !syncOnly) {
+  if (!process.argv.includes('--no-devices') && !peopleOnly && !recordsOnly && !syncOnly && !crashOnly) lines.push(...(await withOwnHost((host) => devicesBench(host))));
+  if (!process.argv.includes('--no-records') && !peopleOnly && !devicesOnly && !syncOnly && !crashOnly) {
     lines.push(...(await withOwnHost((host) => recordsIngestBench(host))));
     lines.push(...(await recordsListBench(stack)));
   }
-  if (!process.argv.includes('--no-sync') && !peopleOnly && !devicesOnly && !recordsOnly) lines.push(...(await withOwnHost((host) => faceSyncBench(host))));
+  if (!process.argv.includes('--no-sync') && !peopleOnly && !devicesOnly && !recordsOnly && !crashOnly) lines.push(...(await withOwnHost((host) => faceSyncBench(host))));
+  if (!process.argv.includes('--no-crash') && !peopleOnly && !devicesOnly && !recordsOnly && !syncOnly) lines.push(...(await recordsCrashBench()));
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });
