@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { startS3Gate } from './s3gate.ts';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import { TABLES, tableName, type TableDef } from '@passcloud/functions/data/tables';
@@ -99,12 +100,15 @@ export async function createTables(endpoint: string, tables: TableDef[] = TABLES
   client.destroy();
 }
 
-/** s3rver with the product's buckets; path-style, signatures unchecked. */
+/** s3rver with the product's buckets, path-style, behind a gate that checks presigned requests. */
 export async function startS3(dir: string): Promise<Running & { endpoint: string }> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const server = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true });
+  const upstreamPort = await freePort();
+  const server = new S3rver({ port: upstreamPort, address: '127.0.0.1', directory: dir, silent: true });
   await server.run();
+  // Presigned requests are checked at the gate as S3 checks them (infra/local/s3gate.ts).
+  const gate = await startS3Gate(port, upstreamPort, { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true });
   for (const bucket of Object.keys(BUCKETS) as BucketName[]) {
@@ -125,7 +129,14 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
     );
   }
   client.destroy();
-  return { endpoint, stop: () => server.close() };
+  return {
+    endpoint,
+    stop: async () => {
+      gate.closeAllConnections();
+      await new Promise((resolve) => gate.close(resolve));
+      await server.close();
+    },
+  };
 }
 
 export interface CapturedMail {

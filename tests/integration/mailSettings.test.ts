@@ -81,6 +81,7 @@ describe('email settings', () => {
       passwordSet: false,
       recipients: [],
       feverAlert: false,
+      blacklistAlert: false,
       attendanceSummary: false,
       attendanceSummaryTime: '18:00',
       version: 0,
