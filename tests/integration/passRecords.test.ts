@@ -238,6 +238,10 @@ describe('ingest', () => {
     const signed = new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')!.split(';');
     expect(signed).toEqual(expect.arrayContaining(['content-length', 'content-type', 'host']));
     expect(Number(new URL(upload.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(900);
+    const send = (body: Buffer, type: string) => fetch(upload.url, { method: 'PUT', headers: { 'content-type': type }, body: new Uint8Array(body) });
+    expect((await send(Buffer.alloc(CAPTURE_MAX_BYTES + 1, 1), 'image/jpeg')).status).toBe(403);
+    expect((await send(Buffer.alloc(1234, 1), 'image/png')).status).toBe(403);
+    expect((await send(Buffer.alloc(1234, 1), 'image/jpeg')).status).toBe(200);
     expect((await ofDevice(device.deviceKey)).length).toBe(3);
 
     // Sent again (the ack was lost): the same upload is offered once more, nothing is stored twice.
