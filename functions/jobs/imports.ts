@@ -39,14 +39,20 @@ export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void>
     recordImportProgress(tenantId, jobKey, processed, total).catch((error: unknown) => log('warn', 'import progress not recorded', { jobKey, error: String(error) }));
   };
   const dir = await mkdtemp(join(tmpdir(), 'passcloud-import-'));
+  // The uploaded file goes as soon as it has been read, and in any case before the job says it is
+  // over: whoever sees the job finished (and uploads the next file) finds storage settled.
+  const release = () => deleteObject('imports', tenantId, key).catch(() => undefined);
   try {
     let report: Record<string, unknown>;
     if (job.step === 'info') {
-      const { rows, ...counts } = await importRows(tenantId, job.kind, await getObjectBytes('imports', tenantId, key), locale, progress);
+      const bytes = await getObjectBytes('imports', tenantId, key);
+      await release();
+      const { rows, ...counts } = await importRows(tenantId, job.kind, bytes, locale, progress);
       report = { ...counts, rows: rows.filter((r) => r.status === 'rejected').slice(0, PROBLEMS_KEPT) };
     } else {
       const path = join(dir, 'photos.zip');
       await saveObjectTo('imports', tenantId, key, path);
+      await release();
       const { entries, ...counts } = await importArchive(tenantId, job.kind, path, locale, progress);
       report = { ...counts, entries: entries.filter((e) => e.status === 'skipped').slice(0, PROBLEMS_KEPT) };
     }
@@ -58,10 +64,10 @@ export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void>
       log('error', 'import stopped', { jobKey, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       message = translate(locale, 'import.stopped');
     }
+    await release();
     await moveImportJob(tenantId, jobKey, 'running', 'failed', { error: message });
   } finally {
     await rm(dir, { recursive: true, force: true });
-    await deleteObject('imports', tenantId, key).catch(() => undefined);
   }
 }
 
