@@ -36,7 +36,8 @@ export async function loginInBrowser(page: Page, username: string, password: str
 export async function toastText(page: Page): Promise<string> {
   const toast = page.locator('.mantine-Notification-root');
   await expect.poll(() => toast.count()).toBe(1);
-  return (await toast.innerText()).trim();
+  // A toast on its way out can still be in the page beside the new one, which comes first.
+  return (await toast.first().innerText()).trim();
 }
 
 /** The newest 6-digit code mailed to `address` (the local host's mail sink). */
