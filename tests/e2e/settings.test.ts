@@ -29,7 +29,7 @@ function watchConsole(page: Page, expected: RegExp[] = []) {
     if (message.type() !== 'error') return;
     const text = message.text();
     if (/Failed to load resource/.test(text) && expected.some((pattern) => pattern.test(message.location().url ?? ''))) return;
-    pageErrors.push(`console: ${text}`);
+    pageErrors.push(`console: ${text}${message.location().url ? ` (${message.location().url})` : ''}`);
   });
 }
 
