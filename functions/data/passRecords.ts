@@ -261,7 +261,7 @@ export interface RecordPage {
 }
 
 /** One list request reads at most this many items when filters skip most of them; the cursor goes on from there. */
-export const READ_BUDGET = 1000;
+export const READ_BUDGET = 500;
 
 type Source = { kind: 'all' } | { kind: 'device'; deviceKey: string } | { kind: 'flag'; flag: SparseFlag };
 
