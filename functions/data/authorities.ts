@@ -216,12 +216,14 @@ function definedBounds(bounds: Bounds): Bounds {
 
 /**
  * Rewrites one authorization as a new change of its device, conditioned on the version it was
- * read at: `changes` are applied, the sequence moves on and the state goes back to pending.
+ * read at: `changes` are applied (a key given as undefined is removed), the sequence moves on and
+ * the state goes back to pending.
  * Answers the new item, or undefined when someone changed it meanwhile.
  */
 async function rechange(current: Authority, changes: Partial<Authority>, removeBounds = false): Promise<Authority | undefined> {
   const seq = await takeSeqs(current.tenantId, current.deviceKey, 1);
   const next = { ...current, ...changes } as Authority;
+  for (const [k, v] of Object.entries(changes)) if (v === undefined) delete (next as Record<string, unknown>)[k];
   if (removeBounds) for (const k of ['startDay', 'endDay', 'validFrom', 'validTo'] as const) delete next[k];
   Object.assign(next, { seq, seqKey: seqKey(seq), action: actionOf(next), syncState: 'pending', syncAt: nowIso(), version: current.version + 1 });
   delete next.syncReason;
@@ -331,15 +333,11 @@ export async function personChanged(tenantId: string, personKey: string, person:
   await pool(items, 8, async (item) => {
     if (item.revoked) return;
     const changes: Partial<Authority> = person
-      ? { personName: person.name, personId: person.personId, search: searchText(person), personActive: person.active, ...(person.avatar ? { avatar: person.avatar } : {}) }
+      ? { personName: person.name, personId: person.personId, search: searchText(person), personActive: person.active, avatar: person.avatar }
       : { revoked: true };
     let current: Authority | undefined = item;
     for (let attempt = 0; current && attempt < 5; attempt++) {
       const next = await rechange(current, changes);
-      if (next && person && !person.avatar) {
-        // A photo taken away: the change carries no photo.
-        await authorities().patch({ tenantId, personKey, setType: next.setType, deviceKey: next.deviceKey }).remove(['avatar']).go();
-      }
       if (next) {
         seqs.set(next.deviceKey, Math.max(seqs.get(next.deviceKey) ?? 0, next.seq));
         return;

@@ -2,7 +2,7 @@ import { Entity, type EntityItem } from 'electrodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry, type DeviceSettings, type SettingsPatch } from '#contract/devices';
 import { dynamo } from '#lib/aws';
-import { newId, newTimeId } from '#lib/crypto';
+import { newId, newTimeId, safeEqualText, sha256 } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { dropDeviceAuthorities } from './authorities.ts';
 import { claims } from './claims.ts';
@@ -139,6 +139,12 @@ export type DeviceLog = EntityItem<ReturnType<typeof deviceLogs>>;
 
 export async function findDevice(tenantId: string, deviceKey: string): Promise<Device | undefined> {
   return ((await devices().get({ tenantId, deviceKey }).go()).data as Device | null) ?? undefined;
+}
+
+/** The device whose secret (the MQTT password binding gave) this is, else undefined: how a terminal proves itself, on MQTT and over HTTPS. */
+export async function deviceWithSecret(tenantId: string, deviceKey: string, secret: string): Promise<Device | undefined> {
+  const device = await findDevice(tenantId, deviceKey);
+  return device && safeEqualText(device.secretHash, sha256(secret)) ? device : undefined;
 }
 
 export async function requireDevice(tenantId: string, deviceKey: string): Promise<Device> {

@@ -1,6 +1,5 @@
 import { parseThingName } from '#contract/protocol';
-import { findDevice } from '#data/devices';
-import { safeEqualText, sha256 } from '#lib/crypto';
+import { deviceWithSecret } from '#data/devices';
 import { log } from '#lib/log';
 import { devicePolicy, type PolicyDocument } from './policy.ts';
 
@@ -43,8 +42,7 @@ export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResul
   const ids = parseThingName(thing);
   const password = mqtt?.password ? Buffer.from(mqtt.password, 'base64').toString('utf8') : '';
   if (!ids || !password || mqtt?.clientId !== thing) return { ...DENIED, policies: [] };
-  const device = await findDevice(ids.tenantId, ids.deviceKey);
-  if (!device || !safeEqualText(device.secretHash, sha256(password))) {
+  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) {
     log('warn', 'device authentication refused', { thing });
     return { ...DENIED, policies: [] };
   }

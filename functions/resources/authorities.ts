@@ -18,8 +18,7 @@ import {
 import type { AuthCode } from '#contract/menu';
 import {
   changeValidity,
-  deviceFaceCount,
-  findAuthority,
+  deviceAuthorities,
   grantPairs,
   listAuthorities,
   parseAuthorityKey,
@@ -151,9 +150,12 @@ export const authorities = defineResource('authorities', {
         people: persons.length,
         devices: await Promise.all(
           devices.map(async (device) => {
-            const authorized = await deviceFaceCount(auth.tenantId, device.deviceKey);
-            const held = await Promise.all(persons.map((p) => findAuthority(auth.tenantId, body.setType, p.personKey, device.deviceKey)));
-            const adding = held.filter((a) => !a || a.revoked || a.action === 'remove').length;
+            // One read of the device's authorizations answers both: what it holds, and which of the people it holds already.
+            const onDevice = await deviceAuthorities(auth.tenantId, device.deviceKey);
+            const holding = onDevice.filter((a) => a.action === 'upsert');
+            const authorized = holding.length;
+            const already = new Set(holding.filter((a) => a.setType === body.setType).map((a) => a.personKey));
+            const adding = persons.filter((p) => !already.has(p.personKey)).length;
             const capacity = (device.faces as { capacity?: number } | undefined)?.capacity ?? null;
             return { deviceKey: device.deviceKey, name: device.name, authorized, adding, capacity, exceeds: capacity !== null && authorized + adding > capacity };
           }),

@@ -1,8 +1,7 @@
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
 import { faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
 import { changesAfter, recordResults, type Authority } from '#data/authorities';
-import { findDevice } from '#data/devices';
-import { safeEqualText, sha256 } from '#lib/crypto';
+import { deviceWithSecret } from '#data/devices';
 import { LoginRequiredError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
 import { presignedGet } from '#lib/storage';
@@ -20,8 +19,7 @@ async function authenticateDevice(authorization: string | undefined): Promise<{ 
   const ids = colon > 0 ? parseThingName(decoded.slice(0, colon)) : undefined;
   const password = decoded.slice(colon + 1);
   if (!ids || !password) throw new LoginRequiredError();
-  const device = await findDevice(ids.tenantId, ids.deviceKey);
-  if (!device || !safeEqualText(device.secretHash, sha256(password))) throw new LoginRequiredError();
+  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) throw new LoginRequiredError();
   return ids;
 }
 
