@@ -32,6 +32,9 @@ export const routes = [
   { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
   { method: 'PATCH', path: '/v1/systems/retrieve', resource: 'systems', access: 'public' },
+  // An invitation link: whose account it is for, and the password chosen through it.
+  { method: 'GET', path: '/v1/systems/invitation', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/invitation', resource: 'systems', access: 'public' },
   // Packages (and small files of API clients) travel in the request; photos through a presigned upload.
   { method: 'POST', path: '/v1/files/uploads', resource: 'files', access: 'session', binary: true },
   { method: 'POST', path: '/v1/files/uploads/presign', resource: 'files', access: 'session' },

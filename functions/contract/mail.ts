@@ -14,10 +14,22 @@ export type TlsMode = (typeof TLS_MODES)[number];
 export const MAIL_STATUSES = ['sent', 'failed', 'retrying'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
+/**
+ * Why a mail was not sent, as the test mail and the mail records tell it (in the caller's
+ * language; the remote server's own words stay in the service's logs): `blocked` the server's
+ * address or port is not one the service connects to, `connect` no SMTP conversation could be
+ * had, `tls` the encrypted connection failed, `auth` the login was refused, `refused` the server
+ * refused the mail (with its reply code), `other` anything else.
+ */
+export const MAIL_FAILURES = ['blocked', 'connect', 'tls', 'auth', 'refused', 'other'] as const;
+export type MailFailureCategory = (typeof MAIL_FAILURES)[number];
+
 /** What mails are for (the record's `group`); other parts of the product add theirs. */
 export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'attendanceSummary', 'licenceReminder'] as const;
 
 export const MAX_RECIPIENTS = 20;
+/** The ports a company's SMTP server may use: SMTP, SMTPS, submission and the common alternative. */
+export const SMTP_PORTS = [25, 465, 587, 2525] as const;
 /** A host name or an IP address. */
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^[0-9A-Fa-f:]{2,39}$/;
 const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -27,9 +39,12 @@ const optionalText = (schema: z.ZodType<string>) => z.preprocess(emptyToNull, sc
 
 /**
  * `PUT /v1/settings/email`: the whole set with the `version` last read (0 when never saved).
- * `password` absent keeps the stored one; `null` clears it. With a `host`, `senderAddress` and
- * `port` are required, and a `username` needs a password (given now or stored); with a content
- * type on, at least one recipient.
+ * `password` absent keeps the stored one, unless the host, port, TLS mode or username change:
+ * a password goes only to the server it was given for, so it is then cleared. `null` clears it.
+ * With a `host`, `senderAddress` and `port` are required; with a content type on, at least one
+ * recipient. With a username but no password, mail goes without a login.
+ * The server's own checks (data/mailSettings.ts): a password needs TLS (`starttls` or `tls`), the
+ * port is one of SMTP_PORTS, and the host resolves to public addresses only.
  */
 export const emailSettingsBody = z
   .object({
@@ -109,12 +124,13 @@ export interface MailRecordJson {
   title: string;
   content: string;
   status: MailStatus;
+  /** Why it was not sent (a MAIL_FAILURES category), in the reader's language. */
   error: string | null;
   sendTime: string;
   attempts: number;
   lastAttemptTime: string | null;
   nextAttemptTime: string | null;
   remarks: string | null;
-  /** False for a mail that held a code or password (masked in the record) or that did not fail. */
+  /** False for a mail that held a code, password or link (masked in the record), that did not fail, or that was sent again already. */
   resendable: boolean;
 }

@@ -35,6 +35,19 @@ export const retrieveSetBody = retrieveCheckBody.extend({ securityId: z.string()
 
 export const termsQuery = z.object({ locale: z.enum(LOCALES).optional() });
 
+/** An invitation link's token: 32 random bytes in base64url (data/invitations.ts). */
+const invitationToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, { message: 'invitation.invalid' });
+/** `GET /v1/systems/invitation?token=`: whose account the link is for. */
+export const invitationQuery = z.object({ token: invitationToken });
+/** `POST /v1/systems/invitation`: the password chosen through the link, encrypted with a login key. */
+export const invitationBody = z.object({ securityId: z.string().min(1).max(64), token: invitationToken, password: cipher });
+
+/** What `GET /v1/systems/invitation` answers. */
+export interface InvitationInfo {
+  username: string;
+  companyName: string;
+}
+
 /** What login answers and `me` repeats (without the token). */
 export interface UserInfo {
   token?: string;

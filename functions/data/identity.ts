@@ -279,14 +279,16 @@ export async function setPassword(tenantId: string, accountId: string, password:
 
 // Attempt throttling (domain/throttle.ts)
 
-const throttleKey = (scope: ThrottleScope, subject: string) => ({ tenantId: SYSTEM_SCOPE, scope, subject });
+const throttleKey = (scope: ThrottleScope, subject: string, partition = SYSTEM_SCOPE) => ({ tenantId: partition, scope, subject });
 
 /**
- * Counts one attempt before it is evaluated. Past the scope's limit it throws 429 and counts
- * nothing; the count is one conditional write, so parallel attempts cannot pass the limit.
+ * Counts one attempt before it is evaluated. Past the scope's limit it throws 429 (the message
+ * gets `minutes` and `limit`) and counts nothing; the count is one conditional write, so parallel
+ * attempts cannot pass the limit. Counters of a company's own doings (its test mails, say) live
+ * under its partition (`partition` = its tenant id), the others under `_system`.
  */
-export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled'): Promise<void> {
-  const key = throttleKey(scope, subject);
+export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled', partition = SYSTEM_SCOPE): Promise<void> {
+  const key = throttleKey(scope, subject, partition);
   const limit = throttleLimit(scope);
   for (let round = 0; round < 5; round++) {
     const now = Date.now();
@@ -302,7 +304,7 @@ export async function countAttempt(scope: ThrottleScope, subject: string, messag
     }
     const counter = (await throttles().get(key).go({ consistent: true })).data ?? undefined;
     const minutes = blockedMinutes(limit, counter, now);
-    if (minutes > 0) throw new ThrottledError(messageId, { minutes });
+    if (minutes > 0) throw new ThrottledError(messageId, { minutes, limit });
     // No counter yet, or its window is over: open a new window, unless a parallel attempt just did.
     const windowEndsAt = now + THROTTLES[scope].windowMs;
     try {
@@ -315,7 +317,7 @@ export async function countAttempt(scope: ThrottleScope, subject: string, messag
       if (!isConditionFailure(error)) throw error;
     }
   }
-  throw new ThrottledError(messageId, { minutes: 1 });
+  throw new ThrottledError(messageId, { minutes: 1, limit });
 }
 
 /** Gives back an attempt that turned out to be good (a right password from a shared address). */

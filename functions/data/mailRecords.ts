@@ -28,7 +28,10 @@ export const mailRecords = lazy(
           title: { type: 'string', required: true },
           content: { type: 'string', required: true },
           status: { type: ['sent', 'failed', 'retrying'] as const, required: true },
+          /** Why it was not sent: a category of contract/mail.ts MAIL_FAILURES. */
           error: { type: 'string' },
+          /** The SMTP reply code of a refusal. */
+          errorCode: { type: 'number' },
           attempts: { type: 'number' },
           lastAttemptAt: { type: 'string' },
           /** The content had secrets masked: it cannot be sent again. */
@@ -132,18 +135,25 @@ export async function listMailRecords(tenantId: string, filter: MailFilter): Pro
   return { items, nextCursor: null };
 }
 
-/** Mails whose next attempt is due, oldest due first, across tenants. */
+/** Mails whose next attempt is due, oldest due first, across tenants: at most `limit`. */
 export async function dueRetries(now: Date, limit: number): Promise<MailRecord[]> {
-  const page = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(EVENTS_TABLE),
-      IndexName: EVENTS_TABLE.indexes[0]!.name,
-      KeyConditionExpression: 'gsi1pk = :q AND gsi1sk <= :now',
-      ExpressionAttributeValues: { ':q': RETRY_QUEUE, ':now': now.toISOString() },
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map(fromRaw);
+  const items: MailRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(EVENTS_TABLE),
+        IndexName: EVENTS_TABLE.indexes[0]!.name,
+        KeyConditionExpression: 'gsi1pk = :q AND gsi1sk <= :now',
+        ExpressionAttributeValues: { ':q': RETRY_QUEUE, ':now': now.toISOString() },
+        Limit: limit - items.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []).map(fromRaw));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return items;
 }
 
 /** A raw item as the entity names its attributes (the queue's fields are the index's key names). */
@@ -175,6 +185,7 @@ export async function claimRetry(record: MailRecord, leaseUntil: Date): Promise<
 export interface AttemptResult {
   status: MailStatus;
   error?: string;
+  errorCode?: number;
   attempts: number;
   at: string;
   nextAttemptAt?: string;
@@ -189,12 +200,32 @@ export async function recordAttempt(record: Pick<MailRecord, 'tenantId' | 'sentA
       attempts: result.attempts,
       lastAttemptAt: result.at,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.errorCode ? { errorCode: result.errorCode } : {}),
       ...(result.nextAttemptAt ? { retryQueue: RETRY_QUEUE, retryAt: result.nextAttemptAt } : {}),
     });
-  const removed = [...(result.nextAttemptAt ? [] : (['retryQueue', 'retryAt'] as const)), ...(result.error ? [] : (['error'] as const))];
+  const removed = [
+    ...(result.nextAttemptAt ? [] : (['retryQueue', 'retryAt'] as const)),
+    ...(result.error ? [] : (['error'] as const)),
+    ...(result.errorCode ? [] : (['errorCode'] as const)),
+  ];
   await (removed.length ? patch.remove([...removed]) : patch).go();
 }
 
-export async function markResent(record: MailRecord, resentAs: string): Promise<void> {
-  await mailRecords().patch(keyOf(record)).set({ resentAs }).go();
+/**
+ * Takes a failed mail for its one resend, naming the record the resend will be: one conditional
+ * write, so of parallel requests to resend the same mail only one gets it. False when the mail
+ * was resent already (or is not failed any more).
+ */
+export async function claimResend(record: MailRecord, resentAs: string): Promise<boolean> {
+  try {
+    await mailRecords()
+      .patch(keyOf(record))
+      .set({ resentAs })
+      .where((attr, op) => `${op.eq(attr.status, 'failed')} AND ${op.notExists(attr.resentAs)}`)
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 import { Entity, type EntityItem } from 'electrodb';
-import type { EmailSettings, EmailSettingsBody, TlsMode } from '#contract/mail';
-import { fieldError } from '#lib/errors';
+import { SMTP_PORTS, type EmailSettings, type EmailSettingsBody, type TlsMode } from '#contract/mail';
+import { HostRefused, pinHost, type PinnedHost, type Resolver } from '#lib/addresses';
+import { ValidationError, type FieldIssue } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
@@ -65,15 +66,66 @@ export async function readEmailSettings(tenantId: string): Promise<EmailSettings
 }
 
 /**
- * Saves the whole set when `version` is the one last read (0: never saved); a stale version
- * changes nothing and answers 409. A body without `password` keeps the stored one.
+ * `SMTP_ALLOW_PRIVATE=1`, for a developer's machine: a company's SMTP server may be on a private
+ * or loopback address and on any port, and its self-signed certificate is accepted there. Read at
+ * every use, off unless set.
  */
-export async function saveEmailSettings(tenantId: string, body: EmailSettingsBody): Promise<EmailSettings> {
+export const privateSmtpAllowed = (): boolean => process.env.SMTP_ALLOW_PRIVATE === '1';
+
+export const smtpPortAllowed = (port: number): boolean => privateSmtpAllowed() || (SMTP_PORTS as readonly number[]).includes(port);
+
+/** The address a company's SMTP server is reached at now; throws HostRefused when it is not one the service connects to. */
+export function pinSmtpHost(host: string, resolver?: Resolver): Promise<PinnedHost> {
+  return pinHost(host, { allowPrivate: privateSmtpAllowed(), ...(resolver ? { resolver } : {}) });
+}
+
+/** Why a host cannot be saved, as a field issue naming `host`. */
+function hostIssue(error: HostRefused): FieldIssue {
+  if (error.reason === 'notPublic') return { path: 'host', message: 'mail.hostNotPublic', params: { host: error.host, address: error.address ?? '' } };
+  return { path: 'host', message: error.reason === 'notFound' ? 'mail.hostNotFound' : 'mail.hostLookupFailed', params: { host: error.host } };
+}
+
+const sameText = (a: string | null | undefined, b: string | null | undefined): boolean => (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
+
+export interface SaveOptions {
+  /** How the host is looked up (tests stand in for DNS). */
+  resolver?: Resolver;
+}
+
+/**
+ * Saves the whole set when `version` is the one last read (0: never saved); a stale version
+ * changes nothing and answers 409. A body without `password` keeps the stored one only while the
+ * server (host, port, TLS mode, username) stays the same: a password belongs to its server. A
+ * password is never sent in the clear (TLS mode `none` with a password, given or kept, answers
+ * 422), the port must be a mail port and the host must resolve to public addresses only; each
+ * refusal names its field and changes nothing.
+ */
+export async function saveEmailSettings(tenantId: string, body: EmailSettingsBody, options: SaveOptions = {}): Promise<EmailSettings> {
   const current = await readItem(tenantId);
-  const passwordSealed =
-    body.password === undefined ? current?.passwordSealed : body.password === null ? undefined : await sealSecret(body.password, PASSWORD(tenantId));
-  // A username with no password to go with it (neither given nor stored) cannot log in.
-  if (body.username && !passwordSealed) throw fieldError('password', 'issue.required');
+  const sameServer =
+    !!current &&
+    sameText(current.host, body.host) &&
+    (current.port ?? null) === (body.port ?? null) &&
+    current.tlsMode === body.tlsMode &&
+    (current.username ?? null) === (body.username ?? null);
+  const keptPassword = body.password === undefined && sameServer ? current?.passwordSealed : undefined;
+  const issues: FieldIssue[] = [];
+  if (body.tlsMode === 'none' && (body.password || keptPassword)) {
+    issues.push({ path: body.password ? 'password' : 'tlsMode', message: 'mail.passwordNeedsTls' });
+  }
+  if (body.host && body.port != null && !smtpPortAllowed(body.port)) {
+    issues.push({ path: 'port', message: 'mail.portNotAllowed', params: { ports: SMTP_PORTS.join(', ') } });
+  }
+  if (body.host) {
+    try {
+      await pinSmtpHost(body.host, options.resolver);
+    } catch (error) {
+      if (!(error instanceof HostRefused)) throw error;
+      issues.push(hostIssue(error));
+    }
+  }
+  if (issues.length) throw new ValidationError(issues);
+  const passwordSealed = body.password ? await sealSecret(body.password, PASSWORD(tenantId)) : keptPassword;
   const item = {
     tenantId,
     ...(body.senderAddress ? { senderAddress: body.senderAddress } : {}),
@@ -124,7 +176,8 @@ export async function mailRoute(tenantId: string): Promise<MailRoute> {
   const item = await readItem(tenantId);
   if (!item) return {};
   if (!item.host || !item.port || !item.senderAddress) return item.senderName ? { senderName: item.senderName } : {};
-  const pass = item.username && item.passwordSealed ? await openSecret(item.passwordSealed, PASSWORD(tenantId)) : undefined;
+  // A password goes only over an encrypted connection, also one stored before that was checked at save.
+  const pass = item.username && item.passwordSealed && item.tlsMode !== 'none' ? await openSecret(item.passwordSealed, PASSWORD(tenantId)) : undefined;
   return {
     smtp: {
       host: item.host,

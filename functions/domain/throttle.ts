@@ -1,9 +1,9 @@
 /**
- * Attempts are counted per subject (an account name, an address, a mailbox) over a fixed window.
+ * Attempts are counted per subject (an account name, an address, a mailbox, a company) over a fixed window.
  * An attempt is counted before it is evaluated, by one conditional write that refuses past the
  * limit, so parallel attempts cannot all slip under it.
  */
-export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay'] as const;
+export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
@@ -17,6 +17,12 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
   codeMails: { limit: 10, windowMs: 15 * 60_000 },
   /** Verification codes made per purpose and mailbox or username in a day. */
   codesPerDay: { limit: 10, windowMs: 24 * 60 * 60_000 },
+  /** Test mails per company in an hour (counted under the company's own partition). */
+  testMails: { limit: 10, windowMs: 60 * 60_000 },
+  /** Invitation links mailed per company in an hour (new accounts and password resets). */
+  invitations: { limit: 50, windowMs: 60 * 60_000 },
+  /** Fever and blacklist alert mails per company in an hour; those past it are not sent. */
+  alertMails: { limit: 200, windowMs: 60 * 60_000 },
 };
 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;

@@ -5,10 +5,11 @@ import { epochSeconds, isConditionFailure } from '#data/entity';
 import { readEmailSettings } from '#data/mailSettings';
 import { onRecordStored, type PassRecord } from '#data/passRecords';
 import { EVENTS_TABLE, tableName } from '#data/tables';
-import { findTenant } from '#data/identity';
+import { countAttempt, findTenant } from '#data/identity';
 import { companyTimezone } from '#data/tenants';
 import { dynamo } from '#lib/aws';
 import { translate } from '#lib/i18n';
+import { ThrottledError } from '#lib/errors';
 import { log } from '#lib/log';
 import { deliver } from '#lib/mail';
 import { objectExists, presignedGet } from '#lib/storage';
@@ -18,7 +19,9 @@ import { objectExists, presignedGet } from '#lib/storage';
  * device's alarm threshold) and a pass by a person on the device's blacklist. Each goes to the
  * recipients of the company's email settings when that kind is switched on, through the mail
  * service (so it is recorded in the mail records), at most once per person per device per
- * ALERT_INTERVAL_MS.
+ * ALERT_INTERVAL_MS. A person is one the company has: a key a terminal sends that names nobody
+ * counts as a stranger, so made-up keys cannot open slots of their own. A company gets at most
+ * THROTTLES.alertMails alert mails an hour; those past it are logged, not sent.
  */
 export const ALERT_INTERVAL_MS = 10 * 60_000;
 /** How long an alert waits for the terminal to upload the capture it announced. */
@@ -67,7 +70,9 @@ function formatTime(iso: string, timeZone: string, locale: Locale): string {
 export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<void> {
   const settings = await readEmailSettings(record.tenantId);
   if (!settings[kind] || settings.recipients.length === 0) return;
-  if (!(await takeAlertSlot(record.tenantId, kind, record.deviceKey, record.personKey ?? 'stranger'))) return;
+  // personKind is set only when the key names one of the company's people (iot/records.ts).
+  const who = record.personKind && record.personKey ? record.personKey : 'stranger';
+  if (!(await takeAlertSlot(record.tenantId, kind, record.deviceKey, who))) return;
   const [tenant, device, timeZone, capture] = await Promise.all([
     findTenant(record.tenantId),
     findDevice(record.tenantId, record.deviceKey),
@@ -84,7 +89,24 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
   };
   const subject = translate(locale, kind === 'feverAlert' ? 'mail.feverSubject' : 'mail.blacklistSubject', params);
   const text = translate(locale, kind === 'feverAlert' ? 'mail.feverBody' : 'mail.blacklistBody', params);
-  for (const to of settings.recipients) await deliver(record.tenantId, { to, subject, text, kind });
+  for (const to of settings.recipients) {
+    if (!(await withinAlertLimit(record.tenantId))) {
+      log('warn', 'alert mail over the hourly limit, not sent', { tenantId: record.tenantId, kind, deviceKey: record.deviceKey, recordId: record.recordId });
+      continue;
+    }
+    await deliver(record.tenantId, { to, subject, text, kind });
+  }
+}
+
+/** Counts one alert mail of the company; false when its hourly limit is reached. */
+async function withinAlertLimit(tenantId: string): Promise<boolean> {
+  try {
+    await countAttempt('alertMails', tenantId, 'status.429', tenantId);
+    return true;
+  } catch (error) {
+    if (error instanceof ThrottledError) return false;
+    throw error;
+  }
 }
 
 onRecordStored.push(async (record) => {

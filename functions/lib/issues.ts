@@ -54,6 +54,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   purpose: 'field.purpose',
   companyName: 'field.companyName',
   code: 'field.code',
+  token: 'field.invitationLink',
   agree: 'field.agree',
   locale: 'field.language',
   online: 'field.online',

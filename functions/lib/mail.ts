@@ -1,12 +1,17 @@
+import { isIP } from 'node:net';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createTransport, type Transporter } from 'nodemailer';
-import type { MailStatus } from '#contract/mail';
-import { mailRoute, type SmtpSettings } from '#data/mailSettings';
+import { MAIL_FAILURES, type MailFailureCategory, type MailStatus } from '#contract/mail';
+import type { Locale } from '#contract/locales';
+import { mailRoute, pinSmtpHost, privateSmtpAllowed, smtpPortAllowed, type SmtpSettings } from '#data/mailSettings';
 import { RETRY_QUEUE, claimRetry, createMailRecord, dueRetries, mailKeyOf, recordAttempt, type MailRecord } from '#data/mailRecords';
 import { epochSeconds } from '#data/entity';
+import { HostRefused } from './addresses.ts';
 import { ses } from './aws.ts';
 import { newId } from './crypto.ts';
+import { translate } from './i18n.ts';
 import { log } from './log.ts';
+import { pool } from './pool.ts';
 
 /**
  * THE mail service: every mail the product sends goes through `deliver` (or `sendMail`), which
@@ -35,35 +40,74 @@ export function recordedText(mail: Pick<Mail, 'text' | 'secrets'>): string {
 export interface MailOutcome {
   mailKey: string;
   status: MailStatus;
-  /** The server's own text of the failure (the SMTP reply, SES's error). */
-  error?: string;
+  /** Why it was not sent. */
+  error?: MailFailureCategory;
+  /** The SMTP reply code of a refusal. */
+  errorCode?: number;
 }
 
-/** A failed attempt: the server's text, and whether trying again later may succeed. */
+/**
+ * A failed attempt: its category, whether trying again later may succeed, and the SMTP reply
+ * code. The message is the remote side's own text, for the service's logs only: a company's
+ * server is told what it answered in categories, never in the text of whatever listens there.
+ */
 export class MailFailure extends Error {
   constructor(
-    message: string,
+    readonly category: MailFailureCategory,
     readonly temporary: boolean,
+    detail: string = category,
+    readonly replyCode?: number,
   ) {
-    super(message);
+    super(detail);
   }
 }
 
+/** Connection failures worth another try later. */
 const TEMPORARY_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 const TEMPORARY_SES = new Set(['ThrottlingException', 'TooManyRequestsException', 'LimitExceededException', 'ServiceUnavailable', 'ServiceUnavailableException', 'InternalFailure', 'InternalServerException', 'TimeoutError']);
+/** A socket error that is the TLS handshake's (nodemailer reports those as ESOCKET). */
+const TLS_TEXT = /certificate|self[- ]signed|altname|ssl|tls|handshake|wrong version/i;
 
 /** Classifies what nodemailer or SES threw. */
 export function mailFailure(error: unknown): MailFailure {
   if (error instanceof MailFailure) return error;
-  const e = (error ?? {}) as { message?: string; response?: string; responseCode?: number; code?: string; name?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
-  const message = String(e.message ?? error);
-  if (typeof e.responseCode === 'number') return new MailFailure(e.response ?? message, e.responseCode >= 400 && e.responseCode < 500);
-  if (e.code && TEMPORARY_CODES.has(e.code)) return new MailFailure(message, true);
+  if (error instanceof HostRefused) return new MailFailure(error.reason === 'notPublic' ? 'blocked' : 'connect', error.reason !== 'notPublic', error.message);
+  const e = (error ?? {}) as { message?: string; response?: string; responseCode?: number; code?: string; name?: string; library?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  const message = e.message ?? String(error);
+  const detail = e.response && !message.includes(e.response) ? `${message} | ${e.response}` : message;
   if (e.$metadata) {
-    const text = e.name ? `${e.name}: ${message}` : message;
-    return new MailFailure(text, TEMPORARY_SES.has(e.name ?? '') || !!e.$retryable || (e.$metadata.httpStatusCode ?? 0) >= 500);
+    const temporary = TEMPORARY_SES.has(e.name ?? '') || !!e.$retryable || (e.$metadata.httpStatusCode ?? 0) >= 500;
+    return new MailFailure(temporary ? 'other' : 'refused', temporary, e.name ? `${e.name}: ${detail}` : detail);
   }
-  return new MailFailure(message, false);
+  const replyCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  const temporary = replyCode !== undefined ? replyCode >= 400 && replyCode < 500 : !!e.code && TEMPORARY_CODES.has(e.code);
+  const category: MailFailureCategory =
+    e.code === 'EAUTH' || e.code === 'ENOAUTH'
+      ? 'auth'
+      : e.code === 'ETLS' || (e.code === 'ESOCKET' && (TLS_TEXT.test(e.message ?? '') || !!e.library))
+        ? 'tls'
+        : e.code === 'EPROTOCOL'
+          ? 'connect'
+          : replyCode !== undefined || e.code === 'EENVELOPE' || e.code === 'EMESSAGE'
+            ? 'refused'
+            : e.code && TEMPORARY_CODES.has(e.code)
+              ? 'connect'
+              : 'other';
+  // The reply code tells more only of a refusal (550 no such mailbox, 552 too large, ...).
+  return new MailFailure(category, temporary && category !== 'tls', detail, category === 'refused' ? replyCode : undefined);
+}
+
+const isCategory = (value: string): value is MailFailureCategory => (MAIL_FAILURES as readonly string[]).includes(value);
+
+/**
+ * Why a mail was not sent, in the reader's language: its category, with the SMTP reply code when
+ * the server refused it. Records kept before the categories carried the server's text; they read
+ * as `other`.
+ */
+export function mailErrorText(locale: Locale, error: string | undefined | null, replyCode?: number | null): string | null {
+  if (!error) return null;
+  const reason = translate(locale, `mail.failure.${isCategory(error) ? error : 'other'}`);
+  return replyCode ? translate(locale, 'mail.failure.withCode', { reason, code: replyCode }) : reason;
 }
 
 /** `Name <address>`, the name encoded for headers when it is not plain ASCII. */
@@ -96,15 +140,27 @@ async function sendSink(from: string, mail: Mail): Promise<void> {
   await sink.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
 }
 
-/** One mail through the company's own SMTP server, with its TLS mode and login. */
+/**
+ * One mail through the company's own SMTP server, with its TLS mode and login. The host is looked
+ * up and checked now (lib/addresses.ts), and the connection goes to that very address, with the
+ * name kept for the certificate; a login is offered only over TLS.
+ */
 async function sendSmtp(smtp: SmtpSettings, from: string, mail: Mail): Promise<void> {
+  const target = await pinSmtpHost(smtp.host);
+  if (!smtpPortAllowed(smtp.port)) throw new MailFailure('blocked', false, `port ${smtp.port} is not a mail port`);
+  const encrypted = smtp.tlsMode !== 'none';
   const transport = createTransport({
-    host: smtp.host,
+    host: target.address,
     port: smtp.port,
     secure: smtp.tlsMode === 'tls',
     requireTLS: smtp.tlsMode === 'starttls',
-    ignoreTLS: smtp.tlsMode === 'none',
-    ...(smtp.auth ? { auth: smtp.auth } : {}),
+    ignoreTLS: !encrypted,
+    tls: {
+      ...(isIP(smtp.host) ? {} : { servername: smtp.host }),
+      // A developer's own server on a private address may have a self-signed certificate.
+      ...(target.kind !== 'public' && privateSmtpAllowed() ? { rejectUnauthorized: false } : {}),
+    },
+    ...(smtp.auth && encrypted ? { auth: smtp.auth } : {}),
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
@@ -120,7 +176,7 @@ async function sendSmtp(smtp: SmtpSettings, from: string, mail: Mail): Promise<v
 async function attempt(tenantId: string, mail: Mail): Promise<string> {
   const route = await mailRoute(tenantId).catch((error: unknown) => {
     log('error', 'email settings unreadable', { tenantId, error: String(error) });
-    throw new MailFailure('The email settings could not be read', true);
+    throw new MailFailure('other', true, 'The email settings could not be read');
   });
   if (route.smtp) {
     const from = formatSender(route.smtp.senderName, route.smtp.senderAddress);
@@ -160,13 +216,24 @@ export interface DeliverOptions {
   retry?: boolean;
   /** The mail key of the failed mail this one sends again. */
   resendOf?: string;
+  /** The record's id and time, when its key had to be known before sending (newMailIdentity). */
+  identity?: MailIdentity;
 }
+
+/** What a mail record's key is made of. */
+export interface MailIdentity {
+  mailId: string;
+  sentAt: string;
+}
+
+export const newMailIdentity = (now = new Date()): MailIdentity => ({ mailId: newId(), sentAt: now.toISOString() });
 
 /** Sends a mail and records it under the tenant; answers its key and status. */
 export async function deliver(tenantId: string, mail: Mail, options: DeliverOptions = {}): Promise<MailOutcome> {
   const masked = (mail.secrets ?? []).some(Boolean);
   const retry = (options.retry ?? true) && !masked;
-  const started = new Date();
+  const identity = options.identity ?? newMailIdentity();
+  const started = new Date(identity.sentAt);
   let from: string;
   let failure: MailFailure | undefined;
   try {
@@ -174,14 +241,14 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
   } catch (error) {
     failure = mailFailure(error);
     from = await plannedSender(tenantId);
-    log('warn', 'mail not sent', { tenantId, kind: mail.kind, error: failure.message, temporary: failure.temporary });
+    log('warn', 'mail not sent', { tenantId, kind: mail.kind, category: failure.category, error: failure.message, temporary: failure.temporary });
   }
   const at = new Date();
   const status: MailStatus = !failure ? 'sent' : failure.temporary && retry ? 'retrying' : 'failed';
   const record: MailRecord = {
     tenantId,
-    mailId: newId(),
-    sentAt: started.toISOString(),
+    mailId: identity.mailId,
+    sentAt: identity.sentAt,
     kind: mail.kind,
     ...(mail.toName ? { name: mail.toName } : {}),
     from,
@@ -189,7 +256,7 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
     title: mail.subject,
     content: recordedText(mail),
     status,
-    ...(failure ? { error: failure.message } : {}),
+    ...(failure ? { error: failure.category, ...(failure.replyCode ? { errorCode: failure.replyCode } : {}) } : {}),
     attempts: 1,
     lastAttemptAt: at.toISOString(),
     ...(masked ? { masked: true } : {}),
@@ -198,7 +265,7 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
     ttl: epochSeconds(started) + RETENTION_DAYS * 86_400,
   };
   await createMailRecord(record);
-  return { mailKey: mailKeyOf(record), status, ...(failure ? { error: failure.message } : {}) };
+  return { mailKey: mailKeyOf(record), status, ...(failure ? { error: failure.category, ...(failure.replyCode ? { errorCode: failure.replyCode } : {}) } : {}) };
 }
 
 /** Sends a mail and records it; answers whether it went out now (a user waiting is told when not). */
@@ -208,34 +275,73 @@ export async function sendMail(tenantId: string, mail: Mail): Promise<boolean> {
 
 /** How long a runner holds a mail it took before another may take it again. */
 const LEASE_MS = 5 * 60_000;
+/** Due mails read per pass, to find the tenants waiting behind one with many. */
+const DUE_READ = 500;
+/** Mails of one tenant tried per pass: a company whose server hangs holds up only its own. */
+const PER_TENANT = 3;
+/** Attempts under way at once. */
+const RETRY_WIDTH = 10;
+
+/** Another attempt of one mail that was due. */
+async function retryOne(record: MailRecord, now: Date): Promise<boolean> {
+  if (!(await claimRetry(record, new Date(now.getTime() + LEASE_MS)))) return false;
+  const attempts = (record.attempts ?? 1) + 1;
+  const mail: Mail = { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) };
+  try {
+    await attempt(record.tenantId, mail);
+    await recordAttempt(record, { status: 'sent', attempts, at: new Date().toISOString() });
+  } catch (error) {
+    const failure = mailFailure(error);
+    const at = new Date();
+    const again = failure.temporary && attempts < MAX_ATTEMPTS;
+    log('warn', 'mail not sent again', { tenantId: record.tenantId, kind: record.kind, category: failure.category, error: failure.message, attempts });
+    await recordAttempt(record, {
+      status: again ? 'retrying' : 'failed',
+      error: failure.category,
+      ...(failure.replyCode ? { errorCode: failure.replyCode } : {}),
+      attempts,
+      at: at.toISOString(),
+      ...(again ? { nextAttemptAt: new Date(at.getTime() + retryDelayMs(attempts)).toISOString() } : {}),
+    });
+  }
+  return true;
+}
 
 /**
- * One pass of the retry runner: every mail due is tried again; a success is `sent`, a temporary
- * failure waits longer, a permanent one or the last attempt is `failed` with the server's text.
- * Runs every minute on AWS (a scheduled function) and on an interval in the local host.
+ * The due mails of a pass, fairly: at most PER_TENANT of each tenant (its oldest due first), taken
+ * in turns across tenants, at most `limit` in all.
  */
-export async function retryDueMails(now = new Date(), limit = 50): Promise<number> {
-  let tried = 0;
-  for (const record of await dueRetries(now, limit)) {
-    if (!(await claimRetry(record, new Date(now.getTime() + LEASE_MS)))) continue;
-    tried++;
-    const attempts = (record.attempts ?? 1) + 1;
-    const mail: Mail = { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) };
-    try {
-      await attempt(record.tenantId, mail);
-      await recordAttempt(record, { status: 'sent', attempts, at: new Date().toISOString() });
-    } catch (error) {
-      const failure = mailFailure(error);
-      const at = new Date();
-      const again = failure.temporary && attempts < MAX_ATTEMPTS;
-      await recordAttempt(record, {
-        status: again ? 'retrying' : 'failed',
-        error: failure.message,
-        attempts,
-        at: at.toISOString(),
-        ...(again ? { nextAttemptAt: new Date(at.getTime() + retryDelayMs(attempts)).toISOString() } : {}),
-      });
+export function fairShare<T extends { tenantId: string }>(due: readonly T[], limit: number, perTenant = PER_TENANT): T[] {
+  const byTenant = new Map<string, T[]>();
+  for (const record of due) {
+    const mine = byTenant.get(record.tenantId) ?? [];
+    if (mine.length < perTenant) mine.push(record);
+    byTenant.set(record.tenantId, mine);
+  }
+  const queues = [...byTenant.values()];
+  const out: T[] = [];
+  for (let turn = 0; turn < perTenant && out.length < limit; turn++) {
+    for (const queue of queues) {
+      if (out.length >= limit) break;
+      if (queue[turn]) out.push(queue[turn]!);
     }
   }
-  return tried;
+  return out;
+}
+
+/**
+ * One pass of the retry runner: the mails due are tried again, a fair share of each tenant,
+ * RETRY_WIDTH at a time; a success is `sent`, a temporary failure waits longer, a permanent one or
+ * the last attempt is `failed`. Runs every minute on AWS (a scheduled function) and on an interval
+ * in the local host. Answers how many mails were tried.
+ */
+export async function retryDueMails(now = new Date(), limit = 50): Promise<number> {
+  const chosen = fairShare(await dueRetries(now, DUE_READ), limit);
+  const tried = await pool(chosen, RETRY_WIDTH, (record) =>
+    retryOne(record, now).catch((error: unknown) => {
+      log('error', 'mail retry failed', { tenantId: record.tenantId, error: String(error) });
+      return false;
+    }),
+  );
+  return tried.filter(Boolean).length;
 }

@@ -2,9 +2,11 @@ import { accountCreateBody, accountKeyParams, accountListQuery, accountPasswordB
 import { versionQuery } from '#contract/people';
 import type { AuthCode } from '#contract/menu';
 import { passwordProblem } from '#domain/passwords';
-import { createAccount, deleteAccount, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
+import { countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
+import { INVITATION_DAYS, issueInvitation, unknownPassword } from '#data/invitations';
 import type { Auth } from '#lib/auth';
-import { randomToken, rsaDecrypt } from '#lib/crypto';
+import { rsaDecrypt } from '#lib/crypto';
+import { consoleLink } from '#lib/consoleLinks';
 import { AppError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
@@ -58,19 +60,26 @@ function checkReach(auth: Auth, target: Account): void {
   if (target.owner || target.authCodes.some((code) => !own.has(code as AuthCode))) throw new AppError(401, 'accounts.beyondReach');
 }
 
-async function mailPassword(locale: Locale, account: { tenantId: string; username: string; email: string }, password: string, origin?: string) {
+/** Counts an invitation against the company's hourly limit, before anything is changed. */
+const countInvitation = (tenantId: string): Promise<void> => countAttempt('invitations', tenantId, 'accounts.invitationLimit', tenantId);
+
+/**
+ * Mails a one-time link with which the account's person chooses a password (data/invitations.ts),
+ * for a new account or a reset one. The link carries the token; the mail record keeps it masked.
+ */
+async function mailInvitation(locale: Locale, account: Account, reset: boolean): Promise<void> {
+  const token = await issueInvitation(account.tenantId, account.accountId);
+  const tenant = await findTenant(account.tenantId);
+  const params = { username: account.username, company: tenant?.companyName ?? '', link: consoleLink('/invitation', { token }), days: INVITATION_DAYS };
   const sent = await sendMail(account.tenantId, {
-    to: account.email,
+    to: account.email!,
     kind: 'invitation',
-    subject: translate(locale, 'mail.inviteSubject'),
-    text: translate(locale, 'mail.inviteBody', { username: account.username, password, address: origin ?? '' }),
-    secrets: [password],
+    subject: translate(locale, reset ? 'mail.passwordResetSubject' : 'mail.inviteSubject'),
+    text: translate(locale, reset ? 'mail.passwordResetBody' : 'mail.inviteBody', params),
+    secrets: [token],
   });
   if (!sent) throw new AppError(503, 'mail.notSent');
 }
-
-/** A password made up for an invitation: 16 characters, changed by the user at the first login. */
-const invitationPassword = (): string => randomToken(12);
 
 export const accounts = defineResource('accounts', {
   'GET /v1/accounts': sessionRoute({
@@ -87,9 +96,11 @@ export const accounts = defineResource('accounts', {
   }),
   'POST /v1/accounts': sessionRoute({
     body: accountCreateBody,
-    async handle({ auth, body, locale, headers }) {
+    async handle({ auth, body, locale }) {
       checkGrant(auth, body.authCodes);
-      const password = body.password ? typedPassword(auth, body.password) : invitationPassword();
+      // An invited person chooses the password through the link; until then it is one nobody knows.
+      const password = body.password ? typedPassword(auth, body.password) : unknownPassword();
+      if (body.invite) await countInvitation(auth.tenantId);
       const accountId = await createAccount(auth.tenantId, {
         username: body.username,
         password,
@@ -98,10 +109,11 @@ export const accounts = defineResource('accounts', {
         ...(body.email ? { email: body.email } : {}),
         ...(body.phone ? { phone: body.phone } : {}),
         ...(body.remark ? { remark: body.remark } : {}),
-        mustChangePassword: true,
+        mustChangePassword: !body.invite,
       });
-      if (body.invite) await mailPassword(locale, { tenantId: auth.tenantId, username: body.username, email: body.email! }, password, headers.origin);
-      return created(accountJson(await requireAccount(auth.tenantId, accountId)));
+      const account = await requireAccount(auth.tenantId, accountId);
+      if (body.invite) await mailInvitation(locale, account, false);
+      return created(accountJson(account));
     },
   }),
   'GET /v1/accounts/{accountKey}': sessionRoute({
@@ -146,16 +158,22 @@ export const accounts = defineResource('accounts', {
   'POST /v1/accounts/{accountKey}/password': sessionRoute({
     params: accountKeyParams,
     body: accountPasswordBody,
-    async handle({ auth, params, body, locale, headers }) {
+    async handle({ auth, params, body, locale }) {
       const target = await requireAccount(auth.tenantId, params.accountKey);
       if (target.accountId === auth.accountId) throw new AppError(409, 'accounts.notYourself');
       checkReach(auth, target);
       if (body.invite && !target.email) throw fieldError('invite', 'accounts.inviteNeedsEmail');
-      const password = body.password ? typedPassword(auth, body.password) : invitationPassword();
-      // The account's session ends; its next login must choose a password of its own.
-      await setPassword(auth.tenantId, target.accountId, password, true, true);
-      if (body.invite) await mailPassword(locale, { tenantId: auth.tenantId, username: target.username, email: target.email! }, password, headers.origin);
-      return created(accountJson(await requireAccount(auth.tenantId, target.accountId)));
+      if (body.password) {
+        // The account's session ends; its next login must choose a password of its own.
+        await setPassword(auth.tenantId, target.accountId, typedPassword(auth, body.password), true, true);
+        return created(accountJson(await requireAccount(auth.tenantId, target.accountId)));
+      }
+      // By invitation: the old password stops working and the session ends; the person chooses a new one through the link.
+      await countInvitation(auth.tenantId);
+      await setPassword(auth.tenantId, target.accountId, unknownPassword(), true, false);
+      const account = await requireAccount(auth.tenantId, target.accountId);
+      await mailInvitation(locale, account, true);
+      return created(accountJson(account));
     },
   }),
 });

@@ -1,10 +1,10 @@
 import type { Locale } from '#contract/locales';
 import { mailKeyParams, mailListQuery, type MailRecordJson } from '#contract/mail';
-import { findMailRecord, listMailRecords, mailKeyOf, markResent, type MailRecord } from '#data/mailRecords';
+import { claimResend, findMailRecord, listMailRecords, mailKeyOf, type MailRecord } from '#data/mailRecords';
 import { NotFoundError, fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { deliver } from '#lib/mail';
+import { deliver, mailErrorText, newMailIdentity } from '#lib/mail';
 
 function remarks(record: MailRecord, locale: Locale): string | null {
   const notes = [
@@ -24,13 +24,13 @@ function recordJson(record: MailRecord, locale: Locale): MailRecordJson {
     title: record.title,
     content: record.content,
     status: record.status,
-    error: record.error ?? null,
+    error: mailErrorText(locale, record.error, record.errorCode),
     sendTime: record.sentAt,
     attempts: record.attempts ?? 1,
     lastAttemptTime: record.lastAttemptAt ?? null,
     nextAttemptTime: record.status === 'retrying' ? (record.retryAt ?? null) : null,
     remarks: remarks(record, locale),
-    resendable: record.status === 'failed' && !record.masked,
+    resendable: record.status === 'failed' && !record.masked && !record.resentAs,
   };
 }
 
@@ -40,7 +40,10 @@ async function requireRecord(tenantId: string, mailKey: string): Promise<MailRec
   return record;
 }
 
-/** `/v1/mailRecords`: every mail the company's account sent, newest first, with its outcome. */
+/**
+ * `/v1/mailRecords`: every mail the company's account sent, newest first, with its outcome; why a
+ * mail failed is told in the reader's language. A failed mail may be sent again, once.
+ */
 export const mailRecords = defineResource('mailRecords', {
   'GET /v1/mailRecords': sessionRoute({
     query: mailListQuery,
@@ -57,17 +60,23 @@ export const mailRecords = defineResource('mailRecords', {
   }),
   'POST /v1/mailRecords/{mailKey}/resend': sessionRoute({
     params: mailKeyParams,
-    async handle({ auth, params }) {
+    async handle({ auth, params, locale }) {
       const record = await requireRecord(auth.tenantId, params.mailKey);
       if (record.status !== 'failed') throw fieldError('mailKey', 'mail.notResendable');
       if (record.masked) throw fieldError('mailKey', 'mail.maskedNotResendable');
+      // A failed mail is sent again once: the resend's key is claimed on the record before it goes.
+      const identity = newMailIdentity();
+      const resentAs = mailKeyOf(identity);
+      if (record.resentAs || !(await claimResend(record, resentAs))) {
+        const again = record.resentAs ?? (await requireRecord(auth.tenantId, params.mailKey)).resentAs;
+        throw fieldError('mailKey', 'mail.alreadyResent', { mailKey: again ?? '' });
+      }
       const outcome = await deliver(
         auth.tenantId,
         { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) },
-        { resendOf: params.mailKey },
+        { resendOf: params.mailKey, identity },
       );
-      await markResent(record, outcome.mailKey);
-      return created({ mailKey: outcome.mailKey, status: outcome.status, error: outcome.error ?? null });
+      return created({ mailKey: outcome.mailKey, status: outcome.status, error: mailErrorText(locale, outcome.error, outcome.errorCode) });
     },
   }),
 });

@@ -1,15 +1,17 @@
 import { emailSettingsBody, testMailBody } from '#contract/mail';
+import { countAttempt } from '#data/identity';
 import { readEmailSettings, saveEmailSettings } from '#data/mailSettings';
 import { fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { deliver } from '#lib/mail';
+import { deliver, mailErrorText } from '#lib/mail';
 
 /**
  * `/v1/settings/email`: the company's SMTP server, sender, recipients and content types. The
  * password is stored sealed (lib/secretBox) and never answered: `passwordSet` says whether one is
  * stored. The test mail goes through the saved settings and answers the outcome with HTTP 200:
- * `ok: false` carries the server's own error text.
+ * `ok: false` carries why, as a category in the caller's language (never the server's own text).
+ * A company sends at most THROTTLES.testMails test mails an hour.
  */
 export const mailSettings = defineResource('mailSettings', {
   'GET /v1/settings/email': sessionRoute({
@@ -28,12 +30,13 @@ export const mailSettings = defineResource('mailSettings', {
     async handle({ auth, body, locale }) {
       const to = body.to ?? (await readEmailSettings(auth.tenantId)).recipients[0] ?? auth.account.email;
       if (!to) throw fieldError('to', 'mail.noTestRecipient');
+      await countAttempt('testMails', auth.tenantId, 'mail.testMailLimit', auth.tenantId);
       const outcome = await deliver(
         auth.tenantId,
         { to, subject: translate(locale, 'mail.testSubject'), text: translate(locale, 'mail.testBody'), kind: 'test' },
         { retry: false },
       );
-      return ok({ ok: outcome.status === 'sent', error: outcome.error ?? null, to, mailKey: outcome.mailKey });
+      return ok({ ok: outcome.status === 'sent', error: mailErrorText(locale, outcome.error, outcome.errorCode), to, mailKey: outcome.mailKey });
     },
   }),
 });

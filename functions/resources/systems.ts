@@ -1,4 +1,6 @@
 import {
+  invitationBody,
+  invitationQuery,
   loginBody,
   registerBody,
   resetBody,
@@ -7,6 +9,7 @@ import {
   retrieveSetBody,
   termsQuery,
   validateCodesBody,
+  type InvitationInfo,
   type UserInfo,
 } from '#contract/systems';
 import type { AuthCode } from '#contract/menu';
@@ -31,10 +34,11 @@ import {
   storeSecurityKey,
   takeSecurityKey,
 } from '#data/identity';
+import { acceptInvitation, findInvitation } from '#data/invitations';
 import { SYSTEM_SCOPE } from '#data/tables';
 import type { AccountRecord } from '#lib/auth';
 import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
-import { AppError, ConflictError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
+import { AppError, ConflictError, NotFoundError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
@@ -251,6 +255,36 @@ export const systems = defineResource('systems', {
       if (!account) throw fieldError('code', 'code.invalid');
       await setPassword(account.tenantId, account.accountId, newPassword, true);
       return created();
+    },
+  }),
+
+  'GET /v1/systems/invitation': publicRoute({
+    query: invitationQuery,
+    async handle({ query, sourceIp }) {
+      // A link that is not (or no longer) usable counts as a wrong guess of the caller's address.
+      const open = await addressAttempt(sourceIp, async () => {
+        const found = await findInvitation(query.token);
+        if (!found) throw new NotFoundError('invitation.invalid');
+        return found;
+      });
+      const tenant = await findTenant(open.tenantId);
+      const info: InvitationInfo = { username: open.username, companyName: tenant?.companyName ?? '' };
+      return ok(info);
+    },
+  }),
+
+  'POST /v1/systems/invitation': publicRoute({
+    body: invitationBody,
+    async handle({ body, sourceIp }) {
+      const pair = await loginKey(body.securityId);
+      const password = decrypt(pair, 'password', body.password);
+      checkPassword('password', password);
+      const account = await addressAttempt(sourceIp, async () => {
+        const done = await acceptInvitation(body.token, password);
+        if (!done) throw new NotFoundError('invitation.invalid');
+        return done;
+      });
+      return created({ username: account.username });
     },
   }),
 });

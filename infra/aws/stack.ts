@@ -1,9 +1,10 @@
-import { CfnOutput, Duration, Size, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Size, Stack, Token, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { HttpMethods, type Bucket, type CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -27,6 +28,14 @@ export interface PassCloudStackProps extends StackProps {
    * private key never reaches the stack. Without it, activating a licence answers 503.
    */
   licencePublicKey?: string;
+  /**
+   * Concurrent runs each background worker (imports, record exports, grants) may have, reserved
+   * for it and capped there, so background work of one company can neither take the account's
+   * Lambda concurrency from the API nor be starved by it. 10 unless the context says
+   * (`--context workerConcurrency=N`); 0 leaves the workers unreserved (an account whose
+   * concurrency quota is too small to reserve from).
+   */
+  workerConcurrency?: number;
 }
 
 /** The bare address of a sender written `Name <address>` or `address`. */
@@ -46,6 +55,7 @@ export class PassCloudStack extends Stack {
   readonly retentionSweep: HandlerFunction;
   readonly recordExportWorker: HandlerFunction;
   readonly grantWorker: HandlerFunction;
+  readonly jobFailures: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
@@ -67,6 +77,18 @@ export class PassCloudStack extends Stack {
     const iot = (this.iot = new DeviceIot(this, 'Iot', { environment: { ...tables.environment(), ...buckets.environment() } }));
 
     // Background imports of people (functions/jobs/imports.ts): one run reads a whole workbook or photo archive.
+    // The workers' on-failure destination: a job whose worker failed, timed out or never started is marked failed at once.
+    const jobFailures = (this.jobFailures = new HandlerFunction(this, 'JobFailures', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/jobFailures.ts'),
+      description: 'Pass Cloud: marks failed the import, export or grant job whose worker failed or never started',
+      environment: { ...tables.environment() },
+      timeout: Duration.seconds(30),
+    }));
+    grantTable(jobFailures, tables.byEnv.MAIN_TABLE!, 'readWrite');
+    grantTable(jobFailures, tables.byEnv.EVENTS_TABLE!, 'readWrite');
+    const onFailure = new LambdaDestination(jobFailures, { responseOnly: false });
+    const reserved = props.workerConcurrency ?? 10;
+    const workerConcurrency = reserved > 0 ? { reservedConcurrentExecutions: reserved } : {};
     const importWorker = (this.importWorker = new HandlerFunction(this, 'ImportWorker', {
       entry: resolve(REPO_ROOT, 'functions/jobs/imports.ts'),
       description: 'Pass Cloud: imports a workbook or photo archive of people in the background',
@@ -75,11 +97,12 @@ export class PassCloudStack extends Stack {
       memorySize: 2048,
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
+      ...workerConcurrency,
     }));
     // A retried run would find its job already running and stop, so none is retried. A run waits
     // at most 15 minutes to start: with 15 minutes to run, a job is over 30 minutes after it was
     // started (IMPORT_STALE_MS).
-    importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
+    importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
     // People functions tell terminals when what they hold of a person changes.
     const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName, IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! };
 
@@ -213,9 +236,10 @@ export class PassCloudStack extends Stack {
       memorySize: 2048,
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
+      ...workerConcurrency,
     }));
     // A retried run would find its job already running and stop.
-    recordExportWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
+    recordExportWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
     grantTable(recordExportWorker, main, 'read');
     grantTable(recordExportWorker, events, 'readWrite');
     this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject']);
@@ -226,8 +250,16 @@ export class PassCloudStack extends Stack {
       description: 'Pass Cloud: writes a large grant of people on devices in the background',
       environment: { ...tables.environment(), ...buckets.environment(), IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
       timeout: Duration.minutes(15),
+      ...workerConcurrency,
     }));
-    grantWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15) });
+    grantWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
+    // The destination lets each worker's role invoke the failure function and its versions.
+    for (const worker of [importWorker, recordExportWorker, grantWorker]) {
+      Validations.of(worker).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFailures.node.defaultChild as CfnElement)}.Arn>:*]`,
+        reason: 'The on-failure destination grants lambda:InvokeFunction on the job failure function and its versions (ARN:*); it names that one function only.',
+      });
+    }
     grantTable(grantWorker, main, 'readWrite');
     grantTable(grantWorker, events, 'readWrite');
     iot.grantFaceNotify(grantWorker);
@@ -312,6 +344,8 @@ export class PassCloudStack extends Stack {
     });
     // System settings show the API as devices and integrators reach it: through CloudFront.
     settings.addEnvironment('API_BASE_URL', `https://${site.distribution.distributionDomainName}/v1`);
+    // Invitation links in mails lead to the console, never to an address a request names.
+    accounts.addEnvironment('CONSOLE_URL', `https://${site.distribution.distributionDomainName}`);
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
     // The execute-api endpoint refuses requests without the origin secret: the API is reached through CloudFront.

@@ -117,7 +117,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const reminders = setInterval(remind, 24 * 3600_000);
   reminders.unref();
   const seeded: { demo?: DemoTenant } = {};
+  let open = (): void => undefined;
+  const ready = new Promise<void>((resolvePromise) => (open = resolvePromise));
   const host = await startHost({
+    ready,
     port: options.port ?? 3000,
     ...(options.host ? { host: options.host } : {}),
     handlers,
@@ -135,7 +138,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // System settings name the API as devices and integrators reach it.
   env.API_BASE_URL = `${host.url}/v1`;
   process.env.API_BASE_URL = env.API_BASE_URL;
-  if (options.seed) seeded.demo = await seedDemo(licenceKeys.privateKeyFile);
+  // Links in mails (invitations) lead to the console: this host, unless CONSOLE_URL names another address.
+  env.CONSOLE_URL = process.env.CONSOLE_URL || host.url;
+  process.env.CONSOLE_URL = env.CONSOLE_URL;
+  try {
+    if (options.seed) seeded.demo = await seedDemo(licenceKeys.privateKeyFile);
+  } finally {
+    // The API answers from now on: the demo company can log in.
+    open();
+  }
   remind();
   const { demo } = seeded;
   const fleet =

@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_CODES } from '@passcloud/functions/contract/menu';
-import { call, encrypt, login, loginAnswer, mailsTo, registerTenant, unique, type UserInfo } from '../support/api.ts';
+import { accounts } from '@passcloud/functions/data/accounts';
+import { countAttempt } from '@passcloud/functions/data/identity';
+import { invitations } from '@passcloud/functions/data/invitations';
+import { sha256 } from '@passcloud/functions/lib/crypto';
+import { baseUrl, call, encrypt, login, loginAnswer, mailsTo, registerTenant, securityKey, unique, type UserInfo } from '../support/api.ts';
 
 interface Account {
   accountKey: string;
@@ -52,6 +56,24 @@ async function firstLogin(username: string, password: string, next = 'own-pass-2
 }
 
 const read = async (key: string) => (await call<Account>('GET', `/v1/accounts/${key}`, { token: owner.token })).body.data;
+
+/** The newest invitation mailed to `email`: its text, its link and the link's token. */
+async function invitation(email: string): Promise<{ text: string; link: URL; token: string }> {
+  const text = (await mailsTo(email)).at(-1)?.text ?? '';
+  const found = /https?:\/\/\S+\/invitation\?token=[A-Za-z0-9_-]{43}/.exec(text)?.[0];
+  if (!found) throw new Error(`no invitation link mailed to ${email}: ${text}`);
+  const link = new URL(found);
+  return { text, link, token: link.searchParams.get('token')! };
+}
+
+/** Chooses a password through an invitation link, encrypted with a login key as the console does. */
+async function choose(token: string, password: string, locale?: string) {
+  const { securityId, publicKey } = await securityKey();
+  return call<Issues & { username: string }>('POST', '/v1/systems/invitation', {
+    body: { securityId, token, password: await encrypt(publicKey, password) },
+    ...(locale ? { locale } : {}),
+  });
+}
 
 describe('accounts and permissions', () => {
   it('creates an account with part of the permission tree; it must change its password first, then sees and reaches only what it was given', async () => {
@@ -132,22 +154,127 @@ describe('accounts and permissions', () => {
     expect(await count()).toBe(before);
   });
 
-  it('invites by mail with a password made up for it, which must be changed at the first login', async () => {
+  it('invites by mail with a one-time link, never a password: the person chooses it there and logs in with it', async () => {
     const username = unique('invited');
     const email = `${username}@example.test`;
-    const answer = await call<Account>('POST', '/v1/accounts', { token: owner.token, body: { username, email, authCodes: ['pass:dashboard'], invite: true } });
+    const answer = await call<Account>('POST', '/v1/accounts', {
+      token: owner.token,
+      body: { username, email, authCodes: ['pass:dashboard'], invite: true },
+      headers: { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example' },
+    });
     expect(answer.body.code).toBe(201);
-    const [mail] = await mailsTo(email);
-    const password = /Password: (\S+)\./.exec(mail!.text)?.[1];
-    expect(password).toBeTruthy();
-    expect(mail!.text).toContain(username);
-    await firstLogin(username, password!);
+    expect(answer.body.data).toMatchObject({ username, mustChangePassword: false });
+    const { text, link, token } = await invitation(email);
+    expect(text).toContain(username);
+    expect(text).toContain(owner.companyName);
+    expect(text).not.toContain('evil.example');
+    expect(text).not.toMatch(/Password: \S/);
+    expect(link.origin).toBe(new URL(baseUrl()).origin);
+    expect(link.pathname).toBe('/invitation');
+    // The mail record keeps the link's token masked.
+    const recorded = (await call<{ items: { to: string; content: string }[] }>('GET', '/v1/mailRecords?group=invitation', { token: owner.token })).body.data.items.find((m) => m.to === email)!;
+    expect(recorded.content).not.toContain(token);
+    expect(recorded.content).toContain(`token=${'*'.repeat(token.length)}`);
+
+    expect((await call('GET', `/v1/systems/invitation?token=${token}`)).body).toMatchObject({ code: 200, data: { username, companyName: owner.companyName } });
+    // The password rules hold, and a refusal leaves the link usable.
+    const short = await choose(token, 'short');
+    expect(short.status).toBe(422);
+    expect(short.body.data.issues).toEqual([{ path: 'password', message: 'Must be at least 8 characters' }]);
+    // Two uses at the same moment: one sets the password.
+    const [first, second] = await Promise.all([choose(token, 'chosen-pass-1'), choose(token, 'chosen-pass-2')]);
+    expect([first.body.code, second.body.code].sort()).toEqual([201, 404]);
+    const chosen = first.body.code === 201 ? 'chosen-pass-1' : 'chosen-pass-2';
+    const other = chosen === 'chosen-pass-1' ? 'chosen-pass-2' : 'chosen-pass-1';
+    // A later use is refused and changes nothing.
+    const again = await choose(token, 'chosen-pass-3');
+    expect(again.status).toBe(404);
+    expect(again.body.message).toBe('This invitation link is not valid: it has expired, was used already or was replaced by a newer one. Ask your administrator for a new invitation.');
+    expect((await call('GET', `/v1/systems/invitation?token=${token}`)).status).toBe(404);
+    for (const wrong of [other, 'chosen-pass-3']) expect((await loginAnswer(username, wrong)).status).toBe(401);
+    const user = await login(username, chosen);
+    expect(user.mustChangePassword).toBe(false);
+    expect((await call('GET', '/v1/systems/me', { token: user.token })).status).toBe(200);
+
     // Without an email there is nobody to invite, and no account is made.
     const nomail = unique('nomail');
     const none = await call<Issues>('POST', '/v1/accounts', { token: owner.token, body: { username: nomail, authCodes: [], invite: true } });
     expect(none.status).toBe(422);
     expect(none.body.data.issues[0]!.path).toBe('email');
     expect((await call<{ total: number }>('GET', `/v1/accounts?keyword=${nomail}`, { token: owner.token })).body.data.total).toBe(0);
+  });
+
+  it('answers an unknown, malformed or expired link clearly in the caller’s language, and changes nothing', async () => {
+    const username = unique('late');
+    const email = `${username}@example.test`;
+    const made = await call<Account>('POST', '/v1/accounts', { token: owner.token, body: { username, email, authCodes: [], invite: true } });
+    const { token } = await invitation(email);
+    const stored = async () => (await accounts().get({ tenantId: owner.token.split('.')[0]!, accountId: made.body.data.accountKey }).go()).data!;
+    const before = await stored();
+
+    const unknown = await choose('A'.repeat(43), 'whatever-pass-1', 'ja_JP');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toMatch(/^この招待リンクは無効です/);
+    const malformed = await call<Issues>('GET', '/v1/systems/invitation?token=abc');
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.data.issues).toEqual([{ path: 'token', message: expect.stringMatching(/^This invitation link is not valid/) }]);
+
+    await invitations()
+      .patch({ tenantId: '_system', tokenHash: sha256(`invitation:${token}`) })
+      .set({ expiresAt: Date.now() - 1000 })
+      .go();
+    expect((await call('GET', `/v1/systems/invitation?token=${token}`)).status).toBe(404);
+    const expired = await choose(token, 'too-late-pass-1');
+    expect(expired.status).toBe(404);
+    expect(await stored()).toEqual(before);
+    expect((await loginAnswer(username, 'too-late-pass-1')).status).toBe(401);
+  });
+
+  it('resets a password by invitation: the session and the old password end, and only the newest link works', async () => {
+    const { answer, username, password } = await create(owner, { authCodes: ['pass:dashboard'] });
+    const email = `${username}@example.test`;
+    const user = await firstLogin(username, password);
+    const key = answer.body.data.accountKey;
+    const reset = await call<Account>('POST', `/v1/accounts/${key}/password`, { token: owner.token, body: { invite: true } });
+    expect(reset.body.data.mustChangePassword).toBe(false);
+    expect((await call('GET', '/v1/systems/me', { token: user.token })).status).toBe(403);
+    expect((await loginAnswer(username, 'own-pass-2')).status).toBe(401);
+    const older = await invitation(email);
+    expect(older.text).toMatch(/reset the password/);
+    expect(older.text).not.toMatch(/Password: \S/);
+    // A second reset makes the first link void.
+    await call('POST', `/v1/accounts/${key}/password`, { token: owner.token, body: { invite: true } });
+    const newer = await invitation(email);
+    expect(newer.token).not.toBe(older.token);
+    expect((await choose(older.token, 'stale-link-pass-1')).status).toBe(404);
+    expect((await choose(newer.token, 'fresh-link-pass-1')).body.code).toBe(201);
+    expect((await login(username, 'fresh-link-pass-1')).mustChangePassword).toBe(false);
+  });
+
+  it('mails at most 50 invitations an hour per company, however many are asked for at once', async () => {
+    const tenant = await registerTenant();
+    const admin = await login(tenant.username, tenant.password);
+    const tenantId = admin.token.split('.')[0]!;
+    // The hour's count brought to 47 of 50 (each invitation makes an account, which takes a while): three are left for six asked.
+    for (let i = 0; i < 47; i++) await countAttempt('invitations', tenantId, 'accounts.invitationLimit', tenantId);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => {
+        const username = unique('many');
+        return call('POST', '/v1/accounts', { token: admin.token, body: { username, email: `${username}@example.test`, authCodes: [], invite: true } });
+      }),
+    );
+    expect(answers.filter((a) => a.body.code === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]!.body.message).toMatch(/^At most 50 invitations can be sent in an hour; try again in \d+ minutes$/);
+    // The refused ones made no account and sent nothing.
+    expect((await call<{ total: number }>('GET', '/v1/accounts?keyword=many', { token: admin.token })).body.data.total).toBe(3);
+    expect((await call<{ items: unknown[] }>('GET', '/v1/mailRecords?group=invitation', { token: admin.token })).body.data.items).toHaveLength(3);
+    // A reset by invitation counts too.
+    const someone = (await call<{ items: Account[] }>('GET', '/v1/accounts?keyword=many', { token: admin.token })).body.data.items[0]!;
+    const reset = await call('POST', `/v1/accounts/${someone.accountKey}/password`, { token: admin.token, body: { invite: true }, locale: 'ja_JP' });
+    expect(reset.status).toBe(429);
+    expect(reset.body.message).toMatch(/^招待は 1 時間に 50 件までです/);
   });
 
   it('resets a password: the account’s session ends and its next login must choose a new one', async () => {

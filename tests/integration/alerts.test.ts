@@ -5,6 +5,8 @@ import { portrait } from '@passcloud/device-shadow/portraits';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
+import { countAttempt } from '@passcloud/functions/data/identity';
+import { throttles } from '@passcloud/functions/data/throttles';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
@@ -157,5 +159,47 @@ describe('blacklist', () => {
     await until(() => records('/v1/blacklistRecords'), (items) => items.length === 2);
     await new Promise((r) => setTimeout(r, 500));
     expect((await mails('blacklistAlert')).length).toBe(2);
+  });
+});
+
+describe('alert mails a terminal cannot multiply', () => {
+  const fevers = async () => (await records('/v1/passRecords', '&temperature=fever')).length;
+
+  it('counts a person key that names nobody as a stranger: made-up keys share the stranger’s slot', async () => {
+    await settings({ feverAlert: true, blacklistAlert: false });
+    const before = await fevers();
+    for (const key of ['ghost0001', 'ghost0002', 'ghost0003']) {
+      device.records.add(newPassRecord({ personKey: key, name: `Ghost ${key}`, temperature: 38.6, passState: 'refused' }));
+    }
+    await until(fevers, (count) => count === before + 3);
+    await until(
+      () => mails('feverAlert'),
+      (items) => items.some((m) => m.title.includes('Ghost')),
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const ghosts = (await mails('feverAlert')).filter((m) => m.title.includes('Ghost'));
+    // One alert, to each of the two recipients.
+    expect(ghosts.map((m) => m.to).sort()).toEqual(['guard@example.test', 'nurse@example.test']);
+  });
+
+  it('sends at most 200 alert mails an hour per company; the rest are not sent', async () => {
+    const names = ['Warm One', 'Warm Two', 'Warm Three'];
+    const people = await Promise.all(names.map((name) => person('employees', name, groupKey)));
+    await settings({ feverAlert: true });
+    // The hour's count so far, brought to 197 of 200: three mails are left for six wanted.
+    const tenantId = token.split('.')[0]!;
+    const key = { tenantId, scope: 'alertMails' as const, subject: tenantId };
+    const counted = (await throttles().get(key).go()).data?.failures ?? 0;
+    for (let i = counted; i < 197; i++) await countAttempt('alertMails', tenantId, 'status.429', tenantId);
+    const before = await fevers();
+    people.forEach((personKey, i) => device.records.add(newPassRecord({ personKey, name: names[i], temperature: 38.2, passState: 'refused' })));
+    await until(fevers, (count) => count === before + 3);
+    await until(
+      () => mails('feverAlert'),
+      (items) => items.filter((m) => m.title.includes('Warm')).length >= 3,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await mails('feverAlert')).filter((m) => m.title.includes('Warm'))).toHaveLength(3);
+    expect((await throttles().get(key).go()).data?.failures).toBe(200);
   });
 });

@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { emailSettingsBody } from '@passcloud/functions/contract/mail';
+import { readEmailSettings, saveEmailSettings } from '@passcloud/functions/data/mailSettings';
+import { ValidationError } from '@passcloud/functions/lib/errors';
+import { deliver } from '@passcloud/functions/lib/mail';
 import { freePort } from '@passcloud/infra/local/standins';
 import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { startTestSmtp } from '../support/smtp.ts';
@@ -28,8 +32,14 @@ interface TestAnswer {
   to: string;
   mailKey: string;
 }
+interface MailRecord {
+  status: string;
+  error: string | null;
+  group: string;
+}
 
 const PASSWORD = 'smtp-Secret-42!';
+const LOGIN = { username: 'mailer', password: PASSWORD };
 const sinkPort = () => Number(inject('localEnv').SMTP_PORT);
 
 async function company() {
@@ -40,7 +50,10 @@ async function company() {
 
 const read = async (token: string) => (await call<Settings>('GET', '/v1/settings/email', { token })).body.data;
 const save = (token: string, body: Record<string, unknown>) => call<Settings & Issues>('PUT', '/v1/settings/email', { token, body });
-const sendTest = (token: string, body: Record<string, unknown> = {}) => call<TestAnswer & Issues>('POST', '/v1/settings/email/test', { token, body });
+const sendTest = (token: string, body: Record<string, unknown> = {}, locale?: string) =>
+  call<TestAnswer & Issues>('POST', '/v1/settings/email/test', { token, body, ...(locale ? { locale } : {}) });
+const mailRecord = async (token: string, mailKey: string, locale?: string) =>
+  (await call<MailRecord>('GET', `/v1/mailRecords/${mailKey}`, { token, ...(locale ? { locale } : {}) })).body.data;
 
 /** The stored item itself, as DynamoDB holds it. */
 async function storedItem(tenantId: string): Promise<Record<string, unknown>> {
@@ -53,8 +66,8 @@ function smtpBody(port: number, over: Record<string, unknown> = {}) {
     senderName: 'Acme Alerts',
     host: '127.0.0.1',
     port,
-    tlsMode: 'none',
-    username: 'mailer',
+    tlsMode: 'starttls',
+    username: LOGIN.username,
     password: PASSWORD,
     recipients: ['guard@company.test', 'hr@company.test'],
     feverAlert: true,
@@ -64,10 +77,20 @@ function smtpBody(port: number, over: Record<string, unknown> = {}) {
   };
 }
 
+/** Saves over whatever version is stored now. */
+async function resave(token: string, body: Record<string, unknown>) {
+  return save(token, { ...body, version: (await read(token)).version });
+}
+
 describe('email settings', () => {
   let tenant: Awaited<ReturnType<typeof company>>;
+  let server: Awaited<ReturnType<typeof startTestSmtp>>;
   beforeAll(async () => {
     tenant = await company();
+    server = await startTestSmtp({ tls: 'starttls', login: LOGIN });
+  });
+  afterAll(async () => {
+    await server?.stop();
   });
 
   it('start empty: mail goes through the service’s own sender', async () => {
@@ -90,9 +113,9 @@ describe('email settings', () => {
   });
 
   it('keep the password sealed and never answer it', async () => {
-    const saved = await save(tenant.token, { ...smtpBody(sinkPort()), version: 0 });
+    const saved = await save(tenant.token, { ...smtpBody(server.port), version: 0 });
     expect(saved.body.code).toBe(201);
-    expect(saved.body.data).toMatchObject({ host: '127.0.0.1', port: sinkPort(), username: 'mailer', passwordSet: true, version: 1 });
+    expect(saved.body.data).toMatchObject({ host: '127.0.0.1', port: server.port, username: 'mailer', passwordSet: true, version: 1 });
     expect(JSON.stringify(saved.body)).not.toContain(PASSWORD);
     expect(JSON.stringify(await read(tenant.token))).not.toContain(PASSWORD);
     const item = await storedItem(tenant.tenantId);
@@ -103,10 +126,10 @@ describe('email settings', () => {
     expect(raw).not.toContain(Buffer.from(PASSWORD).toString('hex'));
   });
 
-  it('keep the stored password when a change leaves it out, and clear it on null', async () => {
+  it('keep the stored password while the server stays the same, and clear it on null', async () => {
     const sealed = (await storedItem(tenant.tenantId)).passwordSealed;
-    const { password: _password, ...withoutPassword } = smtpBody(sinkPort(), { senderName: 'Acme Security' });
-    const kept = await save(tenant.token, { ...withoutPassword, version: 1 });
+    const { password: _password, ...withoutPassword } = smtpBody(server.port, { senderName: 'Acme Security', recipients: ['guard@company.test'] });
+    const kept = await save(tenant.token, { ...withoutPassword, host: '127.0.0.1', version: 1 });
     expect(kept.body.data).toMatchObject({ senderName: 'Acme Security', passwordSet: true, version: 2 });
     expect((await storedItem(tenant.tenantId)).passwordSealed).toBe(sealed);
 
@@ -114,18 +137,18 @@ describe('email settings', () => {
     expect(cleared.body.data).toMatchObject({ username: null, passwordSet: false, version: 3 });
     expect((await storedItem(tenant.tenantId)).passwordSealed).toBeUndefined();
     // Put back for the tests below.
-    const again = await save(tenant.token, { ...smtpBody(sinkPort()), version: 3 });
+    const again = await save(tenant.token, { ...smtpBody(server.port), version: 3 });
     expect(again.body.data.version).toBe(4);
   });
 
-  it('send the test mail through the company’s SMTP server with its sender (the local sink)', async () => {
-    const to = `${unique('test')}@example.test`;
+  it('send the test mail over STARTTLS with the company’s login and sender', async () => {
+    const to = `${unique('test')}@company.test`;
     const answer = await sendTest(tenant.token, { to });
     expect(answer.status).toBe(200);
     expect(answer.body.data).toMatchObject({ ok: true, error: null, to });
-    const [mail] = await mailsTo(to);
-    expect(mail).toMatchObject({ subject: 'Pass Cloud test mail' });
-    expect((mail as unknown as { from: string }).from).toBe('alerts@company.test');
+    expect(server.to(to)).toHaveLength(1);
+    expect(server.to(to)[0]!.from).toBe('alerts@company.test');
+    expect(server.logins.at(-1)).toEqual(LOGIN);
   });
 
   it('send the test mail to the first recipient when no address is given', async () => {
@@ -133,36 +156,78 @@ describe('email settings', () => {
     expect(answer.body.data).toMatchObject({ ok: true, to: 'guard@company.test' });
   });
 
-  it('answer the refusing server’s own text, and keep the settings', async () => {
-    const server = await startTestSmtp();
+  it('drop the password when the server changes without one: the new server is offered no login', async () => {
+    const other = await startTestSmtp({ tls: 'implicit', login: LOGIN });
     try {
-      server.refuse('nobody@company.test', { code: 550, text: 'Mailbox nobody is not known here' });
-      const current = await read(tenant.token);
-      const saved = await save(tenant.token, { ...smtpBody(server.port), version: current.version });
-      expect(saved.body.code).toBe(201);
-      const refused = await sendTest(tenant.token, { to: 'nobody@company.test' });
-      expect(refused.status).toBe(200);
-      expect(refused.body.data.ok).toBe(false);
-      expect(refused.body.data.error).toContain('550 Mailbox nobody is not known here');
-      const accepted = await sendTest(tenant.token, { to: 'somebody@company.test' });
-      expect(accepted.body.data.ok).toBe(true);
-      expect(server.to('somebody@company.test')).toHaveLength(1);
-      expect(await read(tenant.token)).toMatchObject({ port: server.port, version: saved.body.data.version });
+      const { password: _password, ...withoutPassword } = smtpBody(other.port, { tlsMode: 'tls' });
+      const moved = await resave(tenant.token, withoutPassword);
+      expect(moved.body.code).toBe(201);
+      expect(moved.body.data).toMatchObject({ port: other.port, tlsMode: 'tls', username: 'mailer', passwordSet: false });
+      expect((await storedItem(tenant.tenantId)).passwordSealed).toBeUndefined();
+      const to = `${unique('moved')}@company.test`;
+      const answer = await sendTest(tenant.token, { to });
+      expect(answer.body.data).toMatchObject({ ok: true, error: null });
+      expect(other.to(to)).toHaveLength(1);
+      expect(other.logins).toEqual([]);
     } finally {
-      await server.stop();
+      await other.stop();
     }
   });
 
-  it('save the settings of an unreachable server; the test mail tells why it failed', async () => {
-    const nowhere = await freePort();
-    const current = await read(tenant.token);
-    const saved = await save(tenant.token, { ...smtpBody(nowhere), version: current.version });
-    expect(saved.body.code).toBe(201);
-    const answer = await sendTest(tenant.token, { to: 'guard@company.test' });
-    expect(answer.body.data.ok).toBe(false);
-    expect(answer.body.data.error).toMatch(/ECONNREFUSED/);
-    expect((await read(tenant.token)).port).toBe(nowhere);
+  it('drop the password on any change of host, port, TLS mode or username', async () => {
+    const { password: _password, ...base } = smtpBody(server.port);
+    const changes: Record<string, unknown>[] = [{ host: 'localhost' }, { port: sinkPort() }, { tlsMode: 'tls' }, { username: 'someone-else' }];
+    for (const change of changes) {
+      expect((await resave(tenant.token, smtpBody(server.port))).body.data.passwordSet).toBe(true);
+      const changed = await resave(tenant.token, { ...base, ...change });
+      expect(changed.body.code, JSON.stringify(change)).toBe(201);
+      expect(changed.body.data.passwordSet, JSON.stringify(change)).toBe(false);
+    }
+    // A new password with the change keeps that one.
+    const given = await resave(tenant.token, smtpBody(server.port, { username: 'mailer' }));
+    expect(given.body.data.passwordSet).toBe(true);
   });
+
+  it('answer a refusal as a category in the caller’s language, never in the server’s words', async () => {
+    server.refuse('nobody@company.test', { code: 550, text: 'Mailbox nobody is not known here' });
+    const refused = await sendTest(tenant.token, { to: 'nobody@company.test' });
+    expect(refused.status).toBe(200);
+    expect(refused.body.data).toMatchObject({ ok: false, error: 'The mail server refused the mail (reply code 550)' });
+    const inJapanese = await sendTest(tenant.token, { to: 'nobody@company.test' }, 'ja_JP');
+    expect(inJapanese.body.data.error).toBe('メールサーバーがメールを拒否しました（応答コード 550）');
+    for (const answer of [refused, inJapanese]) expect(JSON.stringify(answer.body)).not.toMatch(/not known here|Mailbox nobody/);
+    // The mail record tells the same, in the reader's language.
+    expect(await mailRecord(tenant.token, refused.body.data.mailKey)).toMatchObject({ status: 'failed', error: 'The mail server refused the mail (reply code 550)' });
+    expect((await mailRecord(tenant.token, refused.body.data.mailKey, 'ja_JP')).error).toBe('メールサーバーがメールを拒否しました（応答コード 550）');
+    expect(await read(tenant.token)).toMatchObject({ port: server.port, passwordSet: true });
+  });
+
+  it('tell a refused login, a failed TLS and an unreachable server apart', async () => {
+    // A company of its own: test mails are limited per company and hour.
+    const own = await company();
+    const plain = await startTestSmtp();
+    try {
+      const nowhere = await freePort();
+      const cases: [string, Record<string, unknown>, string, string][] = [
+        ['a wrong password', smtpBody(server.port, { password: 'not-the-password' }), 'The SMTP server did not accept the username and password', 'SMTP サーバーがユーザー名とパスワードを受け付けませんでした'],
+        ['TLS from the start to a plain server', smtpBody(plain.port, { tlsMode: 'tls', password: null, username: null }), 'The encrypted connection (TLS) to the SMTP server failed', 'SMTP サーバーとの暗号化接続（TLS）に失敗しました'],
+        ['STARTTLS with a server that does not offer it', smtpBody(plain.port, { password: null, username: null }), 'The encrypted connection (TLS) to the SMTP server failed', 'SMTP サーバーとの暗号化接続（TLS）に失敗しました'],
+        ['a port where nothing listens', smtpBody(nowhere, { password: null, username: null }), 'Could not connect to the SMTP server', 'SMTP サーバーに接続できませんでした'],
+        ['an address where nothing answers', smtpBody(587, { host: '192.0.2.1', password: null, username: null }), 'Could not connect to the SMTP server', 'SMTP サーバーに接続できませんでした'],
+      ];
+      for (const [name, body, english, japanese] of cases) {
+        const saved = await resave(own.token, body);
+        expect(saved.body.code, name).toBe(201);
+        const answer = await sendTest(own.token, { to: 'guard@company.test' });
+        expect(answer.body.data, name).toMatchObject({ ok: false, error: english });
+        const record = await mailRecord(own.token, answer.body.data.mailKey, 'ja_JP');
+        expect(record, name).toMatchObject({ status: 'failed', error: japanese });
+      }
+      expect(plain.received).toEqual([]);
+    } finally {
+      await plain.stop();
+    }
+  }, 90_000);
 
   it('go back to the service’s sender without a server', async () => {
     const current = await read(tenant.token);
@@ -197,6 +262,7 @@ describe('email settings refuse bad input, naming the field and changing nothing
     ['an unknown TLS mode', { tlsMode: 'ssl' }, 'tlsMode', /Encryption must be/],
     ['alerts without recipients', { recipients: [] }, 'recipients', /Recipient email is required/],
     ['a password without a username', { username: null }, 'username', /Username is required/],
+    ['a password over a plain connection', { tlsMode: 'none' }, 'password', /Password: A password is sent only over an encrypted connection/],
     ['a summary time that is no time', { attendanceSummaryTime: '25:00' }, 'attendanceSummaryTime', /Attendance summary time/],
     ['no version', { version: undefined }, 'version', /Version is required/],
   ];
@@ -208,13 +274,43 @@ describe('email settings refuse bad input, naming the field and changing nothing
     expect(answer.body.message).toMatch(message);
   });
 
-  it('a username without any password stored or given', async () => {
+  it('a username without a password is saved, and mail goes without a login', async () => {
     const tenant2 = await company();
-    const { password: _p, ...body } = smtpBody(sinkPort());
+    const { password: _p, ...body } = smtpBody(sinkPort(), { tlsMode: 'none' });
     const answer = await save(tenant2.token, { ...body, version: 0 });
-    expect(answer.status).toBe(422);
-    expect(answer.body.data.issues).toEqual([{ path: 'password', message: 'Password is required' }]);
-    expect((await read(tenant2.token)).version).toBe(0);
+    expect(answer.body.code).toBe(201);
+    expect(answer.body.data).toMatchObject({ username: 'mailer', passwordSet: false });
+    expect((await sendTest(tenant2.token, { to: `${unique('nologin')}@example.test` })).body.data).toMatchObject({ ok: true, error: null });
+  });
+
+  it('a password kept from before over a plain connection names the TLS mode, and is never offered there', async () => {
+    const tenant2 = await company();
+    const plain = await startTestSmtp();
+    try {
+      expect((await save(tenant2.token, { ...smtpBody(plain.port), version: 0 })).body.code).toBe(201);
+      // Settings stored before passwords needed TLS.
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(MAIN_TABLE),
+          Key: { pk: tenant2.tenantId, sk: 'settings#email' },
+          UpdateExpression: 'SET tlsMode = :none',
+          ExpressionAttributeValues: { ':none': 'none' },
+        }),
+      );
+      const legacy = await read(tenant2.token);
+      expect(legacy).toMatchObject({ tlsMode: 'none', passwordSet: true });
+      const { password: _p, ...body } = smtpBody(plain.port, { tlsMode: 'none' });
+      const answer = await save(tenant2.token, { ...body, version: legacy.version });
+      expect(answer.status).toBe(422);
+      expect(answer.body.data.issues).toEqual([{ path: 'tlsMode', message: expect.stringMatching(/encrypted connection/) }]);
+      expect(await read(tenant2.token)).toEqual(legacy);
+      const to = `${unique('legacy')}@company.test`;
+      expect((await sendTest(tenant2.token, { to })).body.data.ok).toBe(true);
+      expect(plain.to(to)).toHaveLength(1);
+      expect(plain.logins).toEqual([]);
+    } finally {
+      await plain.stop();
+    }
   });
 
   it('a stale version answers 409', async () => {
@@ -232,5 +328,86 @@ describe('email settings refuse bad input, naming the field and changing nothing
     const answer = await sendTest(tenant.token, { to: 'nobody' });
     expect(answer.status).toBe(422);
     expect(answer.body.data.issues.map((i) => i.path)).toEqual(['to']);
+  });
+});
+
+/**
+ * The test stack runs with SMTP_ALLOW_PRIVATE=1 (its SMTP servers listen on 127.0.0.1); this test
+ * process has it off, as a deployment does, and calls the same data layer and mail service.
+ */
+describe('without SMTP_ALLOW_PRIVATE, servers in the service’s own network', () => {
+  let tenant: Awaited<ReturnType<typeof company>>;
+  let switched: string | undefined;
+  beforeAll(async () => {
+    tenant = await company();
+  });
+  beforeEach(() => {
+    switched = process.env.SMTP_ALLOW_PRIVATE;
+    delete process.env.SMTP_ALLOW_PRIVATE;
+  });
+  afterEach(() => {
+    if (switched !== undefined) process.env.SMTP_ALLOW_PRIVATE = switched;
+  });
+
+  const body = (over: Record<string, unknown>) => emailSettingsBody.parse({ ...smtpBody(587, { username: null, password: null }), version: 0, ...over });
+  async function refusal(over: Record<string, unknown>): Promise<ValidationError> {
+    const error = await saveEmailSettings(tenant.tenantId, body({ ...over, version: (await readEmailSettings(tenant.tenantId)).version })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error, JSON.stringify(over)).toBeInstanceOf(ValidationError);
+    return error as ValidationError;
+  }
+
+  const private_ = ['127.0.0.1', '127.1', 'localhost', '10.0.0.5', '172.16.3.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', 'fd00::1', 'fe80::1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::'];
+  it.each(private_)('refuse %s at save, naming the host, and change nothing', async (host) => {
+    const before = await readEmailSettings(tenant.tenantId);
+    const error = await refusal({ host });
+    expect(error.issues).toEqual([expect.objectContaining({ path: 'host', message: 'mail.hostNotPublic' })]);
+    expect(await readEmailSettings(tenant.tenantId)).toEqual(before);
+  });
+
+  it('refuse a port that is not a mail port, naming it; the mail ports and a public address are saved', async () => {
+    const error = await refusal({ host: '192.0.2.1', port: 8025 });
+    expect(error.issues).toEqual([expect.objectContaining({ path: 'port', message: 'mail.portNotAllowed', params: { ports: '25, 465, 587, 2525' } })]);
+    for (const port of [25, 465, 587, 2525]) {
+      const saved = await saveEmailSettings(tenant.tenantId, body({ host: '192.0.2.1', port, version: (await readEmailSettings(tenant.tenantId)).version }));
+      expect(saved).toMatchObject({ host: '192.0.2.1', port });
+    }
+  });
+
+  it('send nothing to a name that resolves into the service’s network now, and record the mail as failed', async () => {
+    const server = await startTestSmtp();
+    try {
+      // Saved while it was allowed (the stack has the switch on); sent with the switch off.
+      const saved = await save(tenant.token, { ...smtpBody(server.port, { host: 'localhost', tlsMode: 'none', username: null, password: null }), version: (await read(tenant.token)).version });
+      expect(saved.body.code).toBe(201);
+      const outcome = await deliver(tenant.tenantId, { to: 'guard@company.test', subject: 'Blocked', text: 'Never sent', kind: 'test' }, { retry: false });
+      expect(outcome).toMatchObject({ status: 'failed', error: 'blocked' });
+      expect(server.received).toEqual([]);
+      expect(await mailRecord(tenant.token, outcome.mailKey)).toMatchObject({
+        status: 'failed',
+        group: 'test',
+        error: 'The SMTP server\'s address or port is not one the service connects to',
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('test mails', () => {
+  it('are limited to 10 an hour per company, however many are asked for at once', async () => {
+    const tenant = await company();
+    const answers = await Promise.all(Array.from({ length: 13 }, () => sendTest(tenant.token, { to: `${unique('burst')}@example.test` })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]!.body.message).toMatch(/^At most 10 test mails can be sent in an hour; try again in \d+ minutes$/);
+    const recorded = await call<{ items: unknown[] }>('GET', '/v1/mailRecords?group=test&pageSize=100', { token: tenant.token });
+    expect(recorded.body.data.items).toHaveLength(10);
+    const inJapanese = await sendTest(tenant.token, {}, 'ja_JP');
+    expect(inJapanese.status).toBe(429);
+    expect(inJapanese.body.message).toMatch(/^テストメールは 1 時間に 10 通までです/);
   });
 });

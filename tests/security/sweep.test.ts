@@ -137,6 +137,7 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/authorities/{authorityKey}': () => ({ validity: { permanent: true }, version: 1 }),
   'POST /v1/passRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey, type: 'stranger' }),
   'POST /v1/blacklistRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey }),
+  'POST /v1/systems/invitation': () => ({ securityId: 'sweep', token: 'A'.repeat(43), password: 'c3dlZXA=' }),
   'PUT /v1/settings/privacy': () => ({
     saveTemperature: false,
     savePhotos: false,
@@ -147,6 +148,7 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
+  'GET /v1/systems/invitation': `?token=${'A'.repeat(43)}`,
   'GET /v1/mailRecords': '?status=failed&group=test',
   'GET /v1/passRecords': '?passState=refused&temperature=fever&keyword=a',
   'GET /v1/blacklistRecords': '?passState=refused',
@@ -251,6 +253,16 @@ describe('route table sweep', () => {
   });
 
   const sessionRoutes = routes.filter((r) => (r as RouteEntry).access === 'session') as RouteEntry[];
+  const publicRoutes = routes.filter((r) => (r as RouteEntry).access === 'public') as RouteEntry[];
+
+  it.each(publicRoutes.map((r) => [routeKey(r), r] as const))('%s, called by anyone, changes no company’s data and tells none of it', async (_key, route) => {
+    const before = await Promise.all(tenants.map((t) => snapshot(t.tenantId)));
+    const answer = await send(route, undefined, tenants[0]!);
+    expect(answer.status).toBeLessThan(500);
+    const text = JSON.stringify(answer.body);
+    for (const t of tenants) expect(text).not.toContain(t.tenantId);
+    expect(await Promise.all(tenants.map((t) => snapshot(t.tenantId)))).toEqual(before);
+  });
 
   it.each(sessionRoutes.map((r) => [routeKey(r), r] as const))('%s answers 403 without a session', async (_key, route) => {
     const victim = tenants[0]!;

@@ -33,9 +33,15 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.THROTTLE_CODEMAILS_LIMIT ??= '10000';
   // Grants of more than 50 pairs go to the background worker, so tests reach it with a few people.
   process.env.GRANT_INLINE_PAIRS ??= '50';
+  // And grants of more than 150 pairs are refused (tests/integration/passageGuards.test.ts).
+  process.env.GRANT_MAX_PAIRS ??= '150';
   // Mails that failed for a while are tried again within a second or two, not minutes (tests/integration/mailRecords.test.ts).
   process.env.MAIL_RETRY_BASE_MS ??= '400';
   process.env.MAIL_RETRY_INTERVAL_MS ??= '200';
+  // The companies' SMTP servers of the tests listen on 127.0.0.1 on any port, with a self-signed
+  // certificate (tests/support/smtp.ts); the refusal of such servers is tested with the switch off
+  // in the test processes (tests/integration/mailSettings.test.ts).
+  process.env.SMTP_ALLOW_PRIVATE ??= '1';
   let shared = registry[key];
   if (!shared) {
     const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));

@@ -16,16 +16,43 @@ export interface Refusal {
   times?: number;
 }
 
+/** A login the server was offered: the username and password the client sent. */
+export interface OfferedLogin {
+  username: string;
+  password: string;
+}
+
+export interface TestSmtpOptions {
+  /**
+   * `none` (default): plain SMTP only; `starttls`: STARTTLS offered; `implicit`: TLS from the first
+   * byte. The certificate is smtp-server's own self-signed one, which the service accepts only
+   * for servers on private addresses with SMTP_ALLOW_PRIVATE=1 (as the test stack runs).
+   */
+  tls?: 'none' | 'starttls' | 'implicit';
+  /** The one login the server accepts (offered only over TLS); without it AUTH is not offered. */
+  login?: { username: string; password: string };
+}
+
 /**
  * A company's own SMTP server for tests: it keeps what it accepts and refuses the recipients it
- * is told to, with 4xx (try again later) or 5xx (permanent) replies of its own words.
+ * is told to, with 4xx (try again later) or 5xx (permanent) replies of its own words, and notes
+ * every login offered to it.
  */
-export async function startTestSmtp() {
+export async function startTestSmtp(options: TestSmtpOptions = {}) {
   const received: ReceivedMail[] = [];
   const refusals = new Map<string, Refusal>();
+  const logins: OfferedLogin[] = [];
+  const tls = options.tls ?? 'none';
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    secure: tls === 'implicit',
+    disabledCommands: [...(tls === 'starttls' ? [] : ['STARTTLS']), ...(options.login ? [] : ['AUTH'])],
+    authMethods: ['PLAIN', 'LOGIN'],
+    onAuth(auth, _session, callback) {
+      logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
+      if (auth.username === options.login?.username && auth.password === options.login?.password) return callback(null, { user: auth.username });
+      callback(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }));
+    },
     logger: false,
     onRcptTo(address, _session, callback) {
       const refusal = refusals.get(address.address.toLowerCase());
@@ -53,6 +80,7 @@ export async function startTestSmtp() {
   return {
     port,
     received,
+    logins,
     refuse: (address: string, refusal: Refusal) => refusals.set(address.toLowerCase(), refusal),
     accept: (address: string) => refusals.delete(address.toLowerCase()),
     to: (address: string) => received.filter((m) => m.to.includes(address)),

@@ -4,7 +4,7 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { deliver, mailFailure, retryDelayMs } from '@passcloud/functions/lib/mail';
+import { deliver, fairShare, mailErrorText, mailFailure, retryDelayMs } from '@passcloud/functions/lib/mail';
 import { openSecret, sealSecret } from '@passcloud/functions/lib/secretBox';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -64,13 +64,19 @@ describe('the mail service on AWS', () => {
     expect(ses).toHaveReceivedCommandWith(SendEmailCommand, { FromEmailAddress: '"Acme Security" <no-reply@example.com>' });
   });
 
-  it('does not use SES when the company has an SMTP server', async () => {
-    storedSettings(settings({ host: '127.0.0.1', port: 1, tlsMode: 'none', senderAddress: 'alerts@acme.test' }));
+  it('does not use SES when the company has an SMTP server, and never connects into its own network', async () => {
+    storedSettings(settings({ host: '127.0.0.1', port: 587, tlsMode: 'none', senderAddress: 'alerts@acme.test' }));
     const outcome = await deliver(TENANT, mail, { retry: false });
     expect(ses).not.toHaveReceivedCommand(SendEmailCommand);
-    expect(outcome.status).toBe('failed');
-    expect(outcome.error).toMatch(/ECONNREFUSED/);
-    expect(recorded()[0]).toMatchObject({ from: 'alerts@acme.test', status: 'failed' });
+    expect(outcome).toMatchObject({ status: 'failed', error: 'blocked' });
+    expect(recorded()[0]).toMatchObject({ from: 'alerts@acme.test', status: 'failed', error: 'blocked' });
+  });
+
+  it('refuses a port that is not a mail port at send time too', async () => {
+    storedSettings(settings({ host: '192.0.2.1', port: 8025, tlsMode: 'starttls', senderAddress: 'alerts@acme.test' }));
+    const outcome = await deliver(TENANT, mail);
+    expect(outcome).toMatchObject({ status: 'failed', error: 'blocked' });
+    expect(recorded()[0]).not.toHaveProperty('gsi1pk');
   });
 
   it('queues a mail SES throttled for another attempt, and fails a rejected one at once', async () => {
@@ -84,7 +90,8 @@ describe('the mail service on AWS', () => {
     ses.reset();
     ses.on(SendEmailCommand).rejects(Object.assign(new Error('Email address is not verified'), { name: 'MessageRejected', $metadata: { httpStatusCode: 400 } }));
     const rejected = await deliver(TENANT, mail);
-    expect(rejected).toMatchObject({ status: 'failed', error: 'MessageRejected: Email address is not verified' });
+    expect(rejected).toMatchObject({ status: 'failed', error: 'refused' });
+    expect(recorded()[1]).toMatchObject({ error: 'refused' });
     expect(recorded()[1]).not.toHaveProperty('gsi1pk');
   });
 
@@ -99,10 +106,38 @@ describe('the mail service on AWS', () => {
 
 describe('failure classes and back-off', () => {
   it('treats SMTP 4xx and connection errors as temporary, 5xx as permanent', () => {
-    expect(mailFailure(Object.assign(new Error('x'), { responseCode: 421, response: '421 Busy' }))).toMatchObject({ temporary: true, message: '421 Busy' });
-    expect(mailFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 No such user' }))).toMatchObject({ temporary: false, message: '550 No such user' });
-    expect(mailFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNECTION' })).temporary).toBe(true);
-    expect(mailFailure(Object.assign(new Error('Invalid login'), { code: 'EAUTH', responseCode: 535, response: '535 Bad credentials' })).temporary).toBe(false);
+    expect(mailFailure(Object.assign(new Error('x'), { code: 'EENVELOPE', responseCode: 421, response: '421 Busy' }))).toMatchObject({ category: 'refused', temporary: true, replyCode: 421 });
+    expect(mailFailure(Object.assign(new Error('x'), { code: 'EENVELOPE', responseCode: 550, response: '550 No such user' }))).toMatchObject({ category: 'refused', temporary: false, replyCode: 550 });
+    expect(mailFailure(Object.assign(new Error('connect ECONNREFUSED 192.0.2.1:25'), { code: 'ESOCKET' }))).toMatchObject({ category: 'connect', temporary: true });
+    expect(mailFailure(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' }))).toMatchObject({ category: 'connect', temporary: true });
+    expect(mailFailure(Object.assign(new Error('Invalid login'), { code: 'EAUTH', responseCode: 535, response: '535 Bad credentials' }))).toMatchObject({ category: 'auth', temporary: false, replyCode: undefined });
+  });
+
+  it('names TLS failures, the greeting of something that is no mail server, and anything else apart', () => {
+    expect(mailFailure(Object.assign(new Error('self-signed certificate'), { code: 'ESOCKET' }))).toMatchObject({ category: 'tls', temporary: false });
+    expect(mailFailure(Object.assign(new Error('ssl3_get_record:wrong version number'), { code: 'ESOCKET', library: 'SSL routines' })).category).toBe('tls');
+    expect(mailFailure(Object.assign(new Error('Error upgrading connection with STARTTLS'), { code: 'ETLS', responseCode: 502 }))).toMatchObject({ category: 'tls', replyCode: undefined });
+    expect(mailFailure(Object.assign(new Error('Invalid greeting'), { code: 'EPROTOCOL', response: 'HTTP/1.1 400 Bad Request' })).category).toBe('connect');
+    expect(mailFailure(new Error('something else')).category).toBe('other');
+  });
+
+  it('tells why in the reader’s language, with the reply code of a refusal, and never an old record’s server text', () => {
+    expect(mailErrorText('en_US', 'refused', 550)).toBe('The mail server refused the mail (reply code 550)');
+    expect(mailErrorText('ja_JP', 'connect')).toBe('SMTP サーバーに接続できませんでした');
+    expect(mailErrorText('en_US', '550 5.1.1 <ceo@internal.example>: user unknown (banner of mail.internal)')).toBe('The mail could not be sent');
+    expect(mailErrorText('en_US', undefined)).toBeNull();
+  });
+
+  it('shares a pass fairly: a few mails of each company in turn, however many one company has due', () => {
+    const due = [
+      ...Array.from({ length: 40 }, (_, i) => ({ tenantId: 'hanging', n: i })),
+      { tenantId: 'b', n: 0 },
+      { tenantId: 'c', n: 0 },
+      { tenantId: 'b', n: 1 },
+    ];
+    const chosen = fairShare(due, 50, 3);
+    expect(chosen.map((r) => `${r.tenantId}${r.n}`)).toEqual(['hanging0', 'b0', 'c0', 'hanging1', 'b1', 'hanging2']);
+    expect(fairShare(due, 4, 3)).toHaveLength(4);
   });
 
   it('doubles the wait after each attempt', () => {

@@ -5,6 +5,7 @@ export const PUBLIC_SCREENS: Record<string, () => Promise<{ default: ComponentTy
   '/login': () => import('../features/auth/LoginPage.tsx'),
   '/register': () => import('../features/auth/RegisterPage.tsx'),
   '/password-find': () => import('../features/auth/PasswordFindPage.tsx'),
+  '/invitation': () => import('../features/auth/InvitationPage.tsx'),
   '/agreement': () => import('../features/auth/AgreementPage.tsx'),
   '/entrance': () => import('../features/entrance/EntrancePage.tsx'),
   '/smart-elevator': () => import('../features/entrance/SmartElevatorPage.tsx'),

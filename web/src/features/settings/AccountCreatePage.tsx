@@ -39,8 +39,8 @@ export function confirmDiscard(dirty: boolean, leave: () => void, t: { discard: 
 
 /**
  * A new account: who it is, what it may see (the menu tree), and how it gets its first password:
- * typed here twice (sent encrypted with the session key) or mailed as an invitation. Either way
- * the account chooses its own password at the first login.
+ * typed here twice (sent encrypted with the session key; the account changes it at the first
+ * login), or chosen by the person through an invitation link mailed to them.
  */
 export function AccountCreatePage() {
   const { t } = useLingui();
@@ -109,12 +109,14 @@ export function AccountCreatePage() {
                 <PasswordPair label={t`Initial password`} password={form.getInputProps('password')} confirm={form.getInputProps('confirmPassword')} value={form.values.password} />
               ) : (
                 <Alert variant="light" color="blue">
-                  <Trans>A password made up for the purpose is mailed to the account's email address.</Trans>
+                  <Trans>A link is mailed to the account's email address; with it the person chooses a password. It works once, within 3 days.</Trans>
                 </Alert>
               )}
-              <Text size="xs" c="dimmed">
-                <Trans>The account chooses a password of its own at the first login.</Trans>
-              </Text>
+              {form.values.mode === 'password' && (
+                <Text size="xs" c="dimmed">
+                  <Trans>The account chooses a password of its own at the first login.</Trans>
+                </Text>
+              )}
             </Stack>
             <Group justify="flex-end" gap="xs">
               <Button variant="default" onClick={cancel} data-testid="account-cancel">

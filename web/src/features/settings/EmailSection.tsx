@@ -64,8 +64,8 @@ function valuesOf(settings: EmailSettings): Values {
 /**
  * Email settings: the company's own SMTP server and sender (without one, mail goes through the
  * service's sender), who receives the alerts and summaries, and which are sent. The password is
- * never shown: a saved one can be kept, replaced or cleared. A test mail goes through the saved
- * settings and shows the server's own answer.
+ * never shown: a saved one can be kept (while the server and username stay), replaced or cleared.
+ * A test mail goes through the saved settings and shows whether it went out, or why not.
  */
 export function EmailSection() {
   const { t } = useLingui();
@@ -142,12 +142,22 @@ export function EmailSection() {
     setPasswordAction(stored?.passwordSet ? 'keep' : 'replace');
   };
 
+  // A saved password belongs to its server: once the server or the username changes, the server
+  // drops it unless it is given again, so the field asks for it.
+  const serverChanged =
+    !!stored &&
+    (form.values.host.trim().toLowerCase() !== (stored.host ?? '').toLowerCase() ||
+      String(form.values.port) !== String(stored.port ?? '') ||
+      form.values.tlsMode !== stored.tlsMode ||
+      form.values.username.trim() !== (stored.username ?? ''));
+  const shownAction: PasswordAction = passwordAction === 'keep' && serverChanged ? 'replace' : passwordAction;
+
   const submit = form.onSubmit(async (values) => {
     if (!stored) return;
     setSaving(true);
     try {
       const text = (value: string) => value.trim() || null;
-      const password = passwordAction === 'clear' ? null : passwordAction === 'replace' && values.password ? values.password : undefined;
+      const password = shownAction === 'clear' ? null : shownAction === 'replace' && values.password ? values.password : undefined;
       const body = {
         senderAddress: text(values.senderAddress),
         senderName: text(values.senderName),
@@ -200,7 +210,7 @@ export function EmailSection() {
   };
 
   const host = form.values.host.trim();
-  const dirty = form.isDirty() || (passwordAction === 'replace' && !!form.values.password) || (passwordAction === 'clear' && !!stored?.passwordSet);
+  const dirty = form.isDirty() || (shownAction === 'replace' && !!form.values.password) || (shownAction === 'clear' && !!stored?.passwordSet);
   const updated = formatDateTime(stored?.updateTime);
   const outcomeTo = outcome?.to ?? '';
   return (
@@ -246,7 +256,7 @@ export function EmailSection() {
               />
             </Group>
             <TextInput label={t`Username`} autoComplete="off" {...form.getInputProps('username')} data-testid="email-username" />
-            {passwordAction === 'keep' ? (
+            {shownAction === 'keep' ? (
               <Stack gap={4}>
                 <Text size="sm" fw={500}>
                   <Trans>Password</Trans>
@@ -263,7 +273,7 @@ export function EmailSection() {
                   </Button>
                 </Group>
               </Stack>
-            ) : passwordAction === 'clear' ? (
+            ) : shownAction === 'clear' ? (
               <Stack gap={4}>
                 <Text size="sm" fw={500}>
                   <Trans>Password</Trans>
@@ -281,7 +291,13 @@ export function EmailSection() {
               <PasswordInput
                 label={stored?.passwordSet ? t`New password` : t`Password`}
                 autoComplete="new-password"
-                description={stored?.passwordSet ? undefined : t`Leave empty if the server needs no login.`}
+                description={
+                  passwordAction === 'keep'
+                    ? t`The saved password is kept only for the server it was saved with: enter it again, or leave it empty to send without a login.`
+                    : stored?.passwordSet
+                      ? undefined
+                      : t`Leave empty if the server needs no login.`
+                }
                 {...form.getInputProps('password')}
                 inputWrapperOrder={['label', 'input', 'description', 'error']}
                 data-testid="email-password"
@@ -394,9 +410,7 @@ export function EmailSection() {
                 </Alert>
               ) : (
                 <Alert color="red" variant="light" title={t`The test mail was not sent`} data-testid="email-test-result" data-ok="false">
-                  <Text size="sm" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                    {outcome.error}
-                  </Text>
+                  <Text size="sm">{outcome.error}</Text>
                 </Alert>
               ))}
           </Stack>

@@ -284,10 +284,8 @@ export function MailRecordsSection() {
               </Table.Tbody>
             </Table>
             {open.error && (
-              <Alert color="red" variant="light" title={t`The mail server answered`}>
-                <Text size="sm" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                  {open.error}
-                </Text>
+              <Alert color="red" variant="light" title={t`The mail was not sent`}>
+                <Text size="sm">{open.error}</Text>
               </Alert>
             )}
             <Paper withBorder radius="md" p="md" bg="gray.0">

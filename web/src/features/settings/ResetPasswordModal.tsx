@@ -16,8 +16,8 @@ interface Values {
 }
 
 /**
- * Resets another account's password: typed here twice, or a made-up one mailed as an invitation.
- * The account's session ends and it must choose a new password at its next login.
+ * Resets another account's password: typed here twice (changed by the account at its next login),
+ * or chosen by the person through an invitation link mailed to them. The account's session ends.
  */
 export function ResetPasswordModal({ account, opened, onClose, onDone }: { account: Account; opened: boolean; onClose: () => void; onDone: (account: Account) => void }) {
   const { t } = useLingui();
@@ -64,7 +64,11 @@ export function ResetPasswordModal({ account, opened, onClose, onDone }: { accou
       <form onSubmit={submit} noValidate>
         <Stack>
           <Text size="sm">
-            <Trans>{username} is logged out and must choose a new password at the next login.</Trans>
+            {form.values.mode === 'invite' ? (
+              <Trans>{username} is logged out and chooses a new password through the mailed link.</Trans>
+            ) : (
+              <Trans>{username} is logged out and must choose a new password at the next login.</Trans>
+            )}
           </Text>
           <Radio.Group label={t`New password`} {...form.getInputProps('mode')}>
             <Stack gap="xs" mt="xs">
@@ -81,7 +85,7 @@ export function ResetPasswordModal({ account, opened, onClose, onDone }: { accou
             <PasswordPair password={form.getInputProps('password')} confirm={form.getInputProps('confirmPassword')} value={form.values.password} />
           ) : (
             <Alert variant="light" color="blue">
-              <Trans>A password made up for the purpose is mailed to the account's email address.</Trans>
+              <Trans>A link is mailed to the account's email address; with it the person chooses a password. It works once, within 3 days.</Trans>
             </Alert>
           )}
           <Group justify="flex-end">
