@@ -16,16 +16,18 @@ import {
   type CommandResultMessage,
   type FaceNotifyMessage,
   type LogMessage,
+  type PassRecordUp,
   type RecordsAckMessage,
 } from '@passcloud/functions/contract/protocol';
 import { FaceLibrary } from './faces.ts';
 import { RecordOutbox } from './records.ts';
+import { decide, type Sighting } from './traffic.ts';
 
 /**
  * The software of one face terminal, as far as the cloud sees it: it binds with the tenant's
  * device binding code, connects over MQTT, keeps a heartbeat, applies the desired settings of
- * its shadow and reports them, obeys commands and writes a log. Real terminals run the same
- * protocol; the simulated fleet runs many of these in one process.
+ * its shadow and reports them, obeys commands, decides passes and writes a log. Real terminals
+ * run the same protocol; the simulated fleet runs many of these in one process.
  */
 export interface AgentOptions {
   /** Base URL of the API, e.g. http://127.0.0.1:3000 */
@@ -48,6 +50,43 @@ export interface AgentOptions {
   approvalRetryMs?: number;
   /** How many faces the terminal can hold (default 10,000). */
   faceCapacity?: number;
+  /** First wait before an HTTPS call that met a throttle or a server failure is tried again (default 1 s, doubling, with jitter). */
+  retryBaseMs?: number;
+}
+
+/** How often an HTTPS device call is tried in all when the answer is a throttle, a server failure or no answer at all. */
+export const CALL_ATTEMPTS = 4;
+
+/**
+ * An HTTPS device call that did not succeed. `retryable` when trying later may succeed: no answer,
+ * HTTP 429 or 5xx (API Gateway's own throttle and errors come without the envelope).
+ */
+export class DeviceCallError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'DeviceCallError';
+  }
+}
+
+interface Envelope<T> {
+  code: number;
+  message: string;
+  data: T;
+}
+
+/** The answer's envelope, or undefined when the body is not `{ code, message, data }` (an error page, API Gateway's `{"message":...}`). */
+function envelopeOf<T>(text: string): Envelope<T> | undefined {
+  try {
+    const body = JSON.parse(text) as Partial<Envelope<T>> | null;
+    if (body && typeof body === 'object' && typeof body.code === 'number' && typeof body.message === 'string' && 'data' in body) return body as Envelope<T>;
+  } catch {
+    // not JSON
+  }
+  return undefined;
 }
 
 /** Raw MQTT over TLS, as mqtt.js names it; `wss:` is HTTP underneath and must not offer ALPN `mqtt`. */
@@ -317,17 +356,49 @@ export class DeviceAgent {
   }
 
   /** Calls one of the HTTPS device routes with the terminal's credentials and answers the envelope's `data`. */
+  /**
+   * An answer counts only when it is the envelope with a success code. No answer, a throttle (429)
+   * or a server failure (5xx), with or without the envelope, is tried again after a wait that
+   * doubles from `retryBaseMs` with jitter (or the answer's Retry-After), CALL_ATTEMPTS times in
+   * all; anything else, and the last failure, throws a DeviceCallError.
+   */
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const binding = this.binding;
     if (!binding) throw new Error('not bound');
-    const response = await fetch(new URL(path, this.options.apiUrl), {
-      method,
-      headers: { authorization: deviceAuthorization(binding.thingName, binding.mqtt.password), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const envelope = (await response.json()) as { code: number; message: string; data: T };
-    if (envelope.code >= 300) throw new Error(`${method} ${path} answered ${envelope.code}: ${envelope.message}`);
-    return envelope.data;
+    for (let attempt = 1; ; attempt++) {
+      let failure: DeviceCallError;
+      let retryAfterMs: number | undefined;
+      try {
+        const response = await fetch(new URL(path, this.options.apiUrl), {
+          method,
+          headers: { authorization: deviceAuthorization(binding.thingName, binding.mqtt.password), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const envelope = envelopeOf<T>(await response.text());
+        if (envelope && response.ok && envelope.code < 300) return envelope.data;
+        const status = envelope && envelope.code >= 400 ? envelope.code : response.status;
+        const retryable = response.status === 429 || response.status >= 500 || status === 429;
+        failure = new DeviceCallError(`${method} ${path} answered ${status}${envelope ? `: ${envelope.message}` : ' without the envelope'}`, status, retryable);
+        const after = Number(response.headers.get('retry-after'));
+        if (Number.isFinite(after) && after > 0) retryAfterMs = Math.min(after, 60) * 1000;
+      } catch (error) {
+        failure = new DeviceCallError(`${method} ${path}: no answer (${error instanceof Error ? error.message : String(error)})`, 0, true);
+      }
+      if (!failure.retryable || attempt >= CALL_ATTEMPTS) throw failure;
+      const base = this.options.retryBaseMs ?? 1000;
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs ?? base * 2 ** (attempt - 1) * (0.5 + Math.random())));
+    }
+  }
+
+  /**
+   * Someone in front of the camera: the terminal decides from its face library and settings
+   * (`decide`: the blacklist wins over pass authority), keeps the record with a capture and sends
+   * it up. Answers the record.
+   */
+  see(sighting: Sighting, photo: Buffer = capture()): PassRecordUp {
+    const record = decide(this, sighting);
+    this.records.add(record, photo);
+    return record;
   }
 
   /** The facts the terminal reports with every heartbeat, its face library's size included. */

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { imageSize } from 'image-size';
-import type { FaceChange, FaceChangesPage, FaceList, FaceNotifyMessage, FaceResult, SyncFailure } from '@passcloud/functions/contract/protocol';
+import { faceChangesPage, type FaceChange, type FaceChangesPage, type FaceList, type FaceNotifyMessage, type FaceResult, type SyncFailure } from '@passcloud/functions/contract/protocol';
 import type { DeviceAgent } from './agent.ts';
 
 /** One face the terminal recognises. */
@@ -27,6 +27,7 @@ export const DEFAULT_FACE_CAPACITY = 10_000;
 /** A terminal looks for changes this often even without a notification, in case one was lost. */
 const POLL_MS = 5 * 60_000;
 
+/** A face is identified by (list, personKey): one person's pass face and blacklist face are two faces, held and saved apart. */
 const faceId = (list: FaceList, personKey: string) => `${list}:${personKey}`;
 
 /**
@@ -74,10 +75,19 @@ export class FaceLibrary {
     return this.faces.get(faceId(list, personKey));
   }
 
-  /** True when the face may pass now: held on the pass list and within its validity. */
+  /** True when the person is on the blacklist now: a blacklist face held and within its validity. */
+  watches(personKey: string, at = new Date()): boolean {
+    const face = this.find('blacklist', personKey);
+    return !!face && within(face, at);
+  }
+
+  /**
+   * True when the face may pass now: held on the pass list, within its validity, and not on the
+   * blacklist, which wins over pass authority.
+   */
   admits(personKey: string, at = new Date()): boolean {
     const face = this.find('pass', personKey);
-    return !!face && within(face, at);
+    return !!face && within(face, at) && !this.watches(personKey, at);
   }
 
   onConnect(): void {
@@ -149,7 +159,8 @@ export class FaceLibrary {
   private async pull(): Promise<void> {
     for (;;) {
       if (!this.agent.binding || !this.agent.connected) return;
-      const page = await this.agent.call<FaceChangesPage>('GET', `/v1/deviceSync/faces?cursor=${this.cursor}&limit=100`);
+      // Checked against the contract: an answer that is not a page of changes moves nothing.
+      const page = faceChangesPage.parse(await this.agent.call<unknown>('GET', `/v1/deviceSync/faces?cursor=${this.cursor}&limit=100`)) as FaceChangesPage;
       if (page.changes.length > 0) {
         const results: FaceResult[] = [];
         for (const change of page.changes) results.push(await this.apply(change));
@@ -225,11 +236,14 @@ export class FaceLibrary {
     }
   }
 
+  /** Replaces the file whole (write, then rename): a power loss leaves the old library or the new, never a cut one that would start the terminal empty. */
   private save(): void {
     const file = this.file();
     if (!file) return;
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ cursor: this.cursor, faces: this.all() } satisfies Flash));
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ cursor: this.cursor, faces: this.all() } satisfies Flash));
+    renameSync(temp, file);
   }
 }
 

@@ -1,15 +1,16 @@
 import type { PassRecordUp, PassSource } from '@passcloud/functions/contract/protocol';
 import type { DeviceAgent } from './agent.ts';
-import { within } from './faces.ts';
+import { within, type Face } from './faces.ts';
 import { portrait } from './portraits.ts';
 import { newPassRecord } from './records.ts';
 
 /**
  * People walking past the simulated terminals: at `perMinute` passes a minute (spread at random),
- * a terminal sees someone and decides as a real one would from its own face library and settings:
+ * a terminal sees someone and decides as a real one would from its own face library and settings
+ * (`decide`): a face on its blacklist is refused whatever else the library holds for that person,
  * a known face inside its validity passes, a stranger is refused (unless the terminal lets
- * strangers pass), a temperature at or above the alarm threshold is refused, a face on its
- * blacklist is refused. Each pass becomes a record with a capture of the person.
+ * strangers pass), a temperature at or above the alarm threshold is refused. Each pass becomes a
+ * record with a capture of the person.
  */
 export interface TrafficOptions {
   perMinute: number;
@@ -65,36 +66,60 @@ export function simulateTraffic(agents: DeviceAgent[], options: TrafficOptions):
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** Someone in front of a terminal: who the face matched (absent for a stranger) and what was measured. */
+export interface Sighting {
+  personKey?: string | undefined;
+  temperature?: number | undefined;
+  mask?: boolean | undefined;
+  source?: PassSource | undefined;
+}
+
+/**
+ * What the terminal decides for one sighting, from its face library and settings, as the device
+ * protocol says: the blacklist wins, so a person on it is refused (and recorded under their key,
+ * which makes a blacklist record) even when they also hold pass authority; a face on the pass list
+ * within its validity passes unless a fever or a missing mask refuses it; anyone else is a
+ * stranger.
+ */
+export function decide(agent: DeviceAgent, sighting: Sighting, at = new Date()): PassRecordUp {
+  const settings = agent.settings;
+  const { personKey, temperature, mask, source = 'face' } = sighting;
+  const measured = { ...(temperature !== undefined ? { temperature } : {}), ...(mask !== undefined ? { mask } : {}) };
+  const hot = settings.temperatureAlarm && temperature !== undefined && temperature >= settings.temperatureThreshold;
+  if (personKey && agent.faces.watches(personKey, at)) {
+    const face = agent.faces.find('blacklist', personKey)!;
+    return newPassRecord({ personKey, name: face.name, ...measured, passState: 'refused', source, verifyTime: at.getTime() });
+  }
+  if (personKey && agent.faces.admits(personKey, at)) {
+    const face = agent.faces.find('pass', personKey)!;
+    const maskRefused = settings.maskDetection && mask === false;
+    return newPassRecord({ personKey, name: face.name, ...measured, passState: hot || maskRefused ? 'refused' : 'passed', source, verifyTime: at.getTime() });
+  }
+  return newPassRecord({ ...measured, passState: settings.strangerPass && !hot ? 'passed' : 'refused', source, verifyTime: at.getTime() });
+}
+
 /** One person at one terminal: what the terminal decides and records. */
 export function pass(agent: DeviceAgent, options: Omit<TrafficOptions, 'perMinute'>, random = Math.random): PassRecordUp {
   const settings = agent.settings;
   const now = new Date();
   const known = agent.faces.all().filter((f) => f.list === 'pass' && within(f, now));
-  const watched = agent.faces.all().filter((f) => f.list === 'blacklist');
+  const watched = agent.faces.all().filter((f) => f.list === 'blacklist' && within(f, now));
   const r = random();
   const blacklistShare = options.blacklist ?? 0.02;
   const strangerShare = options.strangers ?? 0.08;
   const feverShare = options.fevers ?? 0.03;
   const fever = random() < feverShare;
   const temperature = round1(fever ? settings.temperatureThreshold + 0.2 + random() * 1.3 : 36.1 + random() * 0.8);
-  const hot = settings.temperatureAlarm && temperature >= settings.temperatureThreshold;
   const mask = random() < 0.8;
-  let record: PassRecordUp;
-  let seed: string;
-  if (watched.length > 0 && r < blacklistShare) {
-    const face = watched[Math.floor(random() * watched.length)]!;
-    seed = face.name;
-    record = newPassRecord({ personKey: face.personKey, name: face.name, temperature, mask, passState: 'refused', source: 'face' });
-  } else if (known.length === 0 || r < blacklistShare + strangerShare) {
-    seed = `${STRANGERS[Math.floor(random() * STRANGERS.length)]} ${Math.floor(random() * 1000)}`;
-    record = newPassRecord({ temperature, mask, passState: settings.strangerPass && !hot ? 'passed' : 'refused', source: 'face' });
-  } else {
-    const face = known[Math.floor(random() * known.length)]!;
-    seed = face.name;
-    const source: PassSource = random() < 0.9 ? 'face' : 'card';
-    const maskRefused = settings.maskDetection && !mask;
-    record = newPassRecord({ personKey: face.personKey, name: face.name, temperature, mask, passState: hot || maskRefused ? 'refused' : 'passed', source });
+  let face: Face | undefined;
+  let source: PassSource = 'face';
+  if (watched.length > 0 && r < blacklistShare) face = watched[Math.floor(random() * watched.length)]!;
+  else if (known.length > 0 && r >= blacklistShare + strangerShare) {
+    face = known[Math.floor(random() * known.length)]!;
+    source = random() < 0.9 ? 'face' : 'card';
   }
+  const seed = face?.name ?? `${STRANGERS[Math.floor(random() * STRANGERS.length)]} ${Math.floor(random() * 1000)}`;
+  const record = decide(agent, { personKey: face?.personKey, temperature, mask, source }, now);
   agent.records.add(record, portrait(seed, 640, 480, 1 + Math.floor(random() * 1000)));
   return record;
 }

@@ -70,6 +70,24 @@ export interface GrantJobView {
   total: number;
   createTime: string;
   finishTime: string | null;
+  /** Why a failed job stopped, in the caller's language. */
+  error: string | null;
+}
+
+/** A check names at most this many people on both lists per device; `count` says how many there are. */
+export const BOTH_LISTS_NAMES_MAX = 20;
+
+/**
+ * Of the selected people, those the grant would put on both lists of a device: for a pass
+ * authority grant (setType 0) the ones already on the device's blacklist, for a blacklist grant
+ * (setType 1) the ones holding pass authority there (authorizations not revoked whose validity has
+ * not ended). The blacklist wins: the device refuses them.
+ */
+export interface BothLists {
+  /** How many people, all of them. */
+  count: number;
+  /** The first BOTH_LISTS_NAMES_MAX of them by name. */
+  people: { personKey: string; name: string }[];
 }
 
 export interface CapacityCheck {
@@ -84,6 +102,8 @@ export interface CapacityCheck {
     /** What the device last reported it can hold; null when it has not said. */
     capacity: number | null;
     exceeds: boolean;
+    /** Who would be on both lists of the device; null when the caller may not see the other list. */
+    bothLists: BothLists | null;
   }[];
 }
 

@@ -64,6 +64,11 @@ export interface PassRecordItem {
   mask: boolean | null;
   passState: PassState;
   source: PassSource;
+  /**
+   * The terminal let a person on its blacklist through (`type` blacklist, `passState` passed),
+   * where the device protocol has it refuse them: the pass is kept as reported, and marked.
+   */
+  violation: boolean;
   /** Presigned link to the capture; null when none was taken, kept or uploaded. */
   capture: string | null;
   /** Presigned link to the person's enrolled photo; null when none. */

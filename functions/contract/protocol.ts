@@ -58,6 +58,22 @@ export const RULE_FILTERS = {
   presence: '$aws/events/presence/+/+',
 } as const;
 
+/**
+ * The SQL of every topic rule: the device's payload travels base64-encoded under `payload`, beside
+ * the topic it came on, so no field of the payload can stand in for the topic (which names the
+ * tenant and the device, and which the broker's policy holds each device to).
+ */
+export const ruleSql = (filter: string): string => `SELECT encode(*, 'base64') AS payload, topic() AS topic FROM '${filter}'`;
+
+/** What a topic rule hands the ingest function (see `ruleSql`). */
+export interface RuleEvent {
+  payload: string;
+  topic: string;
+}
+
+/** The event a topic rule makes of one message: the same on AWS and in the local rules adapter. */
+export const ruleEvent = (topic: string, payload: Uint8Array | string): RuleEvent => ({ payload: Buffer.from(payload).toString('base64'), topic });
+
 /** Messages a device publishes, as the ingest checks them. */
 export const heartbeatMessage = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
 export interface HeartbeatMessage {
@@ -106,7 +122,8 @@ export const passRecordUp = z
   .strict();
 export type PassRecordUp = z.output<typeof passRecordUp>;
 /** `pc/<thing>/records`: up to RECORDS_PER_MESSAGE records. Each is checked on its own; a malformed one is dropped with its reason. */
-export const recordsMessage = z.object({ records: z.array(z.unknown()).min(1).max(RECORDS_PER_MESSAGE) }).strict();
+/** Unknown fields beside `records` are ignored, as at the top of a heartbeat (a field named `topic` included: the topic is the one the message came on). */
+export const recordsMessage = z.object({ records: z.array(z.unknown()).min(1).max(RECORDS_PER_MESSAGE) });
 export interface RecordsMessage {
   records: PassRecordUp[];
 }

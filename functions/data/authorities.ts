@@ -8,7 +8,7 @@ import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition } from './entity.ts';
+import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition } from './entity.ts';
 
 /**
  * Authorizations: one person on one device, in the pass list (setType 0) or the blacklist
@@ -151,7 +151,9 @@ const searchText = (person: Pick<FacePerson, 'name' | 'personId'>): string => `$
 /**
  * Grants `people` on each of `devices` with one validity: every pair becomes a change of its
  * device. A pair that exists gets the new validity (and its version goes up). Writes go in
- * batches; a grant that is retried after a failure writes the same items again.
+ * batches, each finished to the end (`finishBatch`); a grant that is retried after a failure
+ * writes the same items again. `refresh`, when given, answers the people as they are just before
+ * each device's share is written (those gone are left out); `onDevice` hears each share written.
  */
 export async function grantPairs(
   tenantId: string,
@@ -159,58 +161,67 @@ export async function grantPairs(
   persons: FacePerson[],
   deviceKeys: string[],
   bounds: Bounds,
-  onDevice?: (pairs: number) => Promise<void>,
-): Promise<{ count: number }> {
+  options: { refresh?: (persons: FacePerson[]) => Promise<FacePerson[]>; onDevice?: (pairs: number) => Promise<void> } = {},
+): Promise<{ count: number; written: Map<string, FacePerson> }> {
   const now = nowIso();
-  const seqs = new Map<string, number>();
+  let count = 0;
+  const written = new Map<string, FacePerson>();
   await pool(deviceKeys, 4, async (deviceKey) => {
-    const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
-    const existing = new Map<string, Authority>();
-    for (let i = 0; i < keys.length; i += 100) {
-      const { data } = await authorities()
-        .get(keys.slice(i, i + 100))
-        .go({ concurrency: 2 });
-      for (const item of data as Authority[]) existing.set(item.personKey, item);
+    const share = options.refresh ? await options.refresh(persons) : persons;
+    if (share.length > 0) {
+      await writeShare(tenantId, setType, share, deviceKey, bounds, now);
+      count += share.length;
+      for (const person of share) written.set(person.personKey, person);
     }
-    const first = await takeSeqs(tenantId, deviceKey, persons.length);
-    const items = persons.map((person, i) => {
-      const before = existing.get(person.personKey);
-      const seq = first + i;
-      const item = {
-        tenantId,
-        personKey: person.personKey,
-        setType,
-        deviceKey,
-        personKind: person.kind,
-        personName: person.name,
-        personId: person.personId,
-        search: searchText(person),
-        ...(person.avatar ? { avatar: person.avatar } : {}),
-        personActive: person.active,
-        ...definedBounds(bounds),
-        revoked: false,
-        seq,
-        seqKey: seqKey(seq),
-        action: person.active ? ('upsert' as const) : ('remove' as const),
-        syncState: 'pending' as const,
-        syncAt: now,
-        createdAt: before && !before.revoked ? before.createdAt : now,
-        version: (before?.version ?? 0) + 1,
-      };
-      return item;
-    });
-    await authorities().put(items).go({ concurrency: 4 });
-    seqs.set(deviceKey, first + persons.length - 1);
-    // The device may start on its share at once.
-    await notifyDevices(tenantId, new Map([[deviceKey, first + persons.length - 1]]));
-    await onDevice?.(persons.length);
+    await options.onDevice?.(share.length);
   });
-  return { count: persons.length * deviceKeys.length };
+  return { count, written };
 }
+
+/** One device's share of a grant: read what exists, take the sequence numbers, write, tell the device. */
+async function writeShare(tenantId: string, setType: SetType, persons: FacePerson[], deviceKey: string, bounds: Bounds, now: string): Promise<void> {
+  const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
+  const existing = new Map<string, Authority>();
+  for (let i = 0; i < keys.length; i += 100) {
+    const found = await finishBatch('authorities read', keys.slice(i, i + 100), (part) => authorities().get(part).go({ concurrency: 2 }));
+    for (const item of found as Authority[]) existing.set(item.personKey, item);
+  }
+  const first = await takeSeqs(tenantId, deviceKey, persons.length);
+  const items = persons.map((person, i) => {
+    const before = existing.get(person.personKey);
+    const seq = first + i;
+    return {
+      tenantId,
+      personKey: person.personKey,
+      setType,
+      deviceKey,
+      personKind: person.kind,
+      personName: person.name,
+      personId: person.personId,
+      search: searchText(person),
+      ...(person.avatar ? { avatar: person.avatar } : {}),
+      personActive: person.active,
+      ...definedBounds(bounds),
+      revoked: false,
+      seq,
+      seqKey: seqKey(seq),
+      action: person.active ? ('upsert' as const) : ('remove' as const),
+      syncState: 'pending' as const,
+      syncAt: now,
+      createdAt: before && !before.revoked ? before.createdAt : now,
+      version: (before?.version ?? 0) + 1,
+    };
+  });
+  await finishBatch('authorities write', items, (part) => authorities().put(part).go({ concurrency: 4 }));
+  // The device may start on its share at once.
+  await notifyDevices(tenantId, new Map([[deviceKey, first + persons.length - 1]]));
+}
+
+const BOUND_KEYS = ['startDay', 'endDay', 'validFrom', 'validTo'] as const;
 
 function definedBounds(bounds: Bounds): Bounds {
   const out: Bounds = {};
-  for (const k of ['startDay', 'endDay', 'validFrom', 'validTo'] as const) if (bounds[k]) out[k] = bounds[k];
+  for (const k of BOUND_KEYS) if (bounds[k]) out[k] = bounds[k];
   return out;
 }
 
@@ -220,11 +231,13 @@ function definedBounds(bounds: Bounds): Bounds {
  * the state goes back to pending.
  * Answers the new item, or undefined when someone changed it meanwhile.
  */
-async function rechange(current: Authority, changes: Partial<Authority>, removeBounds = false): Promise<Authority | undefined> {
+async function rechange(current: Authority, changes: Partial<Authority>, replaceBounds = false): Promise<Authority | undefined> {
   const seq = await takeSeqs(current.tenantId, current.deviceKey, 1);
-  const next = { ...current, ...changes } as Authority;
+  const next = { ...current } as Authority;
+  // A new validity replaces the old one whole: bounds it does not name are gone.
+  if (replaceBounds) for (const k of BOUND_KEYS) delete next[k];
+  Object.assign(next, changes);
   for (const [k, v] of Object.entries(changes)) if (v === undefined) delete (next as Record<string, unknown>)[k];
-  if (removeBounds) for (const k of ['startDay', 'endDay', 'validFrom', 'validTo'] as const) delete next[k];
   Object.assign(next, { seq, seqKey: seqKey(seq), action: actionOf(next), syncState: 'pending', syncAt: nowIso(), version: current.version + 1 });
   delete next.syncReason;
   try {
@@ -297,6 +310,8 @@ export async function personAuthorities(tenantId: string, personKey: string): Pr
     KeyConditionExpression: `#pk = :pk AND ${range.condition}`,
     ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
     ExpressionAttributeValues: { ':pk': tenantId, ...range.values },
+    // Strongly consistent: a grant written just before a person's deletion must be seen by it.
+    ConsistentRead: true,
   });
 }
 
@@ -307,6 +322,21 @@ export async function deviceAuthorities(tenantId: string, deviceKey: string): Pr
     IndexName: 'gsi1',
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': 'gsi1pk' },
+    ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
+  });
+}
+
+/** What the capacity check reads of a device's authorizations: these attributes only. */
+export type AuthorityFacts = Pick<Authority, 'personKey' | 'setType' | 'action' | 'personName' | 'revoked' | 'validTo'>;
+
+/** Every authorization on a device, both lists, with only the attributes of AuthorityFacts read. */
+export async function deviceAuthorityFacts(tenantId: string, deviceKey: string): Promise<AuthorityFacts[]> {
+  return queryAll({
+    TableName: tableName(MAIN_TABLE),
+    IndexName: 'gsi1',
+    KeyConditionExpression: '#pk = :pk',
+    ProjectionExpression: '#personKey, #setType, #action, #personName, #revoked, #validTo',
+    ExpressionAttributeNames: { '#pk': 'gsi1pk', '#personKey': 'personKey', '#setType': 'setType', '#action': 'action', '#personName': 'personName', '#revoked': 'revoked', '#validTo': 'validTo' },
     ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
   });
 }
@@ -351,7 +381,8 @@ export async function personChanged(tenantId: string, personKey: string, person:
 /** A device is gone: its authorizations and its sequence go with it. */
 export async function dropDeviceAuthorities(tenantId: string, deviceKey: string): Promise<void> {
   const items = await deviceAuthorities(tenantId, deviceKey);
-  if (items.length) await authorities().delete(items.map((a) => ({ tenantId, personKey: a.personKey, setType: a.setType, deviceKey }))).go({ concurrency: 4 });
+  const keys = items.map((a) => ({ tenantId, personKey: a.personKey, setType: a.setType, deviceKey }));
+  await finishBatch('authorities delete', keys, (part) => authorities().delete(part).go({ concurrency: 4 }));
   await dynamo().send(new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` } }));
 }
 
@@ -452,11 +483,20 @@ function decodeCursor(tenantId: string, cursor: string, index: boolean): Record<
   throw fieldError('cursor', 'error.badCursor');
 }
 
+/** How many authorizations one list request reads at most before it answers with a cursor. */
+export const LIST_READ_BUDGET = 2000;
+
 /**
  * One page of authorizations that are not revoked, with the filters applied: by person (their
  * range), by device (the device's index) or all (newest people first).
  */
-export async function listAuthorities(tenantId: string, filter: AuthorityFilter, pageSize: number, cursor?: string): Promise<{ items: Authority[]; nextCursor: string | null }> {
+export async function listAuthorities(
+  tenantId: string,
+  filter: AuthorityFilter,
+  pageSize: number,
+  cursor?: string,
+  budget = LIST_READ_BUDGET,
+): Promise<{ items: Authority[]; nextCursor: string | null }> {
   const names: Record<string, string> = { '#pk': 'pk', '#revoked': 'revoked' };
   const values: Record<string, unknown> = { ':pk': tenantId, ':false': false };
   const conditions = ['#revoked = :false'];
@@ -510,9 +550,11 @@ export async function listAuthorities(tenantId: string, filter: AuthorityFilter,
   let start: Record<string, unknown> | undefined = cursor ? decodeCursor(tenantId, cursor, index) : undefined;
   const items: Authority[] = [];
   let nextCursor: string | null = null;
+  let read = 0;
   for (let round = 0; items.length < pageSize; round++) {
-    const limit = Math.min(1000, pageSize * 2 * 4 ** round);
+    const limit = Math.min(1000, pageSize * 2 * 4 ** round, budget - read);
     const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: limit }));
+    read += page.ScannedCount ?? 0;
     for (const item of page.Items ?? []) {
       items.push(item as Authority);
       if (items.length === pageSize) {
@@ -523,6 +565,12 @@ export async function listAuthorities(tenantId: string, filter: AuthorityFilter,
     }
     if (items.length === pageSize || !page.LastEvaluatedKey) break;
     start = page.LastEvaluatedKey;
+    // A rare keyword or state would read on through the whole list: the page answers what the
+    // budget found, with a cursor to go on from where the reading stopped.
+    if (read >= budget) {
+      nextCursor = encodeCursor(start, index);
+      break;
+    }
   }
   return { items, nextCursor };
 }

@@ -58,3 +58,38 @@ export async function versionedWrite<T>(write: () => Promise<T>, exists: () => P
 export function skPrefix(prefix: string): { condition: string; values: { ':from': string; ':to': string } } {
   return { condition: '#sk BETWEEN :from AND :to', values: { ':from': prefix, ':to': `${prefix}\u{10FFFF}` } };
 }
+
+/** How often the unprocessed part of a batch is tried again before the batch fails. */
+const BATCH_ATTEMPTS = 8;
+const BATCH_BACKOFF_MS = 50;
+
+/** A batch that DynamoDB could not finish, after every retry: the operation it belongs to must fail. */
+export class UnfinishedBatchError extends Error {
+  constructor(
+    readonly what: string,
+    readonly left: number,
+  ) {
+    super(`${what}: ${left} item(s) left unprocessed after ${BATCH_ATTEMPTS} attempts`);
+    this.name = 'UnfinishedBatchError';
+  }
+}
+
+/**
+ * Runs an ElectroDB batch get, put or delete to the end. DynamoDB may leave part of a batch
+ * unprocessed (throttling, size limits) and ElectroDB answers that part without retrying it: it is
+ * sent again with exponential back-off and jitter, and when part is still left after the last
+ * attempt the batch throws, so a caller (a request, a background job) fails instead of reporting
+ * work it did not do. Answers the items read (batch gets).
+ */
+export async function finishBatch<K, R = never>(what: string, items: K[], run: (part: K[]) => Promise<{ data?: R[]; unprocessed: unknown[] }>): Promise<R[]> {
+  const out: R[] = [];
+  let left = items;
+  for (let attempt = 0; left.length > 0; attempt++) {
+    if (attempt === BATCH_ATTEMPTS) throw new UnfinishedBatchError(what, left.length);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, BATCH_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random())));
+    const answer = await run(left);
+    if (answer.data) out.push(...answer.data);
+    left = answer.unprocessed as K[];
+  }
+  return out;
+}

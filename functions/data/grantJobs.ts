@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { GrantBody } from '#contract/authorities';
 import { dynamo } from '#lib/aws';
+import { lostWorker } from '#lib/jobs';
+import { releaseJobSlot } from './jobSlots.ts';
 import { epochSeconds, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import type { Bounds } from './authorities.ts';
@@ -19,14 +21,18 @@ export interface GrantJob {
   done: number;
   total: number;
   createdAt: string;
+  /** When the worker took the job. */
+  startedAt?: string;
   finishedAt?: string;
+  /** Why a failed job stopped: `stopped` (its worker failed or timed out) or `notStarted` (no worker ever took it). */
+  failure?: 'stopped' | 'notStarted';
 }
 
 const sk = (jobKey: string) => `grantJob#${jobKey}`;
 const KEEP_SECONDS = 7 * 86_400;
 
-export async function createGrantJob(job: Omit<GrantJob, 'state' | 'done' | 'createdAt'>): Promise<GrantJob> {
-  const item: GrantJob = { ...job, state: 'queued', done: 0, createdAt: nowIso() };
+export async function createGrantJob(job: Omit<GrantJob, 'state' | 'done' | 'createdAt'>, createdAt = nowIso()): Promise<GrantJob> {
+  const item: GrantJob = { ...job, state: 'queued', done: 0, createdAt };
   await dynamo().send(
     new PutCommand({
       TableName: tableName(EVENTS_TABLE),
@@ -43,7 +49,12 @@ export async function findGrantJob(tenantId: string, jobKey: string): Promise<Gr
 }
 
 /** Moves a job on; `from` guards the start, so a job runs once. Answers false when it was not in `from`. */
-export async function updateGrantJob(tenantId: string, jobKey: string, changes: Partial<Pick<GrantJob, 'state' | 'done' | 'finishedAt'>>, from?: GrantJobState): Promise<boolean> {
+export async function updateGrantJob(
+  tenantId: string,
+  jobKey: string,
+  changes: Partial<Pick<GrantJob, 'state' | 'done' | 'startedAt' | 'finishedAt' | 'failure'>>,
+  from?: GrantJobState,
+): Promise<boolean> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = Object.entries(changes).map(([k, v]) => {
@@ -71,4 +82,26 @@ export async function updateGrantJob(tenantId: string, jobKey: string, changes: 
     if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
+}
+
+/**
+ * Marks a job that is still queued or running as failed (its worker failed, timed out or never
+ * started) and gives its slot back; answers the job as it now stands.
+ */
+export async function failGrantJob(job: GrantJob): Promise<GrantJob> {
+  if (job.state !== 'queued' && job.state !== 'running') return job;
+  const failure = job.state === 'queued' ? 'notStarted' : 'stopped';
+  const finishedAt = nowIso();
+  if (await updateGrantJob(job.tenantId, job.jobKey, { state: 'failed', failure, finishedAt }, job.state)) {
+    await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
+    return { ...job, state: 'failed', failure, finishedAt };
+  }
+  return (await findGrantJob(job.tenantId, job.jobKey)) ?? job;
+}
+
+/** The job as it stands, a job whose worker was lost marked failed first (lib/jobs.ts). */
+export async function currentGrantJob(tenantId: string, jobKey: string): Promise<GrantJob | undefined> {
+  const job = await findGrantJob(tenantId, jobKey);
+  if (job && lostWorker(job.state, job.startedAt ?? job.createdAt)) return failGrantJob(job);
+  return job;
 }

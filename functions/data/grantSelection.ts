@@ -1,6 +1,8 @@
 import type { PersonKind } from '#contract/people';
+import type { SetType } from '#contract/authorities';
 import { NotFoundError, fieldError } from '#lib/errors';
-import { facePersonOf, type FacePerson } from './authorities.ts';
+import { facePersonOf, grantPairs, personChanged, type Bounds, type FacePerson } from './authorities.ts';
+import { finishBatch } from './entity.ts';
 import { findDepartment } from './departments.ts';
 import { allDevices, type Device } from './devices.ts';
 import { findGroup } from './groups.ts';
@@ -37,10 +39,7 @@ export async function resolveSelection(tenantId: string, selection: Selection): 
   const keys = [...new Set(selection.personKeys)];
   for (let i = 0; i < keys.length; i += 50) {
     const batch = keys.slice(i, i + 50);
-    const { data } = await people()
-      .get(batch.flatMap((personKey) => (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey }))))
-      .go({ concurrency: 2 });
-    for (const person of data as Person[]) byKey.set(person.personKey, person);
+    for (const person of await peopleByKey(tenantId, batch)) byKey.set(person.personKey, person);
     if (batch.some((k) => !byKey.has(k))) throw new NotFoundError();
   }
   for (const groupKey of new Set(selection.personGroupKeys)) {
@@ -70,3 +69,49 @@ export async function resolveSelection(tenantId: string, selection: Selection): 
   return { persons: [...byKey.values()].map(facePersonOf), devices: [...chosen.values()] };
 }
 
+
+/** People by key, whichever their kind, read strongly consistent; those that do not exist are left out. */
+async function peopleByKey(tenantId: string, personKeys: string[]): Promise<Person[]> {
+  const keys = personKeys.flatMap((personKey) => (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey })));
+  const out: Person[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    out.push(...((await finishBatch('people read', keys.slice(i, i + 100), (part) => people().get(part).go({ concurrency: 2, consistent: true }))) as Person[]));
+  }
+  return out;
+}
+
+/** The people as they are now: those deleted meanwhile are left out, the rest carry their current facts. */
+export async function peopleAsTheyAre(tenantId: string, persons: FacePerson[]): Promise<FacePerson[]> {
+  return (await peopleByKey(tenantId, persons.map((p) => p.personKey))).map(facePersonOf);
+}
+
+const sameFacts = (a: FacePerson, b: FacePerson): boolean =>
+  a.kind === b.kind && a.name === b.name && a.personId === b.personId && (a.avatar ?? '') === (b.avatar ?? '') && a.active === b.active;
+
+/**
+ * Writes a grant so that it cannot bring back a person deleted or resigned while it was written:
+ * each device's share is written for the people as they are just before it, and once every share
+ * is written the people are read again (strongly consistent). A person deleted or changed in the
+ * meantime had their deletion or change applied to the authorizations that existed then, which
+ * may not have included these: the deletion or change is applied again, now that they exist
+ * (their authorizations are revoked, or carry the person's current facts).
+ */
+export async function grant(
+  tenantId: string,
+  setType: SetType,
+  persons: FacePerson[],
+  deviceKeys: string[],
+  bounds: Bounds,
+  onDevice?: (pairs: number) => Promise<void>,
+): Promise<{ count: number }> {
+  const { count, written } = await grantPairs(tenantId, setType, persons, deviceKeys, bounds, {
+    refresh: (list) => peopleAsTheyAre(tenantId, list),
+    ...(onDevice ? { onDevice } : {}),
+  });
+  const now = new Map((await peopleAsTheyAre(tenantId, [...written.values()])).map((p) => [p.personKey, p]));
+  for (const [personKey, as] of written) {
+    const current = now.get(personKey);
+    if (!current || !sameFacts(current, as)) await personChanged(tenantId, personKey, current);
+  }
+  return { count };
+}

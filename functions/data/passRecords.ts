@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
+import { releaseJobSlot } from './jobSlots.ts';
 import { fieldError } from '#lib/errors';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { epochSeconds, type TransactItem } from './entity.ts';
@@ -56,6 +57,11 @@ export interface PassRecord {
   mask?: boolean;
   passState: PassState;
   source: PassSource;
+  /**
+   * Set when the terminal let through a person on its blacklist (a blacklist record with
+   * `passState` passed): the blacklist wins at the door, so such a pass breaks the device protocol.
+   */
+  violation?: true;
   /** Where the capture goes (captures bucket, under the tenant's prefix), when one is wanted. */
   captureKey?: string;
   captureType?: string;
@@ -375,14 +381,15 @@ export interface ExportJob {
   truncated?: boolean;
   error?: string;
   createdAt: string;
+  /** When the worker took the job. */
+  startedAt?: string;
   ttl: number;
 }
 
 const EXPORT_RETENTION_SECONDS = 24 * 3600;
 const exportSk = (jobKey: string): string => `recordExport#${jobKey}`;
 
-export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'createdAt' | 'ttl'>): Promise<ExportJob> {
-  const now = new Date();
+export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'createdAt' | 'ttl'>, now = new Date()): Promise<ExportJob> {
   const item: ExportJob = { ...job, state: 'queued', done: 0, createdAt: now.toISOString(), ttl: epochSeconds(now) + EXPORT_RETENTION_SECONDS };
   await dynamo().send(
     new PutCommand({ TableName: table(), Item: { pk: job.tenantId, sk: exportSk(job.jobKey), kind: 'recordExport', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -396,7 +403,13 @@ export async function findExportJob(tenantId: string, jobKey: string): Promise<E
 }
 
 /** Moves the job from `from` to `to` with `fields`; false when it was not in `from` (a task delivered twice). */
-export async function updateExportJob(tenantId: string, jobKey: string, from: ExportState, to: ExportState, fields: Partial<Pick<ExportJob, 'done' | 'total' | 'fileKey' | 'truncated' | 'error'>> = {}): Promise<boolean> {
+export async function updateExportJob(
+  tenantId: string,
+  jobKey: string,
+  from: ExportState,
+  to: ExportState,
+  fields: Partial<Pick<ExportJob, 'done' | 'total' | 'fileKey' | 'truncated' | 'error' | 'startedAt'>> = {},
+): Promise<boolean> {
   const entries = Object.entries({ ...fields, state: to }).filter(([, v]) => v !== undefined);
   try {
     await dynamo().send(
@@ -414,6 +427,19 @@ export async function updateExportJob(tenantId: string, jobKey: string, from: Ex
     if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
+}
+
+/**
+ * Marks an export that is still queued or running as failed (its worker failed, timed out or never
+ * started) with `error`, and gives its slot back; answers the job as it now stands.
+ */
+export async function failExportJob(job: ExportJob, error: string): Promise<ExportJob> {
+  if (job.state !== 'queued' && job.state !== 'running') return job;
+  if (await updateExportJob(job.tenantId, job.jobKey, job.state, 'failed', { error })) {
+    await releaseJobSlot(job.tenantId, 'export', job.jobKey, job.createdAt);
+    return { ...job, state: 'failed', error };
+  }
+  return (await findExportJob(job.tenantId, job.jobKey)) ?? job;
 }
 
 // Filters as the API gives them

@@ -7,7 +7,7 @@ import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { facePersonOf, personChanged } from './authorities.ts';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 
 /** Employees and visitors: one entity, told apart by `kind`. */
 export const people = lazy(
@@ -456,9 +456,11 @@ async function keywordMatches(tenantId: string, kind: PersonKind, filter: People
 /** People by key, in the order of `keys`; one read per 100. */
 async function peopleByKeys(tenantId: string, kind: PersonKind, keys: string[]): Promise<Person[]> {
   if (keys.length === 0) return [];
-  const { data } = await people()
-    .get(keys.map((personKey) => ({ tenantId, kind, personKey })))
-    .go({ concurrency: 2 });
+  const data = await finishBatch(
+    'people read',
+    keys.map((personKey) => ({ tenantId, kind, personKey })),
+    (part) => people().get(part).go({ concurrency: 2 }),
+  );
   const byKey = new Map(data.map((p) => [p.personKey, p]));
   return keys.map((k) => byKey.get(k)).filter((p): p is Person => !!p);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fromDocument } from '#contract/shadow';
-import { commandResultMessage, heartbeatMessage, logMessage, parseThingName } from '#contract/protocol';
+import { commandResultMessage, heartbeatMessage, logMessage, parseThingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
 import { objectExists } from '#lib/storage';
@@ -9,11 +9,23 @@ import { ingestRecords } from './records.ts';
 import './alerts.ts';
 
 /**
- * What the IoT topic rules hand over: the message with its topic (`SELECT *, topic() AS topic`).
- * The tenant and device come from the topic, which the broker policy holds each device to;
- * nothing in the payload can name another device.
+ * What the IoT topic rules hand over (`ruleSql`): the device's payload, base64-encoded, and the
+ * topic it came on. The tenant and device come from the topic, which the broker policy holds each
+ * device to; the payload is decoded apart from it, so nothing in it can name another device.
  */
-export type IngestEvent = Record<string, unknown> & { topic: string };
+export type IngestEvent = RuleEvent;
+
+/** The device's message: a JSON object, else undefined (logged and dropped). */
+function messageOf(event: IngestEvent): Record<string, unknown> | undefined {
+  try {
+    const message: unknown = JSON.parse(Buffer.from(event.payload, 'base64').toString('utf8'));
+    if (typeof message === 'object' && message !== null && !Array.isArray(message)) return message as Record<string, unknown>;
+  } catch {
+    // refused below
+  }
+  log('warn', 'device message is not a JSON object', { topic: event.topic });
+  return undefined;
+}
 
 const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
 const documents = z.object({
@@ -67,12 +79,14 @@ const ROUTES: [RegExp, Handler][] = [
 ];
 
 export async function ingest(event: IngestEvent): Promise<void> {
-  const { topic, ...message } = event;
+  const { topic } = event;
   for (const [pattern, handle] of ROUTES) {
     const match = pattern.exec(topic);
     if (!match) continue;
     const ids = parseThingName(match[1]!);
     if (!ids) return;
+    const message = messageOf(event);
+    if (!message) return;
     try {
       await handle(ids.tenantId, ids.deviceKey, message);
     } catch (error) {

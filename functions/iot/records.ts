@@ -29,6 +29,10 @@ import { presignedPut } from '#lib/storage';
  *   than a day ahead of the cloud's clock is refused.
  * - An announced capture of another type or over CAPTURE_MAX_BYTES stores the record without a
  *   capture (no upload is offered); so does a company that keeps no photos.
+ * - A pass by a person on the device's blacklist is a blacklist record whatever else the person
+ *   holds there: the blacklist wins. The terminal is to refuse them; when it reports `passed`
+ *   anyway, the record keeps that (the door did open), carries `violation` and is logged, so the
+ *   company sees the terminal broke the rule. The blacklist alert goes out either way.
  */
 
 /** The record as checked, with its capture announcement checked apart so a bad one only drops the capture. */
@@ -100,6 +104,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
     const about = up.personKey ? known.get(up.personKey) : undefined;
     const person = about?.person;
     const type: RecordType = about?.watched ? 'blacklist' : (person?.kind ?? 'stranger');
+    const violation = type === 'blacklist' && up.passState === 'passed';
     const capture = privacy.savePhotos ? captureShape.safeParse(up.capture) : undefined;
     if (up.capture !== undefined && !capture?.success) log('info', 'capture not wanted', { tenantId, deviceKey, recordId: up.recordId, kept: privacy.savePhotos });
     const name = person?.kind === 'visitor' && !privacy.saveVisitorName ? undefined : (up.name ?? person?.name);
@@ -120,6 +125,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       ...(up.mask !== undefined ? { mask: up.mask } : {}),
       passState: up.passState,
       source: up.source,
+      ...(violation ? { violation: true as const } : {}),
       ...(capture?.success
         ? { captureKey: `capture/${deviceKey}/${up.recordId}.${extensionOf(capture.data.contentType)}`, captureType: capture.data.contentType, captureSize: capture.data.size }
         : {}),
@@ -129,6 +135,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
     try {
       const outcome = await storeRecord(record, hourOf(verifyAt, timeZone));
       if (outcome.stored === 'new') fresh.push(record);
+      if (outcome.stored === 'new' && violation) log('warn', 'blacklisted person let through', { tenantId, deviceKey, recordId: up.recordId, personKey: up.personKey });
       const note = outcome.stored === 'new' ? record : outcome.note;
       const link = privacy.savePhotos ? await upload(tenantId, note) : undefined;
       return { recordId: up.recordId, ...(link ? { upload: link } : {}) };

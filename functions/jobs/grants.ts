@@ -1,8 +1,8 @@
-import { grantPairs } from '#data/authorities';
 import { findGrantJob, updateGrantJob } from '#data/grantJobs';
+import { releaseJobSlot } from '#data/jobSlots';
 import { startWorker } from '#lib/jobs';
 import { log } from '#lib/log';
-import { resolveSelection } from '#data/grantSelection';
+import { grant, resolveSelection } from '#data/grantSelection';
 
 /**
  * Writes a large grant in the background: the selection is resolved again (people who joined a
@@ -22,11 +22,11 @@ export async function startGrant(task: GrantTask): Promise<void> {
 export async function runGrant(task: GrantTask): Promise<void> {
   const { tenantId, jobKey } = task;
   const job = await findGrantJob(tenantId, jobKey);
-  if (!job || !(await updateGrantJob(tenantId, jobKey, { state: 'running' }, 'queued'))) return;
+  if (!job || !(await updateGrantJob(tenantId, jobKey, { state: 'running', startedAt: new Date().toISOString() }, 'queued'))) return;
   try {
     const { persons, devices } = await resolveSelection(tenantId, job.body);
     let done = 0;
-    await grantPairs(
+    await grant(
       tenantId,
       job.body.setType,
       persons,
@@ -40,7 +40,9 @@ export async function runGrant(task: GrantTask): Promise<void> {
     await updateGrantJob(tenantId, jobKey, { state: 'done', done, finishedAt: new Date().toISOString() });
   } catch (error) {
     log('error', 'grant failed', { tenantId, jobKey, error: String(error) });
-    await updateGrantJob(tenantId, jobKey, { state: 'failed', finishedAt: new Date().toISOString() });
+    await updateGrantJob(tenantId, jobKey, { state: 'failed', failure: 'stopped', finishedAt: new Date().toISOString() });
+  } finally {
+    await releaseJobSlot(tenantId, 'grant', jobKey, job.createdAt);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Locale } from '#contract/locales';
 import { RECORD_EXPORT_MAX_ROWS } from '#contract/passRecords';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
+import { releaseJobSlot } from '#data/jobSlots';
 import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
@@ -58,7 +59,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
   const job = await findExportJob(tenantId, jobKey);
   // A task delivered twice finds its job already running or finished.
   if (!job || job.state !== 'queued') return;
-  if (!(await updateExportJob(tenantId, jobKey, 'queued', 'running'))) return;
+  if (!(await updateExportJob(tenantId, jobKey, 'queued', 'running', { startedAt: new Date().toISOString() }))) return;
   const locale = job.locale as Locale;
   const t = (id: MessageId) => translate(locale, id);
   const dir = await mkdtemp(join(tmpdir(), 'passcloud-export-'));
@@ -129,6 +130,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
     await updateExportJob(tenantId, jobKey, 'running', 'failed', { done, error: t('records.exportStopped') });
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await releaseJobSlot(tenantId, 'export', jobKey, job.createdAt);
   }
 }
 

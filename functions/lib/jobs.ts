@@ -28,6 +28,20 @@ export async function startImport(task: ImportTask): Promise<void> {
 }
 
 /**
+ * A worker waits at most 15 minutes to start (its asynchronous invocation's maximum event age)
+ * and runs at most 15 minutes (its timeout). A job still queued this long after it was created,
+ * or still running this long after it started, has lost its worker (throttled past the event age,
+ * out of memory, timed out): it is marked failed when it is next read, so nothing waits on it for
+ * ever. On AWS the workers' on-failure destination (functions/jobs/jobFailures.ts) marks it at once.
+ */
+export const WORKER_STALE_MS = 16 * 60_000;
+
+/** True when a job in `state` since `since` (ISO) can no longer be going on. */
+export function lostWorker(state: string, since: string, now = Date.now()): boolean {
+  return (state === 'queued' || state === 'running') && now - Date.parse(since) > WORKER_STALE_MS;
+}
+
+/**
  * Starts a background worker of another kind the same way: on AWS the function named by the
  * environment variable `workerEnv`, invoked asynchronously; elsewhere `runHere` in this process,
  * after the request has answered.

@@ -18,8 +18,7 @@ import {
 import type { AuthCode } from '#contract/menu';
 import {
   changeValidity,
-  deviceAuthorities,
-  grantPairs,
+  deviceAuthorityFacts,
   listAuthorities,
   parseAuthorityKey,
   resend,
@@ -28,20 +27,25 @@ import {
   type Bounds,
 } from '#data/authorities';
 import { allDevices } from '#data/devices';
-import { resolveSelection } from '#data/grantSelection';
+import { grant, resolveSelection } from '#data/grantSelection';
 import { companyTimezone } from '#data/tenants';
+import { bothLists } from '#domain/authorities';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import type { Auth } from '#lib/auth';
 import { NoPermissionError, NotFoundError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
 import { newId } from '#lib/crypto';
-import { createGrantJob, findGrantJob } from '#data/grantJobs';
+import { createGrantJob, currentGrantJob, findGrantJob } from '#data/grantJobs';
+import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { importJobParams } from '#contract/people';
 import { startGrant } from '../jobs/grants.ts';
 import { presignedGet } from '#lib/storage';
 
 /** A grant of more person × device pairs than this (2,000 unless GRANT_INLINE_PAIRS says) is written by a background job (202 with its key). */
 const inlinePairs = (): number => Number(process.env.GRANT_INLINE_PAIRS ?? 2000);
+/** The most person × device pairs one grant may name (100,000 unless GRANT_MAX_PAIRS says): a larger one is refused naming the limit. */
+const maxPairs = (): number => Number(process.env.GRANT_MAX_PAIRS ?? 100_000);
 
 /** Pass authority needs its code, blacklist monitoring the blacklist's. */
 const CODE_OF: Record<SetType, AuthCode> = { 0: 'pass:authority', 1: 'pass:blacklist' };
@@ -113,14 +117,24 @@ export const authorities = defineResource('authorities', {
       mayUse(auth, body.setType);
       const bounds = await boundsOf(auth.tenantId, body.validity);
       const { persons, devices } = await resolveSelection(auth.tenantId, body);
+      // Counted after groups and departments are expanded.
       const total = persons.length * devices.length;
+      if (total > maxPairs()) throw fieldError('personKeys', 'authorities.tooManyPairs', { count: total, max: maxPairs() });
       if (total > inlinePairs()) {
         // Too many to write within the request: the worker writes them and the job shows how far it has come.
-        const job = await createGrantJob({ tenantId: auth.tenantId, jobKey: newId(), body, bounds, total });
-        await startGrant({ tenantId: auth.tenantId, jobKey: job.jobKey });
-        return queued({ jobKey: job.jobKey, people: persons.length, devices: devices.length, authorities: total });
+        const jobKey = newId();
+        const createdAt = new Date().toISOString();
+        await takeJobSlot(auth.tenantId, 'grant', jobKey, createdAt);
+        try {
+          await createGrantJob({ tenantId: auth.tenantId, jobKey, body, bounds, total }, createdAt);
+          await startGrant({ tenantId: auth.tenantId, jobKey });
+        } catch (error) {
+          await releaseJobSlot(auth.tenantId, 'grant', jobKey, createdAt);
+          throw error;
+        }
+        return queued({ jobKey, people: persons.length, devices: devices.length, authorities: total });
       }
-      const { count } = await grantPairs(
+      const { count } = await grant(
         auth.tenantId,
         body.setType,
         persons,
@@ -132,12 +146,21 @@ export const authorities = defineResource('authorities', {
   }),
   'GET /v1/authorities/jobs/{jobKey}': sessionRoute({
     params: importJobParams,
-    async handle({ auth, params }) {
+    async handle({ auth, params, locale }) {
       if (permittedTypes(auth).length === 0) throw new NoPermissionError();
-      const job = await findGrantJob(auth.tenantId, params.jobKey);
-      if (!job) throw new NotFoundError();
-      mayUse(auth, job.body.setType);
-      const answer: GrantJobView = { jobKey: job.jobKey, state: job.state, done: job.done, total: job.total, createTime: job.createdAt, finishTime: job.finishedAt ?? null };
+      const found = await findGrantJob(auth.tenantId, params.jobKey);
+      if (!found) throw new NotFoundError();
+      mayUse(auth, found.body.setType);
+      const job = (await currentGrantJob(auth.tenantId, params.jobKey)) ?? found;
+      const answer: GrantJobView = {
+        jobKey: job.jobKey,
+        state: job.state,
+        done: job.done,
+        total: job.total,
+        createTime: job.createdAt,
+        finishTime: job.finishedAt ?? null,
+        error: job.state === 'failed' ? translate(locale, job.failure === 'notStarted' ? 'jobs.notStarted' : 'jobs.stopped') : null,
+      };
       return ok(answer);
     },
   }),
@@ -146,18 +169,30 @@ export const authorities = defineResource('authorities', {
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
       const { persons, devices } = await resolveSelection(auth.tenantId, body);
+      const selected = new Set(persons.map((p) => p.personKey));
+      // Who is on the other list is told only to a caller who may see that list.
+      const seesOther = permittedTypes(auth).includes(body.setType === 0 ? 1 : 0);
+      const now = new Date().toISOString();
       const result: CapacityCheck = {
         people: persons.length,
         devices: await Promise.all(
           devices.map(async (device) => {
-            // One read of the device's authorizations answers both: what it holds, and which of the people it holds already.
-            const onDevice = await deviceAuthorities(auth.tenantId, device.deviceKey);
+            // One read of the device's authorizations answers all: what it holds, which of the people it holds already, and on which list.
+            const onDevice = await deviceAuthorityFacts(auth.tenantId, device.deviceKey);
             const holding = onDevice.filter((a) => a.action === 'upsert');
             const authorized = holding.length;
             const already = new Set(holding.filter((a) => a.setType === body.setType).map((a) => a.personKey));
             const adding = persons.filter((p) => !already.has(p.personKey)).length;
             const capacity = (device.faces as { capacity?: number } | undefined)?.capacity ?? null;
-            return { deviceKey: device.deviceKey, name: device.name, authorized, adding, capacity, exceeds: capacity !== null && authorized + adding > capacity };
+            return {
+              deviceKey: device.deviceKey,
+              name: device.name,
+              authorized,
+              adding,
+              capacity,
+              exceeds: capacity !== null && authorized + adding > capacity,
+              bothLists: seesOther ? bothLists(onDevice, body.setType, selected, now) : null,
+            };
           }),
         ),
       };
@@ -207,3 +242,5 @@ export const authorities = defineResource('authorities', {
     },
   }),
 });
+
+export const handler = authorities.handler;

@@ -8,13 +8,17 @@ import {
   type PassRecordPage,
   type RecordExportJob,
 } from '#contract/passRecords';
+import type { Locale } from '#contract/locales';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
-import { createExportJob, findExportJob, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { createExportJob, failExportJob, findExportJob, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
+import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { newId } from '#lib/crypto';
 import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, queued, sessionRoute } from '#lib/http';
+import { translate } from '#lib/i18n';
+import { lostWorker } from '#lib/jobs';
 import { objectExists, presignedGet } from '#lib/storage';
 import { startExport } from '../jobs/recordExports.ts';
 
@@ -55,6 +59,7 @@ export async function recordItems(tenantId: string, records: PassRecord[]): Prom
         mask: r.mask ?? null,
         passState: r.passState,
         source: r.source,
+        violation: r.violation === true,
         capture,
         avatar: r.avatarKey ? await presignedGet('photos', tenantId, r.avatarKey) : null,
       };
@@ -83,14 +88,25 @@ async function exportJson(job: ExportJob): Promise<RecordExportJob> {
 async function startJob(tenantId: string, list: ExportJob['list'], query: RecordQuery, locale: string) {
   // Checked now, so a bad range answers 422 here rather than failing in the background.
   recordFilterOf(query, await companyTimezone(tenantId));
-  const job = await createExportJob({ tenantId, jobKey: newId(), list, query: { ...query }, locale });
-  await startExport({ tenantId, jobKey: job.jobKey });
-  return queued({ jobKey: job.jobKey });
+  // A company runs a few exports at a time; the slot is given back when the export ends.
+  const jobKey = newId();
+  const now = new Date();
+  await takeJobSlot(tenantId, 'export', jobKey, now.toISOString());
+  try {
+    await createExportJob({ tenantId, jobKey, list, query: { ...query }, locale }, now);
+    await startExport({ tenantId, jobKey });
+  } catch (error) {
+    await releaseJobSlot(tenantId, 'export', jobKey, now.toISOString());
+    throw error;
+  }
+  return queued({ jobKey });
 }
 
 async function requireExport(tenantId: string, list: ExportJob['list'], jobKey: string): Promise<ExportJob> {
   const job = await findExportJob(tenantId, jobKey);
   if (!job || job.list !== list) throw new NotFoundError();
+  // A job whose worker was lost says so (lib/jobs.ts), and the dialog stops waiting for it.
+  if (lostWorker(job.state, job.startedAt ?? job.createdAt)) return failExportJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
   return job;
 }
 

@@ -21,6 +21,8 @@ export interface HandlerFunctionProps {
   timeout?: Duration;
   /** Space in /tmp (512 MiB when unset). */
   ephemeralStorageSize?: Size;
+  /** Concurrent runs reserved for the function and capped there (none reserved when unset). */
+  reservedConcurrentExecutions?: number;
   description?: string;
 }
 
@@ -36,6 +38,7 @@ export class HandlerFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(29),
       ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
+      ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },

@@ -6,7 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
-import { RULE_FILTERS } from '@passcloud/functions/contract/protocol';
+import { RULE_FILTERS, ruleSql } from '@passcloud/functions/contract/protocol';
 import { devicePolicy } from '@passcloud/functions/iot/policy';
 import { HandlerFunction, REPO_ROOT } from './api.ts';
 
@@ -125,7 +125,7 @@ export class DeviceIot extends Construct {
           ruleName: `${ruleNamePrefix}_${name}`,
           topicRulePayload: {
             description: `Pass Cloud: ${filter} to the ingest function`,
-            sql: `SELECT *, topic() AS topic FROM '${filter}'`,
+            sql: ruleSql(filter),
             awsIotSqlVersion: '2016-03-23',
             ruleDisabled: false,
             actions: [{ lambda: { functionArn: this.ingestFunction.functionArn } }],

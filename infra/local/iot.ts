@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/functions/contract/shadow';
-import { RULE_FILTERS, presenceTopic } from '@passcloud/functions/contract/protocol';
+import { RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
 import { authorize, policyPrefix } from '@passcloud/functions/iot/authorizer';
 import { ingest } from '@passcloud/functions/iot/ingest';
 import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
@@ -458,10 +458,8 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   // The rules adapter: the topics the AWS topic rules select go to the same ingest handler.
   for (const filter of Object.values(RULE_FILTERS)) {
     await subscribe(filter, (packet) => {
-      const message = parsePayload(packet.payload);
-      if (!isObject(message)) return;
       inFlight++;
-      ingest({ ...message, topic: packet.topic })
+      ingest(ruleEvent(packet.topic, packet.payload))
         .catch((error: unknown) => log('error', 'rule action failed', { topic: packet.topic, error: String(error) }))
         .finally(() => inFlight--);
     });

@@ -53,14 +53,14 @@ describe('the AWS stack', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] } }));
     const api = functions.filter(([id]) => id.startsWith('Api'));
     expect(api).toHaveLength(resources.length);
-    // The rest are the background import worker, the retention sweep and the IoT authorizer and ingest functions.
+    // The rest are the background workers and their failure destination, the scheduled jobs and the IoT authorizer and ingest functions.
     expect(
       functions
         .map(([id]) => id)
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -85,6 +85,22 @@ describe('the AWS stack', () => {
       const env = (template.findResources('AWS::Lambda::Function')[logicalId(stack.api.functions[resource])] as { Properties: { Environment: { Variables: Record<string, unknown> } } })
         .Properties.Environment.Variables;
       expect(env.IMPORT_WORKER_FUNCTION).toEqual({ Ref: logicalId(stack.importWorker) });
+    }
+  });
+
+  it('reserves a bounded concurrency for each background worker, and for no API function', () => {
+    const functions = template.findResources('AWS::Lambda::Function') as Record<string, { Properties: { ReservedConcurrentExecutions?: number } }>;
+    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker].map(logicalId);
+    for (const id of workers) expect(functions[id]!.Properties.ReservedConcurrentExecutions, id).toBe(10);
+    for (const fn of Object.values(stack.api.functions)) expect(functions[logicalId(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('sends every failed or expired worker invocation to the function that marks its job failed', () => {
+    const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as { Properties: { FunctionName: { Ref: string }; DestinationConfig?: { OnFailure?: { Destination: unknown } } } }[];
+    const failures = { 'Fn::GetAtt': [logicalId(stack.jobFailures), 'Arn'] };
+    for (const worker of [stack.importWorker, stack.recordExportWorker, stack.grantWorker]) {
+      const config = configs.find((c) => c.Properties.FunctionName.Ref === logicalId(worker));
+      expect(config?.Properties.DestinationConfig?.OnFailure?.Destination, worker.node.id).toEqual(failures);
     }
   });
 
@@ -337,8 +353,9 @@ describe('the AWS stack', () => {
     );
     expect(rules).toHaveLength(Object.keys(RULE_FILTERS).length);
     const ingestArn = { 'Fn::GetAtt': [logicalId(iot().ingestFunction), 'Arn'] };
-    for (const filter of ['pc/+/heartbeat', 'pc/+/logs', 'pc/+/commands/result', '$aws/things/+/shadow/update/documents', '$aws/events/presence/+/+']) {
-      const rule = rules.find((r) => r.Sql === `SELECT *, topic() AS topic FROM '${filter}'`);
+    for (const filter of ['pc/+/heartbeat', 'pc/+/logs', 'pc/+/commands/result', 'pc/+/records', '$aws/things/+/shadow/update/documents', '$aws/events/presence/+/+']) {
+      // The payload is nested (base64) beside the topic, so a payload field named `topic` cannot replace it.
+      const rule = rules.find((r) => r.Sql === `SELECT encode(*, 'base64') AS payload, topic() AS topic FROM '${filter}'`);
       expect(rule, filter).toBeDefined();
       expect(rule).toMatchObject({
         AwsIotSqlVersion: '2016-03-23',

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
+import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { CapacityCheck } from '@passcloud/functions/contract/authorities';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
@@ -335,5 +336,104 @@ describe('in Chinese', () => {
     expect(await zh.getByTestId('sync-panel').innerText()).toContain('人脸同步到设备');
     await zh.getByTestId('sync-panel').scrollIntoViewIfNeeded();
     await zh.screenshot({ path: `${shots}/person-panel-zh_CN.png`, fullPage: true });
+  });
+});
+
+describe('a person on both lists of a device', () => {
+  const CARL = 'Carl Watched';
+  let carl: string;
+  beforeAll(async () => {
+    carl = (await employee(CARL, await photo())).employeeKey;
+    const blacklisted = await call('POST', '/v1/authorities', { token, body: { setType: 1, personKeys: [carl], deviceKeys: [front.deviceKey], validity: { permanent: true } } });
+    expect(blacklisted.body.code, blacklisted.body.message).toBe(201);
+  });
+
+  /** The pass authority wizard for Carl on the front terminal, up to the check before granting; answers the both-lists warning. */
+  async function wizardUpToTheCheck(locale: string) {
+    await page.evaluate((l) => localStorage.setItem('locale', l), locale);
+    await page.goto(`${LIST}/setting`);
+    await expect.poll(() => page.getByTestId('wizard-person-row').filter({ hasText: CARL }).count()).toBe(1);
+    await pickPeople([CARL]);
+    await page.getByTestId('wizard-next').click();
+    await page.locator(`[data-testid=wizard-device-row][data-key="${front.deviceKey}"]`).getByRole('checkbox').check();
+    await page.getByTestId('wizard-next').click();
+    await page.getByTestId('wizard-submit').click();
+    const alert = page.getByTestId('both-lists-alert');
+    await expect.poll(() => alert.isVisible()).toBe(true);
+    // The dialog has finished fading in before anything is read or shot.
+    await expect.poll(() => page.getByRole('dialog').evaluate((dialog) => getComputedStyle(dialog).opacity)).toBe('1');
+    return alert;
+  }
+
+  it('warns in the wizard, naming the person, before the grant is confirmed', async () => {
+    const alert = await wizardUpToTheCheck('en_US');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en-US');
+    expect(await alert.innerText()).toContain('On both lists: the blacklist wins');
+    expect(await alert.innerText()).toContain('These people are on the blacklist of the device.');
+    expect(await alert.getByTestId('both-lists-row').innerText()).toBe(`${await deviceName(front)}: ${CARL}`);
+    expect(await page.getByTestId('capacity-table').count()).toBe(0);
+    await page.screenshot({ path: `${shots}/wizard-both-lists-en.png` });
+    // Nothing is granted before it is confirmed.
+    expect((await call<{ items: unknown[] }>('GET', `/v1/authorities?setType=0&personKey=${carl}`, { token })).body.data.items).toEqual([]);
+    await page.getByTestId('capacity-continue').click();
+    expect(await toastText(page)).toContain('Authorized: 1 authorization is on its way to the device');
+    await page.waitForURL(`**${LIST}`);
+  });
+
+  it('shows both rows on the person’s and the device’s detail, each with its list, marked', async () => {
+    await page.goto(`/pass-platform/enterprise/employee/${carl}`);
+    const panel = page.getByTestId('sync-panel');
+    const onFront = panel.locator(`[data-testid=sync-row][data-key$=".${front.deviceKey}"]`);
+    await expect.poll(() => onFront.count()).toBe(2);
+    const lists = () => onFront.getByTestId('sync-list').evaluateAll((badges) => badges.map((b) => `${b.getAttribute('data-list')}: ${b.textContent}`).sort());
+    expect(await lists()).toEqual(['blacklist: Blacklist', 'pass: Pass authority']);
+    await expect.poll(() => onFront.getByTestId('sync-both').count()).toBe(2);
+    await expect.poll(() => panel.locator('[data-testid=sync-row][data-state=synced]').count(), { timeout: 20_000 }).toBe(2);
+    await panel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shots}/person-both-lists-en.png`, fullPage: true });
+
+    await page.goto(`/pass-platform/device/management/${front.deviceKey}`);
+    const devicePanel = page.getByTestId('sync-panel');
+    const carlRows = devicePanel.locator(`[data-testid=sync-row][data-key*=".${carl}."]`);
+    await expect.poll(() => carlRows.count()).toBe(2);
+    await expect.poll(() => carlRows.getByTestId('sync-both').count()).toBe(2);
+    // Ada and Ben hold pass authority only: no marker.
+    expect(await devicePanel.getByTestId('sync-both').count()).toBe(2);
+    expect(await devicePanel.getByTestId('sync-row').count()).toBe(4);
+    await devicePanel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shots}/device-both-lists-en.png` });
+  });
+
+  it('warns and marks in Chinese', async () => {
+    const alert = await wizardUpToTheCheck('zh_CN');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
+    expect(await alert.innerText()).toContain('同时在两个名单中：黑名单优先');
+    expect(await alert.innerText()).toContain('这些人员在该设备的黑名单中');
+    expect(await alert.getByTestId('both-lists-row').innerText()).toBe(`${await deviceName(front)}: ${CARL}`);
+    await page.screenshot({ path: `${shots}/wizard-both-lists-zh_CN.png` });
+    await page.getByTestId('capacity-back').click();
+    await expect.poll(() => page.getByTestId('wizard-devices').isVisible()).toBe(true);
+
+    await page.goto(`/pass-platform/enterprise/employee/${carl}`);
+    const onFront = page.locator(`[data-testid=sync-row][data-key$=".${front.deviceKey}"]`);
+    await expect.poll(() => onFront.getByTestId('sync-both').count()).toBe(2);
+    expect((await onFront.getByTestId('sync-list').allInnerTexts()).sort()).toEqual(['通行权限', '黑名单'].sort());
+    expect(await onFront.getByTestId('sync-both').first().innerText()).toBe('同时在两个名单中');
+    await page.getByTestId('sync-panel').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shots}/person-both-lists-zh_CN.png`, fullPage: true });
+  });
+
+  it('marks a blacklist record the terminal reported as passed', async () => {
+    await page.evaluate(() => localStorage.setItem('locale', 'en_US'));
+    const through = newPassRecord({ personKey: carl, name: CARL, passState: 'passed' });
+    front.records.add(through);
+    await expect
+      .poll(async () => (await call<{ items: { recordKey: string }[] }>('GET', '/v1/blacklistRecords?pageSize=100', { token })).body.data.items.map((r) => r.recordKey))
+      .toContain(`${front.deviceKey}.${through.recordId}`);
+    await page.goto('/pass-platform/passage/blacklist/record');
+    const row = page.getByTestId('record-row').filter({ hasText: CARL });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getByTestId('record-violation').textContent()).toBe('Let through despite the blacklist');
+    await page.screenshot({ path: `${shots}/blacklist-record-violation-en.png` });
   });
 });

@@ -5,7 +5,7 @@ import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { notifySuccess, toast } from '../../../app/api.ts';
-import { formatNumber } from '../../../app/format.ts';
+import { formatList, formatNumber } from '../../../app/format.ts';
 import { RequestError } from '../../../app/request.ts';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { loadDeviceGroups, type Device, type DeviceGroup } from '../../devices/api.ts';
@@ -22,7 +22,8 @@ const DEVICE_FIELDS = ['deviceKeys', 'deviceGroupKeys'];
 /**
  * Authorize (setType 0) or add to the blacklist (setType 1) in three steps: people, devices,
  * validity. Before granting, the devices' face libraries are checked; a device the grant would
- * overfill is named and the user chooses to go on or go back.
+ * overfill is named, and so is everyone the grant would put on both lists of a device (where the
+ * blacklist wins), and the user chooses to go on or go back.
  */
 export function AuthorityWizardPage() {
   const { t } = useLingui();
@@ -39,10 +40,11 @@ export function AuthorityWizardPage() {
   const [devices, setDevices] = useState<Device[] | null>(null);
   const [devicesFailed, setDevicesFailed] = useState(false);
   const [deviceGroups, setDeviceGroups] = useState<DeviceGroup[]>([]);
+  /** What the check found before granting: devices the grant would overfill, people it would put on both lists. */
   const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
   const [submitting, setSubmitting] = useState(false);
   /** A large grant the server writes in the background, followed until it is done. */
-  const [job, setJob] = useState<{ jobKey: string; done: number; total: number; failed?: boolean } | null>(null);
+  const [job, setJob] = useState<{ jobKey: string; done: number; total: number; validity: ValidityBody; failed?: boolean; error?: string | null } | null>(null);
 
   const loadDevices = useCallback(() => {
     setDevicesFailed(false);
@@ -89,7 +91,7 @@ export function AuthorityWizardPage() {
       const done = await grant(setType, selection, body);
       if (done.jobKey) {
         setCapacity(null);
-        setJob({ jobKey: done.jobKey, done: 0, total: done.authorities });
+        setJob({ jobKey: done.jobKey, done: 0, total: done.authorities, validity: body });
         return;
       }
       notifySuccess(
@@ -117,7 +119,7 @@ export function AuthorityWizardPage() {
         try {
           const state = await grantJob(jobKey);
           if (stopped) return;
-          setJob({ jobKey, done: state.done, total: state.total, failed: state.state === 'failed' });
+          setJob((current) => current && { ...current, jobKey, done: state.done, total: state.total, failed: state.state === 'failed', error: state.error });
           if (state.state === 'done') {
             notifySuccess(
               setType === 0
@@ -152,7 +154,7 @@ export function AuthorityWizardPage() {
       return refused(failure);
     }
     setSubmitting(false);
-    if (check.devices.some((d) => d.exceeds)) return setCapacity({ check, validity: checked.body });
+    if (check.devices.some((d) => d.exceeds || (d.bothLists?.count ?? 0) > 0)) return setCapacity({ check, validity: checked.body });
     await confirmGrant(checked.body);
   };
 
@@ -164,6 +166,15 @@ export function AuthorityWizardPage() {
   const back = () => {
     setErrors({});
     setStep((s) => Math.max(0, s - 1) as Step);
+  };
+
+  const overfilled = capacity?.check.devices.filter((d) => d.exceeds) ?? [];
+  const doubled = capacity?.check.devices.filter((d) => (d.bothLists?.count ?? 0) > 0) ?? [];
+  /** The people of one device on both lists, by name, with how many more there are. */
+  const namesOn = (device: CapacityCheck['devices'][number]): string => {
+    const names = device.bothLists?.people.map((p) => p.name) ?? [];
+    const others = formatNumber((device.bothLists?.count ?? 0) - names.length);
+    return formatList(names.length < (device.bothLists?.count ?? 0) ? [...names, t`${others} more`] : names);
   };
 
   const counts = {
@@ -266,7 +277,7 @@ export function AuthorityWizardPage() {
         title={
           <Group gap="xs">
             <IconAlertTriangle size={18} color="var(--mantine-color-orange-6)" />
-            <Trans>Some devices would be over capacity</Trans>
+            {overfilled.length > 0 ? <Trans>Some devices would be over capacity</Trans> : <Trans>Some people would be on both lists</Trans>}
           </Group>
         }
         size="lg"
@@ -274,22 +285,45 @@ export function AuthorityWizardPage() {
       >
         {capacity && (
           <Stack gap="md">
-            <Text size="sm">
-              <Trans>These devices cannot hold every face of this grant; the faces beyond their capacity will fail to sync.</Trans>
-            </Text>
-            <Table withTableBorder verticalSpacing={6} data-testid="capacity-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t`Device`}</Table.Th>
-                  <Table.Th ta="end">{t`Faces now`}</Table.Th>
-                  <Table.Th ta="end">{t`Adding`}</Table.Th>
-                  <Table.Th ta="end">{t`Capacity`}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {capacity.check.devices
-                  .filter((d) => d.exceeds)
-                  .map((d) => (
+            {doubled.length > 0 && (
+              <Alert
+                color="red"
+                variant="light"
+                icon={<IconAlertTriangle size={18} />}
+                title={t`On both lists: the blacklist wins`}
+                data-testid="both-lists-alert"
+              >
+                <Stack gap={6}>
+                  <Text size="sm">
+                    {setType === 0
+                      ? t`These people are on the blacklist of the device. The device will refuse them and raise a blacklist alert, whatever pass authority they hold.`
+                      : t`These people hold pass authority on the device. Once they are on its blacklist, the device will refuse them and raise a blacklist alert.`}
+                  </Text>
+                  {doubled.map((d) => (
+                    <Text size="sm" key={d.deviceKey} data-testid="both-lists-row" data-key={d.deviceKey}>
+                      <b>{d.name}</b>: {namesOn(d)}
+                    </Text>
+                  ))}
+                </Stack>
+              </Alert>
+            )}
+            {overfilled.length > 0 && (
+              <Text size="sm">
+                <Trans>These devices cannot hold every face of this grant; the faces beyond their capacity will fail to sync.</Trans>
+              </Text>
+            )}
+            {overfilled.length > 0 && (
+              <Table withTableBorder verticalSpacing={6} data-testid="capacity-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t`Device`}</Table.Th>
+                    <Table.Th ta="end">{t`Faces now`}</Table.Th>
+                    <Table.Th ta="end">{t`Adding`}</Table.Th>
+                    <Table.Th ta="end">{t`Capacity`}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {overfilled.map((d) => (
                     <Table.Tr key={d.deviceKey} data-testid="capacity-row">
                       <Table.Td>{d.name}</Table.Td>
                       <Table.Td ta="end">{formatNumber(d.authorized)}</Table.Td>
@@ -301,8 +335,9 @@ export function AuthorityWizardPage() {
                       </Table.Td>
                     </Table.Tr>
                   ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Tbody>
+              </Table>
+            )}
             <Group justify="flex-end">
               <Button
                 variant="default"
@@ -326,7 +361,9 @@ export function AuthorityWizardPage() {
           <Stack gap="md">
             <Text size="sm">
               {job.failed ? (
-                <Trans>The grant stopped before it was complete. What was written stays; grant again to finish it.</Trans>
+                <span data-testid="grant-failed">
+                  {job.error ?? <Trans>The grant stopped before it was complete. What was written stays; grant again to finish it.</Trans>}
+                </span>
               ) : (
                 <Trans>
                   {formatNumber(job.done)} of {formatNumber(job.total)} authorizations written. You may leave this page; the grant goes on.
@@ -338,6 +375,11 @@ export function AuthorityWizardPage() {
               <Button variant="default" onClick={() => navigate(listPath)} data-testid="grant-progress-close">
                 <Trans>Back to the list</Trans>
               </Button>
+              {job.failed && (
+                <Button loading={submitting} onClick={() => void confirmGrant(job.validity)} data-testid="grant-retry">
+                  <Trans>Try again</Trans>
+                </Button>
+              )}
             </Group>
           </Stack>
         )}

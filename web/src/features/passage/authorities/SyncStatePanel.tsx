@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Avatar, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
-import { IconRefresh } from '@tabler/icons-react';
+import { Avatar, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { IconAlertTriangle, IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { notifySuccess } from '../../../app/api.ts';
 import { formatNumber } from '../../../app/format.ts';
@@ -9,10 +9,59 @@ import { CursorPager } from '../../../components/CursorPager.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retrySync, type SyncPage } from './api.ts';
-import { SYNC_COLOR, SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
+import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retrySync, type AuthorityItem, type SyncPage } from './api.ts';
+import { ListBadge, SYNC_COLOR, SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
 
 const PAGE_SIZE = 20;
+/** How many pages of a person's authorizations the both-lists marker reads at most. */
+const BOTH_LISTS_PAGES = 10;
+
+const pairOf = (item: Pick<AuthorityItem, 'personKey' | 'deviceKey'>): string => `${item.personKey}.${item.deviceKey}`;
+
+/** Every authorization a query answers, both lists, a few pages at most. */
+async function allSync(query: { personKey: string; deviceKey?: string | undefined }): Promise<AuthorityItem[]> {
+  const out: AuthorityItem[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < BOTH_LISTS_PAGES; page++) {
+    const answer = await listSync({ ...query, pageSize: 200, cursor }, { quiet: true, silent: true });
+    out.push(...answer.items);
+    cursor = answer.nextCursor ?? undefined;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+/**
+ * The (person, device) pairs of the rows on screen that are on both lists of the device, where the
+ * blacklist wins. Only for an account that sees both lists; each row's other list may be on
+ * another page, so it is read apart: a person's authorizations in one read, or on a device each
+ * person's on screen. Read again when the rows change or `generation` moves on.
+ */
+function useBothLists(items: AuthorityItem[], scope: { personKey?: string | undefined; deviceKey?: string | undefined }, generation: number): Set<string> {
+  const codes = getAuthorities();
+  const seesBoth = codes.includes(AUTH_CODE[0]) && codes.includes(AUTH_CODE[1]);
+  const people = seesBoth ? [...new Set(items.map((i) => i.personKey))].sort().join(',') : '';
+  const { personKey, deviceKey } = scope;
+  const [both, setBoth] = useState<Set<string>>(() => new Set());
+  useEffect(() => {
+    if (!people) return setBoth(new Set());
+    let current = true;
+    const lookups = personKey ? [{ personKey }] : people.split(',').map((key) => ({ personKey: key, deviceKey }));
+    Promise.all(lookups.map(allSync)).then(
+      (answers) => {
+        if (!current) return;
+        const lists = new Map<string, Set<number>>();
+        for (const item of answers.flat()) lists.set(pairOf(item), (lists.get(pairOf(item)) ?? new Set()).add(item.setType));
+        setBoth(new Set([...lists].filter(([, types]) => types.size === 2).map(([pair]) => pair)));
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [people, personKey, deviceKey, generation]);
+  return both;
+}
 
 /**
  * Where one person's face is (`personKey`: on which devices) or which faces one device holds
@@ -32,12 +81,16 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
   const [page, setPage] = useState<SyncPage | null>(null);
   const [failed, setFailed] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
 
   const latest = useRef(0);
   const load = useCallback(
     async (background = false) => {
       const request = ++latest.current;
-      if (!background) setFailed(false);
+      if (!background) {
+        setFailed(false);
+        setGeneration((g) => g + 1);
+      }
       try {
         const answer = await listSync({ personKey, deviceKey, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, background ? { quiet: true, silent: true } : { silent: true });
         if (request === latest.current) setPage(answer);
@@ -52,6 +105,7 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
   }, [load]);
 
   const items = page?.items ?? [];
+  const both = useBothLists(items, { personKey, deviceKey }, generation);
   const anyPending = items.some((i) => i.syncState === 'pending');
   useEffect(() => {
     if (!anyPending) return;
@@ -131,7 +185,18 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
                       </Group>
                     )}
                   </Table.Td>
-                  <Table.Td>{labels.list[item.setType]}</Table.Td>
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <ListBadge setType={item.setType} labels={labels} />
+                      {both.has(pairOf(item)) && (
+                        <Tooltip label={t`On both lists of this device: the blacklist wins, and the device refuses this person.`} multiline w={260} withArrow>
+                          <Badge color="orange" variant="light" leftSection={<IconAlertTriangle size={12} aria-hidden />} data-testid="sync-both">
+                            {t`On both lists`}
+                          </Badge>
+                        </Tooltip>
+                      )}
+                    </Group>
+                  </Table.Td>
                   <Table.Td>
                     <ValidityCell item={item} labels={labels} />
                   </Table.Td>

@@ -4,9 +4,11 @@ import { DatePickerInput } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useLingui } from '@lingui/react/macro';
 import { formatDate, formatDateTime } from '../../../app/format.ts';
+import { LIST_OF_SET_TYPE } from '@passcloud/functions/contract/authorities';
 import { today, type AuthorityItem, type SetType, type SyncFailure, type SyncState, type ValidityBody, type ValidityState } from './api.ts';
 
 export const SYNC_COLOR: Record<SyncState, string> = { pending: 'orange', synced: 'teal', failed: 'red' };
+export const LIST_COLOR: Record<SetType, string> = { 0: 'blue', 1: 'red' };
 export const VALIDITY_COLOR: Record<ValidityState, string> = { active: 'teal', upcoming: 'blue', expired: 'gray' };
 
 /** The names the authorization screens give to sync states, failure reasons, validity states and lists. */
@@ -28,6 +30,15 @@ export function useAuthorityLabels() {
   };
 }
 export type AuthorityLabels = ReturnType<typeof useAuthorityLabels>;
+
+/** Which list an authorization is on: pass authority or the blacklist. */
+export function ListBadge({ setType, labels }: { setType: SetType; labels: AuthorityLabels }) {
+  return (
+    <Badge color={LIST_COLOR[setType]} variant="outline" miw="max-content" data-testid="sync-list" data-list={LIST_OF_SET_TYPE[setType]}>
+      {labels.list[setType]}
+    </Badge>
+  );
+}
 
 /** The sync state as a badge, the reason of a failure under it. */
 export function SyncStateCell({ item, labels }: { item: Pick<AuthorityItem, 'syncState' | 'syncReason'>; labels: AuthorityLabels }) {

@@ -34,6 +34,8 @@ export function ExportDialog({
 }) {
   const { t } = useLingui();
   const [progress, setProgress] = useState<Progress>({ phase: 'starting' });
+  /** Each try of the export: a new one starts another job. */
+  const [attempt, setAttempt] = useState(0);
   const run = useRef(0);
   // The filters at the moment the export was asked for.
   const asked = useRef(body);
@@ -69,7 +71,7 @@ export function ExportDialog({
     return () => {
       run.current++;
     };
-  }, [opened, screen]);
+  }, [opened, screen, attempt]);
 
   const done = progress.phase === 'running' ? formatNumber(progress.done) : '';
   const percent = progress.phase === 'done' ? 100 : progress.phase === 'running' && progress.total ? Math.min(100, (progress.done / progress.total) * 100) : 0;
@@ -119,6 +121,11 @@ export function ExportDialog({
           {progress.phase === 'done' && (
             <Button leftSection={<IconDownload size={16} />} component="a" href={progress.url} rel="noopener" variant="light" data-testid="export-download">
               <Trans>Download again</Trans>
+            </Button>
+          )}
+          {progress.phase === 'failed' && (
+            <Button variant="light" onClick={() => setAttempt((n) => n + 1)} data-testid="export-retry">
+              <Trans>Try again</Trans>
             </Button>
           )}
           <Button variant="default" onClick={onClose} data-testid="export-close">

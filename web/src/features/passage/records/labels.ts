@@ -14,6 +14,8 @@ export function useRecordLabels() {
     temperature: { normal: t`Normal temperature`, fever: t`Fever` },
     /** A stranger, or a visitor whose name the privacy settings do not keep. */
     unnamed: t`Unknown person`,
+    /** A person on the device's blacklist whom the terminal let through anyway. */
+    violation: t`Let through despite the blacklist`,
   };
 }
 

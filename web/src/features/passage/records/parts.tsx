@@ -1,5 +1,5 @@
 import { Badge, Center, Group, Image, Stack, Text } from '@mantine/core';
-import { IconPhotoOff, IconTemperature } from '@tabler/icons-react';
+import { IconAlertTriangle, IconPhotoOff, IconTemperature } from '@tabler/icons-react';
 import { formatTemperature } from '../../../app/format.ts';
 import type { PassRecordItem } from './api.ts';
 import { STATE_COLOR, TYPE_COLOR, type RecordLabels } from './labels.ts';
@@ -86,11 +86,21 @@ export function TypeBadge({ record, labels }: { record: PassRecordItem; labels: 
   );
 }
 
+/** The pass state; a person on the blacklist who was let through all the same is marked beside it. */
 export function StateBadge({ record, labels }: { record: PassRecordItem; labels: RecordLabels }) {
-  return (
+  const state = (
     <Badge size="sm" variant="dot" color={STATE_COLOR[record.passState]} miw="max-content">
       {labels.passState[record.passState]}
     </Badge>
+  );
+  if (!record.violation) return state;
+  return (
+    <Group gap={4} wrap="nowrap">
+      {state}
+      <Badge size="sm" variant="filled" color="red" miw="max-content" leftSection={<IconAlertTriangle size={12} aria-hidden />} data-testid="record-violation">
+        {labels.violation}
+      </Badge>
+    </Group>
   );
 }
 

@@ -1,0 +1,103 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#lib/aws';
+import { AppError } from '#lib/errors';
+import { isConditionFailure } from './entity.ts';
+import { EVENTS_TABLE, tableName } from './tables.ts';
+
+/**
+ * Background work a company may have running at once, per kind. One item per tenant and kind
+ * (`jobSlots#<kind>` on the events table) holds its running jobs as a string set of
+ * `<start time>#<jobKey>`; a start takes a slot with one conditional `ADD` (refused when the set
+ * is full), so parallel starts can never pass the limit. A job gives its slot back when it ends,
+ * done or failed; a slot held longer than any run of its kind can last (a worker that died
+ * without a word) is taken back by the next start that finds the set full.
+ */
+export type JobKind = 'grant' | 'export';
+
+/** Jobs of a kind one company may have running at once (`JOB_LIMIT_GRANT`, `JOB_LIMIT_EXPORT`). */
+export function jobLimit(kind: JobKind): number {
+  const configured = Number(process.env[`JOB_LIMIT_${kind.toUpperCase()}`]);
+  return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_LIMITS[kind];
+}
+const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3 };
+
+/** Longer than a worker can run (a Lambda function stops at 15 minutes), with a margin. */
+const HOLD_MS = 20 * 60_000;
+
+const key = (tenantId: string, kind: JobKind) => ({ pk: tenantId, sk: `jobSlots#${kind}` });
+const member = (jobKey: string, startedAt: string): string => `${startedAt}#${jobKey}`;
+const parse = (text: string): { startedAt: string; jobKey: string } => {
+  const at = text.indexOf('#');
+  return { startedAt: text.slice(0, at), jobKey: text.slice(at + 1) };
+};
+
+/** The company already runs as many jobs of the kind as it may: 429 naming the one running longest. */
+export class JobsRunningError extends AppError {
+  constructor(kind: JobKind, running: { startedAt: string; jobKey: string }, limit: number) {
+    super(429, kind === 'grant' ? 'jobs.grantRunning' : 'jobs.exportRunning', { job: running.jobKey, since: running.startedAt, limit }, {
+      jobKey: running.jobKey,
+      startTime: running.startedAt,
+      limit,
+    });
+  }
+}
+
+async function add(tenantId: string, kind: JobKind, slot: string, limit: number): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(EVENTS_TABLE),
+        Key: key(tenantId, kind),
+        UpdateExpression: 'ADD #jobs :slot',
+        ConditionExpression: 'attribute_not_exists(#jobs) OR size(#jobs) < :limit',
+        ExpressionAttributeNames: { '#jobs': 'jobs' },
+        ExpressionAttributeValues: { ':slot': new Set([slot]), ':limit': limit },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+async function running(tenantId: string, kind: JobKind): Promise<string[]> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: key(tenantId, kind), ConsistentRead: true }));
+  return [...((out.Item?.jobs as Set<string> | undefined) ?? [])].sort();
+}
+
+async function remove(tenantId: string, kind: JobKind, slots: string[]): Promise<void> {
+  if (slots.length === 0) return;
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(EVENTS_TABLE),
+      Key: key(tenantId, kind),
+      UpdateExpression: 'DELETE #jobs :slots',
+      ExpressionAttributeNames: { '#jobs': 'jobs' },
+      ExpressionAttributeValues: { ':slots': new Set(slots) },
+    }),
+  );
+}
+
+/**
+ * Takes a slot for the job `jobKey` starting at `startedAt` (the job's own creation time), or
+ * throws JobsRunningError. Slots held past HOLD_MS are given back first when the set is full.
+ */
+export async function takeJobSlot(tenantId: string, kind: JobKind, jobKey: string, startedAt: string, now = Date.now()): Promise<void> {
+  const limit = jobLimit(kind);
+  const slot = member(jobKey, startedAt);
+  if (await add(tenantId, kind, slot, limit)) return;
+  const held = await running(tenantId, kind);
+  const stale = held.filter((s) => Date.parse(parse(s).startedAt) < now - HOLD_MS);
+  if (stale.length > 0) {
+    await remove(tenantId, kind, stale);
+    if (await add(tenantId, kind, slot, limit)) return;
+  }
+  const oldest = (await running(tenantId, kind))[0] ?? held[0];
+  throw new JobsRunningError(kind, oldest ? parse(oldest) : { jobKey, startedAt }, limit);
+}
+
+/** Gives the slot of a job back: when it ends, whichever way. Giving it back twice is harmless. */
+export async function releaseJobSlot(tenantId: string, kind: JobKind, jobKey: string, startedAt: string): Promise<void> {
+  await remove(tenantId, kind, [member(jobKey, startedAt)]);
+}

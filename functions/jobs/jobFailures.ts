@@ -1,0 +1,54 @@
+import type { Locale } from '#contract/locales';
+import { failGrantJob, findGrantJob } from '#data/grantJobs';
+import { findImportJob, moveImportJob } from '#data/importJobs';
+import { failExportJob, findExportJob } from '#data/passRecords';
+import { translate } from '#lib/i18n';
+import { log } from '#lib/log';
+
+/**
+ * The background workers' on-failure destination on AWS: Lambda hands it every asynchronous
+ * invocation of an import, export or grant worker that failed (an error, a timeout, running out
+ * of memory) or expired before it started (throttled past the maximum event age). The job the
+ * invocation was for is marked failed at once, with its slot given back, so the console stops
+ * waiting for it. Elsewhere, and as a second line on AWS, a job whose worker was lost is marked
+ * failed when it is next read (`lostWorker` in lib/jobs.ts).
+ */
+export interface FailedInvocation {
+  requestContext?: { condition?: string; functionArn?: string };
+  requestPayload?: { tenantId?: unknown; jobKey?: unknown };
+  responseContext?: { functionError?: string };
+}
+
+export async function failJobOf(event: FailedInvocation): Promise<'grant' | 'export' | 'import' | undefined> {
+  const { tenantId, jobKey } = event.requestPayload ?? {};
+  if (typeof tenantId !== 'string' || typeof jobKey !== 'string') return undefined;
+  // Never started: the event expired or ran out of retries before a worker took it.
+  const notStarted = event.requestContext?.condition === 'EventAgeExceeded';
+  const grant = await findGrantJob(tenantId, jobKey);
+  if (grant) {
+    await failGrantJob(grant);
+    return 'grant';
+  }
+  const exported = await findExportJob(tenantId, jobKey);
+  if (exported) {
+    await failExportJob(exported, translate(exported.locale as Locale, notStarted || exported.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
+    return 'export';
+  }
+  const imported = await findImportJob(tenantId, jobKey);
+  if (imported && (imported.state === 'queued' || imported.state === 'running')) {
+    const error = translate(imported.locale as Locale, 'import.stopped');
+    await moveImportJob(tenantId, jobKey, imported.state, 'failed', { error }).catch(() => undefined);
+    return 'import';
+  }
+  return undefined;
+}
+
+export async function handler(event: FailedInvocation): Promise<void> {
+  const kind = await failJobOf(event);
+  log(kind ? 'warn' : 'error', kind ? 'background job failed' : 'failed invocation names no job', {
+    condition: event.requestContext?.condition,
+    error: event.responseContext?.functionError,
+    kind,
+    jobKey: String(event.requestPayload?.jobKey ?? ''),
+  });
+}
