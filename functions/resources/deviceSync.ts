@@ -65,3 +65,5 @@ export const deviceSync = defineResource('deviceSync', {
     },
   }),
 });
+
+export const handler = deviceSync.handler;

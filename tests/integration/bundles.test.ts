@@ -1,0 +1,320 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { PassCloudStack } from '@passcloud/infra/aws/stack';
+import { HandlerFunction } from '@passcloud/infra/aws/api';
+import { ruleEvent, thingName } from '@passcloud/functions/contract/protocol';
+import { TABLES } from '@passcloud/functions/data/tables';
+import { BUCKETS } from '@passcloud/functions/lib/storage';
+import { routes, type RouteEntry } from '@passcloud/functions/routes';
+import { encrypt, login, registerTenant, securityKey } from '../support/api.ts';
+
+/**
+ * What deploys is the bundle `cdk synth` makes, not the source. The stack is synthesized, and
+ * each Lambda asset it produced is imported in a fresh Node process that has only the
+ * environment its construct gives it (plus the local stand-ins' endpoints), and its `handler` is
+ * called with real events: API Gateway v2 events for every route of its resource (among them a
+ * login, lists, creates, unknown keys and invalid bodies), the IoT events the terminals cause,
+ * and the scheduled and worker events. A bundle without a handler, or needing a file, module or
+ * variable it does not get, fails here.
+ */
+
+const RUNNER = resolve(import.meta.dirname, '../support/bundleRunner.mjs');
+const ORIGIN_SECRET = 'bundle-test-origin-secret';
+/** Variables that point the AWS SDK at the local stand-ins instead of AWS (never set by a construct). */
+const STAND_INS = ['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'IOT_DATA_ENDPOINT', 'IOT_DATA_ACCESS_KEY_ID', 'IOT_DATA_SECRET_ACCESS_KEY', 'SMTP_HOST', 'SMTP_PORT', 'SETTINGS_KEY_FILE', 'SMTP_ALLOW_PRIVATE'];
+
+interface Bundle {
+  id: string;
+  file: string;
+  environment: Record<string, unknown>;
+}
+
+interface Outcome {
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+/** Lambda's Invoke API as the functions that start workers call it: each invocation is kept and answered 202. */
+let lambda: Server;
+let lambdaUrl: string;
+const invoked: { functionName: string; payload: unknown }[] = [];
+
+let outdir: string;
+let stack: PassCloudStack;
+let bundles: Bundle[];
+let token: string;
+let tenantId: string;
+let owner: { username: string; password: string };
+
+/** The value a variable the construct sets from a CloudFormation token takes on this machine. */
+function localValue(name: string): string {
+  const local = inject('localEnv');
+  if (local[name] !== undefined) return local[name]!;
+  const table = TABLES.find((t) => t.env === name);
+  if (table) return table.defaultName;
+  const bucket = Object.values(BUCKETS).find((b) => b.env === name);
+  if (bucket) return bucket.defaultName;
+  if (name === 'ORIGIN_VERIFY_SECRET') return ORIGIN_SECRET;
+  // A function name, a key id, an endpoint of AWS: a value that is set, as on AWS.
+  return `deployed-${name.toLowerCase()}`;
+}
+
+function environmentOf(bundle: Bundle): Record<string, string> {
+  const local = inject('localEnv');
+  const env: Record<string, string> = { LOG_LEVEL: 'error', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  for (const [name, value] of Object.entries(bundle.environment)) env[name] = typeof value === 'string' ? value : localValue(name);
+  for (const name of STAND_INS) if (local[name] !== undefined) env[name] = local[name]!;
+  env.AWS_ENDPOINT_URL_LAMBDA = lambdaUrl;
+  // The local stand-ins take these made-up credentials; nothing else of this process goes over.
+  env.AWS_ACCESS_KEY_ID = 'local';
+  env.AWS_SECRET_ACCESS_KEY = 'local';
+  return env;
+}
+
+async function run(bundle: Bundle, events: unknown[]): Promise<Outcome[]> {
+  const child = spawn(process.execPath, [RUNNER, bundle.file], { env: environmentOf(bundle), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.end(JSON.stringify(events));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  await new Promise<void>((done) => child.on('close', () => done()));
+  clearTimeout(timer);
+  const marker = stdout.lastIndexOf('@@OUTCOMES@@');
+  if (marker < 0) throw new Error(`${bundle.id} did not run: ${stderr.slice(-2000) || stdout.slice(-2000)}`);
+  const answer = JSON.parse(stdout.slice(marker + '@@OUTCOMES@@'.length)) as { loadError?: string; outcomes?: Outcome[] };
+  if (answer.loadError) throw new Error(`${bundle.id} could not be loaded: ${answer.loadError}`);
+  return answer.outcomes!;
+}
+
+/** Path parameters and queries of a well-formed request where the plain ones would not be. */
+const PARAMS: Record<string, string> = { mailKey: '1700000000000-zzzzzzzzzzzzzzzz' };
+const QUERIES: Record<string, Record<string, string>> = { 'GET /v1/groups': { type: 'employee' } };
+
+const bundleOf = (fn: HandlerFunction): Bundle => bundles.find((b) => b.id === stack.getLogicalId(fn.node.defaultChild as CfnElement))!;
+
+/** An API Gateway v2 event as the HTTP API sends it through CloudFront. */
+function apiEvent(route: RouteEntry, options: { body?: unknown; query?: Record<string, string>; params?: Record<string, string>; token?: string; headers?: Record<string, string> } = {}) {
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const params = Object.fromEntries(names.map((n) => [n, options.params?.[n] ?? PARAMS[n] ?? 'zzzzzzzzzzzzzzzz']));
+  const path = route.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n]!);
+  const query = options.query ?? QUERIES[`${route.method} ${route.path}`] ?? {};
+  const body = options.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? undefined : '{}') : JSON.stringify(options.body);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: `${route.method} ${route.path}`,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(query).toString(),
+    headers: {
+      'content-type': 'application/json',
+      'accept-language': 'en_US',
+      'x-origin-verify': ORIGIN_SECRET,
+      'cloudfront-viewer-address': '198.51.100.7:443',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.headers ?? {}),
+    },
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(names.length ? { pathParameters: params } : {}),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'bundletest',
+      domainName: 'bundletest.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'bundletest',
+      http: { method: route.method, path, protocol: 'HTTP/1.1', sourceIp: '130.176.0.1', userAgent: 'Amazon CloudFront' },
+      requestId: randomUUID(),
+      routeKey: `${route.method} ${route.path}`,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body !== undefined ? { body } : {}),
+    isBase64Encoded: false,
+  };
+}
+
+interface ApiAnswer {
+  statusCode: number;
+  body: string;
+}
+const envelope = (outcome: Outcome): { code: number; message: string; data: unknown } => {
+  expect(outcome.ok, outcome.error).toBe(true);
+  const answer = outcome.value as ApiAnswer;
+  return JSON.parse(answer.body) as { code: number; message: string; data: unknown };
+};
+
+beforeAll(async () => {
+  lambda = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      const name = /\/functions\/([^/]+)\/invocations/.exec(req.url ?? '')?.[1];
+      if (!name || req.headers['x-amz-invocation-type'] !== 'Event') {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"only asynchronous invocations"}');
+        return;
+      }
+      invoked.push({ functionName: decodeURIComponent(name), payload: JSON.parse(body || 'null') });
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((done) => lambda.listen(0, '127.0.0.1', () => done()));
+  lambdaUrl = `http://127.0.0.1:${(lambda.address() as { port: number }).port}`;
+  outdir = mkdtempSync(join(tmpdir(), 'passcloud-bundles-'));
+  const app = new App({ outdir });
+  stack = new PassCloudStack(app, 'PassCloudBundles', {
+    mailFrom: 'no-reply@example.com',
+    licencePublicKey: 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=',
+    env: { account: '123456789012', region: 'eu-west-1' },
+  });
+  const assembly = app.synth();
+  const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+  const ours = stack.node.findAll().filter((c): c is HandlerFunction => c instanceof HandlerFunction);
+  bundles = ours.map((fn) => {
+    const id = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
+    const props = template.Resources[id]!.Properties as { Code: { S3Key: string }; Handler: string; Environment?: { Variables?: Record<string, unknown> } };
+    const hash = props.Code.S3Key.replace(/\.zip$/, '');
+    const dir = join(outdir, `asset.${hash}`);
+    const file = ['index.mjs', 'index.js'].map((f) => join(dir, f)).find((f) => existsSync(f));
+    if (!file) throw new Error(`${id}: no bundle in ${dir} (${existsSync(dir) ? readdirSync(dir).join(', ') : 'missing'})`);
+    expect(props.Handler).toBe('index.handler');
+    return { id, file, environment: props.Environment?.Variables ?? {} };
+  });
+
+  const made = await registerTenant();
+  owner = made;
+  token = (await login(made.username, made.password)).token;
+  tenantId = token.split('.')[0]!;
+}, 600_000);
+
+afterAll(async () => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+  await new Promise<void>((done) => (lambda ? lambda.close(() => done()) : done()));
+});
+
+describe('the deployed bundles', () => {
+  it('are one per function of the stack, each a file that exports `handler`', () => {
+    expect(bundles.length).toBeGreaterThanOrEqual(Object.keys(stack.api.functions).length + 8);
+    for (const bundle of bundles) expect(existsSync(bundle.file), bundle.id).toBe(true);
+  });
+
+  it('log in through the systems bundle, as the console does', async () => {
+    const key = await securityKey();
+    const body = { securityId: key.securityId, account: await encrypt(key.publicKey, owner.username), password: await encrypt(key.publicKey, owner.password) };
+    const systems = routes.find((r) => r.method === 'POST' && r.path === '/v1/systems/login')!;
+    const [answer] = await run(bundleOf(stack.api.functions.systems), [apiEvent(systems, { body })]);
+    const result = envelope(answer!);
+    expect(result.code).toBe(200);
+    expect((result.data as { token: string }).token).toMatch(new RegExp(`^${tenantId}\\.`));
+    // Without the origin secret CloudFront adds, the API refuses the request.
+    const [direct] = await run(bundleOf(stack.api.functions.systems), [apiEvent(systems, { body, headers: { 'x-origin-verify': 'wrong' } })]);
+    expect(envelope(direct!).code).toBe(403);
+  });
+
+  it('answer every route of their resource: lists, creates, unknown keys and invalid bodies, never a 5xx', async () => {
+    // A fresh session: the login through the bundle above replaced the first one.
+    token = (await login(owner.username, owner.password)).token;
+    const failures: string[] = [];
+    // The systems resource last, and its logout last of all: logging out ends the session the others use.
+    const order = Object.entries(stack.api.functions).sort(([a], [b]) => Number(a === 'systems') - Number(b === 'systems'));
+    for (const [resource, fn] of order) {
+      const own = routes.filter((r) => r.resource === resource).sort((a, b) => Number(a.path === '/v1/systems/logout') - Number(b.path === '/v1/systems/logout'));
+      // Each route with an empty body, and each that takes a body with one of the wrong shape too.
+      const calls = own.flatMap((route) => [
+        { route, name: `${route.method} ${route.path}`, event: apiEvent(route, { token }) },
+        ...(route.method !== 'GET' && route.method !== 'DELETE' && route.path !== '/v1/systems/logout'
+          ? [{ route, name: `${route.method} ${route.path} [1]`, event: apiEvent(route, { token, body: [1] }) }]
+          : []),
+      ]);
+      const outcomes = await run(
+        bundleOf(fn),
+        calls.map((c) => c.event),
+      );
+      const codes = new Map<string, number>();
+      outcomes.forEach((outcome, i) => {
+        const { name } = calls[i]!;
+        if (!outcome.ok) return failures.push(`${name}: threw ${outcome.error?.slice(0, 300)}`);
+        const answer = outcome.value as ApiAnswer & { headers?: Record<string, string> };
+        // Exports answer the workbook itself.
+        if (answer.statusCode === 200 && !(answer.headers?.['content-type'] ?? '').includes('json')) return codes.set(name, 200);
+        let code: number;
+        try {
+          code = (JSON.parse(answer.body) as { code: number }).code;
+        } catch {
+          return failures.push(`${name}: answered no envelope (${answer.statusCode})`);
+        }
+        if (answer.statusCode >= 500 || code >= 500) return failures.push(`${name}: ${answer.statusCode} ${answer.body.slice(0, 300)}`);
+        codes.set(name, code);
+      });
+      // Of each resource a console account uses: a list answers 200, an unknown key 404 and an empty body 422.
+      const session = own.filter((r) => r.access === 'session');
+      const expectSome = (names: string[], wanted: number, what: string) => {
+        if (names.length > 0 && !names.some((n) => codes.get(n) === wanted)) failures.push(`${resource}: no ${what} (${names.map((n) => `${n} ${codes.get(n)}`).join('; ')})`);
+      };
+      const named = (r: RouteEntry, suffix = '') => `${r.method} ${r.path}${suffix}`;
+      expectSome(session.filter((r) => r.method === 'GET' && !r.path.includes('{')).map((r) => named(r)), 200, 'list answering 200');
+      expectSome(session.filter((r) => r.method === 'GET' && r.path.includes('{')).map((r) => named(r)), 404, 'unknown key answering 404');
+      expectSome(session.filter((r) => r.method !== 'GET' && r.method !== 'DELETE' && !r.path.includes('{') && r.path !== '/v1/systems/logout').map((r) => named(r, ' [1]')), 422, 'create refusing an invalid body with 422');
+    }
+    // The functions that start a worker reached Lambda, naming the worker their construct gave them.
+    expect(invoked.map((i) => i.functionName)).toEqual(expect.arrayContaining([localValue('EXPORT_WORKER_FUNCTION')]));
+    expect(failures).toEqual([]);
+  });
+
+  it('take the events the terminals cause: the broker’s authorizer and the topic rules', async () => {
+    const authorizer = await run(bundleOf(stack.iot.authorizerFunction), [
+      { protocolData: { mqtt: { username: thingName(tenantId, 'nosuchdevice01'), password: Buffer.from('wrong').toString('base64'), clientId: thingName(tenantId, 'nosuchdevice01') } }, connectionMetadata: { id: randomUUID() } },
+    ]);
+    expect(authorizer[0]).toMatchObject({ ok: true, value: { isAuthenticated: false } });
+    const thing = thingName(tenantId, 'nosuchdevice01');
+    const ingest = await run(bundleOf(stack.iot.ingestFunction), [
+      ruleEvent(`pc/${thing}/heartbeat`, JSON.stringify({ time: Date.now(), info: {} })),
+      ruleEvent(`pc/${thing}/records`, JSON.stringify({ records: [{ recordId: 'r1', passState: 'passed', source: 'face', verifyTime: Date.now() }] })),
+      ruleEvent(`$aws/events/presence/connected/${thing}`, JSON.stringify({ clientId: thing, timestamp: Date.now(), eventType: 'connected' })),
+      ruleEvent(`pc/${thing}/logs`, 'not json'),
+    ]);
+    for (const outcome of ingest) expect(outcome, outcome.error).toMatchObject({ ok: true });
+  });
+
+  it('take their scheduled and worker events', async () => {
+    const task = { tenantId, jobKey: 'nosuchjob0000001' };
+    const scheduled = { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: 'eu-west-1', resources: [], detail: {} };
+    for (const fn of [stack.importWorker, stack.recordExportWorker, stack.grantWorker]) {
+      const [outcome] = await run(bundleOf(fn), [task]);
+      expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
+    }
+    // A failed invocation of a worker, as Lambda hands it to the on-failure destination.
+    const [failure] = await run(bundleOf(stack.jobFailures), [
+      { version: '1.0', requestContext: { condition: 'RetriesExhausted', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:worker:$LATEST' }, requestPayload: task, responseContext: { functionError: 'Unhandled' } },
+    ]);
+    expect(failure, failure?.error).toMatchObject({ ok: true });
+    for (const fn of [stack.mail.retryFunction, stack.retentionSweep, stack.licenceReminders]) {
+      const [outcome] = await run(bundleOf(fn), [scheduled]);
+      expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
+    }
+  });
+
+  it('are all exercised here', () => {
+    const covered = new Set([
+      ...Object.values(stack.api.functions),
+      stack.iot.authorizerFunction,
+      stack.iot.ingestFunction,
+      stack.importWorker,
+      stack.recordExportWorker,
+      stack.grantWorker,
+      stack.mail.retryFunction,
+      stack.retentionSweep,
+      stack.licenceReminders,
+      stack.jobFailures,
+    ].map((fn) => stack.getLogicalId(fn.node.defaultChild as CfnElement)));
+    expect(bundles.map((b) => b.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});
+
