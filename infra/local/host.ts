@@ -174,7 +174,35 @@ export interface HostOptions {
   webRoot: string;
   /** Extra local-only endpoints under `/_local/`, answered only to loopback callers. */
   local?: Record<string, () => unknown>;
+  /** API requests wait for this (the demo company is made), so the first login already works. */
+  ready?: Promise<unknown>;
 }
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The captured mails as a page to read in a browser: newest first, each with its subject, sender, recipients and text. */
+export function mailsPage(mails: readonly { from: string; to: string[]; subject: string; text: string; receivedAt: string }[]): string {
+  const items = [...mails]
+    .reverse()
+    .map(
+      (m) => `<article>
+  <h2>${escapeHtml(m.subject || '(no subject)')}</h2>
+  <p class="meta"><time datetime="${escapeHtml(m.receivedAt)}">${escapeHtml(m.receivedAt.replace('T', ' ').slice(0, 19))} UTC</time> · from ${escapeHtml(m.from)} · to ${escapeHtml(m.to.join(', '))}</p>
+  <pre>${escapeHtml(m.text)}</pre>
+</article>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Captured mails (${mails.length})</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1a1b1e;background:#f8f9fa}article{background:#fff;border:1px solid #dee2e6;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}h1{font-size:1.4rem}h2{font-size:1.1rem;margin:0 0 .25rem}.meta{color:#495057;font-size:.85rem;margin:0 0 .75rem}pre{white-space:pre-wrap;word-break:break-word;font:inherit;margin:0}</style></head>
+<body><h1>Mails the product sent on this machine (${mails.length}), newest first</h1>
+<p class="meta">The same list as JSON: <code>curl -H 'accept: application/json' …/_local/mails</code></p>
+${items || '<p>No mail yet.</p>'}
+</body></html>`;
+}
+
+/** True when the caller asks for a page rather than data (a browser), not for JSON. */
+const wantsPage = (accept: string | undefined): boolean => !!accept && accept.includes('text/html') && !accept.includes('application/json');
 
 export interface Host {
   server: Server;
@@ -195,9 +223,16 @@ export async function startHost(options: HostOptions): Promise<Host> {
       if (url.pathname.startsWith('/_local/')) {
         const local = options.local?.[url.pathname.slice('/_local/'.length)];
         if (!local || !isLoopback(sourceIp) || req.method !== 'GET') return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        if (url.pathname === '/_local/mails' && wantsPage(req.headers.accept)) {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS });
+          res.end(mailsPage(local() as Parameters<typeof mailsPage>[0]));
+          return;
+        }
         return send(res, envelopeResult(200, { code: 200, message: 'Success', data: local() }, 'local'));
       }
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
+        // Until the demo company exists, its printed login would be refused: requests wait for it.
+        await options.ready;
         for (const m of mounted) {
           if (m.route.method !== req.method) continue;
           const match = m.pattern.exec(url.pathname);
