@@ -11,7 +11,8 @@ import { z } from 'zod';
 export const TLS_MODES = ['none', 'starttls', 'tls'] as const;
 export type TlsMode = (typeof TLS_MODES)[number];
 
-export const MAIL_STATUSES = ['sent', 'failed', 'retrying'] as const;
+/** `queued`: recorded, to be sent by the mail service in the background (alerts); `retrying`: an attempt failed for a temporary reason. */
+export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'retrying'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /**

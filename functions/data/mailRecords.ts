@@ -27,7 +27,7 @@ export const mailRecords = lazy(
           to: { type: 'string', required: true },
           title: { type: 'string', required: true },
           content: { type: 'string', required: true },
-          status: { type: ['sent', 'failed', 'retrying'] as const, required: true },
+          status: { type: ['queued', 'sent', 'failed', 'retrying'] as const, required: true },
           /** Why it was not sent: a category of contract/mail.ts MAIL_FAILURES. */
           error: { type: 'string' },
           /** The SMTP reply code of a refusal. */
@@ -173,7 +173,7 @@ export async function claimRetry(record: MailRecord, leaseUntil: Date): Promise<
     await mailRecords()
       .patch(keyOf(record))
       .set({ retryAt: leaseUntil.toISOString() })
-      .where((attr, op) => `${op.eq(attr.status, 'retrying')} AND ${op.eq(attr.retryAt, record.retryAt!)}`)
+      .where((attr, op) => `(${op.eq(attr.status, 'retrying')} OR ${op.eq(attr.status, 'queued')}) AND ${op.eq(attr.retryAt, record.retryAt!)}`)
       .go();
     return true;
   } catch (error) {

@@ -3,7 +3,7 @@ import { isLocale, type Locale } from '#contract/locales';
 import { findDevice } from '#data/devices';
 import { epochSeconds, isConditionFailure } from '#data/entity';
 import { readEmailSettings } from '#data/mailSettings';
-import { onRecordStored, type PassRecord } from '#data/passRecords';
+import { onRecordStored, recordKeyOf, type PassRecord } from '#data/passRecords';
 import { EVENTS_TABLE, tableName } from '#data/tables';
 import { countAttempt, findTenant } from '#data/identity';
 import { companyTimezone } from '#data/tenants';
@@ -11,8 +11,8 @@ import { dynamo } from '#lib/aws';
 import { translate } from '#lib/i18n';
 import { ThrottledError } from '#lib/errors';
 import { log } from '#lib/log';
-import { deliver } from '#lib/mail';
-import { objectExists, presignedGet } from '#lib/storage';
+import { consoleLink } from '#lib/consoleLinks';
+import { enqueue, type Mail } from '#lib/mail';
 
 /**
  * Real-time alert mails, sent when a record is stored: a fever (a temperature at or above the
@@ -24,12 +24,7 @@ import { objectExists, presignedGet } from '#lib/storage';
  * THROTTLES.alertMails alert mails an hour; those past it are logged, not sent.
  */
 export const ALERT_INTERVAL_MS = 10 * 60_000;
-/** How long an alert waits for the terminal to upload the capture it announced. */
-const captureWaitMs = (): number => Number(process.env.ALERT_CAPTURE_WAIT_MS ?? 10_000);
-/** The capture link in an alert stays valid this long (at most what the signing credentials allow). */
-const LINK_SECONDS = 7 * 24 * 3600;
-
-type AlertKind = 'feverAlert' | 'blacklistAlert';
+export type AlertKind = 'feverAlert' | 'blacklistAlert';
 
 /**
  * Takes the alert slot of (kind, device, person) for the next interval: one conditional write, so
@@ -53,14 +48,14 @@ export async function takeAlertSlot(tenantId: string, kind: AlertKind, deviceKey
   }
 }
 
-async function captureLink(record: PassRecord): Promise<string | undefined> {
-  if (!record.captureKey) return undefined;
-  const deadline = Date.now() + captureWaitMs();
-  for (;;) {
-    if (await objectExists('captures', record.tenantId, record.captureKey)) return presignedGet('captures', record.tenantId, record.captureKey, LINK_SECONDS);
-    if (Date.now() >= deadline) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/**
+ * Where the alert's reader sees the record: its screen in the console, which opens it (after a
+ * login) with its capture beside the enrolled photo. A link that lasts, unlike a presigned link
+ * to the capture, which dies with the credentials that signed it.
+ */
+export function recordLink(record: PassRecord, kind: AlertKind): string {
+  const path = kind === 'blacklistAlert' ? '/pass-platform/passage/blacklist/record' : '/pass-platform/passage/record';
+  return consoleLink(path, { record: recordKeyOf(record) });
 }
 
 function formatTime(iso: string, timeZone: string, locale: Locale): string {
@@ -73,29 +68,28 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
   // personKind is set only when the key names one of the company's people (iot/records.ts).
   const who = record.personKind && record.personKey ? record.personKey : 'stranger';
   if (!(await takeAlertSlot(record.tenantId, kind, record.deviceKey, who))) return;
-  const [tenant, device, timeZone, capture] = await Promise.all([
-    findTenant(record.tenantId),
-    findDevice(record.tenantId, record.deviceKey),
-    companyTimezone(record.tenantId),
-    captureLink(record),
-  ]);
+  const [tenant, device, timeZone] = await Promise.all([findTenant(record.tenantId), findDevice(record.tenantId, record.deviceKey), companyTimezone(record.tenantId)]);
   const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
   const params = {
     name: record.name ?? translate(locale, record.type === 'stranger' ? 'mail.alertStranger' : 'mail.alertUnnamed'),
     device: device?.name ?? record.deviceKey,
     time: formatTime(record.verifyTime, timeZone, locale),
     temperature: record.temperature !== undefined ? record.temperature.toFixed(1) : translate(locale, 'mail.alertNotKept'),
-    capture: capture ?? translate(locale, 'mail.alertNoCapture'),
+    capture: recordLink(record, kind),
   };
   const subject = translate(locale, kind === 'feverAlert' ? 'mail.feverSubject' : 'mail.blacklistSubject', params);
   const text = translate(locale, kind === 'feverAlert' ? 'mail.feverBody' : 'mail.blacklistBody', params);
+  const mails: Mail[] = [];
   for (const to of settings.recipients) {
     if (!(await withinAlertLimit(record.tenantId))) {
       log('warn', 'alert mail over the hourly limit, not sent', { tenantId: record.tenantId, kind, deviceKey: record.deviceKey, recordId: record.recordId });
       continue;
     }
-    await deliver(record.tenantId, { to, subject, text, kind });
+    mails.push({ to, subject, text, kind });
   }
+  // Recorded now, sent by the mail service: a slow SMTP server holds up neither the terminal's
+  // upload nor the other recipients, and a failed send is tried again like any mail.
+  await enqueue(record.tenantId, mails);
 }
 
 /** Counts one alert mail of the company; false when its hourly limit is reached. */

@@ -11,6 +11,7 @@ import { ses } from './aws.ts';
 import { newId } from './crypto.ts';
 import { translate } from './i18n.ts';
 import { log } from './log.ts';
+import { startWorker } from './jobs.ts';
 import { pool } from './pool.ts';
 
 /**
@@ -268,6 +269,42 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
   return { mailKey: mailKeyOf(record), status, ...(failure ? { error: failure.category, ...(failure.replyCode ? { errorCode: failure.replyCode } : {}) } : {}) };
 }
 
+/**
+ * Records a mail for the mail service to send in the background, and starts a pass of the service
+ * (on AWS the mail function, invoked asynchronously; elsewhere in this process after the caller
+ * goes on). What must not wait on a company's SMTP server (an alert during a terminal's upload)
+ * queues its mails here; the service sends them and tries again as it does any mail.
+ */
+export async function enqueue(tenantId: string, mails: Mail[]): Promise<string[]> {
+  if (mails.length === 0) return [];
+  const now = new Date();
+  const from = await plannedSender(tenantId);
+  const keys: string[] = [];
+  for (const mail of mails) {
+    const identity = newMailIdentity(now);
+    const record: MailRecord = {
+      tenantId,
+      mailId: identity.mailId,
+      sentAt: identity.sentAt,
+      kind: mail.kind,
+      ...(mail.toName ? { name: mail.toName } : {}),
+      from,
+      to: mail.to,
+      title: mail.subject,
+      content: recordedText(mail),
+      status: 'queued',
+      attempts: 0,
+      retryQueue: RETRY_QUEUE,
+      retryAt: identity.sentAt,
+      ttl: epochSeconds(now) + RETENTION_DAYS * 86_400,
+    };
+    await createMailRecord(record);
+    keys.push(mailKeyOf(record));
+  }
+  await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
+  return keys;
+}
+
 /** Sends a mail and records it; answers whether it went out now (a user waiting is told when not). */
 export async function sendMail(tenantId: string, mail: Mail): Promise<boolean> {
   return (await deliver(tenantId, mail)).status === 'sent';
@@ -285,7 +322,7 @@ const RETRY_WIDTH = 10;
 /** Another attempt of one mail that was due. */
 async function retryOne(record: MailRecord, now: Date): Promise<boolean> {
   if (!(await claimRetry(record, new Date(now.getTime() + LEASE_MS)))) return false;
-  const attempts = (record.attempts ?? 1) + 1;
+  const attempts = (record.attempts ?? 0) + 1;
   const mail: Mail = { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) };
   try {
     await attempt(record.tenantId, mail);

@@ -28,7 +28,7 @@ function recordJson(record: MailRecord, locale: Locale): MailRecordJson {
     sendTime: record.sentAt,
     attempts: record.attempts ?? 1,
     lastAttemptTime: record.lastAttemptAt ?? null,
-    nextAttemptTime: record.status === 'retrying' ? (record.retryAt ?? null) : null,
+    nextAttemptTime: record.status === 'retrying' || record.status === 'queued' ? (record.retryAt ?? null) : null,
     remarks: remarks(record, locale),
     resendable: record.status === 'failed' && !record.masked && !record.resentAs,
   };

@@ -4,6 +4,7 @@ import {
   exportJobParams,
   passRecordQuery,
   recordExportBody,
+  recordKeyParams,
   type PassRecordItem,
   type PassRecordPage,
   type RecordExportJob,
@@ -11,7 +12,7 @@ import {
 import type { Locale } from '#contract/locales';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
-import { createExportJob, failExportJob, findExportJob, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { createExportJob, failExportJob, findExportJob, findRecord, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { newId } from '#lib/crypto';
@@ -127,6 +128,22 @@ export const passRecords = defineResource('passRecords', {
     params: exportJobParams,
     async handle({ auth, params }) {
       return ok(await exportJson(await requireExport(auth.tenantId, 'pass', params.jobKey)));
+    },
+  }),
+  'GET /v1/passRecords/{recordKey}': sessionRoute({
+    params: recordKeyParams,
+    async handle({ auth, params }) {
+      const record = await findRecord(auth.tenantId, params.recordKey);
+      if (!record) throw new NotFoundError();
+      return ok((await recordItems(auth.tenantId, [record]))[0]);
+    },
+  }),
+  'GET /v1/blacklistRecords/{recordKey}': sessionRoute({
+    params: recordKeyParams,
+    async handle({ auth, params }) {
+      const record = await findRecord(auth.tenantId, params.recordKey);
+      if (!record || record.type !== 'blacklist') throw new NotFoundError();
+      return ok((await recordItems(auth.tenantId, [record]))[0]);
     },
   }),
   'GET /v1/blacklistRecords': sessionRoute({

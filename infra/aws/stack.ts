@@ -218,7 +218,10 @@ export class PassCloudStack extends Stack {
     grantListing(iot.ingestFunction, buckets.data.captures);
     iot.ingestFunction.addEnvironment('IOT_DATA_ENDPOINT', iot.devicesEnvironment().IOT_DATA_ENDPOINT!);
     iot.grantRecordsAck(iot.ingestFunction);
-    // Fever and blacklist alerts are mailed from ingest, through the mail service like every mail.
+    // Fever and blacklist alerts are queued by ingest and sent by the mail service, which ingest
+    // starts at once (an asynchronous invocation of the retry function) rather than waiting a minute.
+    iot.ingestFunction.addEnvironment('MAIL_WORKER_FUNCTION', mail.retryFunction.functionName);
+    iot.ingestFunction.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
     for (const [name, value] of Object.entries({ MAIL_FROM: props.mailFrom, ...mail.environment })) iot.ingestFunction.addEnvironment(name, value);
     mail.grantSecrets(iot.ingestFunction);
     mail.grantSend(iot.ingestFunction);
@@ -346,6 +349,8 @@ export class PassCloudStack extends Stack {
     settings.addEnvironment('API_BASE_URL', `https://${site.distribution.distributionDomainName}/v1`);
     // Invitation links in mails lead to the console, never to an address a request names.
     accounts.addEnvironment('CONSOLE_URL', `https://${site.distribution.distributionDomainName}`);
+    // Alert mails link the record's screen in the console.
+    iot.ingestFunction.addEnvironment('CONSOLE_URL', `https://${site.distribution.distributionDomainName}`);
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
     // The execute-api endpoint refuses requests without the origin secret: the API is reached through CloudFront.

@@ -189,6 +189,21 @@ describe('pass records in the console', () => {
     await expect.poll(() => alert.count()).toBe(0);
   });
 
+  it('opens the record an alert mail links to, and closes it back to the list', async () => {
+    await page.goto('/pass-platform/passage/record');
+    await expect.poll(() => row('Ada Park').count()).toBe(1);
+    const recordKey = await row('Ada Park').getAttribute('data-record');
+    expect(recordKey).toBeTruthy();
+    await page.goto(`/pass-platform/passage/record?record=${encodeURIComponent(recordKey!)}`);
+    const detail = page.getByTestId('record-detail');
+    await expect.poll(() => detail.count()).toBe(1);
+    await expect.poll(() => detail.innerText()).toContain('Ada Park');
+    await page.getByTestId('record-detail-close').click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('record')).toBeNull();
+    await expect.poll(() => row('Ada Park').count()).toBe(1);
+  });
+
   it('reads in Chinese, with the same layout', async () => {
     // The same account signing in again ends the English page's session, whose background reads would then be refused.
     await page.context().close();

@@ -9,6 +9,7 @@ import { countAttempt } from '@passcloud/functions/data/identity';
 import { throttles } from '@passcloud/functions/data/throttles';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { startTestSmtp } from '../support/smtp.ts';
 
 /**
  * Fever and blacklist alerts: a record at or above the device's alarm threshold mails the
@@ -125,8 +126,9 @@ describe('fever alerts', () => {
     const name = (await call<{ name: string }>('GET', `/v1/devices/${device.deviceKey}`, { token })).body.data.name;
     expect(mail.title).toBe(`Fever alert: Other Person measured 37.8 °C at ${name}`);
     expect(mail.content).toContain('Temperature: 37.8 °C');
-    expect(mail.content).toMatch(/Capture: http/);
-    expect(mail.status).toBe('sent');
+    // The mail links the record's screen in the console, which opens it after a login.
+    expect(mail.content).toMatch(new RegExp(`Record and capture: https?://\\S+/pass-platform/passage/record\\?record=${device.deviceKey}\\.\\w+`));
+    await until(() => mails('feverAlert'), (items) => items.every((m) => m.status === 'sent'));
   });
 });
 
@@ -202,4 +204,37 @@ describe('alert mails a terminal cannot multiply', () => {
     expect((await mails('feverAlert')).filter((m) => m.title.includes('Warm'))).toHaveLength(3);
     expect((await throttles().get(key).go()).data?.failures).toBe(200);
   });
+});
+
+describe('alert mails and a slow mail server', () => {
+  it('are queued by the ingest and sent by the mail service: the terminal is answered at once, and every recipient gets the mail', async () => {
+    const owner = await registerTenant();
+    const own = (await login(owner.username, owner.password)).token;
+    await grantSeats(own, 2);
+    const terminal = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('SL').toUpperCase(), 1), heartbeatMs: 60_000 });
+    agents.push(terminal);
+    await terminal.start();
+    // A server that takes 6 s to take each mail: two recipients, 12 s and more in one attempt.
+    const slow = await startTestSmtp({ delayMs: 6_000 });
+    try {
+      const current = await call<{ version: number }>('GET', '/v1/settings/email', { token: own });
+      const saved = await call('PUT', '/v1/settings/email', {
+        token: own,
+        body: { senderAddress: 'alerts@company.test', host: '127.0.0.1', port: slow.port, tlsMode: 'none', recipients: ['desk@company.test', 'chief@company.test'], feverAlert: true, version: current.body.data.version },
+      });
+      expect(saved.body.code).toBe(201);
+      const started = Date.now();
+      terminal.records.add(newPassRecord({ name: 'Slow Mail Stranger', temperature: 39.1, passState: 'refused' }));
+      // Acknowledged (the outbox empty) long before one mail could have gone through.
+      await until(async () => terminal.records.pending, (n) => n === 0, 5_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const queued = async () => (await call<{ items: MailRecord[] }>('GET', '/v1/mailRecords?group=feverAlert&pageSize=100', { token: own })).body.data.items;
+      expect((await until(queued, (items) => items.length === 2, 5_000)).map((m) => m.to).sort()).toEqual(['chief@company.test', 'desk@company.test']);
+      // Both arrive, whatever the server's pace.
+      await until(queued, (items) => items.length === 2 && items.every((m) => m.status === 'sent'), 40_000);
+      expect(slow.received.flatMap((m) => m.to).sort()).toEqual(['chief@company.test', 'desk@company.test']);
+    } finally {
+      await slow.stop();
+    }
+  }, 90_000);
 });

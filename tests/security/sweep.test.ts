@@ -4,6 +4,7 @@ import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
+import { recordKeyOf, storeRecord } from '@passcloud/functions/data/passRecords';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats, licenceCode } from '../support/licence.ts';
@@ -88,6 +89,28 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
     if (answer.body.code !== 201) throw new Error(`fixture bind answered ${answer.status}: ${answer.body.message}`);
     return answer.body.data.deviceKey;
+  },
+  // A blacklist pass record of the tenant (what a terminal's upload stores), read by both record routes.
+  recordKey: async (ctx) => {
+    const now = new Date();
+    const record = {
+      tenantId: ctx.tenantId,
+      deviceKey: 'sweepdevice00001',
+      recordId: unique('r'),
+      time: now.toISOString(),
+      verifyTime: now.toISOString(),
+      day: now.toISOString().slice(0, 10),
+      name: 'Sweep Record',
+      nameLower: 'sweep record',
+      type: 'blacklist' as const,
+      measured: false,
+      fever: false,
+      passState: 'refused' as const,
+      source: 'face' as const,
+      ttl: Math.floor(now.getTime() / 1000) + 86_400,
+    };
+    await storeRecord(record, now.getUTCHours());
+    return recordKeyOf(record);
   },
   // The fixture employee on the fixture device (both made before it: their routes come first).
   authorityKey: async (ctx) => {

@@ -31,6 +31,8 @@ export interface TestSmtpOptions {
   tls?: 'none' | 'starttls' | 'implicit';
   /** The one login the server accepts (offered only over TLS); without it AUTH is not offered. */
   login?: { username: string; password: string };
+  /** How long the server takes to accept each mail's content (a slow server). */
+  delayMs?: number;
 }
 
 /**
@@ -63,7 +65,8 @@ export async function startTestSmtp(options: TestSmtpOptions = {}) {
     },
     onData(stream, session, callback) {
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
           received.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),

@@ -12,6 +12,9 @@ const ses = mockClient(SESv2Client);
 const kms = mockClient(KMSClient);
 const TENANT = 'tenant0000000001';
 const saved = process.env.SMTP_HOST;
+// As on AWS: the switch that lets a developer use a local SMTP server is off (the integration
+// project's stack turns it on for its own servers, in the same test run).
+const savedSwitch = process.env.SMTP_ALLOW_PRIVATE;
 
 function settings(over: Record<string, unknown> = {}) {
   return {
@@ -39,11 +42,13 @@ beforeEach(() => {
   ses.reset();
   kms.reset();
   delete process.env.SMTP_HOST;
+  delete process.env.SMTP_ALLOW_PRIVATE;
   process.env.MAIL_FROM = 'Pass Cloud <no-reply@example.com>';
   dynamo.on(PutCommand).resolves({});
 });
 afterEach(() => {
   if (saved) process.env.SMTP_HOST = saved;
+  if (savedSwitch) process.env.SMTP_ALLOW_PRIVATE = savedSwitch;
   delete process.env.SETTINGS_KMS_KEY_ID;
 });
 

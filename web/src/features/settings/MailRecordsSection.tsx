@@ -16,7 +16,7 @@ import { Truncated } from '../../components/Truncated.tsx';
 import tables from '../../components/DataTable.module.css';
 
 const PAGE_SIZE = 20;
-const STATUS_COLOR: Record<MailStatus, string> = { sent: 'teal', failed: 'red', retrying: 'orange' };
+const STATUS_COLOR: Record<MailStatus, string> = { queued: 'blue', sent: 'teal', failed: 'red', retrying: 'orange' };
 
 interface MailPage {
   items: MailRecordJson[];
@@ -52,7 +52,7 @@ export function MailRecordsSection() {
   const [open, setOpen] = useState<MailRecordJson | null>(null);
   const [resending, setResending] = useState(false);
 
-  const statusLabel: Record<MailStatus, string> = { sent: t`Sent`, failed: t`Failed`, retrying: t`Retrying` };
+  const statusLabel: Record<MailStatus, string> = { queued: t`Queued`, sent: t`Sent`, failed: t`Failed`, retrying: t`Retrying` };
   const groupLabel: Record<string, string> = {
     verification: t`Verification code`,
     invitation: t`Invitation`,

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { Avatar, Button, Center, Group, Loader, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
@@ -22,7 +23,7 @@ import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import { loadDeviceOptions, recordsPath, type DeviceOption, type PassRecordItem, type PassRecordPage } from './api.ts';
+import { loadDeviceOptions, loadRecord, recordsPath, type DeviceOption, type PassRecordItem, type PassRecordPage } from './api.ts';
 import { defaultFilters, filtersNarrowed, pickableDays, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
@@ -48,6 +49,29 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   const [devices, setDevices] = useState<DeviceOption[]>([]);
   const [open, setOpen] = useState<PassRecordItem | null>(null);
   const [exporting, setExporting] = useState(false);
+
+  // A link of an alert mail names one record (`?record=<key>`): it opens over the list.
+  const [params, setParams] = useSearchParams();
+  const linked = params.get('record');
+  useEffect(() => {
+    if (!linked) return;
+    let live = true;
+    loadRecord(screen, linked).then(
+      (record) => live && setOpen(record),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [linked, screen]);
+  const closeRecord = () => {
+    setOpen(null);
+    if (linked) {
+      const next = new URLSearchParams(params);
+      next.delete('record');
+      setParams(next, { replace: true });
+    }
+  };
 
   useEffect(() => {
     // The terminal list needs its own right; without it the device filter offers the devices of the records read.
@@ -315,7 +339,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
           </Group>
         </Stack>
       </Paper>
-      <RecordDetail record={open} onClose={() => setOpen(null)} />
+      <RecordDetail record={open} onClose={closeRecord} />
       <ExportDialog screen={screen} body={query} opened={exporting} onClose={() => setExporting(false)} />
     </ScreenPage>
   );

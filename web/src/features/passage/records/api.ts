@@ -6,6 +6,9 @@ export type { PassRecordItem, PassRecordPage };
 
 export const recordsPath = (screen: RecordScreen): string => (screen === 'blacklist' ? '/v1/blacklistRecords' : '/v1/passRecords');
 
+/** One record by its key (`GET .../{recordKey}`), as an alert mail links to it. */
+export const loadRecord = (screen: RecordScreen, recordKey: string) => api.get<PassRecordItem>(`${recordsPath(screen)}/${encodeURIComponent(recordKey)}`);
+
 export interface DeviceOption {
   value: string;
   label: string;
