@@ -18,15 +18,20 @@ export interface RouteEntry {
   authCode?: AuthCode;
   /** Request bodies are binary (multipart); hosts pass them through base64-encoded. */
   binary?: boolean;
+  /**
+   * A session route an account whose password someone else chose may use before it chooses its
+   * own: what it takes to change the password or leave. Every other session route answers 401.
+   */
+  beforePasswordChange?: true;
 }
 
 export const routes = [
   { method: 'POST', path: '/v1/systems/security', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/login', resource: 'systems', access: 'public' },
-  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session' },
-  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session' },
-  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session' },
-  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session' },
+  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true },
+  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true },
+  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true },
+  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true },
   { method: 'POST', path: '/v1/systems/validateCodes', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/register', resource: 'systems', access: 'public' },
   { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
@@ -124,9 +129,12 @@ export const routes = [
   { method: 'GET', path: '/v1/passRecords', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'POST', path: '/v1/passRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'GET', path: '/v1/passRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
+  // One record, as an alert mail links to it.
+  { method: 'GET', path: '/v1/passRecords/{recordKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'GET', path: '/v1/blacklistRecords', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   { method: 'POST', path: '/v1/blacklistRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   { method: 'GET', path: '/v1/blacklistRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
+  { method: 'GET', path: '/v1/blacklistRecords/{recordKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -177,12 +177,13 @@ export class FaceLibrary {
 
   private async apply(change: FaceChange): Promise<FaceResult> {
     const id = faceId(change.list, change.personKey);
-    const result = (state: 'synced' | 'failed', reason?: SyncFailure): FaceResult => ({
+    const result = (state: 'synced' | 'failed', reason?: SyncFailure, detail?: string): FaceResult => ({
       list: change.list,
       personKey: change.personKey,
       seq: change.seq,
       state,
       ...(reason ? { reason } : {}),
+      ...(detail ? { detail } : {}),
     });
     if (change.action === 'remove') {
       this.faces.delete(id);
@@ -205,9 +206,10 @@ export class FaceLibrary {
     } catch {
       return result('failed', 'downloadFailed');
     }
-    if (!enrollable(bytes)) {
+    const refusal = enrolRefusal(bytes);
+    if (refusal) {
       this.faces.delete(id);
-      return result('failed', 'photoRejected');
+      return result('failed', 'photoRejected', refusal);
     }
     this.faces.set(id, {
       list: change.list,
@@ -252,13 +254,19 @@ export function within(face: Pick<Face, 'validFrom' | 'validTo'>, at = new Date(
   return (!face.validFrom || Date.parse(face.validFrom) <= t) && (!face.validTo || Date.parse(face.validTo) >= t);
 }
 
-/** Whether the simulated model can enrol a face from these bytes: a JPEG or PNG of at least ENROL_MIN. */
-export function enrollable(bytes: Buffer): boolean {
+/**
+ * Why the simulated model cannot enrol a face from these bytes (it needs a JPEG or PNG of at
+ * least ENROL_MIN), in the words it reports with `photoRejected`; undefined when it can.
+ */
+export function enrolRefusal(bytes: Buffer): string | undefined {
+  let size: { width?: number; height?: number };
   try {
-    const { width, height } = imageSize(bytes);
-    if (!width || !height) return false;
-    return Math.max(width, height) >= ENROL_MIN.width && Math.min(width, height) >= ENROL_MIN.height;
+    size = imageSize(bytes);
   } catch {
-    return false;
+    size = {};
   }
+  const { width, height } = size;
+  if (!width || !height) return 'photo is not an image this terminal can read';
+  if (Math.max(width, height) >= ENROL_MIN.width && Math.min(width, height) >= ENROL_MIN.height) return undefined;
+  return `photo is ${width}×${height}; this terminal needs at least ${ENROL_MIN.width}×${ENROL_MIN.height}`;
 }

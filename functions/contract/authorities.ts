@@ -156,6 +156,8 @@ export interface AuthorityItem {
   validityState: ValidityState;
   syncState: SyncState;
   syncReason: SyncFailure | null;
+  /** The device's own words on why the sync failed (not translated), null when it gave none. */
+  syncDetail: string | null;
   /** When the device last reported on it (synced or failed), else when it was changed. */
   syncTime: string;
   createTime: string;

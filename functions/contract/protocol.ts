@@ -165,6 +165,8 @@ export type SyncState = (typeof SYNC_STATES)[number];
 /** Why a terminal could not apply a face change. */
 export const SYNC_FAILURES = ['noPhoto', 'photoRejected', 'capacityFull', 'expired', 'downloadFailed'] as const;
 export type SyncFailure = (typeof SYNC_FAILURES)[number];
+/** The longest `detail` a terminal may give with a failure: its own words on why, shown in the console. */
+export const SYNC_DETAIL_MAX = 200;
 
 /** `pc/<thing>/faces/notify`: changes up to `seq` wait; the terminal pulls them over HTTPS. */
 export interface FaceNotifyMessage {
@@ -226,6 +228,7 @@ export const faceResultsBody = z
             seq: z.number().int().min(1),
             state: z.enum(['synced', 'failed']),
             reason: z.enum(SYNC_FAILURES).optional(),
+            detail: z.string().trim().max(SYNC_DETAIL_MAX).optional(),
           })
           .strict(),
       )

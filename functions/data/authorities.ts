@@ -55,6 +55,8 @@ export const authorities = lazy(
           action: { type: ['upsert', 'remove'] as const, required: true },
           syncState: { type: ['pending', 'synced', 'failed'] as const, required: true },
           syncReason: { type: 'string' },
+          /** The terminal's own words on why a sync failed, when it gave any. */
+          syncDetail: { type: 'string' },
           syncAt: { type: 'string', required: true },
           createdAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
@@ -240,6 +242,7 @@ async function rechange(current: Authority, changes: Partial<Authority>, replace
   for (const [k, v] of Object.entries(changes)) if (v === undefined) delete (next as Record<string, unknown>)[k];
   Object.assign(next, { seq, seqKey: seqKey(seq), action: actionOf(next), syncState: 'pending', syncAt: nowIso(), version: current.version + 1 });
   delete next.syncReason;
+  delete next.syncDetail;
   try {
     await authorities()
       .put(next)
@@ -445,9 +448,11 @@ export async function recordResults(tenantId: string, deviceKey: string, results
           .go();
         return;
       }
+      const failed = result.state === 'failed';
       const update = authorities().patch(key).set({ syncState: result.state, syncAt: now });
-      const withReason = result.state === 'failed' && result.reason ? update.set({ syncReason: result.reason }) : update.remove(['syncReason']);
-      await withReason.where((attr, op) => op.eq(attr.seq, result.seq)).go();
+      const withReason = failed && result.reason ? update.set({ syncReason: result.reason }) : update.remove(['syncReason']);
+      const withDetail = failed && result.detail ? withReason.set({ syncDetail: result.detail }) : withReason.remove(['syncDetail']);
+      await withDetail.where((attr, op) => op.eq(attr.seq, result.seq)).go();
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }

@@ -33,10 +33,11 @@ export function parseToken(authorization: string | undefined): { tenantId: strin
 }
 
 /**
- * The caller's session and account. `passwordChange` marks the routes an account whose password
- * someone else chose may still use (change it, read itself, log out); every other answers 401.
+ * The caller's session and account. `beforePasswordChange` marks the routes an account whose
+ * password someone else chose may still use (the route table's flag: change it, read itself and
+ * its menu, log out); every other answers 401.
  */
-export async function authenticate(authorization: string | undefined, authCode?: AuthCode, passwordChange = false): Promise<Auth> {
+export async function authenticate(authorization: string | undefined, authCode?: AuthCode, beforePasswordChange = false): Promise<Auth> {
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
@@ -51,7 +52,7 @@ export async function authenticate(authorization: string | undefined, authCode?:
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
   if (authCode && !account.authCodes.includes(authCode)) throw new NoPermissionError();
-  if (account.mustChangePassword && !passwordChange) throw new AppError(401, 'auth.mustChangePassword');
+  if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
   if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: now }).go();
   }

@@ -108,6 +108,65 @@ const FIELD_LABELS: Record<string, MessageId> = {
   deviceKey: 'field.device',
   temperature: 'field.temperature',
   passState: 'field.passState',
+  verifyTime: 'column.verifyTime',
+  mask: 'column.mask',
+  source: 'column.source',
+  capture: 'field.capture',
+  accountKey: 'field.account',
+  employeeKey: 'field.employee',
+  visitorKey: 'field.visitor',
+  authorityKey: 'field.authority',
+  recordKey: 'field.passRecord',
+  jobKey: 'field.job',
+  // Pass authority and the blacklist
+  setType: 'field.setType',
+  personKey: 'field.person',
+  personKeys: 'field.people',
+  personGroupKeys: 'field.personGroups',
+  departmentKeys: 'field.departments',
+  deviceGroupKeys: 'field.deviceGroups',
+  authorityKeys: 'field.authorities',
+  validity: 'field.validity',
+  permanent: 'field.permanent',
+  start: 'field.startDate',
+  end: 'field.endDate',
+  // What terminals send and receive (docs/device-protocol.md)
+  thingName: 'field.thingName',
+  mqtt: 'field.mqtt',
+  clientId: 'field.clientId',
+  url: 'field.url',
+  headers: 'field.headers',
+  upload: 'field.upload',
+  app: 'field.appUpdate',
+  sha256: 'field.sha256',
+  command: 'field.command',
+  commandKey: 'field.command',
+  issuedAt: 'field.issuedAt',
+  ok: 'field.commandOk',
+  error: 'field.error',
+  time: 'field.time',
+  entries: 'field.logEntries',
+  level: 'field.level',
+  message: 'field.message',
+  params: 'field.parameters',
+  topic: 'field.topic',
+  failed: 'field.failedCount',
+  records: 'field.records',
+  recordId: 'field.recordId',
+  stored: 'field.storedRecords',
+  refused: 'field.refusedRecords',
+  changes: 'field.faceChanges',
+  more: 'field.more',
+  limit: 'field.limit',
+  seq: 'field.sequence',
+  action: 'field.faceAction',
+  list: 'field.faceList',
+  validFrom: 'field.validFrom',
+  validTo: 'field.validTo',
+  photo: 'field.avatar',
+  results: 'field.results',
+  reason: 'field.reason',
+  detail: 'field.detail',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */
@@ -126,7 +185,8 @@ const WHOLE = 'body';
 /** The names in a path, without list positions: `periods.0.onDuty` has `periods` and `onDuty`. */
 const namesOf = (path: string): string[] => path.split('.').filter((part) => part && !/^\d+$/.test(part));
 
-function labelOf(path: string): MessageId | undefined {
+/** The message id that names the field at `path`, undefined for a field without a name of its own. */
+export function fieldLabelId(path: string): MessageId | undefined {
   const names = namesOf(path);
   const name = names.at(-1);
   if (!name) return undefined;
@@ -146,7 +206,7 @@ function humanize(name: string): string {
 
 /** The field's name as the console shows it; a field it does not show is named after its path. */
 export function fieldLabel(path: string, locale: Locale): string {
-  const id = labelOf(path);
+  const id = fieldLabelId(path);
   return id ? translate(locale, id) : humanize(namesOf(path).at(-1) ?? path);
 }
 

@@ -94,6 +94,7 @@ async function itemsJson(tenantId: string, items: Authority[]): Promise<Authorit
       validityState: validityState(a, now),
       syncState: a.syncState,
       syncReason: a.syncReason ?? null,
+      syncDetail: a.syncDetail ?? null,
       syncTime: a.syncAt,
       createTime: a.createdAt,
       version: a.version,

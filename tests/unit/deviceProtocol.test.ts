@@ -304,8 +304,10 @@ describe('docs/device-protocol.md examples', () => {
       for (const change of page.changes) if (change.action === 'remove') expect(change.photo).toBeNull();
     }
     for (const e of examples('faceResultsBody')) {
-      for (const result of protocol.faceResultsBody.parse(e.value).results)
+      for (const result of protocol.faceResultsBody.parse(e.value).results) {
         expect(result.reason !== undefined, `reason only with failed`).toBe(result.state === 'failed');
+        if (result.detail !== undefined) expect(result.state, `detail only with failed`).toBe('failed');
+      }
     }
   });
 

@@ -15,6 +15,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.password',
     'field.online',
     'field.firmware',
+    'field.account',
   ],
   de_DE: [
     'field.person',
@@ -36,8 +37,9 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'column.recordType',
     'column.source',
     'field.permanent',
+    'field.message',
   ],
-  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no'],
+  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no', 'field.error'],
   id_ID: [
     'column.email',
     'setting.volume',

@@ -38,10 +38,22 @@ export function saveLogin(info: UserInfo): void {
   localStorage.setItem(KEYS.authorities, JSON.stringify(info.authCodes));
 }
 
-/** After the user chose their own password: the console no longer asks for one. */
+const passwordListeners = new Set<() => void>();
+
+/** Whether the account must choose its own password before it may use anything else. */
+export const mustChangePassword = (): boolean => !!getUser()?.mustChangePassword;
+
+/** Calls `listener` when the account has chosen its own password; answers the unsubscribe. */
+export function onPasswordChanged(listener: () => void): () => void {
+  passwordListeners.add(listener);
+  return () => passwordListeners.delete(listener);
+}
+
+/** After the user chose their own password: the console no longer asks for one, and the screens may load. */
 export function passwordChanged(): void {
   const user = getUser();
   if (user) localStorage.setItem(KEYS.userInfo, JSON.stringify({ ...user, mustChangePassword: false }));
+  for (const listener of passwordListeners) listener();
 }
 
 export function clearLogin(): void {

@@ -53,14 +53,10 @@ export function ChangePasswordDialog({ opened, onClose, required = false }: { op
     try {
       const payload = await encryptText(key, JSON.stringify({ oldPassword: values.originalPassword, newPassword: values.newPassword }));
       await api.patch('/v1/systems/reset', { payload }, { silent: true });
-      if (required) {
-        // Every screen refused to load until now: start again with the password changed.
-        passwordChanged();
-        window.location.reload();
-        return;
-      }
       notifySuccess(t`Operation succeeded`);
       close();
+      // The screen behind the dialog waited for this (MainLayout); it loads now.
+      if (required) passwordChanged();
     } catch (error) {
       if (error instanceof RequestError && error.issues.length) {
         for (const issue of error.issues) form.setFieldError(FIELD_OF[issue.path] ?? 'newPassword', issue.message);

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { AppShell } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { useLocalStorage } from '@mantine/hooks';
@@ -8,6 +8,7 @@ import type { MenuItem } from '@passcloud/functions/contract/menu';
 import { menuTitle } from '../menuTitles.ts';
 import type { RouteHandle } from '../router.tsx';
 import { platformOf } from '../menu.ts';
+import { mustChangePassword, onPasswordChanged } from '../session.ts';
 import { Header } from './Header.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
@@ -15,9 +16,14 @@ import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.
 export const MENU_EXPANDED = 250;
 export const MENU_COLLAPSED = 65;
 
-/** Header, side menu and content; the dashboard sits on a dark background, other screens on light grey. */
+/**
+ * Header, side menu and content; the dashboard sits on a dark background, other screens on light grey.
+ * An account that must choose its own password first (the header asks for it) gets no screen and
+ * no alerts until it has: the server refuses it everything else, so nothing else is requested.
+ */
 export default function MainLayout() {
   const { menu } = useLoaderData() as { menu: MenuItem[] };
+  const waitForPassword = useSyncExternalStore(onPasswordChanged, mustChangePassword);
   const { pathname } = useLocation();
   const matches = useMatches();
   const { t } = useLingui();
@@ -53,10 +59,8 @@ export default function MainLayout() {
       )}
       <AppShell.Main>
         {/* Confirmations are a console matter; the public screens do without them. */}
-        <ModalsProvider>
-          <Outlet />
-        </ModalsProvider>
-        <BlacklistAlerts />
+        <ModalsProvider>{!waitForPassword && <Outlet />}</ModalsProvider>
+        {!waitForPassword && <BlacklistAlerts />}
       </AppShell.Main>
     </AppShell>
   );

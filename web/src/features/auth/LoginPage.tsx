@@ -4,8 +4,12 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { KeyFetchError, login } from '../../app/auth.ts';
 import { notifySuccess, toast } from '../../app/api.ts';
+import { RequestError } from '../../app/request.ts';
 import { PublicLayout } from '../../components/PublicLayout.tsx';
 import { redirectIn } from '../../app/redirect.ts';
+
+/** Refusals of the login itself (wrong username or password, too many tries) are shown under the password as well as in the toast. */
+const LOGIN_REFUSALS = new Set([401, 429]);
 
 /** The first screen most people see, kept light: two fields checked here, the rest by the server. */
 export default function LoginPage() {
@@ -16,11 +20,14 @@ export default function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
+  /** Why the server refused the last try, until the username or password is changed. */
+  const [refusal, setRefusal] = useState<string>();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const found = { username: username.trim() ? undefined : t`Enter the username`, password: password ? undefined : t`Enter the password` };
     setErrors(found);
+    setRefusal(undefined);
     if (found.username || found.password) return;
     setBusy(true);
     try {
@@ -30,6 +37,7 @@ export default function LoginPage() {
       navigate(redirectIn(search) ?? '/', { replace: true });
     } catch (error) {
       if (error instanceof KeyFetchError) toast(t`Could not start a secure session; please try again later`);
+      else if (error instanceof RequestError && LOGIN_REFUSALS.has(error.code)) setRefusal(error.message);
     } finally {
       setBusy(false);
     }
@@ -45,7 +53,10 @@ export default function LoginPage() {
             autoComplete="username"
             autoFocus
             value={username}
-            onChange={(e) => setUsername(e.currentTarget.value)}
+            onChange={(e) => {
+              setUsername(e.currentTarget.value);
+              setRefusal(undefined);
+            }}
             error={errors.username}
           />
           <PasswordInput
@@ -53,8 +64,12 @@ export default function LoginPage() {
             required
             autoComplete="current-password"
             value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={errors.password}
+            onChange={(e) => {
+              setPassword(e.currentTarget.value);
+              setRefusal(undefined);
+            }}
+            error={errors.password ?? refusal}
+            aria-invalid={!!(errors.password ?? refusal)}
           />
           <Group justify="space-between">
             <Anchor component={Link} to="/password-find" size="sm">

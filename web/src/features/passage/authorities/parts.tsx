@@ -40,16 +40,27 @@ export function ListBadge({ setType, labels }: { setType: SetType; labels: Autho
   );
 }
 
-/** The sync state as a badge, the reason of a failure under it. */
-export function SyncStateCell({ item, labels }: { item: Pick<AuthorityItem, 'syncState' | 'syncReason'>; labels: AuthorityLabels }) {
+/**
+ * The sync state as a badge, the reason of a failure under it and, when the device said why in
+ * its own words (not translated), those words under the reason.
+ */
+export function SyncStateCell({ item, labels }: { item: Pick<AuthorityItem, 'syncState' | 'syncReason' | 'syncDetail'>; labels: AuthorityLabels }) {
+  const { t } = useLingui();
+  const failed = item.syncState === 'failed';
+  const detail = failed ? item.syncDetail : null;
   return (
     <Stack gap={2} align="flex-start">
       <Badge color={SYNC_COLOR[item.syncState]} variant="light" data-testid="sync-badge" data-state={item.syncState}>
         {labels.sync[item.syncState]}
       </Badge>
-      {item.syncState === 'failed' && item.syncReason && (
+      {failed && item.syncReason && (
         <Text size="xs" c="red.7" data-testid="sync-reason" style={{ whiteSpace: 'normal' }} maw={220}>
           {labels.reason[item.syncReason]}
+        </Text>
+      )}
+      {detail && (
+        <Text size="xs" c="dimmed" data-testid="sync-detail" style={{ whiteSpace: 'normal', overflowWrap: 'anywhere' }} maw={220} lineClamp={3} title={detail}>
+          {t`The device reports: ${detail}`}
         </Text>
       )}
     </Stack>
