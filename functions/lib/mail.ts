@@ -229,12 +229,27 @@ export interface MailIdentity {
 
 export const newMailIdentity = (now = new Date()): MailIdentity => ({ mailId: newId(), sentAt: now.toISOString() });
 
+/** What a mail's record holds of the mail itself, kept RETENTION_DAYS from when it was made. */
+function recordOf(tenantId: string, mail: Mail, identity: MailIdentity, from: string): Omit<MailRecord, 'status' | 'attempts'> {
+  return {
+    tenantId,
+    mailId: identity.mailId,
+    sentAt: identity.sentAt,
+    kind: mail.kind,
+    ...(mail.toName ? { name: mail.toName } : {}),
+    from,
+    to: mail.to,
+    title: mail.subject,
+    content: recordedText(mail),
+    ttl: epochSeconds(new Date(identity.sentAt)) + RETENTION_DAYS * 86_400,
+  };
+}
+
 /** Sends a mail and records it under the tenant; answers its key and status. */
 export async function deliver(tenantId: string, mail: Mail, options: DeliverOptions = {}): Promise<MailOutcome> {
   const masked = (mail.secrets ?? []).some(Boolean);
   const retry = (options.retry ?? true) && !masked;
   const identity = options.identity ?? newMailIdentity();
-  const started = new Date(identity.sentAt);
   let from: string;
   let failure: MailFailure | undefined;
   try {
@@ -247,15 +262,7 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
   const at = new Date();
   const status: MailStatus = !failure ? 'sent' : failure.temporary && retry ? 'retrying' : 'failed';
   const record: MailRecord = {
-    tenantId,
-    mailId: identity.mailId,
-    sentAt: identity.sentAt,
-    kind: mail.kind,
-    ...(mail.toName ? { name: mail.toName } : {}),
-    from,
-    to: mail.to,
-    title: mail.subject,
-    content: recordedText(mail),
+    ...recordOf(tenantId, mail, identity, from),
     status,
     ...(failure ? { error: failure.category, ...(failure.replyCode ? { errorCode: failure.replyCode } : {}) } : {}),
     attempts: 1,
@@ -263,7 +270,6 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
     ...(masked ? { masked: true } : {}),
     ...(options.resendOf ? { resendOf: options.resendOf } : {}),
     ...(status === 'retrying' ? { retryQueue: RETRY_QUEUE, retryAt: new Date(at.getTime() + retryDelayMs(1)).toISOString() } : {}),
-    ttl: epochSeconds(started) + RETENTION_DAYS * 86_400,
   };
   await createMailRecord(record);
   return { mailKey: mailKeyOf(record), status, ...(failure ? { error: failure.category, ...(failure.replyCode ? { errorCode: failure.replyCode } : {}) } : {}) };
@@ -282,22 +288,7 @@ export async function enqueue(tenantId: string, mails: Mail[]): Promise<string[]
   const keys: string[] = [];
   for (const mail of mails) {
     const identity = newMailIdentity(now);
-    const record: MailRecord = {
-      tenantId,
-      mailId: identity.mailId,
-      sentAt: identity.sentAt,
-      kind: mail.kind,
-      ...(mail.toName ? { name: mail.toName } : {}),
-      from,
-      to: mail.to,
-      title: mail.subject,
-      content: recordedText(mail),
-      status: 'queued',
-      attempts: 0,
-      retryQueue: RETRY_QUEUE,
-      retryAt: identity.sentAt,
-      ttl: epochSeconds(now) + RETENTION_DAYS * 86_400,
-    };
+    const record: MailRecord = { ...recordOf(tenantId, mail, identity, from), status: 'queued', attempts: 0, retryQueue: RETRY_QUEUE, retryAt: identity.sentAt };
     await createMailRecord(record);
     keys.push(mailKeyOf(record));
   }

@@ -10,6 +10,7 @@ import { throttles } from '@passcloud/functions/data/throttles';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { startTestSmtp } from '../support/smtp.ts';
+import { until } from '../support/wait.ts';
 
 /**
  * Fever and blacklist alerts: a record at or above the device's alarm threshold mails the
@@ -32,16 +33,6 @@ let device: DeviceAgent;
 let groupKey: string;
 const agents: DeviceAgent[] = [];
 
-async function until<T>(get: () => Promise<T>, check: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const started = Date.now();
-  let value = await get();
-  while (!check(value)) {
-    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms; last: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await get();
-  }
-  return value;
-}
 
 async function mails(group: string): Promise<MailRecord[]> {
   const answer = await call<{ items: MailRecord[] }>('GET', `/v1/mailRecords?group=${group}&pageSize=100`, { token });

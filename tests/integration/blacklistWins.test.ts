@@ -12,6 +12,7 @@ import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contra
 import { createAccount } from '@passcloud/functions/data/identity';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { until } from '../support/wait.ts';
 
 /**
  * The blacklist wins: a person on a device's blacklist is refused there even when they also hold
@@ -34,16 +35,6 @@ let groupKey: string;
 const agents: DeviceAgent[] = [];
 const stateDir = mkdtempSync(join(tmpdir(), 'blacklistwins-'));
 
-async function until<T>(get: () => Promise<T> | T, check: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const started = Date.now();
-  let value = await get();
-  while (!check(value)) {
-    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms; last: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await get();
-  }
-  return value;
-}
 
 function terminal(serial: string): DeviceAgent {
   const device = new DeviceAgent({ apiUrl: baseUrl(), userCode, info: simulatedInfo(serial, 1), heartbeatMs: 60_000, credentialsFile: join(stateDir, `${serial}.json`) });

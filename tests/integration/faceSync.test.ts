@@ -10,6 +10,7 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
+import { until } from '../support/wait.ts';
 
 /**
  * Authorizations and face sync, end to end: grants through the API, simulated terminals that
@@ -46,16 +47,6 @@ function agent(options: { capacity?: number; flash?: boolean } = {}): DeviceAgen
   return device;
 }
 
-async function until<T>(get: () => Promise<T> | T, check: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  let value = await get();
-  while (!check(value)) {
-    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms; last: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await get();
-  }
-  return value;
-}
 
 async function photo(width: number, height: number): Promise<string> {
   const form = new FormData();

@@ -7,6 +7,7 @@ import { translate } from '@passcloud/functions/lib/i18n';
 import { baseUrl, call, login, registerTenant, unique, type Envelope } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
+import { until } from '../support/wait.ts';
 
 /**
  * A terminal that refuses a photo says why in `detail`; the sync state keeps those words until a
@@ -27,16 +28,6 @@ async function photo(width: number, height: number): Promise<string> {
   return upload.body.data.fileKey;
 }
 
-async function until<T>(get: () => Promise<T>, check: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  let value = await get();
-  while (!check(value)) {
-    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms; last: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await get();
-  }
-  return value;
-}
 
 const item = async (): Promise<AuthorityItem | undefined> =>
   (await call<{ items: AuthorityItem[] }>('GET', `/v1/authorities/sync?personKey=${employeeKey}&deviceKey=${device.deviceKey}`, { token })).body.data.items[0];

@@ -1,5 +1,5 @@
 /** Polls `get` until `check` holds of its value, or throws naming the last value after `ms`. */
-export async function until<T>(get: () => Promise<T> | T, check: (value: T) => boolean, ms = 10_000): Promise<T> {
+export async function until<T>(get: () => Promise<T> | T, check: (value: T) => boolean, ms = 15_000): Promise<T> {
   const started = Date.now();
   let value = await get();
   while (!check(value)) {
