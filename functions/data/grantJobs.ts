@@ -99,9 +99,7 @@ export async function failGrantJob(job: GrantJob): Promise<GrantJob> {
   return (await findGrantJob(job.tenantId, job.jobKey)) ?? job;
 }
 
-/** The job as it stands, a job whose worker was lost marked failed first (lib/jobs.ts). */
-export async function currentGrantJob(tenantId: string, jobKey: string): Promise<GrantJob | undefined> {
-  const job = await findGrantJob(tenantId, jobKey);
-  if (job && lostWorker(job.state, job.startedAt ?? job.createdAt)) return failGrantJob(job);
-  return job;
+/** The job as it stands: one whose worker was lost (lib/jobs.ts) is marked failed first. */
+export async function settledGrantJob(job: GrantJob): Promise<GrantJob> {
+  return lostWorker(job.state, job.startedAt ?? job.createdAt) ? failGrantJob(job) : job;
 }

@@ -70,9 +70,13 @@ export async function resolveSelection(tenantId: string, selection: Selection): 
 }
 
 
-/** People by key, whichever their kind, read strongly consistent; those that do not exist are left out. */
-async function peopleByKey(tenantId: string, personKeys: string[]): Promise<Person[]> {
-  const keys = personKeys.flatMap((personKey) => (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey })));
+type PersonRef = { kind: PersonKind; personKey: string };
+
+/** People by key (of either kind unless the kind is known), read strongly consistent; those that do not exist are left out. */
+async function peopleByKey(tenantId: string, refs: (string | PersonRef)[]): Promise<Person[]> {
+  const keys = refs.flatMap((ref) =>
+    typeof ref === 'string' ? (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey: ref })) : [{ tenantId, kind: ref.kind, personKey: ref.personKey }],
+  );
   const out: Person[] = [];
   for (let i = 0; i < keys.length; i += 100) {
     out.push(...((await finishBatch('people read', keys.slice(i, i + 100), (part) => people().get(part).go({ concurrency: 2, consistent: true }))) as Person[]));
@@ -82,7 +86,7 @@ async function peopleByKey(tenantId: string, personKeys: string[]): Promise<Pers
 
 /** The people as they are now: those deleted meanwhile are left out, the rest carry their current facts. */
 export async function peopleAsTheyAre(tenantId: string, persons: FacePerson[]): Promise<FacePerson[]> {
-  return (await peopleByKey(tenantId, persons.map((p) => p.personKey))).map(facePersonOf);
+  return (await peopleByKey(tenantId, persons.map((p) => ({ kind: p.kind, personKey: p.personKey })))).map(facePersonOf);
 }
 
 const sameFacts = (a: FacePerson, b: FacePerson): boolean =>

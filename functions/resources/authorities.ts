@@ -36,7 +36,7 @@ import { NoPermissionError, NotFoundError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { newId } from '#lib/crypto';
-import { createGrantJob, currentGrantJob, findGrantJob } from '#data/grantJobs';
+import { createGrantJob, findGrantJob, settledGrantJob } from '#data/grantJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { importJobParams } from '#contract/people';
 import { startGrant } from '../jobs/grants.ts';
@@ -152,7 +152,7 @@ export const authorities = defineResource('authorities', {
       const found = await findGrantJob(auth.tenantId, params.jobKey);
       if (!found) throw new NotFoundError();
       mayUse(auth, found.body.setType);
-      const job = (await currentGrantJob(auth.tenantId, params.jobKey)) ?? found;
+      const job = await settledGrantJob(found);
       const answer: GrantJobView = {
         jobKey: job.jobKey,
         state: job.state,
