@@ -18,6 +18,11 @@ export default tseslint.config(
   {
     // The device protocol lives in functions/contract; the cloud side never depends on the device side.
     files: ['functions/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@passcloud/device-shadow', '@passcloud/device-shadow/*'], message: 'functions/ may not import the device side; shared protocol belongs in functions/contract.' }] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@passcloud/device-shadow', '@passcloud/device-shadow/*'], message: 'functions/ may not import the device side; shared protocol belongs in functions/contract.' }] }],
+      // Each variable is declared in functions/lib/env.ts and read through env(), so the stack can set exactly what a function reads.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read environment variables with env() from functions/lib/env.ts.' }],
+    },
   },
+  { files: ['functions/lib/env.ts'], rules: { 'no-restricted-properties': 'off' } },
 );

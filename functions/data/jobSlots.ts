@@ -3,6 +3,7 @@ import { dynamo } from '#lib/aws';
 import { AppError } from '#lib/errors';
 import { isConditionFailure } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
+import { env, type EnvName } from '#lib/env';
 
 /**
  * Background work a company may have running at once, per kind. One item per tenant and kind
@@ -16,10 +17,11 @@ export type JobKind = 'grant' | 'export';
 
 /** Jobs of a kind one company may have running at once (`JOB_LIMIT_GRANT`, `JOB_LIMIT_EXPORT`). */
 export function jobLimit(kind: JobKind): number {
-  const configured = Number(process.env[`JOB_LIMIT_${kind.toUpperCase()}`]);
+  const configured = Number(env(LIMIT_VARIABLES[kind]));
   return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_LIMITS[kind];
 }
 const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3 };
+const LIMIT_VARIABLES: Record<JobKind, EnvName> = { grant: 'JOB_LIMIT_GRANT', export: 'JOB_LIMIT_EXPORT' };
 
 /** Longer than a worker can run (a Lambda function stops at 15 minutes), with a margin. */
 const HOLD_MS = 20 * 60_000;

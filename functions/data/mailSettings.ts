@@ -5,6 +5,7 @@ import { ValidationError, type FieldIssue } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
+import { env } from '#lib/env';
 
 /** A company's email settings: one item; the SMTP password only sealed (lib/secretBox). */
 export const mailSettings = lazy(
@@ -70,7 +71,7 @@ export async function readEmailSettings(tenantId: string): Promise<EmailSettings
  * or loopback address and on any port, and its self-signed certificate is accepted there. Read at
  * every use, off unless set.
  */
-export const privateSmtpAllowed = (): boolean => process.env.SMTP_ALLOW_PRIVATE === '1';
+export const privateSmtpAllowed = (): boolean => env('SMTP_ALLOW_PRIVATE') === '1';
 
 export const smtpPortAllowed = (port: number): boolean => privateSmtpAllowed() || (SMTP_PORTS as readonly number[]).includes(port);
 

@@ -1,3 +1,5 @@
+import { env, type EnvName } from '../lib/env.ts';
+
 /**
  * The two DynamoDB tables. Every partition key starts with the tenant id (`_system` for the few
  * records that exist before a tenant is known: login keys, sign-up codes, name claims, throttles).
@@ -5,7 +7,7 @@
  */
 export interface TableDef {
   /** Environment variable that carries the physical name. */
-  env: string;
+  env: EnvName;
   defaultName: string;
   partitionKey: string;
   sortKey: string;
@@ -35,7 +37,7 @@ export const EVENTS_TABLE: TableDef = {
 export const TABLES = [MAIN_TABLE, EVENTS_TABLE];
 
 export function tableName(def: TableDef): string {
-  return process.env[def.env] ?? def.defaultName;
+  return env(def.env) ?? def.defaultName;
 }
 
 /** The scope of records that belong to no tenant yet. */

@@ -3,6 +3,8 @@
  * An attempt is counted before it is evaluated, by one conditional write that refuses past the
  * limit, so parallel attempts cannot all slip under it.
  */
+import { env, type EnvName } from '../lib/env.ts';
+
 export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
@@ -28,8 +30,9 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;
 
 /** The limit of a scope; `THROTTLE_<SCOPE>_LIMIT` overrides it (the local host's tests and benchmarks log in from one address). */
-export function throttleLimit(scope: ThrottleScope, env: Record<string, string | undefined> = process.env): number {
-  const configured = Number(env[`THROTTLE_${scope.toUpperCase()}_LIMIT`]);
+export function throttleLimit(scope: ThrottleScope, overrides?: Record<string, string | undefined>): number {
+  const name = `THROTTLE_${scope.toUpperCase()}_LIMIT` as EnvName;
+  const configured = Number(overrides ? overrides[name] : env(name));
   return Number.isInteger(configured) && configured > 0 ? configured : THROTTLES[scope].limit;
 }
 

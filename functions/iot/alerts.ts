@@ -12,7 +12,8 @@ import { translate } from '#lib/i18n';
 import { ThrottledError } from '#lib/errors';
 import { log } from '#lib/log';
 import { consoleLink } from '#lib/consoleLinks';
-import { enqueue, type Mail } from '#lib/mail';
+import { enqueue, retryDueMails, type Mail } from '#lib/mail';
+import { startWorker } from '#lib/jobs';
 
 /**
  * Real-time alert mails, sent when a record is stored: a fever (a temperature at or above the
@@ -89,7 +90,7 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
   }
   // Recorded now, sent by the mail service: a slow SMTP server holds up neither the terminal's
   // upload nor the other recipients, and a failed send is tried again like any mail.
-  await enqueue(record.tenantId, mails);
+  if ((await enqueue(record.tenantId, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }
 
 /** Counts one alert mail of the company; false when its hourly limit is reached. */

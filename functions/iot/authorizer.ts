@@ -2,6 +2,10 @@ import { parseThingName } from '#contract/protocol';
 import { deviceWithSecret } from '#data/devices';
 import { log } from '#lib/log';
 import { devicePolicy, type PolicyDocument } from './policy.ts';
+import { env, declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_POLICY_PREFIX', 'MAIN_TABLE']);
 
 /**
  * The IoT Core custom authorizer for face terminals (MQTT username/password). The username is
@@ -33,7 +37,7 @@ const DENIED: AuthorizerResult = {
 };
 
 export function policyPrefix(): string {
-  return process.env.IOT_POLICY_PREFIX ?? `arn:aws:iot:${process.env.AWS_REGION ?? '*'}:${process.env.AWS_ACCOUNT_ID ?? '*'}`;
+  return env('IOT_POLICY_PREFIX') ?? `arn:aws:iot:${env('AWS_REGION') ?? '*'}:${env('AWS_ACCOUNT_ID') ?? '*'}`;
 }
 
 export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult & { policies: PolicyDocument[] }> {

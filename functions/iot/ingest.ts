@@ -7,6 +7,10 @@ import { objectExists } from '#lib/storage';
 import { ingestRecords } from './records.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 import './alerts.ts';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'CONSOLE_URL', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIL_WORKER_FUNCTION', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * What the IoT topic rules hand over (`ruleSql`): the device's payload, base64-encoded, and the

@@ -1,8 +1,11 @@
 import { findGrantJob, updateGrantJob } from '#data/grantJobs';
 import { releaseJobSlot } from '#data/jobSlots';
-import { startWorker } from '#lib/jobs';
 import { log } from '#lib/log';
 import { grant, resolveSelection } from '#data/grantSelection';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE']);
 
 /**
  * Writes a large grant in the background: the selection is resolved again (people who joined a
@@ -13,10 +16,6 @@ import { grant, resolveSelection } from '#data/grantSelection';
 export interface GrantTask {
   tenantId: string;
   jobKey: string;
-}
-
-export async function startGrant(task: GrantTask): Promise<void> {
-  await startWorker('GRANT_WORKER_FUNCTION', task, runGrant, 'grant');
 }
 
 export async function runGrant(task: GrantTask): Promise<void> {

@@ -8,6 +8,10 @@ import { translate } from '#lib/i18n';
 import { log } from '#lib/log';
 import { deleteObject, getObjectBytes, saveObjectTo } from '#lib/storage';
 import { importArchive, importRows, reasonsOf, type Progress } from '#resources/peopleImport';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * The background import worker: reads the uploaded workbook or photo archive of a queued import

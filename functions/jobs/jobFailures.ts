@@ -4,6 +4,10 @@ import { findImportJob, moveImportJob } from '#data/importJobs';
 import { failExportJob, findExportJob } from '#data/passRecords';
 import { translate } from '#lib/i18n';
 import { log } from '#lib/log';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE']);
 
 /**
  * The background workers' on-failure destination on AWS: Lambda hands it every asynchronous

@@ -9,6 +9,10 @@ import { shortCode } from '#domain/licence';
 import { translate } from '#lib/i18n';
 import { log } from '#lib/log';
 import { deliver } from '#lib/mail';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE']);
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,9 @@
 import { retryDueMails } from '#lib/mail';
 import { log } from '#lib/log';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE']);
 
 /** Passes are started within this time, so the last one ends before the function's 55 seconds. */
 const START_PASSES_MS = 25_000;

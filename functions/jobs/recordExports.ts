@@ -10,10 +10,13 @@ import { releaseJobSlot } from '#data/jobSlots';
 import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
-import { startWorker } from '#lib/jobs';
 import { log } from '#lib/log';
 import { putObject } from '#lib/storage';
 import { XLSX_TYPE } from '#lib/xlsx';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * The background export of pass records: reads the filtered range page by page, writes the rows
@@ -27,10 +30,6 @@ import { XLSX_TYPE } from '#lib/xlsx';
 export interface ExportTask {
   tenantId: string;
   jobKey: string;
-}
-
-export async function startExport(task: ExportTask): Promise<void> {
-  await startWorker('EXPORT_WORKER_FUNCTION', task, runExport, 'export');
 }
 
 const PAGE = 1000;

@@ -2,6 +2,10 @@ import type { RetentionKind } from '#contract/settings';
 import { privacySettings } from '#data/settings';
 import { log } from '#lib/log';
 import { deleteKeys, listObjects, type BucketName } from '#lib/storage';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * The retention sweep: deletes each company's captured photos and call recordings older than its

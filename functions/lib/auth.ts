@@ -4,6 +4,7 @@ import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
 import { sha256 } from './crypto.ts';
 import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
+import { env, type EnvName } from './env.ts';
 
 export type AccountRecord = EntityItem<ReturnType<typeof accounts>>;
 export type SessionRecord = EntityItem<ReturnType<typeof sessions>>;
@@ -16,7 +17,7 @@ export interface Auth {
   session: SessionRecord;
 }
 
-const minutes = (name: string, fallback: number): number => Number(process.env[name] ?? fallback) * 60_000;
+const minutes = (name: EnvName, fallback: number): number => Number(env(name) ?? fallback) * 60_000;
 export const sessionIdleMs = (): number => minutes('SESSION_IDLE_MINUTES', 120);
 export const sessionMaxMs = (): number => minutes('SESSION_MAX_MINUTES', 12 * 60);
 const TOUCH_EVERY_MS = 60_000;

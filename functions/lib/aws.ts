@@ -2,18 +2,19 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { env } from './env.ts';
 
 /**
  * AWS clients. On AWS they use the function's role; on the local host the `*_ENDPOINT`
  * variables point them at the stand-ins (DynamoDB Local, s3rver).
  */
-const region = process.env.AWS_REGION ?? 'us-east-1';
+const region = env('AWS_REGION') ?? 'us-east-1';
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    const endpoint = env('DYNAMODB_ENDPOINT');
     const client = new DynamoDBClient(endpoint ? { region, endpoint, credentials: localCredentials } : { region });
     documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
@@ -29,7 +30,7 @@ const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksu
 let s3Client: S3Client | undefined;
 export function s3(): S3Client {
   if (!s3Client) {
-    const endpoint = process.env.S3_ENDPOINT;
+    const endpoint = env('S3_ENDPOINT');
     s3Client = endpoint
       ? new S3Client({
           region,

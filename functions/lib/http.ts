@@ -8,6 +8,7 @@ import { safeEqualText, sha256 } from './crypto.ts';
 import { localeFromHeader, translate } from './i18n.ts';
 import { conflictIssue, issueSummary, issueText, zodIssues } from './issues.ts';
 import { log } from './log.ts';
+import { env } from './env.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -149,7 +150,7 @@ export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
  * address. Without the secret (the local host) headers are never trusted: any client can set them.
  */
 export function clientAddress(event: HttpEvent, headers: Record<string, string | undefined>): string {
-  const secret = process.env.ORIGIN_VERIFY_SECRET;
+  const secret = env('ORIGIN_VERIFY_SECRET');
   const source = event.requestContext?.http?.sourceIp ?? 'unknown';
   if (!secret) return source;
   if (!safeEqualText(sha256(headers[ORIGIN_VERIFY_HEADER] ?? ''), sha256(secret))) {

@@ -1,11 +1,11 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { ImportTask } from '../jobs/imports.ts';
 import { log } from './log.ts';
+import { env, type EnvName } from './env.ts';
 
 /**
- * Starts background work without waiting for it. On AWS `IMPORT_WORKER_FUNCTION` names the
- * worker, invoked asynchronously (a run may take 15 minutes; a failed run is not retried, the
- * job says it failed); the local host registers an in-process runner instead.
+ * Imports run on AWS in the worker `IMPORT_WORKER_FUNCTION` names (see `startWorker`); the local
+ * host registers an in-process runner instead.
  */
 let runLocally: ((task: ImportTask) => Promise<void>) | undefined;
 let client: LambdaClient | undefined;
@@ -14,17 +14,10 @@ export function runImportsInProcess(runner: (task: ImportTask) => Promise<void>)
   runLocally = runner;
 }
 
-export async function startImport(task: ImportTask): Promise<void> {
-  const worker = process.env.IMPORT_WORKER_FUNCTION;
-  if (worker) {
-    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
-    await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
-    return;
-  }
-  if (!runLocally) throw new Error('IMPORT_WORKER_FUNCTION is not set');
-  const run = runLocally;
-  // The request answers at once; the import goes on after it, as the Lambda invocation would.
-  setImmediate(() => run(task).catch((error: unknown) => log('error', 'import worker failed', { jobKey: task.jobKey, error: String(error) })));
+/** Runs an import in this process (the local host); with no runner registered, no worker was configured. */
+export function runImportHere(task: ImportTask): Promise<void> {
+  if (!runLocally) throw new Error('no import worker is configured');
+  return runLocally(task);
 }
 
 /**
@@ -42,14 +35,15 @@ export function lostWorker(state: string, since: string, now = Date.now()): bool
 }
 
 /**
- * Starts a background worker of another kind the same way: on AWS the function named by the
- * environment variable `workerEnv`, invoked asynchronously; elsewhere `runHere` in this process,
- * after the request has answered.
+ * Starts background work without waiting for it: on AWS the function named by the environment
+ * variable `workerEnv`, invoked asynchronously (a run may take 15 minutes; a failed run is not
+ * retried, the job says it failed); elsewhere `runHere` in this process, after the request has
+ * answered, as the Lambda invocation would.
  */
-export async function startWorker<T>(workerEnv: string, task: T, runHere: (task: T) => Promise<void>, what: string): Promise<void> {
-  const worker = process.env[workerEnv];
+export async function startWorker<T>(workerEnv: EnvName, task: T, runHere: (task: T) => Promise<void>, what: string): Promise<void> {
+  const worker = env(workerEnv);
   if (worker) {
-    client ??= new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+    client ??= new LambdaClient({ region: env('AWS_REGION') ?? 'us-east-1' });
     await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
     return;
   }

@@ -1,8 +1,9 @@
 type Level = 'debug' | 'info' | 'warn' | 'error';
+import { env } from './env.ts';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 function threshold(): number {
-  const wanted = process.env.LOG_LEVEL ?? 'info';
+  const wanted = env('LOG_LEVEL') ?? 'info';
   if (wanted === 'silent') return Infinity;
   return order[wanted as Level] ?? order.info;
 }

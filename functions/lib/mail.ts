@@ -11,8 +11,8 @@ import { ses } from './aws.ts';
 import { newId } from './crypto.ts';
 import { translate } from './i18n.ts';
 import { log } from './log.ts';
-import { startWorker } from './jobs.ts';
 import { pool } from './pool.ts';
+import { env } from './env.ts';
 
 /**
  * THE mail service: every mail the product sends goes through `deliver` (or `sendMail`), which
@@ -120,7 +120,7 @@ export function formatSender(name: string | undefined, address: string): string 
 
 /** The service's own sender (`MAIL_FROM`, `Name <address>` or `address`). */
 function serviceSender(): { name?: string; address: string } {
-  const from = process.env.MAIL_FROM ?? 'Pass Cloud <no-reply@passcloud.local>';
+  const from = env('MAIL_FROM') ?? 'Pass Cloud <no-reply@passcloud.local>';
   const match = /^\s*"?([^"<]*?)"?\s*<([^<>]+)>\s*$/.exec(from);
   return match ? { ...(match[1] ? { name: match[1] } : {}), address: match[2]!.trim() } : { address: from.trim() };
 }
@@ -137,7 +137,7 @@ async function sendSes(from: string, mail: Mail): Promise<void> {
 
 let sink: Transporter | undefined;
 async function sendSink(from: string, mail: Mail): Promise<void> {
-  sink ??= createTransport({ host: process.env.SMTP_HOST, port: Number(process.env.SMTP_PORT ?? 25), secure: false, ignoreTLS: true });
+  sink ??= createTransport({ host: env('SMTP_HOST'), port: Number(env('SMTP_PORT') ?? 25), secure: false, ignoreTLS: true });
   await sink.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
 }
 
@@ -188,7 +188,7 @@ async function attempt(tenantId: string, mail: Mail): Promise<string> {
   }
   const own = serviceSender();
   const from = formatSender(route.senderName ?? own.name, own.address);
-  await (process.env.SMTP_HOST ? sendSink(from, mail) : sendSes(from, mail)).catch((error: unknown) => {
+  await (env('SMTP_HOST') ? sendSink(from, mail) : sendSes(from, mail)).catch((error: unknown) => {
     throw mailFailure(error);
   });
   return from;
@@ -207,7 +207,7 @@ async function plannedSender(tenantId: string): Promise<string> {
 }
 
 export const MAX_ATTEMPTS = 5;
-const retryBaseMs = (): number => Number(process.env.MAIL_RETRY_BASE_MS ?? 60_000);
+const retryBaseMs = (): number => Number(env('MAIL_RETRY_BASE_MS') ?? 60_000);
 /** After attempt n (1-based) the next is due in base * 2^(n-1): 1, 2, 4 and 8 minutes by default. */
 export const retryDelayMs = (attempts: number): number => retryBaseMs() * 2 ** (attempts - 1);
 const RETENTION_DAYS = 365;
@@ -276,9 +276,8 @@ export async function deliver(tenantId: string, mail: Mail, options: DeliverOpti
 }
 
 /**
- * Records a mail for the mail service to send in the background, and starts a pass of the service
- * (on AWS the mail function, invoked asynchronously; elsewhere in this process after the caller
- * goes on). What must not wait on a company's SMTP server (an alert during a terminal's upload)
+ * Records a mail for the mail service to send in the background; the caller then starts a pass
+ * of the service (`MAIL_WORKER_FUNCTION`, see functions/iot/alerts.ts). What must not wait on a company's SMTP server (an alert during a terminal's upload)
  * queues its mails here; the service sends them and tries again as it does any mail.
  */
 export async function enqueue(tenantId: string, mails: Mail[]): Promise<string[]> {
@@ -292,7 +291,6 @@ export async function enqueue(tenantId: string, mails: Mail[]): Promise<string[]
     await createMailRecord(record);
     keys.push(mailKeyOf(record));
   }
-  await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
   return keys;
 }
 

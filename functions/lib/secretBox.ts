@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { env } from './env.ts';
 
 /**
  * Secrets kept in records (the SMTP password of the email settings): on AWS encrypted with the
@@ -13,7 +14,7 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 export type SecretContext = { tenantId: string; purpose: string };
 
 let kmsClient: KMSClient | undefined;
-const kms = (): KMSClient => (kmsClient ??= new KMSClient({ region: process.env.AWS_REGION ?? 'us-east-1' }));
+const kms = (): KMSClient => (kmsClient ??= new KMSClient({ region: env('AWS_REGION') ?? 'us-east-1' }));
 
 /** Drops the cached client, for tests. */
 export function resetSecretBox(): void {
@@ -21,7 +22,7 @@ export function resetSecretBox(): void {
 }
 
 function localKey(): Buffer {
-  const file = process.env.SETTINGS_KEY_FILE;
+  const file = env('SETTINGS_KEY_FILE');
   if (!file) throw new Error('Neither SETTINGS_KMS_KEY_ID nor SETTINGS_KEY_FILE is set: secrets cannot be stored');
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error('SETTINGS_KEY_FILE must hold a base64 AES-256 key');
@@ -31,7 +32,7 @@ function localKey(): Buffer {
 const aad = (context: SecretContext): Buffer => Buffer.from(`${context.tenantId}\u0000${context.purpose}`);
 
 export async function sealSecret(plain: string, context: SecretContext): Promise<string> {
-  const keyId = process.env.SETTINGS_KMS_KEY_ID;
+  const keyId = env('SETTINGS_KMS_KEY_ID');
   if (keyId) {
     const out = await kms().send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: context }));
     return `kms:${Buffer.from(out.CiphertextBlob!).toString('base64')}`;

@@ -5,6 +5,7 @@ import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { s3 } from './aws.ts';
+import { env } from './env.ts';
 
 /** The buckets, by what they hold. Names come from the environment (the stack sets them). */
 export const BUCKETS = {
@@ -17,7 +18,7 @@ export const BUCKETS = {
 } as const;
 export type BucketName = keyof typeof BUCKETS;
 
-export const bucketName = (bucket: BucketName): string => process.env[BUCKETS[bucket].env] ?? BUCKETS[bucket].defaultName;
+export const bucketName = (bucket: BucketName): string => env(BUCKETS[bucket].env) ?? BUCKETS[bucket].defaultName;
 
 /** Object keys always start with the tenant id; callers only ever name the part after it. */
 export const objectKey = (tenantId: string, fileKey: string): string => `${tenantId}/${fileKey}`;

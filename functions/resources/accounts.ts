@@ -12,6 +12,10 @@ import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CONSOLE_URL', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function accountJson(account: Account) {
   return {

@@ -3,6 +3,10 @@ import { createDepartment, deleteDepartment, listDepartments, requireDepartment,
 import { anyPerson } from '#data/people';
 import { ConflictError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 const departmentJson = (d: Department) => ({ departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version });
 

@@ -5,6 +5,10 @@ import { deviceWithSecret } from '#data/devices';
 import { LoginRequiredError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
 import { presignedGet } from '#lib/storage';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * The HTTPS side of face sync, called by the terminals themselves with HTTP Basic credentials

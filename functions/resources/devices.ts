@@ -42,9 +42,14 @@ import { newId, sha256 } from '#lib/crypto';
 import { ConflictError, fieldError } from '#lib/errors';
 import { deviceRoute, created, defineResource, deleted, ok, parse, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { brokerAddress, deleteShadow, publish, registerThing, unregisterThing, updateDesired } from '#lib/iot';
+import { deleteShadow, publish, updateDesired } from '#lib/iot';
+import { brokerAddress, registerThing, unregisterThing } from '#lib/iotRegistry';
 import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 async function companyName(tenantId: string): Promise<string> {
   return (await findTenant(tenantId))?.companyName ?? '';

@@ -6,6 +6,10 @@ import { NotFoundError, ValidationError, fieldError } from '#lib/errors';
 import { created, defineResource, sessionRoute } from '#lib/http';
 import { parseMultipart } from '#lib/multipart';
 import { PRESIGN_SECONDS, deleteObject, getObjectBytes, objectSize, presignedGet, presignedPut, putObject, type BucketName } from '#lib/storage';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * Uploads. A photo (avatar, capture) goes through a presigned upload: presign checks its type and

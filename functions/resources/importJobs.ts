@@ -4,7 +4,7 @@ import { ARCHIVE_MAX_BYTES, IMPORT_MAX_BYTES, IMPORT_STALE_MS } from '#domain/pe
 import { createImportJob, moveImportJob, requireImportJob, uploadKey, type ImportJob } from '#data/importJobs';
 import { ConflictError, fieldError } from '#lib/errors';
 import { translate } from '#lib/i18n';
-import { startImport } from '#lib/jobs';
+import { runImportHere, startWorker } from '#lib/jobs';
 import { deleteObject, objectSize, presignedPut } from '#lib/storage';
 import { XLSX_TYPE } from '#lib/xlsx';
 
@@ -60,7 +60,7 @@ export async function startJob(tenantId: string, kind: PersonKind, jobKey: strin
   // Conditioned on the state as well, so two starts at once queue the job once.
   const queued = await moveImportJob(tenantId, jobKey, 'uploading', 'queued');
   try {
-    await startImport({ tenantId, jobKey });
+    await startWorker('IMPORT_WORKER_FUNCTION', { tenantId, jobKey }, runImportHere, 'import');
   } catch (error) {
     // Not started after all: the caller may start it again.
     await moveImportJob(tenantId, jobKey, 'queued', 'uploading').catch(() => undefined);

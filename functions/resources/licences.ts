@@ -3,9 +3,13 @@ import { licenceState, readLicenceCode, shortCode } from '#domain/licence';
 import { activateLicence, listLicences, reminderDays, setReminderDays, type Licence } from '#data/licences';
 import { AppError, fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
+import { env, declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['LICENCE_PUBLIC_KEY', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function publicKey(): string {
-  const key = process.env.LICENCE_PUBLIC_KEY;
+  const key = env('LICENCE_PUBLIC_KEY');
   if (!key) throw new AppError(503, 'licence.notConfigured');
   return key;
 }

@@ -5,6 +5,10 @@ import { NotFoundError, fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { deliver, mailErrorText, newMailIdentity } from '#lib/mail';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function remarks(record: MailRecord, locale: Locale): string | null {
   const notes = [

@@ -19,9 +19,13 @@ import { newId } from '#lib/crypto';
 import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { lostWorker } from '#lib/jobs';
+import { lostWorker, startWorker } from '#lib/jobs';
 import { objectExists, presignedGet } from '#lib/storage';
-import { startExport } from '../jobs/recordExports.ts';
+import { runExport } from '../jobs/recordExports.ts';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'EXPORT_WORKER_FUNCTION', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * `/v1/passRecords` and `/v1/blacklistRecords` (the blacklist's own screen: the same records,
@@ -95,7 +99,7 @@ async function startJob(tenantId: string, list: ExportJob['list'], query: Record
   await takeJobSlot(tenantId, 'export', jobKey, now.toISOString());
   try {
     await createExportJob({ tenantId, jobKey, list, query: { ...query }, locale }, now);
-    await startExport({ tenantId, jobKey });
+    await startWorker('EXPORT_WORKER_FUNCTION', { tenantId, jobKey }, runExport, 'export');
   } catch (error) {
     await releaseJobSlot(tenantId, 'export', jobKey, now.toISOString());
     throw error;

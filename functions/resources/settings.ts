@@ -20,6 +20,10 @@ import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { deleteObject, digestObject, objectSize, presignedGet, presignedPut } from '#lib/storage';
+import { env, declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['API_BASE_URL', 'BUILD_ID', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_WS_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * System settings: what a device and an integrator need to reach the service, the versions, and
@@ -41,8 +45,8 @@ function port(url: URL, fallback: number): number {
 
 /** The broker as devices reach it: from the URLs the stack hands to devices (IOT_MQTT_URL, IOT_WS_URL). */
 function mqttAddress(): SystemInfo['mqtt'] {
-  const tcp = new URL(process.env.IOT_MQTT_URL ?? 'mqtts://localhost:8883');
-  const ws = new URL(process.env.IOT_WS_URL ?? `wss://${tcp.hostname}:443/mqtt`);
+  const tcp = new URL(env('IOT_MQTT_URL') ?? 'mqtts://localhost:8883');
+  const ws = new URL(env('IOT_WS_URL') ?? `wss://${tcp.hostname}:443/mqtt`);
   const secure = (protocol: string) => protocol === 'mqtts:' || protocol === 'wss:' || protocol === 'ssl:' || protocol === 'tls:';
   return {
     endpoint: tcp.hostname.replace(/^\[|\]$/g, ''),
@@ -53,7 +57,7 @@ function mqttAddress(): SystemInfo['mqtt'] {
 }
 
 function apiBaseUrl(headers: Record<string, string | undefined>): string {
-  const configured = process.env.API_BASE_URL;
+  const configured = env('API_BASE_URL');
   if (configured) return configured.replace(/\/+$/, '');
   return `https://${headers.host ?? 'localhost'}/v1`;
 }
@@ -89,7 +93,7 @@ export const settings = defineResource('settings', {
         apiBaseUrl: apiBaseUrl(headers),
         mqtt: mqttAddress(),
         version: CODE_VERSION,
-        buildId: process.env.BUILD_ID || 'dev',
+        buildId: env('BUILD_ID') || 'dev',
         client: await latestRelease(auth.tenantId),
       };
       return ok(info);

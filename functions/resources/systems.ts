@@ -43,6 +43,10 @@ import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from 
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 async function userInfo(account: AccountRecord, key: string, token?: string): Promise<UserInfo> {
   const tenant = await findTenant(account.tenantId);

@@ -4,6 +4,10 @@ import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib
 import { checkReferences, listJson, personJson, removePerson } from './people.ts';
 import { createJob, readJob, startJob } from './importJobs.ts';
 import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IMPORT_WORKER_FUNCTION', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 export const visitors = defineResource('visitors', {
   'GET /v1/visitors': sessionRoute({

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type Size } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack, type Size } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -7,6 +7,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { resources, routes, type Resource } from '@passcloud/functions/routes';
+import { VARIABLES } from '@passcloud/functions/lib/env';
+import { declaredBy, type StackEnvironment } from './environment.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -14,9 +16,14 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const MEMORY: Partial<Record<Resource, number>> = { systems: 1024, employees: 1024, visitors: 1024 };
 
 export interface HandlerFunctionProps {
-  /** The handler file; it exports `handler`. */
+  /** The handler file; it exports `handler` and `environment`, the deployed variables it reads. */
   entry: string;
-  environment: Record<string, string>;
+  /**
+   * The stack's values; the function gets exactly the variables its entry declares. A declared
+   * variable the stack has no value for fails the synthesis (an operator's setting, such as the
+   * licence key, is left unset instead).
+   */
+  environment: StackEnvironment;
   memorySize?: number;
   timeout?: Duration;
   /** Space in /tmp (512 MiB when unset). */
@@ -28,6 +35,9 @@ export interface HandlerFunctionProps {
 
 /** Function defaults every Lambda of the stack shares: Node 22 on arm64, ESM bundled by the local esbuild (no Docker). */
 export class HandlerFunction extends NodejsFunction {
+  /** The handler file the bundle is made from. */
+  readonly entry: string;
+
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id, {
       entry: props.entry,
@@ -41,7 +51,7 @@ export class HandlerFunction extends NodejsFunction {
       ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...declaredEnvironment(id, props.entry, props.environment) },
       logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       bundling: {
         format: OutputFormat.ESM,
@@ -53,12 +63,32 @@ export class HandlerFunction extends NodejsFunction {
         banner: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
       },
     });
+    this.entry = resolve(props.entry);
   }
+}
+
+/** The variables a function's entry declares, each taken from the stack's values when it is synthesized. */
+function declaredEnvironment(id: string, entry: string, values: StackEnvironment): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const name of declaredBy(entry)) {
+    if (VARIABLES[name].kind === 'operator') {
+      if (values[name] !== undefined) variables[name] = values[name];
+      continue;
+    }
+    variables[name] = Lazy.string({
+      produce: () => {
+        const value = values[name];
+        if (value === undefined) throw new Error(`${id}: ${entry} declares ${name}, but the stack gives it no value`);
+        return value;
+      },
+    });
+  }
+  return variables;
 }
 
 /** One function per `/v1` resource of the route table. */
 export class ApiFunction extends HandlerFunction {
-  constructor(scope: Construct, id: string, resource: Resource, environment: Record<string, string>) {
+  constructor(scope: Construct, id: string, resource: Resource, environment: StackEnvironment) {
     super(scope, id, {
       entry: resolve(REPO_ROOT, 'functions/resources', `${resource}.ts`),
       memorySize: MEMORY[resource] ?? 512,
@@ -69,10 +99,8 @@ export class ApiFunction extends HandlerFunction {
 }
 
 export interface ApiProps {
-  /** Variables every function gets (table and bucket names, mail sender). */
-  environment: Record<string, string>;
-  /** Extra variables for single resources, e.g. the IoT endpoints for `devices`. */
-  environmentOf?: Partial<Record<Resource, Record<string, string>>>;
+  /** The stack's values; each function takes the variables its entry declares. */
+  environment: StackEnvironment;
 }
 
 /** The HTTP API: one function per resource, one route per entry of the route table. */
@@ -102,7 +130,7 @@ export class Api extends Construct {
     this.functions = Object.fromEntries(
       resources.map((resource) => [
         resource,
-        new ApiFunction(this, `${pascal(resource)}Function`, resource, { ...props.environment, ...props.environmentOf?.[resource] }),
+        new ApiFunction(this, `${pascal(resource)}Function`, resource, props.environment),
       ]),
     ) as Record<Resource, ApiFunction>;
 

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { RULE_FILTERS, ruleSql } from '@passcloud/functions/contract/protocol';
 import { devicePolicy } from '@passcloud/functions/iot/policy';
 import { HandlerFunction, REPO_ROOT } from './api.ts';
+import type { StackEnvironment } from './environment.ts';
 
 /** The policy variable IoT Core fills in with the connected thing's name (certificate-based devices). */
 export const THING_NAME_VARIABLE = '${iot:Connection.Thing.ThingName}';
@@ -16,8 +17,8 @@ export const THING_NAME_VARIABLE = '${iot:Connection.Thing.ThingName}';
 export type RuleName = keyof typeof RULE_FILTERS;
 
 export interface DeviceIotProps {
-  /** Variables both functions get (table and bucket names). */
-  environment: Record<string, string>;
+  /** The stack's values; the policy prefix is added here. */
+  environment: StackEnvironment;
 }
 
 /**
@@ -62,13 +63,14 @@ export class DeviceIot extends Construct {
     });
 
     // 2. The custom authorizer: checks the per-device secret against the hash in the main table.
+    props.environment.IOT_POLICY_PREFIX = iotArn;
     this.authorizerFunction = new HandlerFunction(this, 'AuthorizerFunction', {
       entry: resolve(REPO_ROOT, 'functions/iot/authorizer.ts'),
       description: 'IoT Core custom authorizer for face terminals (MQTT username/password)',
       // IoT Core waits at most 5 seconds for a custom authorizer.
       timeout: Duration.seconds(5),
       memorySize: 512,
-      environment: { ...props.environment, IOT_POLICY_PREFIX: iotArn },
+      environment: props.environment,
     });
     this.authorizerName = `${prefix}DeviceAuthorizer`;
     this.authorizer = new CfnAuthorizer(this, 'DeviceAuthorizer', {
@@ -157,6 +159,7 @@ export class DeviceIot extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'iot:DescribeEndpoint has no resource-level permissions; this deploy-time lookup only reads the account’s ATS endpoint address.',
     });
+    Object.assign(props.environment, this.devicesEnvironment(), this.brokerEnvironment());
   }
 
   /** What the `devices` function needs to reach the data plane and to hand devices their broker address. */

@@ -6,12 +6,12 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
-import type { Resource } from '@passcloud/functions/routes';
 import { HandlerFunction, REPO_ROOT } from './api.ts';
+import type { StackEnvironment } from './environment.ts';
 
 export interface MailServiceProps {
-  /** Table names and the sender (`MAIL_FROM`). */
-  environment: Record<string, string>;
+  /** The stack's values; the sealing key is added here. */
+  environment: StackEnvironment;
   /** The bare sender address SES may send from. */
   senderAddress: string;
 }
@@ -34,10 +34,11 @@ export class MailService extends Construct {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    props.environment.SETTINGS_KMS_KEY_ID = this.key.keyArn;
     this.retryFunction = new HandlerFunction(scope, 'MailRetry', {
       entry: resolve(REPO_ROOT, 'functions/jobs/mailRetry.ts'),
       description: 'Pass Cloud: tries again the mails whose next attempt is due',
-      environment: { ...props.environment, ...this.environment },
+      environment: props.environment,
       timeout: Duration.seconds(55),
     });
     this.schedule = new Rule(this, 'RetrySchedule', {
@@ -45,15 +46,6 @@ export class MailService extends Construct {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(this.retryFunction, { retryAttempts: 0 })],
     });
-  }
-
-  /** What a function that mails needs to open the companies' SMTP passwords. */
-  get environment(): Record<string, string> {
-    return { SETTINGS_KMS_KEY_ID: this.key.keyArn };
-  }
-
-  environmentFor(resources: Resource[]): Partial<Record<Resource, Record<string, string>>> {
-    return Object.fromEntries(resources.map((r) => [r, this.environment]));
   }
 
   /** Opening sealed passwords (every function that mails); sealing too for the settings function. */

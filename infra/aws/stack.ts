@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { TABLES } from '@passcloud/functions/data/tables';
 import { Api, HandlerFunction, REPO_ROOT } from './api.ts';
+import type { StackEnvironment } from './environment.ts';
 import { buildId } from '../buildId.ts';
 import { DeviceIot } from './iot.ts';
 import { MailService } from './mail.ts';
@@ -72,16 +73,25 @@ export class PassCloudStack extends Stack {
       generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
     }));
     const originVerifyValue = originVerify.secretValue.unsafeUnwrap();
+    // The values functions are given; each takes the variables its entry declares (functions/lib/env.ts).
+    const environment: StackEnvironment = {
+      ...tables.environment(),
+      ...buckets.environment(),
+      MAIL_FROM: props.mailFrom,
+      ORIGIN_VERIFY_SECRET: originVerifyValue,
+      BUILD_ID: buildId(REPO_ROOT),
+      ...(props.licencePublicKey ? { LICENCE_PUBLIC_KEY: props.licencePublicKey } : {}),
+    };
 
     // Face terminals: thing type, custom authorizer, topic rules and the ATS endpoint (DESIGN.md §6).
-    const iot = (this.iot = new DeviceIot(this, 'Iot', { environment: { ...tables.environment(), ...buckets.environment() } }));
+    const iot = (this.iot = new DeviceIot(this, 'Iot', { environment }));
 
     // Background imports of people (functions/jobs/imports.ts): one run reads a whole workbook or photo archive.
     // The workers' on-failure destination: a job whose worker failed, timed out or never started is marked failed at once.
     const jobFailures = (this.jobFailures = new HandlerFunction(this, 'JobFailures', {
       entry: resolve(REPO_ROOT, 'functions/jobs/jobFailures.ts'),
       description: 'Pass Cloud: marks failed the import, export or grant job whose worker failed or never started',
-      environment: { ...tables.environment() },
+      environment,
       timeout: Duration.seconds(30),
     }));
     grantTable(jobFailures, tables.byEnv.MAIN_TABLE!, 'readWrite');
@@ -93,7 +103,7 @@ export class PassCloudStack extends Stack {
       entry: resolve(REPO_ROOT, 'functions/jobs/imports.ts'),
       description: 'Pass Cloud: imports a workbook or photo archive of people in the background',
       // A new photo is a face change: the terminals holding the person are told.
-      environment: { ...tables.environment(), ...buckets.environment(), IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
+      environment,
       memorySize: 2048,
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
@@ -103,29 +113,13 @@ export class PassCloudStack extends Stack {
     // at most 15 minutes to start: with 15 minutes to run, a job is over 30 minutes after it was
     // started (IMPORT_STALE_MS).
     importWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
-    // People functions tell terminals when what they hold of a person changes.
-    const importsEnvironment = { IMPORT_WORKER_FUNCTION: importWorker.functionName, IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! };
+    environment.IMPORT_WORKER_FUNCTION = importWorker.functionName;
 
     // The mail service: the key that seals SMTP passwords, and the retry runner.
-    const mail = (this.mail = new MailService(this, 'Mail', {
-      environment: { ...tables.environment(), MAIL_FROM: props.mailFrom },
-      senderAddress: mailAddress,
-    }));
+    const mail = (this.mail = new MailService(this, 'Mail', { environment, senderAddress: mailAddress }));
+    environment.MAIL_WORKER_FUNCTION = mail.retryFunction.functionName;
 
-    this.api = new Api(this, 'Api', {
-      environment: { ...tables.environment(), ...buckets.environment(), MAIL_FROM: props.mailFrom, ORIGIN_VERIFY_SECRET: originVerifyValue },
-      environmentOf: {
-        devices: iot.devicesEnvironment(),
-        // System settings: the broker's addresses, the build, the client package's upload and download links.
-        settings: { IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT!, ...iot.brokerEnvironment(), BUILD_ID: buildId(REPO_ROOT) },
-        authorities: { IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
-        employees: importsEnvironment,
-        visitors: importsEnvironment,
-        ...(props.licencePublicKey ? { licences: { LICENCE_PUBLIC_KEY: props.licencePublicKey } } : {}),
-        // Functions that mail open the companies' SMTP passwords with the mail service's key.
-        ...mail.environmentFor(['systems', 'accounts', 'mailSettings', 'mailRecords']),
-      },
-    });
+    this.api = new Api(this, 'Api', { environment });
 
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
@@ -216,13 +210,10 @@ export class PassCloudStack extends Stack {
     // a pass record's ack carries a presigned PUT for its capture, signed with ingest's own role.
     this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject', 's3:PutObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
-    iot.ingestFunction.addEnvironment('IOT_DATA_ENDPOINT', iot.devicesEnvironment().IOT_DATA_ENDPOINT!);
     iot.grantRecordsAck(iot.ingestFunction);
     // Fever and blacklist alerts are queued by ingest and sent by the mail service, which ingest
     // starts at once (an asynchronous invocation of the retry function) rather than waiting a minute.
-    iot.ingestFunction.addEnvironment('MAIL_WORKER_FUNCTION', mail.retryFunction.functionName);
     iot.ingestFunction.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
-    for (const [name, value] of Object.entries({ MAIL_FROM: props.mailFrom, ...mail.environment })) iot.ingestFunction.addEnvironment(name, value);
     mail.grantSecrets(iot.ingestFunction);
     mail.grantSend(iot.ingestFunction);
     Validations.of(iot.ingestFunction).acknowledge({
@@ -235,7 +226,7 @@ export class PassCloudStack extends Stack {
     const recordExportWorker = (this.recordExportWorker = new HandlerFunction(this, 'RecordExportWorker', {
       entry: resolve(REPO_ROOT, 'functions/jobs/recordExports.ts'),
       description: 'Pass Cloud: writes a workbook of pass records in the background',
-      environment: { ...tables.environment(), ...buckets.environment() },
+      environment,
       memorySize: 2048,
       timeout: Duration.minutes(15),
       ephemeralStorageSize: Size.gibibytes(2),
@@ -251,7 +242,7 @@ export class PassCloudStack extends Stack {
     const grantWorker = (this.grantWorker = new HandlerFunction(this, 'GrantWorker', {
       entry: resolve(REPO_ROOT, 'functions/jobs/grants.ts'),
       description: 'Pass Cloud: writes a large grant of people on devices in the background',
-      environment: { ...tables.environment(), ...buckets.environment(), IOT_DATA_ENDPOINT: iot.devicesEnvironment().IOT_DATA_ENDPOINT! },
+      environment,
       timeout: Duration.minutes(15),
       ...workerConcurrency,
     }));
@@ -266,12 +257,12 @@ export class PassCloudStack extends Stack {
     grantTable(grantWorker, main, 'readWrite');
     grantTable(grantWorker, events, 'readWrite');
     iot.grantFaceNotify(grantWorker);
-    authorities.addEnvironment('GRANT_WORKER_FUNCTION', grantWorker.functionName);
+    environment.GRANT_WORKER_FUNCTION = grantWorker.functionName;
     grantTable(authorities, events, 'readWrite');
     authorities.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [grantWorker.functionArn] }));
 
     const passRecords = this.api.functions.passRecords;
-    passRecords.addEnvironment('EXPORT_WORKER_FUNCTION', recordExportWorker.functionName);
+    environment.EXPORT_WORKER_FUNCTION = recordExportWorker.functionName;
     grantTable(passRecords, main, 'read');
     grantTable(passRecords, events, 'readWrite');
     this.grantObjects(passRecords, [buckets.data.captures, buckets.data.photos, buckets.data.imports], ['s3:GetObject']);
@@ -291,7 +282,7 @@ export class PassCloudStack extends Stack {
     const retentionSweep = (this.retentionSweep = new HandlerFunction(this, 'RetentionSweep', {
       entry: resolve(REPO_ROOT, 'functions/jobs/retention.ts'),
       description: 'Pass Cloud: deletes captures and call recordings past each company’s retention period',
-      environment: { ...tables.environment(), ...buckets.environment() },
+      environment,
       timeout: Duration.minutes(15),
     }));
     grantTable(retentionSweep, main, 'read');
@@ -301,7 +292,7 @@ export class PassCloudStack extends Stack {
     const licenceReminders = (this.licenceReminders = new HandlerFunction(this, 'LicenceReminders', {
       entry: resolve(REPO_ROOT, 'functions/jobs/licenceReminders.ts'),
       description: 'Pass Cloud: mails the reminders of licences about to expire',
-      environment: { ...tables.environment(), MAIL_FROM: props.mailFrom, ...mail.environment },
+      environment,
       timeout: Duration.minutes(5),
     }));
     grantTable(licenceReminders, main, 'readWrite');
@@ -346,11 +337,9 @@ export class PassCloudStack extends Stack {
       maxAge: 3600,
     });
     // System settings show the API as devices and integrators reach it: through CloudFront.
-    settings.addEnvironment('API_BASE_URL', `https://${site.distribution.distributionDomainName}/v1`);
-    // Invitation links in mails lead to the console, never to an address a request names.
-    accounts.addEnvironment('CONSOLE_URL', `https://${site.distribution.distributionDomainName}`);
-    // Alert mails link the record's screen in the console.
-    iot.ingestFunction.addEnvironment('CONSOLE_URL', `https://${site.distribution.distributionDomainName}`);
+    environment.API_BASE_URL = `https://${site.distribution.distributionDomainName}/v1`;
+    // Links in mails (invitations, alerts) lead to the console, never to an address a request names.
+    environment.CONSOLE_URL = `https://${site.distribution.distributionDomainName}`;
 
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}` });
     // The execute-api endpoint refuses requests without the origin secret: the API is reached through CloudFront.

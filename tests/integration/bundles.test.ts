@@ -12,6 +12,7 @@ import { ruleEvent, thingName } from '@passcloud/functions/contract/protocol';
 import { TABLES } from '@passcloud/functions/data/tables';
 import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
+import { VARIABLES } from '@passcloud/functions/lib/env';
 import { encrypt, login, registerTenant, securityKey } from '../support/api.ts';
 
 /**
@@ -46,6 +47,8 @@ let lambda: Server;
 let lambdaUrl: string;
 const invoked: { functionName: string; payload: unknown }[] = [];
 
+/** Deployed variables a bundle read at run time without its construct setting them. */
+const undeclaredReads = new Set<string>();
 let outdir: string;
 let stack: PassCloudStack;
 let bundles: Bundle[];
@@ -70,7 +73,8 @@ function environmentOf(bundle: Bundle): Record<string, string> {
   const local = inject('localEnv');
   const env: Record<string, string> = { LOG_LEVEL: 'error', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   for (const [name, value] of Object.entries(bundle.environment)) env[name] = typeof value === 'string' ? value : localValue(name);
-  for (const name of STAND_INS) if (local[name] !== undefined) env[name] = local[name]!;
+  // A stand-in for a deployed variable (the IoT endpoint) replaces the value the construct set; it is not given where none was.
+  for (const name of STAND_INS) if (local[name] !== undefined && (name in env || !(name in VARIABLES) || VARIABLES[name as keyof typeof VARIABLES].kind === 'local' || name === 'AWS_REGION')) env[name] = local[name]!;
   env.AWS_ENDPOINT_URL_LAMBDA = lambdaUrl;
   // The local stand-ins take these made-up credentials; nothing else of this process goes over.
   env.AWS_ACCESS_KEY_ID = 'local';
@@ -90,8 +94,13 @@ async function run(bundle: Bundle, events: unknown[]): Promise<Outcome[]> {
   clearTimeout(timer);
   const marker = stdout.lastIndexOf('@@OUTCOMES@@');
   if (marker < 0) throw new Error(`${bundle.id} did not run: ${stderr.slice(-2000) || stdout.slice(-2000)}`);
-  const answer = JSON.parse(stdout.slice(marker + '@@OUTCOMES@@'.length)) as { loadError?: string; outcomes?: Outcome[] };
+  const answer = JSON.parse(stdout.slice(marker + '@@OUTCOMES@@'.length)) as { loadError?: string; outcomes?: Outcome[]; reads?: string[] };
   if (answer.loadError) throw new Error(`${bundle.id} could not be loaded: ${answer.loadError}`);
+  // A deployed variable read that the construct did not set (functions/lib/env.ts).
+  for (const name of answer.reads ?? []) {
+    const kind = (VARIABLES as Record<string, { kind: string } | undefined>)[name]?.kind;
+    if ((kind === 'stack' || kind === 'operator') && !(name in bundle.environment)) undeclaredReads.add(`${bundle.id} read ${name}`);
+  }
   return answer.outcomes!;
 }
 
@@ -299,6 +308,10 @@ describe('the deployed bundles', () => {
       const [outcome] = await run(bundleOf(fn), [scheduled]);
       expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
     }
+  });
+
+  it('read no deployed variable their construct does not set', () => {
+    expect([...undeclaredReads]).toEqual([]);
   });
 
   it('are all exercised here', () => {

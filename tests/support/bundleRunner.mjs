@@ -1,7 +1,17 @@
 // Runs one deployed Lambda bundle as Lambda would: a fresh Node process with only the
 // environment it is given, the bundle imported from its file, `handler` called with each event
-// read (as a JSON array) from standard input. Prints the outcomes as one JSON line after a marker.
+// read (as a JSON array) from standard input. Prints the outcomes, and the names of the
+// environment variables the bundle read, as one JSON line after a marker.
 import { pathToFileURL } from 'node:url';
+
+const reads = new Set();
+const real = process.env;
+process.env = new Proxy(real, {
+  get(target, name) {
+    if (typeof name === 'string') reads.add(name);
+    return Reflect.get(target, name);
+  },
+});
 
 const [file] = process.argv.slice(2);
 let input = '';
@@ -28,5 +38,5 @@ for (const event of events) {
     outcomes.push({ ok: false, error: String(error?.stack ?? error) });
   }
 }
-process.stdout.write(`\n@@OUTCOMES@@${JSON.stringify({ outcomes })}\n`);
+process.stdout.write(`\n@@OUTCOMES@@${JSON.stringify({ outcomes, reads: [...reads] })}\n`);
 process.exit(0);
