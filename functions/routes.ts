@@ -1,11 +1,12 @@
 import type { AuthCode } from '#contract/menu';
+import { PICKER_CODES } from '#contract/pickers';
 
 /**
  * THE route table: the only place a URL is spelled. The AWS stack makes one Lambda per
  * `resource` and one HTTP API route per entry; the local host mounts the same entries.
  *
  * access: `public` needs no session; `session` needs a console session and, when given, the
- * authCode; `device` is for face terminals and intercoms.
+ * authCode (or one of the authCodes); `device` is for face terminals and intercoms.
  */
 export type Access = 'public' | 'session' | 'device';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -16,6 +17,8 @@ export interface RouteEntry {
   resource: string;
   access: Access;
   authCode?: AuthCode;
+  /** Any one of these opens the route (pickers, which several screens use); the handler checks by type where a type narrows it. */
+  authCodes?: readonly AuthCode[];
   /** Request bodies are binary (multipart); hosts pass them through base64-encoded. */
   binary?: boolean;
   /**
@@ -135,6 +138,11 @@ export const routes = [
   { method: 'POST', path: '/v1/blacklistRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   { method: 'GET', path: '/v1/blacklistRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   { method: 'GET', path: '/v1/blacklistRecords/{recordKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
+  // Names and keys to choose from, for every screen that chooses people, groups, departments or devices.
+  { method: 'GET', path: '/v1/pickers/people', resource: 'pickers', access: 'session', authCodes: [...new Set(Object.values(PICKER_CODES.people).flat())] },
+  { method: 'GET', path: '/v1/pickers/groups', resource: 'pickers', access: 'session', authCodes: [...new Set(Object.values(PICKER_CODES.groups).flat())] },
+  { method: 'GET', path: '/v1/pickers/departments', resource: 'pickers', access: 'session', authCodes: PICKER_CODES.departments },
+  { method: 'GET', path: '/v1/pickers/devices', resource: 'pickers', access: 'session', authCodes: PICKER_CODES.devices },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

@@ -71,3 +71,31 @@ export async function deleteDepartment(tenantId: string, departmentKey: string, 
     async () => !!(await findDepartment(tenantId, departmentKey)),
   );
 }
+
+export const departmentJson = (d: Department) => ({ departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version });
+
+export interface DepartmentNode {
+  departmentKey: string;
+  name: string;
+  parentKey: string | null;
+  version: number;
+  children: DepartmentNode[];
+}
+
+/** The departments as a tree, each level sorted by name. */
+export function departmentTree(list: Department[]): DepartmentNode[] {
+  const nodes = new Map<string, DepartmentNode>(
+    list.map((d) => [d.departmentKey, { ...departmentJson(d), children: [] }]),
+  );
+  const roots: DepartmentNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.parentKey ? nodes.get(node.parentKey) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const sort = (level: DepartmentNode[]) => {
+    level.sort((a, b) => a.name.localeCompare(b.name));
+    level.forEach((n) => sort(n.children));
+  };
+  sort(roots);
+  return roots;
+}

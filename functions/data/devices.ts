@@ -3,7 +3,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry, type DeviceSettings, type SettingsPatch } from '#contract/devices';
 import { dynamo } from '#lib/aws';
 import { newId, newTimeId, safeEqualText, sha256 } from '#lib/crypto';
-import { ConflictError, NotFoundError } from '#lib/errors';
+import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { dropDeviceAuthorities } from './authorities.ts';
 import { claims } from './claims.ts';
 import { listLicences, releaseSeatWrite, takeSeatWrite, type Licence } from './licences.ts';
@@ -156,6 +156,51 @@ export async function requireDevice(tenantId: string, deviceKey: string): Promis
 /** Every device of a tenant, in key order (a tenant has hundreds to a few thousand). */
 export async function allDevices(tenantId: string): Promise<Device[]> {
   return (await devices().query.primary({ tenantId }).go({ pages: 'all' })).data as Device[];
+}
+
+/** The device list's order: by name, then serial number, with numbers in them compared as numbers (0002 before 0010). */
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+type ListPosition = Pick<Device, 'name' | 'serial' | 'deviceKey'>;
+function byListOrder(a: ListPosition, b: ListPosition): number {
+  return collator.compare(a.name, b.name) || collator.compare(a.serial, b.serial) || (a.deviceKey < b.deviceKey ? -1 : a.deviceKey > b.deviceKey ? 1 : 0);
+}
+/** A page link: the position of the last device shown, so pages stay stable while devices come and go. */
+const encodeListCursor = (d: ListPosition): string => Buffer.from(JSON.stringify([d.name, d.serial, d.deviceKey])).toString('base64url');
+function decodeListCursor(cursor: string): ListPosition {
+  try {
+    const [name, serial, deviceKey] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof name === 'string' && typeof serial === 'string' && typeof deviceKey === 'string') return { name, serial, deviceKey };
+  } catch {
+    // answered below
+  }
+  throw fieldError('cursor', 'error.badCursor');
+}
+
+const matches = (device: Device, keyword: string) =>
+  [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
+
+export interface DeviceListQuery {
+  pageSize: number;
+  cursor?: string | undefined;
+  keyword?: string | undefined;
+  groupKey?: string | undefined;
+  online?: 'true' | 'false' | undefined;
+}
+
+/** A page of the device list (the device screen and the pickers): filtered, in list order, after the cursor's device. */
+export async function deviceListPage(tenantId: string, query: DeviceListQuery): Promise<{ page: Device[]; nextCursor: string | null; filtered: Device[] }> {
+  const filtered = (await allDevices(tenantId)).filter(
+    (d) =>
+      (!query.groupKey || d.groupKey === query.groupKey) &&
+      (!query.keyword || matches(d, query.keyword)) &&
+      (query.online === undefined || d.online === (query.online === 'true')),
+  );
+  filtered.sort(byListOrder);
+  const after = query.cursor ? decodeListCursor(query.cursor) : undefined;
+  const start = after ? filtered.findIndex((d) => byListOrder(d, after) > 0) : 0;
+  const page = start < 0 ? [] : filtered.slice(start, start + query.pageSize);
+  const more = start >= 0 && start + query.pageSize < filtered.length;
+  return { page, nextCursor: more ? encodeListCursor(page[page.length - 1]!) : null, filtered };
 }
 
 export async function anyDeviceInGroup(tenantId: string, groupKey: string): Promise<boolean> {

@@ -33,12 +33,15 @@ export function parseToken(authorization: string | undefined): { tenantId: strin
   return { tenantId: match[1]!, tokenHash: sha256(`${match[1]}.${match[2]}`) };
 }
 
+/** Whether an account holds at least one of the codes. */
+export const holdsAny = (held: readonly string[], codes: readonly AuthCode[]): boolean => codes.some((code) => held.includes(code));
+
 /**
  * The caller's session and account. `beforePasswordChange` marks the routes an account whose
  * password someone else chose may still use (the route table's flag: change it, read itself and
  * its menu, log out); every other answers 401.
  */
-export async function authenticate(authorization: string | undefined, authCode?: AuthCode, beforePasswordChange = false): Promise<Auth> {
+export async function authenticate(authorization: string | undefined, authCode?: AuthCode | readonly AuthCode[], beforePasswordChange = false): Promise<Auth> {
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
@@ -52,7 +55,7 @@ export async function authenticate(authorization: string | undefined, authCode?:
   const account = (await accounts().get({ tenantId, accountId: session.accountId }).go()).data;
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
-  if (authCode && !account.authCodes.includes(authCode)) throw new NoPermissionError();
+  if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
   if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
   if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: now }).go();

@@ -175,7 +175,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     const def = handlers[event.routeKey];
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
-    const auth = route.access === 'session' ? await authenticate(headers.authorization, route.authCode, route.beforePasswordChange === true) : null;
+    const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true) : null;
     tenantId = auth?.tenantId;
     const rawBody = decodeBody(event);
     const params = parse(def.params, event.pathParameters ?? {}, locale, '');

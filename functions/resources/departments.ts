@@ -1,5 +1,5 @@
 import { departmentBody, departmentKeyParams, departmentPatchBody, versionQuery } from '#contract/people';
-import { createDepartment, deleteDepartment, listDepartments, requireDepartment, updateDepartment, type Department } from '#data/departments';
+import { createDepartment, deleteDepartment, departmentJson, departmentTree, listDepartments, requireDepartment, updateDepartment } from '#data/departments';
 import { anyPerson } from '#data/people';
 import { ConflictError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
@@ -7,34 +7,6 @@ import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
-
-const departmentJson = (d: Department) => ({ departmentKey: d.departmentKey, name: d.name, parentKey: d.parentKey ?? null, version: d.version });
-
-interface DepartmentNode {
-  departmentKey: string;
-  name: string;
-  parentKey: string | null;
-  version: number;
-  children: DepartmentNode[];
-}
-
-/** The departments as a tree, each level sorted by name. */
-function tree(list: Department[]): DepartmentNode[] {
-  const nodes = new Map<string, DepartmentNode>(
-    list.map((d) => [d.departmentKey, { ...departmentJson(d), children: [] }]),
-  );
-  const roots: DepartmentNode[] = [];
-  for (const node of nodes.values()) {
-    const parent = node.parentKey ? nodes.get(node.parentKey) : undefined;
-    (parent ? parent.children : roots).push(node);
-  }
-  const sort = (level: DepartmentNode[]) => {
-    level.sort((a, b) => a.name.localeCompare(b.name));
-    level.forEach((n) => sort(n.children));
-  };
-  sort(roots);
-  return roots;
-}
 
 /** A department may not move under itself or below one of its own descendants. */
 async function checkParent(tenantId: string, departmentKey: string | undefined, parentKey: string): Promise<void> {
@@ -48,7 +20,7 @@ async function checkParent(tenantId: string, departmentKey: string | undefined, 
 export const departments = defineResource('departments', {
   'GET /v1/departments': sessionRoute({
     async handle({ auth }) {
-      return ok({ items: tree(await listDepartments(auth.tenantId)), nextCursor: null });
+      return ok({ items: departmentTree(await listDepartments(auth.tenantId)), nextCursor: null });
     },
   }),
   'POST /v1/departments': sessionRoute({

@@ -20,6 +20,7 @@ import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
 import {
   allDevices,
+  deviceListPage,
   bindDevice,
   replacementFacts,
   settleReplacement,
@@ -113,27 +114,6 @@ const commandJson = (command: DeviceCommand) => ({
   ...(command.finishedAt ? { finishTime: command.finishedAt } : {}),
 });
 
-/** The device list's order: by name, then serial number, with numbers in them compared as numbers (0002 before 0010). */
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-type ListPosition = Pick<Device, 'name' | 'serial' | 'deviceKey'>;
-function byListOrder(a: ListPosition, b: ListPosition): number {
-  return collator.compare(a.name, b.name) || collator.compare(a.serial, b.serial) || (a.deviceKey < b.deviceKey ? -1 : a.deviceKey > b.deviceKey ? 1 : 0);
-}
-/** A page link: the position of the last device shown, so pages stay stable while devices come and go. */
-const encodeListCursor = (d: ListPosition): string => Buffer.from(JSON.stringify([d.name, d.serial, d.deviceKey])).toString('base64url');
-function decodeListCursor(cursor: string): ListPosition {
-  try {
-    const [name, serial, deviceKey] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof name === 'string' && typeof serial === 'string' && typeof deviceKey === 'string') return { name, serial, deviceKey };
-  } catch {
-    // answered below
-  }
-  throw fieldError('cursor', 'error.badCursor');
-}
-
-const matches = (device: Device, keyword: string) =>
-  [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
-
 export const devices = defineResource('devices', {
   'POST /v1/devices/bind': deviceRoute({
     body: bindBody,
@@ -170,23 +150,12 @@ export const devices = defineResource('devices', {
   'GET /v1/devices': sessionRoute({
     query: deviceListQuery,
     async handle({ auth, query }) {
-      const everyDevice = await allDevices(auth.tenantId);
-      const filtered = everyDevice.filter(
-        (d) =>
-          (!query.groupKey || d.groupKey === query.groupKey) &&
-          (!query.keyword || matches(d, query.keyword)) &&
-          (query.online === undefined || d.online === (query.online === 'true')),
-      );
-      filtered.sort(byListOrder);
-      const after = query.cursor ? decodeListCursor(query.cursor) : undefined;
-      const start = after ? filtered.findIndex((d) => byListOrder(d, after) > 0) : 0;
-      const page = start < 0 ? [] : filtered.slice(start, start + query.pageSize);
-      const more = start >= 0 && start + query.pageSize < filtered.length;
+      const { page, nextCursor, filtered } = await deviceListPage(auth.tenantId, query);
       const company = await companyName(auth.tenantId);
       const online = filtered.filter((d) => d.online).length;
       return ok({
         items: page.map((d) => deviceJson(d, company)),
-        nextCursor: more ? encodeListCursor(page[page.length - 1]!) : null,
+        nextCursor,
         total: filtered.length,
         online,
         offline: filtered.length - online,

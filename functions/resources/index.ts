@@ -12,6 +12,7 @@ import { licences } from './licences.ts';
 import { mailRecords } from './mailRecords.ts';
 import { mailSettings } from './mailSettings.ts';
 import { passRecords } from './passRecords.ts';
+import { pickers } from './pickers.ts';
 import { settings } from './settings.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
@@ -33,4 +34,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   accounts: accounts.handler,
   settings: settings.handler,
   passRecords: passRecords.handler,
+  pickers: pickers.handler,
 };

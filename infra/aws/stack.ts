@@ -169,6 +169,10 @@ export class PassCloudStack extends Stack {
     this.grantObjects(files, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
     grantListing(files, buckets.data.imports);
     for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
+    // Pickers read names and keys (people, groups, departments, devices) and link people's photos.
+    const { pickers } = this.api.functions;
+    grantTable(pickers, main, 'read');
+    this.grantObjects(pickers, [buckets.data.photos], ['s3:GetObject']);
     for (const fn of [employees, visitors]) {
       grantTable(fn, main, 'readWrite');
       // Photos: existence checks of an avatar (HeadObject) and short-lived links (GetObject), archive imports (PutObject), removal with the person.

@@ -106,7 +106,7 @@ async function run(bundle: Bundle, events: unknown[]): Promise<Outcome[]> {
 
 /** Path parameters and queries of a well-formed request where the plain ones would not be. */
 const PARAMS: Record<string, string> = { mailKey: '1700000000000-zzzzzzzzzzzzzzzz' };
-const QUERIES: Record<string, Record<string, string>> = { 'GET /v1/groups': { type: 'employee' } };
+const QUERIES: Record<string, Record<string, string>> = { 'GET /v1/groups': { type: 'employee' }, 'GET /v1/pickers/people': { type: 'visitor' }, 'GET /v1/pickers/groups': { type: 'device' } };
 
 const bundleOf = (fn: HandlerFunction): Bundle => bundles.find((b) => b.id === stack.getLogicalId(fn.node.defaultChild as CfnElement))!;
 

@@ -171,6 +171,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
+  'GET /v1/pickers/people': '?type=employee&keyword=a',
+  'GET /v1/pickers/groups': '?type=device',
   'GET /v1/systems/invitation': `?token=${'A'.repeat(43)}`,
   'GET /v1/mailRecords': '?status=failed&group=test',
   'GET /v1/passRecords': '?passState=refused&temperature=fever&keyword=a',
@@ -317,9 +319,9 @@ describe('route table sweep', () => {
     if (endsSession.has(key)) attacker.token = (await login(attacker.username, attacker.password)).token;
   });
 
-  const coded = sessionRoutes.filter((r) => r.authCode);
-  it('covers every route that carries an authCode', () => {
-    expect(coded.length).toBe(routes.filter((r) => 'authCode' in r && r.authCode).length);
+  const coded = sessionRoutes.filter((r) => r.authCode || r.authCodes?.length);
+  it('covers every route that carries an authCode or authCodes', () => {
+    expect(coded.length).toBe(routes.filter((r) => ('authCode' in r && r.authCode) || ('authCodes' in r && r.authCodes.length)).length);
   });
 
   // Authorizations need pass:authority or pass:blacklist by their setType; the handler checks it.

@@ -64,7 +64,7 @@ export const screens = (kind: Kind) => {
 export const loadGroups = (kind: Kind) => api.get<Page<Group>>('/v1/groups', { query: { type: kind } }).then((p) => p.items);
 export const loadDepartments = () => api.get<Page<Department>>('/v1/departments').then((p) => p.items);
 
-export function flattenDepartments(tree: Department[], depth = 0): { department: Department; depth: number }[] {
+export function flattenDepartments<T extends { children: T[] }>(tree: T[], depth = 0): { department: T; depth: number }[] {
   return tree.flatMap((d) => [{ department: d, depth }, ...flattenDepartments(d.children, depth + 1)]);
 }
 

@@ -12,7 +12,7 @@ import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import type { Device } from '../../devices/api.ts';
+import type { PickerDevice } from '../../../app/pickers.ts';
 import { PENDING_REFRESH_MS, SCREENS, listAuthorities, loadAllDevices, retrySync, revoke, type AuthorityItem, type AuthorityPage, type SetType, type SyncState, type ValidityState } from './api.ts';
 import { EditValidityModal } from './EditValidityModal.tsx';
 import { SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
@@ -35,7 +35,7 @@ const NO_FILTERS: Filters = { keyword: '', deviceKey: null, validity: null, stat
 export function AuthorityListPage({ setType }: { setType: SetType }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
-  const [devices, setDevices] = useState<Device[]>([]);
+  const [devices, setDevices] = useState<PickerDevice[]>([]);
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);

@@ -8,8 +8,7 @@ import { notifySuccess, toast } from '../../../app/api.ts';
 import { formatList, formatNumber } from '../../../app/format.ts';
 import { RequestError } from '../../../app/request.ts';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
-import { loadDeviceGroups, type Device, type DeviceGroup } from '../../devices/api.ts';
-import { loadDepartments, loadGroups, type Department, type Group as PersonGroup } from '../../people/api.ts';
+import { pickDepartments, pickGroups, type PickerDepartment, type PickerDevice, type PickerGroup } from '../../../app/pickers.ts';
 import { SCREENS, checkCapacity, grant, grantJob, loadAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
 import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
 import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
@@ -35,11 +34,11 @@ export function AuthorityWizardPage() {
   const [devicesChoice, setDevicesChoice] = useState<DevicesChoice>({ deviceKeys: new Set(), groupKeys: [] });
   const [validity, setValidity] = useState<ValidityDraft>({ permanent: true, range: [null, null] });
   const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string }>({});
-  const [personGroups, setPersonGroups] = useState<PersonGroup[]>([]);
-  const [departments, setDepartments] = useState<Department[]>([]);
-  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [personGroups, setPersonGroups] = useState<PickerGroup[]>([]);
+  const [departments, setDepartments] = useState<PickerDepartment[]>([]);
+  const [devices, setDevices] = useState<PickerDevice[] | null>(null);
   const [devicesFailed, setDevicesFailed] = useState(false);
-  const [deviceGroups, setDeviceGroups] = useState<DeviceGroup[]>([]);
+  const [deviceGroups, setDeviceGroups] = useState<PickerGroup[]>([]);
   /** What the check found before granting: devices the grant would overfill, people it would put on both lists. */
   const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -51,9 +50,9 @@ export function AuthorityWizardPage() {
     loadAllDevices().then(setDevices, () => setDevicesFailed(true));
   }, []);
   useEffect(() => {
-    Promise.all([loadGroups('employee'), loadGroups('visitor')]).then(([e, v]) => setPersonGroups([...e, ...v]), () => undefined);
-    loadDepartments().then(setDepartments, () => undefined);
-    loadDeviceGroups().then(setDeviceGroups, () => undefined);
+    Promise.all([pickGroups('employee'), pickGroups('visitor')]).then(([e, v]) => setPersonGroups([...e, ...v]), () => undefined);
+    pickDepartments().then(setDepartments, () => undefined);
+    pickGroups('device').then(setDeviceGroups, () => undefined);
     loadDevices();
   }, [loadDevices]);
 

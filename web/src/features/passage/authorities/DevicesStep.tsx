@@ -4,7 +4,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import type { Device, DeviceGroup } from '../../devices/api.ts';
+import type { PickerDevice, PickerGroup } from '../../../app/pickers.ts';
 import { OnlineBadge } from '../../devices/parts.tsx';
 
 export interface DevicesChoice {
@@ -27,8 +27,8 @@ export function DevicesStep({
 }: {
   value: DevicesChoice;
   onChange: (value: DevicesChoice) => void;
-  devices: Device[] | null;
-  groups: DeviceGroup[];
+  devices: PickerDevice[] | null;
+  groups: PickerGroup[];
   failed: boolean;
   onReload: () => void;
   error: string | null;

@@ -2,12 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Avatar, Button, Center, Checkbox, Group, Loader, MultiSelect, Select, SimpleGrid, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api } from '../../../app/api.ts';
 import { CursorPager } from '../../../components/CursorPager.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import { basePath, flattenDepartments, keyOf, type Department, type Group as PersonGroup, type Kind, type Page, type Person } from '../../people/api.ts';
+import { pickPeople, pickedKey as keyOf, type PickerDepartment, type PickerGroup, type PickerPage, type PickerPerson as Person } from '../../../app/pickers.ts';
+import { flattenDepartments, type Kind } from '../../people/api.ts';
 
 const PAGE_SIZE = 20;
 
@@ -38,8 +38,8 @@ export function PeopleStep({
 }: {
   value: PeopleChoice;
   onChange: (value: PeopleChoice) => void;
-  groups: PersonGroup[];
-  departments: Department[];
+  groups: PickerGroup[];
+  departments: PickerDepartment[];
   error: string | null;
 }) {
   const { t } = useLingui();
@@ -128,14 +128,14 @@ function PersonPicker({
   kind: Kind;
   picked: Map<string, PickedPerson>;
   onToggle: (persons: Person[], on: boolean) => void;
-  groups: PersonGroup[];
+  groups: PickerGroup[];
   departmentOptions: { value: string; label: string }[];
 }) {
   const { t } = useLingui();
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Page<Person> | null>(null);
+  const [page, setPage] = useState<PickerPage<Person> | null>(null);
   const [failed, setFailed] = useState(false);
 
   const query = useMemo(() => ({ keyword: filters.keyword.trim() || undefined, groupKey: filters.groupKey ?? undefined, departmentKey: filters.departmentKey ?? undefined }), [filters]);
@@ -145,7 +145,7 @@ function PersonPicker({
     const request = ++latest.current;
     setFailed(false);
     try {
-      const answer = await api.get<Page<Person>>(basePath(kind), { query: { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) } });
+      const answer = await pickPeople(kind, { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) });
       if (request === latest.current) setPage(answer);
     } catch {
       if (request === latest.current) {
@@ -222,8 +222,8 @@ function PersonPicker({
                     <Truncated text={groupName(person.groupKey)} maw={160} />
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm" c={person.avatar ? undefined : 'orange.8'}>
-                      {person.avatar ? t`Has a photo` : t`No face photo`}
+                    <Text size="sm" c={person.hasPhoto ? undefined : 'orange.8'}>
+                      {person.hasPhoto ? t`Has a photo` : t`No face photo`}
                     </Text>
                   </Table.Td>
                 </Table.Tr>

@@ -1,7 +1,7 @@
 import type { AuthorityItem, AuthorityPage, CapacityCheck, GrantJobView, SetType, SyncState } from '@passcloud/functions/contract/authorities';
 import { api } from '../../../app/api.ts';
 import type { RequestOptions } from '../../../app/request.ts';
-import type { Device } from '../../devices/api.ts';
+import { pickDevices, type PickerDevice } from '../../../app/pickers.ts';
 
 export type { AuthorityItem, AuthorityPage, CapacityCheck, SetType };
 export type { SyncFailure, SyncState, ValidityState } from '@passcloud/functions/contract/authorities';
@@ -49,17 +49,8 @@ export const grantJob = (jobKey: string) => api.get<GrantJobView>(`/v1/authoriti
 export const changeValidity = (item: AuthorityItem, validity: ValidityBody) => api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 
-/** Every device of the company (all pages), for filters and the wizard's device step. */
-export async function loadAllDevices(): Promise<Device[]> {
-  const out: Device[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await api.get<{ items: Device[]; nextCursor: string | null }>('/v1/devices', { query: { pageSize: 200, cursor } });
-    out.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return out;
-}
+/** Every device of the company (all pages of the picker), for filters and the wizard's device step. */
+export const loadAllDevices = (): Promise<PickerDevice[]> => pickDevices();
 
 /** Today in the browser's calendar, as the API writes days. */
 export function today(): string {

@@ -17,7 +17,6 @@ import {
 } from '@passcloud/functions/contract/passRecords';
 import { api } from '../../../app/api.ts';
 import { formatNumber, formatShortTime } from '../../../app/format.ts';
-import { getAuthorities } from '../../../app/session.ts';
 import { CursorPager } from '../../../components/CursorPager.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
@@ -75,7 +74,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
 
   useEffect(() => {
     // The terminal list needs its own right; without it the device filter offers the devices of the records read.
-    if (getAuthorities().includes('pass:device')) loadDeviceOptions().then(setDevices, () => undefined);
+    loadDeviceOptions().then(setDevices, () => undefined);
   }, []);
 
   const query = useMemo(() => recordQuery(filters, screen), [filters, screen]);

@@ -1,6 +1,7 @@
 import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { api } from '../../../app/api.ts';
 import type { RecordScreen } from './filters.ts';
+import { pickDevices } from '../../../app/pickers.ts';
 
 export type { PassRecordItem, PassRecordPage };
 
@@ -14,21 +15,10 @@ export interface DeviceOption {
   label: string;
 }
 
-/** Terminals for the device filter: a few pages of the device list (`pass:device`). */
+/** Terminals for the device filter: a few pages of the device picker (open to the record screens' codes). */
 export async function loadDeviceOptions(): Promise<DeviceOption[]> {
-  const options: DeviceOption[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 5; page++) {
-    const answer = await api.get<{ items: { deviceKey: string; name: string }[]; nextCursor: string | null }>('/v1/devices', {
-      query: { pageSize: 200, cursor },
-      silent: true,
-      quiet: true,
-    });
-    options.push(...answer.items.map((d) => ({ value: d.deviceKey, label: d.name })));
-    if (!answer.nextCursor) break;
-    cursor = answer.nextCursor;
-  }
-  return options.sort((a, b) => a.label.localeCompare(b.label));
+  const devices = await pickDevices(5, { silent: true, quiet: true });
+  return devices.map((d) => ({ value: d.deviceKey, label: d.name })).sort((a, b) => a.label.localeCompare(b.label));
 }
 
 // Export jobs
