@@ -19,7 +19,6 @@ import {
 import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
 import {
-  allDevices,
   deviceListPage,
   bindDevice,
   replacementFacts,
