@@ -135,8 +135,27 @@ export const syncQuery = z.object({
 
 export const authorityPatchBody = z.object({ validity: validityBody, version: z.number().int().min(1) }).strict();
 export const authorityDeleteQuery = z.object({ version: z.coerce.number().int().min(1) });
-/** `POST /v1/authorities/sync/retry`: sends these authorizations to their devices again. */
-export const retryBody = z.object({ authorityKeys: z.array(z.string().regex(AUTHORITY_KEY, { message: 'error.itemNotFound' })).min(1).max(200) }).strict();
+/**
+ * `POST /v1/authorities/sync/retry`: sends these authorizations to their devices again, or every
+ * one that failed of a device or person (`failedOf`), a part per request: `more` says to ask again.
+ */
+export const retryBody = z
+  .object({
+    authorityKeys: z.array(z.string().regex(AUTHORITY_KEY, { message: 'error.itemNotFound' })).min(1).max(200).optional(),
+    failedOf: z
+      .object({ personKey: key.optional(), deviceKey: key.optional(), setType: setType.optional() })
+      .strict()
+      .refine((o) => !!(o.personKey || o.deviceKey), { message: 'authorities.retryWhose' })
+      .optional(),
+  })
+  .strict()
+  .refine((b) => !!b.authorityKeys !== !!b.failedOf, { message: 'authorities.retryWhich', path: ['authorityKeys'] });
+
+/** What a retry answers: how many were sent again, and whether failed ones are left to send (`failedOf`). */
+export interface RetryResult {
+  resent: number;
+  more: boolean;
+}
 
 /** One authorization as lists show it. */
 export interface AuthorityItem {

@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { DeleteCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SET_TYPE_OF_LIST, type SetType, type SyncFailure, type SyncState, type ValidityState } from '#contract/authorities';
 import { deviceTopics, thingName, type FaceNotifyMessage, type FaceResult } from '#contract/protocol';
 import { dynamo } from '#lib/aws';
@@ -8,7 +8,8 @@ import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition } from './entity.ts';
+import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { countDelta, countUpdate, dropCountsItem } from './syncCounts.ts';
 
 /**
  * Authorizations: one person on one device, in the pass list (setType 0) or the blacklist
@@ -180,43 +181,66 @@ export async function grantPairs(
   return { count, written };
 }
 
-/** One device's share of a grant: read what exists, take the sequence numbers, write, tell the device. */
+/** Authorizations written in one transaction with their device's counts (a transaction holds 100 writes). */
+const SHARE_CHUNK = 99;
+
+/**
+ * One device's share of a grant: take the sequence numbers, then write in transactions of
+ * SHARE_CHUNK, each conditioned on the version read and carrying the change of the device's
+ * counts; a part that someone changed meanwhile is read again and written again. Tell the device.
+ */
 async function writeShare(tenantId: string, setType: SetType, persons: FacePerson[], deviceKey: string, bounds: Bounds, now: string): Promise<void> {
-  const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
-  const existing = new Map<string, Authority>();
-  for (let i = 0; i < keys.length; i += 100) {
-    const found = await finishBatch('authorities read', keys.slice(i, i + 100), (part) => authorities().get(part).go({ concurrency: 2 }));
-    for (const item of found as Authority[]) existing.set(item.personKey, item);
-  }
   const first = await takeSeqs(tenantId, deviceKey, persons.length);
-  const items = persons.map((person, i) => {
-    const before = existing.get(person.personKey);
-    const seq = first + i;
-    return {
-      tenantId,
-      personKey: person.personKey,
-      setType,
-      deviceKey,
-      personKind: person.kind,
-      personName: person.name,
-      personId: person.personId,
-      search: searchText(person),
-      ...(person.avatar ? { avatar: person.avatar } : {}),
-      personActive: person.active,
-      ...definedBounds(bounds),
-      revoked: false,
-      seq,
-      seqKey: seqKey(seq),
-      action: person.active ? ('upsert' as const) : ('remove' as const),
-      syncState: 'pending' as const,
-      syncAt: now,
-      createdAt: before && !before.revoked ? before.createdAt : now,
-      version: (before?.version ?? 0) + 1,
-    };
-  });
-  await finishBatch('authorities write', items, (part) => authorities().put(part).go({ concurrency: 4 }));
+  const chunks: { persons: FacePerson[]; first: number }[] = [];
+  for (let i = 0; i < persons.length; i += SHARE_CHUNK) chunks.push({ persons: persons.slice(i, i + SHARE_CHUNK), first: first + i });
+  await pool(chunks, 4, (chunk) => writeShareChunk(tenantId, setType, chunk.persons, deviceKey, bounds, now, chunk.first));
   // The device may start on its share at once.
   await notifyDevices(tenantId, new Map([[deviceKey, first + persons.length - 1]]));
+}
+
+async function writeShareChunk(tenantId: string, setType: SetType, persons: FacePerson[], deviceKey: string, bounds: Bounds, now: string, first: number): Promise<void> {
+  const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
+  for (let attempt = 0; ; attempt++) {
+    const existing = new Map<string, Authority>();
+    const found = await finishBatch('authorities read', keys, (part) => authorities().get(part).go({ concurrency: 2, consistent: attempt > 0 }));
+    for (const item of found as Authority[]) existing.set(item.personKey, item);
+    const delta = countDelta(undefined, undefined);
+    const writes: TransactItem[] = persons.map((person, i) => {
+      const before = existing.get(person.personKey);
+      const seq = first + i;
+      const item = {
+        tenantId,
+        personKey: person.personKey,
+        setType,
+        deviceKey,
+        personKind: person.kind,
+        personName: person.name,
+        personId: person.personId,
+        search: searchText(person),
+        ...(person.avatar ? { avatar: person.avatar } : {}),
+        personActive: person.active,
+        ...definedBounds(bounds),
+        revoked: false,
+        seq,
+        seqKey: seqKey(seq),
+        action: person.active ? ('upsert' as const) : ('remove' as const),
+        syncState: 'pending' as const,
+        syncAt: now,
+        createdAt: before && !before.revoked ? before.createdAt : now,
+        version: (before?.version ?? 0) + 1,
+      };
+      countDelta(before, item, delta);
+      const put = authorities().put(item);
+      return transactPut((before ? put.where((attr, op) => op.eq(attr.version, before.version)) : put.where((attr, op) => op.notExists(attr.personKey))).params());
+    });
+    const counts = countUpdate(tenantId, deviceKey, delta);
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: counts ? [...writes, counts] : writes }));
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error) || attempt >= 4) throw error;
+    }
+  }
 }
 
 const BOUND_KEYS = ['startDay', 'endDay', 'validFrom', 'validTo'] as const;
@@ -244,10 +268,12 @@ async function rechange(current: Authority, changes: Partial<Authority>, replace
   delete next.syncReason;
   delete next.syncDetail;
   try {
-    await authorities()
+    const put = authorities()
       .put(next)
-      .where((attr, op) => op.eq(attr.version, current.version))
-      .go();
+      .where((attr, op) => op.eq(attr.version, current.version));
+    const counts = countUpdate(current.tenantId, current.deviceKey, countDelta(current, next));
+    if (counts) await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(put.params()), counts] }));
+    else await put.go();
     return next;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -387,6 +413,7 @@ export async function dropDeviceAuthorities(tenantId: string, deviceKey: string)
   const keys = items.map((a) => ({ tenantId, personKey: a.personKey, setType: a.setType, deviceKey }));
   await finishBatch('authorities delete', keys, (part) => authorities().delete(part).go({ concurrency: 4 }));
   await dynamo().send(new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` } }));
+  await dynamo().send(new DeleteCommand(dropCountsItem(tenantId, deviceKey)));
 }
 
 // The device's side
@@ -451,8 +478,11 @@ export async function recordResults(tenantId: string, deviceKey: string, results
       const failed = result.state === 'failed';
       const update = authorities().patch(key).set({ syncState: result.state, syncAt: now });
       const withReason = failed && result.reason ? update.set({ syncReason: result.reason }) : update.remove(['syncReason']);
-      const withDetail = failed && result.detail ? withReason.set({ syncDetail: result.detail }) : withReason.remove(['syncDetail']);
-      await withDetail.where((attr, op) => op.eq(attr.seq, result.seq)).go();
+      const withDetail = (failed && result.detail ? withReason.set({ syncDetail: result.detail }) : withReason.remove(['syncDetail'])).where((attr, op) => op.eq(attr.seq, result.seq));
+      // The state and the device's counts change together, or neither does.
+      const counts = countUpdate(tenantId, deviceKey, countDelta(item, { ...item, syncState: result.state }));
+      if (counts) await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Update: withDetail.params() as TransactItem['Update'] }, counts] }));
+      else await withDetail.go();
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }

@@ -12,6 +12,7 @@ import {
   type CapacityCheck,
   type GrantJobView,
   type SetType,
+  type SyncState,
   type Validity,
   type ValidityState,
 } from '#contract/authorities';
@@ -19,6 +20,7 @@ import type { AuthCode } from '#contract/menu';
 import {
   changeValidity,
   deviceAuthorityFacts,
+  findAuthority,
   listAuthorities,
   parseAuthorityKey,
   resend,
@@ -27,6 +29,7 @@ import {
   type Bounds,
 } from '#data/authorities';
 import { allDevices } from '#data/devices';
+import { companySyncCounts, deviceSyncCounts, personSyncCounts, type StateCounts } from '#data/syncCounts';
 import { grant, resolveSelection } from '#data/grantSelection';
 import { companyTimezone } from '#data/tenants';
 import { bothLists } from '#domain/authorities';
@@ -105,6 +108,35 @@ async function itemsJson(tenantId: string, items: Authority[]): Promise<Authorit
       version: a.version,
     })),
   );
+}
+
+/**
+ * The sync panel's counts over everything it filters to, not the page: a device's kept counts,
+ * a person's range, one pair as listed, or every device's counts summed for the whole company.
+ */
+async function syncCounts(tenantId: string, filter: { personKey?: string | undefined; deviceKey?: string | undefined; state?: SyncState | undefined }, types: SetType[]): Promise<StateCounts> {
+  if (filter.personKey && filter.deviceKey) {
+    const counts: StateCounts = { pending: 0, synced: 0, failed: 0 };
+    for (const t of types) {
+      const item = await findAuthority(tenantId, t, filter.personKey, filter.deviceKey);
+      if (item && !item.revoked) counts[item.syncState]++;
+    }
+    return counts;
+  }
+  if (filter.personKey) return personSyncCounts(tenantId, filter.personKey, types);
+  if (filter.deviceKey) return deviceSyncCounts(tenantId, filter.deviceKey, types);
+  return companySyncCounts(tenantId, (await allDevices(tenantId)).map((d) => d.deviceKey), types);
+}
+
+/** Failed authorizations sent again per request, at most. */
+const RETRY_ALL_PART = 200;
+
+/** Sends the failed authorizations of a person or device again, a part at a time: each becomes pending, so the next part starts from the top. */
+async function resendFailed(tenantId: string, of: { personKey?: string | undefined; deviceKey?: string | undefined }, types: SetType[]): Promise<{ resent: number; more: boolean }> {
+  const filter = { ...(of.personKey ? { personKey: of.personKey } : {}), ...(of.deviceKey ? { deviceKey: of.deviceKey } : {}), state: 'failed' as const, ...(types.length === 1 ? { setType: types[0] } : {}) };
+  const page = await listAuthorities(tenantId, filter, RETRY_ALL_PART);
+  const resent = await resend(tenantId, page.items.map((a) => ({ setType: a.setType, personKey: a.personKey, deviceKey: a.deviceKey })));
+  return { resent, more: page.nextCursor !== null };
 }
 
 export const authorities = defineResource('authorities', {
@@ -213,17 +245,21 @@ export const authorities = defineResource('authorities', {
       for (const t of types) mayUse(auth, t);
       const { pageSize, cursor, setType, ...filter } = query;
       const page = await listAuthorities(auth.tenantId, { ...filter, ...(types.length === 1 ? { setType: types[0] } : setType !== undefined ? { setType } : {}) }, pageSize, cursor);
-      const counts = { pending: 0, synced: 0, failed: 0 };
-      for (const item of page.items) counts[item.syncState]++;
-      return ok({ items: await itemsJson(auth.tenantId, page.items), nextCursor: page.nextCursor, counts });
+      return ok({ items: await itemsJson(auth.tenantId, page.items), nextCursor: page.nextCursor, counts: await syncCounts(auth.tenantId, filter, types) });
     },
   }),
   'POST /v1/authorities/sync/retry': sessionRoute({
     body: retryBody,
     async handle({ auth, body }) {
-      const keys = body.authorityKeys.map(parseAuthorityKey);
+      if (body.failedOf) {
+        const types = body.failedOf.setType === undefined ? permittedTypes(auth) : [body.failedOf.setType];
+        if (types.length === 0) throw new NoPermissionError();
+        for (const t of types) mayUse(auth, t);
+        return created(await resendFailed(auth.tenantId, body.failedOf, types));
+      }
+      const keys = body.authorityKeys!.map(parseAuthorityKey);
       for (const key of keys) mayUse(auth, key.setType);
-      return created({ resent: await resend(auth.tenantId, keys) });
+      return created({ resent: await resend(auth.tenantId, keys), more: false });
     },
   }),
   'PATCH /v1/authorities/{authorityKey}': sessionRoute({

@@ -349,6 +349,8 @@ export const de_DE: Catalog = {
     '6. Verfügbarkeit. Der Dienst wird im vorliegenden Zustand und mit angemessener Sorgfalt bereitgestellt. Geplante Upgrades werden nach Möglichkeit vorab in der Konsole angekündigt.\n\n' +
     '7. Änderungen. Diese Bedingungen können sich ändern; die Konsole zeigt die jeweils gültige Fassung an, und die weitere Nutzung nach einer Änderung gilt als Zustimmung.',
   'issue.dateFormat': '{field} muss ein Datum wie 2026-01-31 sein',
+  'authorities.retryWhich': 'Geben Sie entweder die erneut zu sendenden Berechtigungen an oder wessen fehlgeschlagene Berechtigungen gesendet werden sollen',
+  'authorities.retryWhose': 'Geben Sie die Person oder das Gerät an, dessen fehlgeschlagene Berechtigungen erneut gesendet werden sollen',
   'authorities.noPeople': 'Wählen Sie mindestens eine Person',
   'authorities.noDevices': 'Wählen Sie mindestens ein Gerät',
   'authorities.endBeforeToday': 'Das Enddatum darf nicht vor heute liegen',

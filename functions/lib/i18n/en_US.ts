@@ -348,6 +348,8 @@ export const en_US = {
     '6. Availability. The service is provided as it is, with reasonable care. Planned upgrades are announced in the console in advance where possible.\n\n' +
     '7. Changes. These terms may change; the console shows the version in force, and continued use after a change means acceptance.',
   'issue.dateFormat': '{field} must be a date such as 2026-01-31',
+  'authorities.retryWhich': 'Name either the authorizations to send again or whose failed ones to send',
+  'authorities.retryWhose': 'Name the person or the device whose failed authorizations to send again',
   'authorities.noPeople': 'Choose at least one person',
   'authorities.noDevices': 'Choose at least one device',
   'authorities.endBeforeToday': 'The end date cannot be earlier than today',

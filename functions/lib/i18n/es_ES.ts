@@ -349,6 +349,8 @@ export const es_ES: Catalog = {
     '6. Disponibilidad. El servicio se presta tal cual, con una diligencia razonable. Las actualizaciones programadas se anuncian con antelación en la consola siempre que sea posible.\n\n' +
     '7. Cambios. Estas condiciones pueden cambiar; la consola muestra la versión vigente, y el uso continuado tras un cambio implica su aceptación.',
   'issue.dateFormat': '{field} debe ser una fecha como 2026-01-31',
+  'authorities.retryWhich': 'Indique las autorizaciones que se deben reenviar o de quién reenviar las fallidas, no ambas',
+  'authorities.retryWhose': 'Indique la persona o el dispositivo cuyas autorizaciones fallidas se deben reenviar',
   'authorities.noPeople': 'Elija al menos una persona',
   'authorities.noDevices': 'Elija al menos un dispositivo',
   'authorities.endBeforeToday': 'La fecha de fin no puede ser anterior a hoy',

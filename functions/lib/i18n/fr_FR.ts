@@ -349,6 +349,8 @@ export const fr_FR: Catalog = {
     '6. Disponibilité. Le service est fourni en l\'état, avec une diligence raisonnable. Les mises à niveau planifiées sont annoncées à l\'avance dans la console dans la mesure du possible.\n\n' +
     '7. Modifications. Les présentes conditions peuvent être modifiées ; la console affiche la version en vigueur, et la poursuite de l\'utilisation du service après une modification vaut acceptation de celle-ci.',
   'issue.dateFormat': '{field} doit être une date comme 2026-01-31',
+  'authorities.retryWhich': 'Indiquez soit les autorisations à renvoyer, soit la personne ou l’appareil dont renvoyer les échecs',
+  'authorities.retryWhose': 'Indiquez la personne ou l’appareil dont les autorisations en échec doivent être renvoyées',
   'authorities.noPeople': 'Choisissez au moins une personne',
   'authorities.noDevices': 'Choisissez au moins un appareil',
   'authorities.endBeforeToday': 'La date de fin ne peut pas être antérieure à aujourd\'hui',

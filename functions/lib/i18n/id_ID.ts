@@ -349,6 +349,8 @@ export const id_ID: Catalog = {
     '6. Ketersediaan. Layanan disediakan sebagaimana adanya, dengan kehati-hatian yang wajar. Peningkatan terjadwal akan diumumkan terlebih dahulu di konsol apabila memungkinkan.\n\n' +
     '7. Perubahan. Ketentuan ini dapat berubah; konsol menampilkan versi yang berlaku, dan penggunaan yang berkelanjutan setelah adanya perubahan berarti penerimaan atas perubahan tersebut.',
   'issue.dateFormat': '{field} harus berupa tanggal seperti 2026-01-31',
+  'authorities.retryWhich': 'Sebutkan otorisasi yang dikirim ulang atau milik siapa otorisasi gagal yang dikirim ulang, salah satu saja',
+  'authorities.retryWhose': 'Sebutkan orang atau perangkat yang otorisasi gagalnya dikirim ulang',
   'authorities.noPeople': 'Pilih setidaknya satu orang',
   'authorities.noDevices': 'Pilih setidaknya satu perangkat',
   'authorities.endBeforeToday': 'Tanggal akhir tidak boleh lebih awal dari hari ini',

@@ -349,6 +349,8 @@ export const it_IT: Catalog = {
     '6. Disponibilità. Il servizio è fornito «così com\'è», con ragionevole diligenza. Gli aggiornamenti pianificati vengono annunciati in anticipo nella console, ove possibile.\n\n' +
     '7. Modifiche. I presenti termini possono essere modificati; la console mostra la versione in vigore e l\'uso continuato del servizio dopo una modifica ne costituisce accettazione.',
   'issue.dateFormat': '{field} deve essere una data come 2026-01-31',
+  'authorities.retryWhich': 'Indica le autorizzazioni da inviare di nuovo oppure di chi inviare quelle non riuscite',
+  'authorities.retryWhose': 'Indica la persona o il dispositivo di cui inviare di nuovo le autorizzazioni non riuscite',
   'authorities.noPeople': 'Scegli almeno una persona',
   'authorities.noDevices': 'Scegli almeno un dispositivo',
   'authorities.endBeforeToday': 'La data di fine non può essere precedente a oggi',

@@ -349,6 +349,8 @@ export const ko_KR: Catalog = {
     '6. 가용성. 본 서비스는 합리적인 주의를 기울여 현재 상태 그대로 제공됩니다. 예정된 업그레이드는 가능한 경우 콘솔을 통해 사전에 공지됩니다.\n\n' +
     '7. 변경. 본 약관은 변경될 수 있으며, 콘솔에는 현재 유효한 버전이 표시됩니다. 변경 후에도 서비스를 계속 이용하는 경우 변경된 약관에 동의한 것으로 간주됩니다.',
   'issue.dateFormat': '{field}은(는) 2026-01-31 같은 날짜여야 합니다',
+  'authorities.retryWhich': '다시 보낼 권한 또는 실패한 권한을 다시 보낼 대상 중 하나를 지정하세요',
+  'authorities.retryWhose': '실패한 권한을 다시 보낼 인원 또는 장치를 지정하세요',
   'authorities.noPeople': '한 명 이상 선택하세요',
   'authorities.noDevices': '장치를 하나 이상 선택하세요',
   'authorities.endBeforeToday': '종료일은 오늘보다 이전일 수 없습니다',

@@ -349,6 +349,8 @@ export const zh_CN: Catalog = {
     '6. 可用性。本服务按现状提供，并以合理的谨慎予以维护。计划内升级将尽可能提前在控制台中公告。\n\n' +
     '7. 变更。本条款可能会有所变更，控制台将显示现行有效的版本。变更后继续使用本服务即视为接受变更后的条款。',
   'issue.dateFormat': '{field}必须是日期，例如 2026-01-31',
+  'authorities.retryWhich': '请指定要重新下发的授权，或指定要重发其失败授权的对象（二选一）',
+  'authorities.retryWhose': '请指定要重新下发失败授权的人员或设备',
   'authorities.noPeople': '请至少选择一名人员',
   'authorities.noDevices': '请至少选择一台设备',
   'authorities.endBeforeToday': '结束日期不能早于今天',

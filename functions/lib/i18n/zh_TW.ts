@@ -349,6 +349,8 @@ export const zh_TW: Catalog = {
     '6. 可用性。本服務依現狀提供，並以合理的注意予以維護。計畫性升級將盡可能事先於控制台中公告。\n\n' +
     '7. 變更。本條款可能有所變更，控制台將顯示現行有效的版本。變更後繼續使用本服務即視為接受變更後的條款。',
   'issue.dateFormat': '{field}必須是日期，例如 2026-01-31',
+  'authorities.retryWhich': '請指定要重新下發的授權，或指定要重發其失敗授權的對象（二選一）',
+  'authorities.retryWhose': '請指定要重新下發失敗授權的人員或裝置',
   'authorities.noPeople': '請至少選擇一名人員',
   'authorities.noDevices': '請至少選擇一台裝置',
   'authorities.endBeforeToday': '結束日期不能早於今天',

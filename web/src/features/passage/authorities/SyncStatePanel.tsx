@@ -9,7 +9,7 @@ import { CursorPager } from '../../../components/CursorPager.tsx';
 import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import tables from '../../../components/DataTable.module.css';
-import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retrySync, type AuthorityItem, type SyncPage } from './api.ts';
+import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retryAllFailed, retrySync, type AuthorityItem, type SyncPage } from './api.ts';
 import { ListBadge, SYNC_COLOR, SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
 
 const PAGE_SIZE = 20;
@@ -106,17 +106,18 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
 
   const items = page?.items ?? [];
   const both = useBothLists(items, { personKey, deviceKey }, generation);
-  const anyPending = items.some((i) => i.syncState === 'pending');
+  // Pending anywhere (not only on this page) keeps the counts moving.
+  const anyPending = (page?.counts.pending ?? 0) > 0 || items.some((i) => i.syncState === 'pending');
   useEffect(() => {
     if (!anyPending) return;
     const timer = setTimeout(() => void load(true), PENDING_REFRESH_MS);
     return () => clearTimeout(timer);
   }, [anyPending, page, load]);
 
-  const retry = async (keys: string[], which: string) => {
+  const retry = async (keys: string[] | 'all', which: string) => {
     setBusy(which);
     try {
-      await retrySync(keys);
+      await (keys === 'all' ? retryAllFailed(personKey ? { personKey } : { deviceKey: deviceKey! }) : retrySync(keys));
       notifySuccess(t`Sent to the devices again`);
     } catch {
       // The request client has shown why.
@@ -125,7 +126,6 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
       void load();
     }
   };
-  const failedKeys = items.filter((i) => i.syncState === 'failed').map((i) => i.authorityKey);
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="sync-panel">
@@ -143,8 +143,8 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
               ))}
           </Group>
           <Group gap="xs">
-            {failedKeys.length > 0 && (
-              <Button size="xs" variant="light" color="red" leftSection={<IconRefresh size={14} />} loading={busy === 'all'} onClick={() => void retry(failedKeys, 'all')} data-testid="sync-retry-all">
+            {(page?.counts.failed ?? 0) > 0 && (
+              <Button size="xs" variant="light" color="red" leftSection={<IconRefresh size={14} />} loading={busy === 'all'} onClick={() => void retry('all', 'all')} data-testid="sync-retry-all">
                 <Trans>Retry all that failed</Trans>
               </Button>
             )}

@@ -1,4 +1,4 @@
-import type { AuthorityItem, AuthorityPage, CapacityCheck, GrantJobView, SetType, SyncState } from '@passcloud/functions/contract/authorities';
+import type { AuthorityItem, AuthorityPage, CapacityCheck, GrantJobView, RetryResult, SetType, SyncState } from '@passcloud/functions/contract/authorities';
 import { api } from '../../../app/api.ts';
 import type { RequestOptions } from '../../../app/request.ts';
 import { pickDevices, type PickerDevice } from '../../../app/pickers.ts';
@@ -40,7 +40,17 @@ export const authorityPath = (authorityKey: string): string => `/v1/authorities/
 
 export const listAuthorities = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<AuthorityPage>('/v1/authorities', { ...options, query });
 export const listSync = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<SyncPage>('/v1/authorities/sync', { ...options, query });
-export const retrySync = (authorityKeys: string[]) => api.post<{ resent: number }>('/v1/authorities/sync/retry', { authorityKeys });
+export const retrySync = (authorityKeys: string[]) => api.post<RetryResult>('/v1/authorities/sync/retry', { authorityKeys });
+/** Sends every failed authorization of a person or device again: the server takes a part per request until none is left. */
+export async function retryAllFailed(of: { personKey?: string; deviceKey?: string }): Promise<number> {
+  let resent = 0;
+  for (let part = 0; part < 1000; part++) {
+    const answer = await api.post<RetryResult>('/v1/authorities/sync/retry', { failedOf: of });
+    resent += answer.resent;
+    if (!answer.more || answer.resent === 0) break;
+  }
+  return resent;
+}
 export const checkCapacity = (setType: SetType, selection: Selection) => api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
 /** A large grant answers 202 with `jobKey`: the server writes it in the background (`grantJob`). */
 export const grant = (setType: SetType, selection: Selection, validity: ValidityBody) =>
