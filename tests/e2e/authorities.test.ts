@@ -437,3 +437,34 @@ describe('a person on both lists of a device', () => {
     await page.screenshot({ path: `${shots}/blacklist-record-violation-en.png` });
   });
 });
+
+describe('a device’s sync panel', () => {
+  it('counts every face of the device, not the page shown, and retries all that failed', async () => {
+    await page.evaluate(() => localStorage.setItem('locale', 'en_US'));
+    const door = await terminal('AUD');
+    // More people without a photo than the panel shows on a page (20): each fails on the terminal.
+    const keys: string[] = [];
+    for (let i = 0; i < 22; i++) keys.push((await employee(`Nophoto ${String(i).padStart(2, '0')}`)).employeeKey);
+    const granted = await call('POST', '/v1/authorities', { token, body: { setType: 0, personKeys: keys, deviceKeys: [door.deviceKey], validity: { permanent: true } } });
+    expect(granted.body.code, granted.body.message).toBe(201);
+    type Sync = { items: { authorityKey: string; version: number; syncState: string }[]; counts: Record<string, number> };
+    const all = () => call<Sync>('GET', `/v1/authorities/sync?deviceKey=${door.deviceKey}&pageSize=200`, { token });
+    await expect.poll(async () => (await all()).body.data.counts.failed, { timeout: 20_000 }).toBe(22);
+    const versions = new Map((await all()).body.data.items.map((i) => [i.authorityKey, i.version]));
+
+    await page.goto(`/pass-platform/device/management/${door.deviceKey}`);
+    const panel = page.getByTestId('sync-panel');
+    await expect.poll(async () => (await panel.getByTestId('sync-count-failed').innerText()).toLowerCase()).toBe('sync failed 22');
+    expect(await panel.getByTestId('sync-table').locator('tbody tr').count()).toBe(20);
+    await panel.screenshot({ path: `${shots}/device-sync-panel-en.png` });
+    await panel.getByTestId('sync-retry-all').click();
+    await expect.poll(() => toastText(page)).toBe('Sent to the devices again');
+    // Every one was sent again (a new version), the two beyond the page too, and failed again.
+    await expect
+      .poll(async () => {
+        const data = (await all()).body.data;
+        return data.counts.failed === 22 && data.items.every((i) => i.version > versions.get(i.authorityKey)!);
+      }, { timeout: 20_000 })
+      .toBe(true);
+  });
+});
