@@ -66,6 +66,8 @@ export class DeviceCallError extends Error {
     message: string,
     readonly status: number,
     readonly retryable: boolean,
+    /** The answer's machine-readable reason (`data.reason`), when it gave one. */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'DeviceCallError';
@@ -219,6 +221,8 @@ export class DeviceAgent {
     });
     const envelope = (await response.json()) as { code: number; message: string; data: BindResult };
     if (envelope.code !== 201 && envelope.code !== 202) throw new Error(`binding refused (${envelope.code}): ${envelope.message}`);
+    // A binding starts face sync over (resetCursor): faces and cursor of an earlier binding go.
+    this.faces.wipe();
     this.keep(envelope.data);
     return envelope.data;
   }
@@ -378,7 +382,8 @@ export class DeviceAgent {
         if (envelope && response.ok && envelope.code < 300) return envelope.data;
         const status = envelope && envelope.code >= 400 ? envelope.code : response.status;
         const retryable = response.status === 429 || response.status >= 500 || status === 429;
-        failure = new DeviceCallError(`${method} ${path} answered ${status}${envelope ? `: ${envelope.message}` : ' without the envelope'}`, status, retryable);
+        const reason = (envelope?.data as { reason?: unknown } | null | undefined)?.reason;
+        failure = new DeviceCallError(`${method} ${path} answered ${status}${envelope ? `: ${envelope.message}` : ' without the envelope'}`, status, retryable, typeof reason === 'string' ? reason : undefined);
         const after = Number(response.headers.get('retry-after'));
         if (Number.isFinite(after) && after > 0) retryAfterMs = Math.min(after, 60) * 1000;
       } catch (error) {

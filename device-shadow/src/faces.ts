@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from 'node:path';
 import { imageSize } from 'image-size';
 import { faceChangesPage, type FaceChange, type FaceChangesPage, type FaceList, type FaceNotifyMessage, type FaceResult, type SyncFailure } from '@passcloud/functions/contract/protocol';
-import type { DeviceAgent } from './agent.ts';
+import { FACE_SYNC_START_AGAIN } from '@passcloud/functions/contract/protocol';
+import { DeviceCallError, type DeviceAgent } from './agent.ts';
 
 /** One face the terminal recognises. */
 export interface Face {
@@ -159,8 +160,18 @@ export class FaceLibrary {
   private async pull(): Promise<void> {
     for (;;) {
       if (!this.agent.binding || !this.agent.connected) return;
+      let answer: unknown;
+      try {
+        answer = await this.agent.call<unknown>('GET', `/v1/deviceSync/faces?cursor=${this.cursor}&limit=100`);
+      } catch (error) {
+        // The cursor is from an earlier binding: start again from nothing (once per pull).
+        if (!(error instanceof DeviceCallError && error.reason === FACE_SYNC_START_AGAIN && this.cursor > 0)) throw error;
+        this.agent.write('warn', 'faceCursorReset');
+        this.wipe();
+        continue;
+      }
       // Checked against the contract: an answer that is not a page of changes moves nothing.
-      const page = faceChangesPage.parse(await this.agent.call<unknown>('GET', `/v1/deviceSync/faces?cursor=${this.cursor}&limit=100`)) as FaceChangesPage;
+      const page = faceChangesPage.parse(answer) as FaceChangesPage;
       if (page.changes.length > 0) {
         const results: FaceResult[] = [];
         for (const change of page.changes) results.push(await this.apply(change));

@@ -187,6 +187,7 @@ export const DEVICE_LOG_CODES = [
   'unreadableMessage',
   'facesSynced',
   'faceSyncFailed',
+  'faceCursorReset',
   'other',
 ] as const;
 export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
@@ -197,7 +198,8 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
  * `topic` (unreadableMessage) the MQTT topic; `version` (appUpdated, appUpdateFailed) the client
  * version installed or refused, with `error` the reason it was refused; `count` and `failed`
  * (facesSynced) how many face changes were applied and how many of them failed; `error`
- * (faceSyncFailed) why the terminal could not pull its changes.
+ * (faceSyncFailed) why the terminal could not pull its changes. faceCursorReset: the cloud answered
+ * that the terminal's cursor belongs to an earlier binding; the library was emptied and is pulled again.
  */
 export const deviceLogParams = z
   .object({

@@ -213,6 +213,12 @@ export const faceChange = z
   })
   .strict();
 export const faceChangesPage = z.object({ changes: z.array(faceChange), cursor: z.string().regex(/^\d{1,15}$/), more: z.boolean() }).strict();
+/**
+ * The reason of a 409 to `GET /v1/deviceSync/faces`: the cursor is past every change of this
+ * device (it belongs to an earlier binding). The terminal empties its face library, sets its
+ * cursor to 0 and pulls again.
+ */
+export const FACE_SYNC_START_AGAIN = 'startAgain';
 export const faceChangesQuery = z.object({
   cursor: z.string().regex(/^\d{1,15}$/).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(100),
@@ -278,6 +284,11 @@ export interface BindResult {
    * device with this serial; the credentials work once an administrator approves the replacement.
    */
   state: 'bound' | 'pendingApproval';
+  /**
+   * Always true: a binding starts a device's face sync over. The terminal empties its face
+   * library and pulls from cursor 0; a cursor kept from an earlier binding means nothing here.
+   */
+  resetCursor: true;
   deviceKey: string;
   thingName: string;
   mqtt: { url: string; clientId: string; username: string; password: string };
@@ -286,6 +297,7 @@ export interface BindResult {
 export const bindResult = z
   .object({
     state: z.enum(['bound', 'pendingApproval']),
+    resetCursor: z.literal(true),
     deviceKey: z.string().regex(/^[0-9a-z]{8,32}$/),
     thingName: z.string().regex(/^[0-9a-z]{8,32}_[0-9a-z]{8,32}$/),
     mqtt: z

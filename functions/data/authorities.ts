@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { DeleteCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SET_TYPE_OF_LIST, type SetType, type SyncFailure, type SyncState, type ValidityState } from '#contract/authorities';
 import { deviceTopics, thingName, type FaceNotifyMessage, type FaceResult } from '#contract/protocol';
 import { dynamo } from '#lib/aws';
@@ -107,6 +107,12 @@ export async function takeSeqs(tenantId: string, deviceKey: string, count: numbe
     }),
   );
   return (out.Attributes!.seq as number) - count + 1;
+}
+
+/** The last number the device's sequence has handed out (0 before its first change). */
+export async function currentSeq(tenantId: string, deviceKey: string): Promise<number> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` }, ConsistentRead: true }));
+  return Number(out.Item?.seq ?? 0);
 }
 
 // Changes

@@ -126,6 +126,8 @@ const FIELD_LABELS: Record<string, MessageId> = {
   departmentKeys: 'field.departments',
   deviceGroupKeys: 'field.deviceGroups',
   authorityKeys: 'field.authorities',
+  failedOf: 'field.failedOf',
+  resetCursor: 'field.resetCursor',
   validity: 'field.validity',
   permanent: 'field.permanent',
   start: 'field.startDate',

@@ -1,8 +1,8 @@
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
-import { faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
-import { changesAfter, recordResults, type Authority } from '#data/authorities';
+import { FACE_SYNC_START_AGAIN, faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
+import { changesAfter, currentSeq, recordResults, type Authority } from '#data/authorities';
 import { deviceWithSecret } from '#data/devices';
-import { LoginRequiredError } from '#lib/errors';
+import { AppError, LoginRequiredError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
@@ -53,6 +53,11 @@ export const deviceSync = defineResource('deviceSync', {
     async handle({ headers, query }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       const cursor = Number(query.cursor ?? 0);
+      // A cursor past every change this device was ever given belongs to another binding (the
+      // terminal bound again and became a new device): it must start again from nothing.
+      if (cursor > 0 && cursor > (await currentSeq(tenantId, deviceKey))) {
+        throw new AppError(409, 'deviceSync.startAgain', {}, { reason: FACE_SYNC_START_AGAIN, cursor: '0' });
+      }
       const page = await changesAfter(tenantId, deviceKey, cursor, query.limit);
       const changes = await Promise.all(page.items.map((item) => changeJson(tenantId, item)));
       const last = Math.max(cursor, ...changes.map((c) => c.seq));

@@ -138,6 +138,7 @@ export const devices = defineResource('devices', {
       const broker = brokerAddress();
       const result: BindResult = {
         state,
+        resetCursor: true,
         deviceKey: device.deviceKey,
         thingName: thing,
         mqtt: { url: broker.url, clientId: thing, username: `${thing}${broker.usernameSuffix}`, password: secret },

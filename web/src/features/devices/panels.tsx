@@ -294,6 +294,8 @@ export function useLogText(): (entry: LogEntry) => string {
         const error = params.error ?? '';
         return t`Could not fetch face changes: ${error}`;
       }
+      case 'faceCursorReset':
+        return t`The face cursor was from an earlier binding: the face library was emptied and is pulled again`;
       default:
         return entry.message ?? entry.code;
     }
