@@ -12,6 +12,7 @@ import {
   shadowTopics,
   type AppUpdate,
   type BindResult,
+  type DeviceReason,
   type CommandMessage,
   type CommandResultMessage,
   type FaceNotifyMessage,
@@ -61,6 +62,14 @@ export const CALL_ATTEMPTS = 4;
  * An HTTPS device call that did not succeed. `retryable` when trying later may succeed: no answer,
  * HTTP 429 or 5xx (API Gateway's own throttle and errors come without the envelope).
  */
+/** An approved replacement took this device over: the unit stops instead of binding again. */
+export class DeviceReplacedError extends Error {
+  constructor() {
+    super('an approved replacement took this device over; this unit stops');
+    this.name = 'DeviceReplacedError';
+  }
+}
+
 export class DeviceCallError extends Error {
   constructor(
     message: string,
@@ -255,8 +264,10 @@ export class DeviceAgent {
    * Binds if needed (a stored binding is reused), connects and waits for the broker to accept the
    * connection. Rejects with a ConnectError when that first attempt fails (refused, not
    * authorized, TLS, timeout); once connected, mqtt.js reconnects after every drop on its own.
-   * Stored credentials that are refused (the device was unbound) lead to a new binding. A binding
-   * that waits for approval resolves at once and keeps trying to connect in the background.
+   * Stored credentials the broker refuses are asked about over HTTPS (`refusal`): a replacement
+   * still waiting for approval waits, a unit an approved replacement superseded stops (rejects
+   * with DeviceReplacedError), anything else (the device was deleted, the secret is wrong) binds
+   * again. A binding that waits for approval resolves at once and keeps trying in the background.
    */
   async start(): Promise<void> {
     this.stopped = false;
@@ -266,10 +277,32 @@ export class DeviceAgent {
       await this.connect();
     } catch (error) {
       if (!(error instanceof ConnectError && error.reason === 'unauthorized' && this.options.credentialsFile)) throw error;
+      const reason = await this.refusal();
+      if (reason === 'pendingApproval') {
+        this.keep({ ...this.binding, state: 'pendingApproval' });
+        return this.waitForApproval();
+      }
+      if (reason === 'replaced') {
+        this.stopped = true;
+        throw new DeviceReplacedError();
+      }
       this.write('warn', 'rebinding');
       await this.bind();
       if (this.awaitingApproval) return this.waitForApproval();
       await this.connect();
+    }
+  }
+
+  /**
+   * Why the cloud refuses the stored credentials: a face pull answers 403 with `data.reason`
+   * (`pendingApproval`, `replaced`, `deleted`, `unauthorized`). Undefined when it does not say.
+   */
+  async refusal(): Promise<DeviceReason | undefined> {
+    try {
+      await this.call('GET', '/v1/deviceSync/faces?limit=1');
+      return undefined;
+    } catch (error) {
+      return error instanceof DeviceCallError ? (error.reason as DeviceReason | undefined) : undefined;
     }
   }
 

@@ -214,11 +214,47 @@ export const faceChange = z
   .strict();
 export const faceChangesPage = z.object({ changes: z.array(faceChange), cursor: z.string().regex(/^\d{1,15}$/), more: z.boolean() }).strict();
 /**
+ * What every refused HTTPS answer to a terminal carries in `data.reason`, besides the translated
+ * `message` (docs/device-protocol.md, "Reasons"): a stable code to act on.
+ */
+export const DEVICE_REASONS = [
+  /** 422 on bind: no company has this binding code. Ask the installer for the right one; don't retry on a timer. */
+  'unknownBindingCode',
+  /** 422: a field is invalid (`data.issues` names each). Fix the message; sending it again does not help. */
+  'invalid',
+  /** 409 on bind: the company has no licence in force. Retry after an hour or when the installer says so. */
+  'noLicence',
+  /** 409 on bind: every licence seat is in use. As noLicence. */
+  'noFreeSeat',
+  /** 403: these credentials are of a replacement an administrator has not approved yet. Wait; try again every minute. */
+  'pendingApproval',
+  /** 403: an approved replacement took this device over. Stop: don't bind again, show "replaced" on the screen. */
+  'replaced',
+  /** 403: the device was deleted in the console. Bind again only when the installer asks for it. */
+  'deleted',
+  /** 403: the credentials are wrong. Bind again. */
+  'unauthorized',
+  /** 409 to a face pull: the cursor belongs to an earlier binding (FACE_SYNC_START_AGAIN). */
+  'startAgain',
+  /** 429: too many attempts; `data.retryAfterSeconds` says how long to wait. */
+  'throttled',
+  /** 413: the body is too large. */
+  'tooLarge',
+  /** 404: no such path. Check the API base URL. */
+  'notFound',
+  /** 409 otherwise: the change conflicts with another; read again and retry. */
+  'conflict',
+  /** 5xx: the cloud failed. Retry with back-off. */
+  'serverError',
+] as const;
+export type DeviceReason = (typeof DEVICE_REASONS)[number];
+
+/**
  * The reason of a 409 to `GET /v1/deviceSync/faces`: the cursor is past every change of this
  * device (it belongs to an earlier binding). The terminal empties its face library, sets its
  * cursor to 0 and pulls again.
  */
-export const FACE_SYNC_START_AGAIN = 'startAgain';
+export const FACE_SYNC_START_AGAIN = 'startAgain' satisfies DeviceReason;
 export const faceChangesQuery = z.object({
   cursor: z.string().regex(/^\d{1,15}$/).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(100),

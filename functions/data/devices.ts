@@ -58,6 +58,11 @@ export const devices = lazy(
            * secret works only once an administrator approves the replacement in the console.
            */
           replacement: { type: 'any' },
+          /**
+           * Hashes of the secrets of the units an approved replacement superseded (the newest few):
+           * such a unit is told it was replaced instead of being refused without a reason.
+           */
+          supersededSecrets: { type: 'list', items: { type: 'string' } },
           /** The licence whose seat this terminal holds (licences.ts). */
           licenceId: { type: 'string' },
           createdAt: { type: 'string', required: true },
@@ -145,6 +150,24 @@ export async function findDevice(tenantId: string, deviceKey: string): Promise<D
 export async function deviceWithSecret(tenantId: string, deviceKey: string, secret: string): Promise<Device | undefined> {
   const device = await findDevice(tenantId, deviceKey);
   return device && safeEqualText(device.secretHash, sha256(secret)) ? device : undefined;
+}
+
+/** Superseded secrets kept per device. */
+const SUPERSEDED_KEPT = 5;
+
+/**
+ * Why a device's credentials are refused, for the terminal to act on: the device is gone
+ * (`deleted`), the secret is of a replacement still waiting for approval (`pendingApproval`) or
+ * of a unit an approved replacement superseded (`replaced`); anything else is `unauthorized`.
+ */
+export async function refusalOf(tenantId: string, deviceKey: string, secret: string): Promise<'deleted' | 'pendingApproval' | 'replaced' | 'unauthorized'> {
+  const device = await findDevice(tenantId, deviceKey);
+  if (!device) return 'deleted';
+  const hash = sha256(secret);
+  const pending = (device.replacement as Replacement | undefined)?.secretHash;
+  if (pending && safeEqualText(pending, hash)) return 'pendingApproval';
+  if (((device.supersededSecrets as string[] | undefined) ?? []).some((old) => safeEqualText(old, hash))) return 'replaced';
+  return 'unauthorized';
 }
 
 export async function requireDevice(tenantId: string, deviceKey: string): Promise<Device> {
@@ -317,7 +340,8 @@ export async function settleReplacement(tenantId: string, deviceKey: string, ver
   const device = await requireDevice(tenantId, deviceKey);
   const replacement = device.replacement as Replacement | undefined;
   if (!replacement || device.version !== version) throw new ConflictError();
-  const takeover = approve ? { ...replacement.info, secretHash: replacement.secretHash } : {};
+  const superseded = [device.secretHash, ...((device.supersededSecrets as string[] | undefined) ?? [])].slice(0, SUPERSEDED_KEPT);
+  const takeover = approve ? { ...replacement.info, secretHash: replacement.secretHash, supersededSecrets: superseded } : {};
   const result = await versionedWrite(
     () =>
       devices()

@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { authenticate, type Auth } from './auth.ts';
-import { AppError, ConflictError, LoginRequiredError, NotFoundError, ValidationError, fieldError } from './errors.ts';
+import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, ValidationError, fieldError } from './errors.ts';
+import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
 import { localeFromHeader, translate } from './i18n.ts';
 import { conflictIssue, issueSummary, issueText, zodIssues } from './issues.ts';
@@ -124,20 +125,40 @@ export function envelopeResult(status: number, body: Envelope, requestId: string
 }
 
 /** The one place an error becomes a response: known errors keep their code, anything else is a 500 without details. */
-export function errorResult(error: unknown, locale: Locale, requestId: string): HttpResult {
+export function errorResult(error: unknown, locale: Locale, requestId: string, extra?: Record<string, unknown>): HttpResult {
+  const withExtra = (data: unknown) => (extra ? { ...((data as Record<string, unknown> | null) ?? {}), ...extra } : data);
   if (error instanceof ValidationError) {
     const issues = error.issues.map((issue) => ({ path: issue.path, message: issueText(issue, locale) }));
-    return envelopeResult(422, { code: 422, message: issueSummary(error.issues, locale), data: { issues } }, requestId);
+    return envelopeResult(422, { code: 422, message: issueSummary(error.issues, locale), data: withExtra({ issues }) }, requestId);
   }
   if (error instanceof ConflictError && error.field) {
     const message = issueText(conflictIssue(error.field, error), locale);
-    return envelopeResult(409, { code: 409, message, data: { issues: [{ path: error.field, message }] } }, requestId);
+    return envelopeResult(409, { code: 409, message, data: withExtra({ issues: [{ path: error.field, message }] }) }, requestId);
   }
   if (error instanceof AppError) {
-    return envelopeResult(error.httpStatus, { code: error.code, message: translate(locale, error.messageId, error.params), data: error.data }, requestId);
+    return envelopeResult(error.httpStatus, { code: error.code, message: translate(locale, error.messageId, error.params), data: withExtra(error.data) }, requestId);
   }
   log('error', 'unhandled error', { requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
-  return envelopeResult(500, { code: 500, message: translate(locale, 'status.500'), data: null }, requestId);
+  return envelopeResult(500, { code: 500, message: translate(locale, 'status.500'), data: withExtra(null) }, requestId);
+}
+
+/**
+ * The reason a terminal acts on, added to every refused answer of a device route (`data.reason`,
+ * DEVICE_REASONS), with the wait of a throttle in seconds.
+ */
+export function deviceReason(error: unknown): { reason: DeviceReason; retryAfterSeconds?: number } {
+  const given = error instanceof AppError ? (error.data as { reason?: unknown } | null)?.reason : undefined;
+  if (typeof given === 'string' && (DEVICE_REASONS as readonly string[]).includes(given)) return { reason: given as DeviceReason };
+  if (error instanceof ValidationError) return { reason: error.issues.some((i) => i.message === 'devices.unknownUserCode') ? 'unknownBindingCode' : 'invalid' };
+  if (error instanceof ThrottledError) {
+    const seconds = Number(error.params.seconds ?? 0) || Number(error.params.minutes ?? 0) * 60 || 60;
+    return { reason: 'throttled', retryAfterSeconds: seconds };
+  }
+  if (!(error instanceof AppError)) return { reason: 'serverError' };
+  if (error.messageId === 'devices.noLicence') return { reason: 'noLicence' };
+  if (error.messageId === 'devices.noSeat') return { reason: 'noFreeSeat' };
+  const byStatus: Record<number, DeviceReason> = { 401: 'unauthorized', 403: 'unauthorized', 404: 'notFound', 409: 'conflict', 413: 'tooLarge', 422: 'invalid', 429: 'throttled' };
+  return { reason: byStatus[error.httpStatus] ?? (error.httpStatus >= 500 ? 'serverError' : 'invalid') };
 }
 
 /** The header CloudFront adds to every request it forwards to the API (infra/aws/web.ts). */
@@ -170,8 +191,10 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
   const locale = localeFromHeader(headers['accept-language']);
   let result: HttpResult;
   let tenantId: string | undefined;
+  let access: Access | undefined;
   try {
     const route = findRoute(event.routeKey);
+    access = route?.access;
     const def = handlers[event.routeKey];
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
@@ -197,7 +220,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
         ? reply.raw
         : envelopeResult(200, { code: reply.code, message: translate(locale, successMessage[reply.code]), data: reply.data }, requestId);
   } catch (error) {
-    result = errorResult(error, locale, requestId);
+    result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
   }
   log('info', 'request', { requestId, route: event.routeKey, status: result.statusCode, ms: Date.now() - started, tenantId });
   return result;

@@ -1,7 +1,7 @@
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
 import { FACE_SYNC_START_AGAIN, faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
 import { changesAfter, currentSeq, recordResults, type Authority } from '#data/authorities';
-import { deviceWithSecret } from '#data/devices';
+import { deviceWithSecret, refusalOf } from '#data/devices';
 import { AppError, LoginRequiredError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
 import { presignedGet } from '#lib/storage';
@@ -23,7 +23,8 @@ async function authenticateDevice(authorization: string | undefined): Promise<{ 
   const ids = colon > 0 ? parseThingName(decoded.slice(0, colon)) : undefined;
   const password = decoded.slice(colon + 1);
   if (!ids || !password) throw new LoginRequiredError();
-  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) throw new LoginRequiredError();
+  // Refused credentials say why (deleted, replaced, waiting for approval), for the terminal to act on.
+  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) throw new AppError(403, 'status.403', {}, { reason: await refusalOf(ids.tenantId, ids.deviceKey, password) });
   return ids;
 }
 

@@ -165,7 +165,9 @@ const LOCAL: Record<string, z.ZodType> = {
     })
     .loose(),
   // The data of error answers (functions/lib/http.ts errorResult).
-  validationIssues: z.object({ issues: z.array(z.object({ path: z.string(), message: z.string().min(1) }).strict()).min(1) }).strict(),
+  validationIssues: z.object({ issues: z.array(z.object({ path: z.string(), message: z.string().min(1) }).strict()).min(1), reason: z.enum(protocol.DEVICE_REASONS).optional() }).strict(),
+  // A refused answer of a device route: its reason, and a throttle's wait.
+  deviceRefusal: z.object({ reason: z.enum(protocol.DEVICE_REASONS), retryAfterSeconds: z.number().int().positive().optional() }).strict(),
   noData: z.null(),
 };
 
