@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as protocol from '@passcloud/functions/contract/protocol';
 import * as devices from '@passcloud/functions/contract/devices';
+import { protocolJsonSchemaText } from '@passcloud/functions/contract/protocolSchema';
 import { CODECS, fromCompleteDocument, fromDocument, toDocument } from '@passcloud/functions/contract/shadow';
 import { LOOKBACK } from '@passcloud/functions/data/authorities';
 import { devicePolicy, isAllowed } from '@passcloud/functions/iot/policy';
@@ -450,5 +451,17 @@ describe('the schemas added for the interfaces of contract/protocol.ts', () => {
     expectTypeOf<z.output<typeof protocol.appUpdate>>().toEqualTypeOf<protocol.AppUpdate>();
     expectTypeOf<z.output<typeof protocol.commandMessage>>().toEqualTypeOf<protocol.CommandMessage>();
     expectTypeOf<z.output<typeof protocol.bindResult>>().toEqualTypeOf<protocol.BindResult>();
+  });
+});
+
+describe('the published JSON Schema', () => {
+  it('is the zod contract as it stands (npm run protocol-schema writes it)', () => {
+    const published = readFileSync(new URL('../../docs/device-protocol.schema.json', import.meta.url), 'utf8');
+    expect(published).toBe(protocolJsonSchemaText());
+  });
+
+  it('names every schema the document’s examples are checked with', () => {
+    const defs = Object.keys((JSON.parse(protocolJsonSchemaText()) as { $defs: Record<string, unknown> }).$defs);
+    for (const name of REQUIRED.filter((n) => !(n in LOCAL))) expect(defs, name).toContain(name);
   });
 });

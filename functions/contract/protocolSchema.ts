@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { DEVICE_LOG_CODES, bindBody, deviceInfo, deviceSettings } from './devices.ts';
+import {
+  DEVICE_REASONS,
+  bindResult,
+  commandMessage,
+  commandResultMessage,
+  faceChangesPage,
+  faceChangesQuery,
+  faceNotifyMessage,
+  faceResultsBody,
+  heartbeatMessage,
+  logMessage,
+  passRecordUp,
+  recordsAckMessage,
+  recordsMessage,
+} from './protocol.ts';
+
+/**
+ * The device protocol as JSON Schema (draft 2020-12), generated from the same zod schemas the
+ * cloud checks every message with, and published beside the document as
+ * docs/device-protocol.schema.json (`npm run protocol-schema` writes it; a test holds it equal).
+ */
+const MESSAGES: Record<string, { schema: z.ZodType; about: string }> = {
+  bindBody: { schema: bindBody, about: 'POST /v1/devices/bind: the request body' },
+  bindResult: { schema: bindResult, about: 'POST /v1/devices/bind: `data` of a 201 or 202 answer' },
+  deviceInfo: { schema: deviceInfo, about: 'The facts a terminal reports of itself (bind, heartbeat)' },
+  heartbeatMessage: { schema: heartbeatMessage, about: 'pc/<thing>/heartbeat' },
+  logMessage: { schema: logMessage, about: 'pc/<thing>/logs' },
+  commandMessage: { schema: commandMessage, about: 'pc/<thing>/commands (cloud to terminal)' },
+  commandResultMessage: { schema: commandResultMessage, about: 'pc/<thing>/commands/result' },
+  recordsMessage: { schema: recordsMessage, about: 'pc/<thing>/records: each of `records` is a passRecordUp' },
+  passRecordUp: { schema: passRecordUp, about: 'One pass record of a records message' },
+  recordsAckMessage: { schema: recordsAckMessage, about: 'pc/<thing>/records/ack (cloud to terminal)' },
+  faceNotifyMessage: { schema: faceNotifyMessage, about: 'pc/<thing>/faces/notify (cloud to terminal)' },
+  faceChangesQuery: { schema: faceChangesQuery, about: 'GET /v1/deviceSync/faces: the query' },
+  faceChangesPage: { schema: faceChangesPage, about: 'GET /v1/deviceSync/faces: `data` of the answer' },
+  faceResultsBody: { schema: faceResultsBody, about: 'POST /v1/deviceSync/results: the request body' },
+  deviceSettings: { schema: deviceSettings, about: 'The settings of a terminal, by their API names (the shadow carries them by device keys)' },
+  deviceReason: { schema: z.enum(DEVICE_REASONS), about: '`data.reason` of every refused answer of a device route' },
+  deviceLogCode: { schema: z.enum(DEVICE_LOG_CODES), about: '`code` of a device log entry' },
+};
+
+export function protocolJsonSchema(): Record<string, unknown> {
+  const defs = Object.fromEntries(
+    Object.entries(MESSAGES).map(([name, { schema, about }]) => {
+      const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+      return [name, { description: about, ...json }];
+    }),
+  );
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Pass Cloud device protocol',
+    description: 'Every message and HTTPS body of docs/device-protocol.md, by name. Generated from functions/contract; do not edit.',
+    $defs: defs,
+  };
+}
+
+/** The published file's text. */
+export const protocolJsonSchemaText = (): string => `${JSON.stringify(protocolJsonSchema(), null, 2)}\n`;
