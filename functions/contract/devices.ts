@@ -188,6 +188,7 @@ export const DEVICE_LOG_CODES = [
   'facesSynced',
   'faceSyncFailed',
   'faceCursorReset',
+  'messageRefused',
   'other',
 ] as const;
 export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
@@ -201,6 +202,13 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
  * (faceSyncFailed) why the terminal could not pull its changes. faceCursorReset: the cloud answered
  * that the terminal's cursor belongs to an earlier binding; the library was emptied and is pulled again.
  */
+/**
+ * Times a terminal sends are milliseconds since 1970. A value below this (2001-09-09) is taken for
+ * seconds, the common mistake, and the message is refused with that reason.
+ */
+export const EPOCH_MS_MIN = 1_000_000_000_000;
+export const epochMs = z.number().int().min(EPOCH_MS_MIN, { message: 'must be milliseconds since 1970 (this looks like seconds)' });
+
 export const deviceLogParams = z
   .object({
     settings: z.array(z.string().max(64)).max(64).optional(),
@@ -214,7 +222,7 @@ export const deviceLogParams = z
   .strict();
 export const deviceLogEntry = z
   .object({
-    time: z.number().int().positive(),
+    time: epochMs,
     level: z.enum(LOG_LEVELS),
     code: z.enum(DEVICE_LOG_CODES),
     params: deviceLogParams.optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceInfo, deviceLogEntry, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
+import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';
 
 /**
@@ -75,17 +75,17 @@ export interface RuleEvent {
 export const ruleEvent = (topic: string, payload: Uint8Array | string): RuleEvent => ({ payload: Buffer.from(payload).toString('base64'), topic });
 
 /** Messages a device publishes, as the ingest checks them. */
-export const heartbeatMessage = z.object({ time: z.number().optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) });
+export const heartbeatMessage = z.object({ time: epochMs.optional(), info: deviceInfo.omit({ serial: true }).extend({ serial: z.string().optional() }) }).strict();
 export interface HeartbeatMessage {
   time: number;
   info: DeviceInfo;
 }
-export const logMessage = z.object({ entries: z.array(deviceLogEntry).max(100) });
+export const logMessage = z.object({ entries: z.array(deviceLogEntry).max(100) }).strict();
 export interface LogMessage {
   /** Up to 100 entries; see DEVICE_LOG_CODES for the codes and their parameters. */
   entries: DeviceLogEntry[];
 }
-export const commandResultMessage = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() });
+export const commandResultMessage = z.object({ commandKey: z.string().regex(/^[0-9a-z]{8,32}$/), ok: z.boolean(), error: z.string().max(500).optional() }).strict();
 export type CommandResultMessage = z.input<typeof commandResultMessage>;
 
 // Pass records
@@ -115,15 +115,18 @@ export const passRecordUp = z
     mask: z.boolean().optional(),
     passState: z.enum(PASS_STATES),
     /** Milliseconds since 1970 when the terminal verified the person. */
-    verifyTime: z.number().int().positive(),
+    verifyTime: epochMs,
     source: z.enum(PASS_SOURCES),
     capture: z.object({ contentType: z.enum(CAPTURE_TYPES), size: z.number().int().min(1) }).strict().optional(),
   })
   .strict();
 export type PassRecordUp = z.output<typeof passRecordUp>;
-/** `pc/<thing>/records`: up to RECORDS_PER_MESSAGE records. Each is checked on its own; a malformed one is dropped with its reason. */
-/** Unknown fields beside `records` are ignored, as at the top of a heartbeat (a field named `topic` included: the topic is the one the message came on). */
-export const recordsMessage = z.object({ records: z.array(z.unknown()).min(1).max(RECORDS_PER_MESSAGE) });
+/**
+ * `pc/<thing>/records`: up to RECORDS_PER_MESSAGE records. Each is checked on its own; a
+ * malformed one is refused with its reason. Like every device message, strict: an unknown field
+ * beside `records` refuses the whole message (each record whose id can be read is answered refused).
+ */
+export const recordsMessage = z.object({ records: z.array(z.unknown()).min(1).max(RECORDS_PER_MESSAGE) }).strict();
 export interface RecordsMessage {
   records: PassRecordUp[];
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { fromDocument } from '#contract/shadow';
 import { commandResultMessage, heartbeatMessage, logMessage, parseThingName, type RuleEvent } from '#contract/protocol';
-import { appendLogs, finishCommand, findCommand, recordHeartbeat, recordReported, setPresence } from '#data/devices';
+import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
 import { objectExists } from '#lib/storage';
-import { ingestRecords } from './records.ts';
+import { ingestRecords, issuesLine } from './records.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 import './alerts.ts';
 import { declareEnvironment } from '#lib/env';
@@ -19,7 +19,7 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'CONSOLE_URL',
  */
 export type IngestEvent = RuleEvent;
 
-/** The device's message: a JSON object, else undefined (logged and dropped). */
+/** The device's message: a JSON object, else undefined (refused). */
 function messageOf(event: IngestEvent): Record<string, unknown> | undefined {
   try {
     const message: unknown = JSON.parse(Buffer.from(event.payload, 'base64').toString('utf8'));
@@ -27,8 +27,18 @@ function messageOf(event: IngestEvent): Record<string, unknown> | undefined {
   } catch {
     // refused below
   }
-  log('warn', 'device message is not a JSON object', { topic: event.topic });
   return undefined;
+}
+
+/**
+ * A refused message goes into the device's own log with the reason (`messageRefused`), where the
+ * console's device detail shows it to whoever integrates the terminal.
+ */
+async function refuse(tenantId: string, deviceKey: string, topic: string, reason: string): Promise<void> {
+  log('warn', 'device message refused', { tenantId, deviceKey, topic, reason });
+  // Presence events are the broker's, not the terminal's; a device that is gone has no log.
+  if (topic.startsWith('$aws/events/') || !(await findDevice(tenantId, deviceKey))) return;
+  await appendLogs(tenantId, deviceKey, [{ time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: topic.slice(0, 256), error: reason.slice(0, 500) } }]);
 }
 
 const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
@@ -90,14 +100,11 @@ export async function ingest(event: IngestEvent): Promise<void> {
     const ids = parseThingName(match[1]!);
     if (!ids) return;
     const message = messageOf(event);
-    if (!message) return;
+    if (!message) return refuse(ids.tenantId, ids.deviceKey, topic, 'not a JSON object');
     try {
       await handle(ids.tenantId, ids.deviceKey, message);
     } catch (error) {
-      if (error instanceof z.ZodError) {
-        log('warn', 'device message refused', { topic, issues: error.issues.slice(0, 5) });
-        return;
-      }
+      if (error instanceof z.ZodError) return refuse(ids.tenantId, ids.deviceKey, topic, issuesLine(error));
       throw error;
     }
     return;

@@ -59,8 +59,23 @@ async function upload(tenantId: string, note: StoredNote): Promise<{ url: string
   return { url, headers: { 'content-type': note.captureType, 'content-length': String(note.captureSize) } };
 }
 
+/** The issues of a refused message as one line: `path: message; …`. */
+export const issuesLine = (error: z.ZodError): string =>
+  error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || 'message'}: ${i.code === 'unrecognized_keys' ? `unknown field ${(i as { keys?: string[] }).keys?.join(', ')}` : i.message}`)
+    .join('; ');
+
 export async function ingestRecords(tenantId: string, deviceKey: string, message: unknown): Promise<void> {
-  const { records: raw } = recordsMessage.parse(message);
+  const parsed = recordsMessage.safeParse(message);
+  if (!parsed.success) {
+    // The whole message is refused: every record whose id can be read is answered refused, with why.
+    const entries = Array.isArray((message as { records?: unknown }).records) ? ((message as { records: unknown[] }).records as unknown[]) : [];
+    const ids = entries.map((e) => (e as { recordId?: unknown } | null)?.recordId).filter((id): id is string => typeof id === 'string' && id.length > 0).map((id) => id.slice(0, 64));
+    if (ids.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).recordsAck, { stored: [], refused: ids.map((recordId) => ({ recordId, reason: issuesLine(parsed.error) })) } satisfies RecordsAckMessage);
+    throw parsed.error;
+  }
+  const raw = parsed.data.records;
   const [device, privacy, timeZone] = await Promise.all([findDevice(tenantId, deviceKey), privacySettings(tenantId), companyTimezone(tenantId)]);
   if (!device) {
     log('warn', 'records from an unknown device', { tenantId, deviceKey });

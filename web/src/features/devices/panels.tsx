@@ -294,6 +294,11 @@ export function useLogText(): (entry: LogEntry) => string {
         const error = params.error ?? '';
         return t`Could not fetch face changes: ${error}`;
       }
+      case 'messageRefused': {
+        const topic = params.topic ?? '';
+        const error = params.error ?? '';
+        return t`The cloud refused a message on ${topic}: ${error}`;
+      }
       case 'faceCursorReset':
         return t`The face cursor was from an earlier binding: the face library was emptied and is pulled again`;
       default:
