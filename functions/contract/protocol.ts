@@ -137,7 +137,8 @@ export interface RecordsMessage {
  * and sends it again until one of the two names it.
  */
 export interface RecordsAckMessage {
-  stored: { recordId: string; upload?: { url: string; headers: Record<string, string> } }[];
+  /** `captureStored`: the record was stored before and its capture has arrived; nothing more to upload. */
+  stored: { recordId: string; upload?: { url: string; headers: Record<string, string> }; captureStored?: true }[];
   refused: { recordId: string; reason: string }[];
 }
 /** RecordsAckMessage as a schema: `upload.headers` are the headers the PUT must carry, exactly. */
@@ -151,6 +152,7 @@ export const recordsAckMessage = z
             .object({ url: z.url(), headers: z.record(z.string(), z.string()) })
             .strict()
             .optional(),
+          captureStored: z.literal(true).optional(),
         })
         .strict(),
     ),

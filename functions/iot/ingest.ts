@@ -3,7 +3,8 @@ import { fromDocument } from '#contract/shadow';
 import { commandResultMessage, heartbeatMessage, logMessage, parseThingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { log } from '#lib/log';
-import { objectExists } from '#lib/storage';
+import { deleteObject, objectSize } from '#lib/storage';
+import { CAPTURE_MAX_BYTES } from '#contract/protocol';
 import { ingestRecords, issuesLine } from './records.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 import './alerts.ts';
@@ -76,9 +77,17 @@ const ROUTES: [RegExp, Handler][] = [
       const result = commandResultMessage.parse(message);
       const command = await findCommand(tenantId, deviceKey, result.commandKey);
       if (!command) return;
-      // A photo counts only when the picture really arrived.
-      const ok = result.ok && (command.type !== 'capturePhoto' || (!!command.objectKey && (await objectExists('captures', tenantId, command.objectKey))));
-      await finishCommand(tenantId, deviceKey, command.commandKey, ok ? 'succeeded' : 'failed', ok ? undefined : (result.error ?? 'no photo arrived'));
+      // A photo counts only when the picture really arrived, and at most CAPTURE_MAX_BYTES (a larger one is removed).
+      let error = result.ok ? undefined : (result.error ?? 'failed');
+      if (result.ok && command.type === 'capturePhoto') {
+        const size = command.objectKey ? await objectSize('captures', tenantId, command.objectKey) : undefined;
+        if (size === undefined) error = 'no photo arrived';
+        else if (size > CAPTURE_MAX_BYTES) {
+          error = `photo larger than ${CAPTURE_MAX_BYTES / 1024 / 1024} MB`;
+          await deleteObject('captures', tenantId, command.objectKey!);
+        }
+      }
+      await finishCommand(tenantId, deviceKey, command.commandKey, error ? 'failed' : 'succeeded', error);
     },
   ],
   [/^pc\/([^/]+)\/records$/, ingestRecords],

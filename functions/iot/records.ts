@@ -11,7 +11,7 @@ import { dayOf } from '#domain/time';
 import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
-import { presignedPut } from '#lib/storage';
+import { objectExists, presignedPut } from '#lib/storage';
 
 /**
  * `pc/<thing>/records`: pass records a terminal publishes. Each record is checked on its own (a
@@ -152,6 +152,8 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       if (outcome.stored === 'new') fresh.push(record);
       if (outcome.stored === 'new' && violation) log('warn', 'blacklisted person let through', { tenantId, deviceKey, recordId: up.recordId, personKey: up.personKey });
       const note = outcome.stored === 'new' ? record : outcome.note;
+      // A record sent again whose capture already arrived is told so, instead of a new link.
+      if (outcome.stored !== 'new' && note.captureKey && (await objectExists('captures', tenantId, note.captureKey))) return { recordId: up.recordId, captureStored: true as const };
       const link = privacy.savePhotos ? await upload(tenantId, note) : undefined;
       return { recordId: up.recordId, ...(link ? { upload: link } : {}) };
     } catch (error) {

@@ -210,9 +210,10 @@ export class PassCloudStack extends Stack {
     grantTable(iot.authorizerFunction, main, 'read');
     grantTable(iot.ingestFunction, main, 'readWrite');
     grantTable(iot.ingestFunction, events, 'readWrite');
-    // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket);
-    // a pass record's ack carries a presigned PUT for its capture, signed with ingest's own role.
-    this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject', 's3:PutObject']);
+    // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket)
+    // within the size limit (a larger one is removed); a pass record's ack carries a presigned PUT
+    // for its capture, signed with ingest's own role, unless the capture already arrived.
+    this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
     iot.grantRecordsAck(iot.ingestFunction);
     // Fever and blacklist alerts are queued by ingest and sent by the mail service, which ingest

@@ -374,20 +374,23 @@ describe('the AWS stack', () => {
     }
   });
 
-  it('lets ingest read and write both tables, read captures, presign their uploads and answer records on the ack topic only', () => {
+  it('lets ingest read and write both tables, read captures, presign their uploads, remove an oversized photo and answer records on the ack topic only', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotIngestFunction'));
     const text = JSON.stringify(policies);
     expect(text).toContain('dynamodb:UpdateItem');
     expect(text).toContain('Tablesmain');
     expect(text).toContain('Tablesevents');
     expect(text).toContain('BucketsCaptures');
-    expect(text).not.toMatch(/s3:DeleteObject|BucketsPhotos|BucketsImports/);
+    expect(text).not.toMatch(/BucketsPhotos|BucketsImports/);
     const statements = policies.flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement);
     const iotStatements = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('iot:')));
     expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish']);
     expect(JSON.stringify(iotStatements)).toContain('topic/pc/*/records/ack');
     const puts = statements.filter((st) => [st.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(puts)).toContain('BucketsCaptures');
+    const deletes = statements.filter((st) => [st.Action].flat().includes('s3:DeleteObject'));
+    expect(deletes.length).toBeGreaterThan(0);
+    expect(JSON.stringify(deletes)).not.toMatch(/BucketsPhotos|BucketsImports|BucketsRecordings|BucketsPackages/);
   });
 
   it('gives pass records their export worker, and the worker only what it writes', () => {

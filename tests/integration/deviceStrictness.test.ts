@@ -124,3 +124,48 @@ describe('device messages', () => {
     expect(refused.map((r) => r.params?.error).sort()).toEqual(['message: unknown field extra', 'not a JSON object']);
   });
 });
+
+describe('captures', () => {
+  it('a record sent again whose capture arrived is told so, with no new upload link', async () => {
+    const device = await rawDevice();
+    const photo = Buffer.alloc(2048, 7);
+    const record = newPassRecord({ capture: { contentType: 'image/jpeg', size: photo.length } });
+    device.client.publish(device.topics.records, JSON.stringify({ records: [record] }), { qos: 1 });
+    await until(() => device.acks.length, (n) => n === 1);
+    const upload = device.acks[0]!.stored[0]!.upload!;
+    expect(upload).toBeDefined();
+    // Before the capture arrives, a resend gets a link again.
+    device.client.publish(device.topics.records, JSON.stringify({ records: [record] }), { qos: 1 });
+    await until(() => device.acks.length, (n) => n === 2);
+    expect(device.acks[1]!.stored[0]).toMatchObject({ recordId: record.recordId, upload: { url: expect.any(String) } });
+    const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(photo) });
+    expect(put.status).toBe(200);
+    device.client.publish(device.topics.records, JSON.stringify({ records: [record] }), { qos: 1 });
+    await until(() => device.acks.length, (n) => n === 3);
+    expect(device.acks[2]!.stored).toEqual([{ recordId: record.recordId, captureStored: true }]);
+  });
+
+  it('a capturePhoto picture over 1 MB fails the command and is removed', async () => {
+    const device = await rawDevice();
+    const commands: { commandKey: string; upload?: { url: string; contentType: string } }[] = [];
+    await device.client.subscribeAsync(device.topics.commands, { qos: 1 });
+    device.client.on('message', (topic, payload) => {
+      if (topic === device.topics.commands) commands.push(JSON.parse(payload.toString()) as (typeof commands)[number]);
+    });
+    // The console sends commands to online devices only.
+    await until(async () => (await call<{ online: boolean }>('GET', `/v1/devices/${device.deviceKey}`, { token })).body.data.online, (online) => online);
+    const sent = await call<{ commandKey: string }>('POST', `/v1/devices/${device.deviceKey}/commands`, { token, body: { type: 'capturePhoto' } });
+    expect(sent.body.code, sent.body.message).toBe(202);
+    const [command] = await until(() => commands, (list) => list.length === 1);
+    const put = await fetch(command!.upload!.url, { method: 'PUT', headers: { 'content-type': command!.upload!.contentType }, body: new Uint8Array(Buffer.alloc(1024 * 1024 + 1, 1)) });
+    expect(put.status).toBe(200);
+    await send(device, device.topics.commandResult, { commandKey: command!.commandKey, ok: true });
+    const states = await until(
+      async () => (await call<{ items: { commandKey: string; state: string; error?: string }[] }>('GET', `/v1/devices/${device.deviceKey}/commands`, { token })).body.data.items,
+      (items) => items.some((c) => c.commandKey === command!.commandKey && c.state !== 'queued'),
+    );
+    expect(states.find((c) => c.commandKey === command!.commandKey)).toMatchObject({ state: 'failed', error: 'photo larger than 1 MB' });
+    const photo = await call('GET', `/v1/devices/${device.deviceKey}/photo`, { token });
+    expect(JSON.stringify(photo.body.data ?? null)).not.toMatch(/https?:\/\//);
+  });
+});
