@@ -130,6 +130,32 @@ describe('face terminals in the console', () => {
     await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('en-US');
   });
 
+  it('shows a message the cloud refused in the device log, with its topic and reason, in English and Japanese', async () => {
+    const agent = fleet.agents[0]!;
+    const topic = `pc/${agent.binding!.thingName}/heartbeat`;
+    const { serial: _serial, ...info } = agent.options.info;
+    agent.client!.publish(topic, JSON.stringify({ time: Date.now(), info, battery: 80 }), { qos: 1 });
+    const log = page.getByTestId('logs-table');
+    const newest = page.getByTestId('logs-panel').getByRole('button', { name: 'Newest' });
+    await expect
+      .poll(
+        async () => {
+          await newest.click();
+          return log.innerText();
+        },
+        { timeout: 15_000 },
+      )
+      .toContain(`The cloud refused a message on ${topic}: message: unknown field battery`);
+    await page.getByTestId('language-menu').click();
+    await page.locator('[data-locale="ja_JP"]').click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('ja-JP');
+    await expect.poll(() => page.getByTestId('logs-table').innerText()).toContain(`クラウドが ${topic} のメッセージを拒否しました: message: unknown field battery`);
+    await page.getByTestId('logs-panel').screenshot({ path: `${shotDir}/devices-log-refused-ja_JP.png` });
+    await page.getByTestId('language-menu').click();
+    await page.locator('[data-locale="en_US"]').click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('en-US');
+  });
+
   it('shows a terminal that bound again under the serial as a replacement, and approves it after confirming', async () => {
     const agent = fleet.agents[0]!;
     const { serial: sameSerial, ...info } = agent.options.info;
