@@ -1,4 +1,4 @@
-import { DeleteThingShadowCommand, GetThingShadowCommand, IoTDataPlaneClient, PublishCommand, UpdateThingShadowCommand } from '@aws-sdk/client-iot-data-plane';
+import { DeleteConnectionCommand, DeleteThingShadowCommand, GetThingShadowCommand, IoTDataPlaneClient, PublishCommand, UpdateThingShadowCommand } from '@aws-sdk/client-iot-data-plane';
 import { env } from './env.ts';
 
 /**
@@ -68,6 +68,19 @@ export async function getShadow(thing: string): Promise<ShadowDocument | undefin
 export async function deleteShadow(thing: string): Promise<void> {
   try {
     await data().send(new DeleteThingShadowCommand({ thingName: thing }));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+  }
+}
+
+/**
+ * Ends the MQTT connection of a thing now (a deleted device, a unit an approved replacement
+ * superseded), instead of when the broker next re-checks its credentials; its next CONNECT is
+ * refused. Nothing to do when it is not connected.
+ */
+export async function disconnect(thing: string): Promise<void> {
+  try {
+    await data().send(new DeleteConnectionCommand({ clientId: thing, cleanSession: true, preventWillMessage: true }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
   }

@@ -42,7 +42,7 @@ import { newId, sha256 } from '#lib/crypto';
 import { ConflictError, fieldError } from '#lib/errors';
 import { deviceRoute, created, defineResource, deleted, ok, parse, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { deleteShadow, publish, updateDesired } from '#lib/iot';
+import { deleteShadow, disconnect, publish, updateDesired } from '#lib/iot';
 import { brokerAddress, registerThing, unregisterThing } from '#lib/iotRegistry';
 import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
@@ -220,7 +220,7 @@ export const devices = defineResource('devices', {
       const device = await requireDevice(auth.tenantId, params.deviceKey);
       await deleteDevice(auth.tenantId, device, query.version);
       const thing = thingName(device.tenantId, device.deviceKey);
-      await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(auth.tenantId, device.deviceKey)]);
+      await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(auth.tenantId, device.deviceKey), disconnect(thing)]);
       return deleted();
     },
   }),
@@ -229,6 +229,8 @@ export const devices = defineResource('devices', {
     body: replacementBody,
     async handle({ auth, params, body }) {
       const device = await settleReplacement(auth.tenantId, params.deviceKey, body.version, true);
+      // The unit it supersedes is still connected under the same thing: it goes now, and is told why when it asks.
+      await disconnect(thingName(device.tenantId, device.deviceKey));
       return created(deviceJson(device, await companyName(auth.tenantId)));
     },
   }),

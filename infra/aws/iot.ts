@@ -223,6 +223,13 @@ export class DeviceIot extends Construct {
     fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:GetThingShadow', 'iot:UpdateThingShadow', 'iot:DeleteThingShadow'], resources: [things] }));
     fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:CreateThing', 'iot:DeleteThing'], resources: [things] }));
     fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [commands] }));
+    // A deleted device, or a unit a replacement superseded, is disconnected at once (DeleteConnection).
+    const clients = stack.formatArn({ service: 'iot', resource: 'client', resourceName: '*' });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:DeleteConnection'], resources: [clients] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'client/*')}]`,
+      reason: 'Client ids are the thing names <tenantId>_<deviceKey>, known only per request; the function derives the name from the session’s tenant and the device it deleted or settled.',
+    });
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'thing/*')}]`,
       reason:

@@ -517,6 +517,7 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
     const url = new URL(req.url ?? '/', 'http://local');
     const shadowPath = /^\/things\/([^/]+)\/shadow$/.exec(url.pathname);
     const topicPath = /^\/topics\/(.+)$/.exec(url.pathname);
+    const connectionPath = /^\/connections\/([^/]+)$/.exec(url.pathname);
     try {
       if (shadowPath && !url.searchParams.get('name')) {
         const thing = decodeURIComponent(shadowPath[1]!);
@@ -539,6 +540,13 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
             ? reply(200, { version: shadow.version, timestamp: Math.floor(Date.now() / 1000) })
             : fail(404, 'ResourceNotFoundException', 'No shadow');
         }
+      }
+      if (connectionPath && req.method === 'DELETE') {
+        // DeleteConnection: the client under this id is disconnected at once, as IoT Core does.
+        const client = clientsOf(broker)[decodeURIComponent(connectionPath[1]!)];
+        if (!client) return fail(404, 'ResourceNotFoundException', 'The client is not connected');
+        client.close();
+        return reply(200, {});
       }
       if (topicPath && req.method === 'POST') {
         const topic = decodeURIComponent(topicPath[1]!);

@@ -576,6 +576,7 @@ describe('the AWS stack', () => {
     expect(grants.sort()).toEqual(
       [
         `iot:CreateThing ${arn}:thing/*`,
+        `iot:DeleteConnection ${arn}:client/*`,
         `iot:DeleteThing ${arn}:thing/*`,
         `iot:DeleteThingShadow ${arn}:thing/*`,
         `iot:GetThingShadow ${arn}:thing/*`,

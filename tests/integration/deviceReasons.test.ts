@@ -8,6 +8,7 @@ import { DEVICE_REASONS, deviceAuthorization, type BindResult } from '@passcloud
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { sleep } from '../support/wait.ts';
+import mqtt from 'mqtt';
 
 /**
  * Every refused HTTPS answer a terminal gets says why in `data.reason`, a stable code it acts
@@ -99,6 +100,25 @@ describe('reasons on refused device answers', () => {
   });
 });
 
+describe('a deleted device', () => {
+  it('is disconnected within seconds', async () => {
+    const serial = unique('RD').toUpperCase();
+    const bound = await bind(serial);
+    const m = (bound.body.data as BindResult).mqtt;
+    const client = await mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 5000 });
+    let closedAt = 0;
+    client.on('close', () => (closedAt ||= Date.now()));
+    const deviceKey = bound.body.data!.deviceKey!;
+    const device = (await call<{ version: number }>('GET', `/v1/devices/${deviceKey}`, { token })).body.data;
+    const deletedAt = Date.now();
+    expect((await call('DELETE', `/v1/devices/${deviceKey}?version=${device.version}`, { token })).body.code).toBe(204);
+    await expect.poll(() => closedAt, { timeout: 5_000 }).toBeGreaterThan(0);
+    expect(closedAt - deletedAt).toBeLessThan(5_000);
+    // And it cannot come back on its old credentials.
+    await expect(mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 5000 })).rejects.toThrow();
+  });
+});
+
 describe('the reference agent', () => {
   it('waits while its replacement awaits approval, and connects once approved, without binding again', async () => {
     const serial = unique('RW').toUpperCase();
@@ -119,7 +139,10 @@ describe('the reference agent', () => {
     expect(still.replacement?.requestTime).toBe(requested.replacement!.requestTime);
     expect(still.version).toBe(requested.version);
 
+    expect(original.connected).toBe(true);
     expect((await call('POST', `/v1/devices/${deviceKey}/replacement`, { token, body: { version: still.version } })).body.code).toBe(201);
+    // The unit it supersedes is disconnected at once, not at the broker's next credentials check.
+    await expect.poll(() => original.connected, { timeout: 5_000 }).toBe(false);
     await expect.poll(() => spare.connected, { timeout: 10_000 }).toBe(true);
     expect(spare.deviceKey).toBe(deviceKey);
 
