@@ -128,6 +128,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   authorityKeys: 'field.authorities',
   failedOf: 'field.failedOf',
   resetCursor: 'field.resetCursor',
+  captureStored: 'field.captureStored',
   validity: 'field.validity',
   permanent: 'field.permanent',
   start: 'field.startDate',

@@ -373,6 +373,7 @@ export const de_DE: Catalog = {
   'field.authorities': 'Berechtigungen',
   'field.failedOf': 'Wessen fehlgeschlagene Berechtigungen',
   'field.resetCursor': 'Cursor zurücksetzen',
+  'field.captureStored': 'Aufnahme gespeichert',
   'field.person': 'Person',
   'field.results': 'Ergebnisse',
   'field.sequence': 'Änderungsnummer',

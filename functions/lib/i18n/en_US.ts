@@ -372,6 +372,7 @@ export const en_US = {
   'field.authorities': 'Authorizations',
   'field.failedOf': 'Whose failed authorizations',
   'field.resetCursor': 'Reset cursor',
+  'field.captureStored': 'Capture stored',
   'field.person': 'Person',
   'field.results': 'Results',
   'field.sequence': 'Change number',

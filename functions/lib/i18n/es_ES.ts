@@ -373,6 +373,7 @@ export const es_ES: Catalog = {
   'field.authorities': 'Autorizaciones',
   'field.failedOf': 'Autorizaciones fallidas de',
   'field.resetCursor': 'Restablecer el cursor',
+  'field.captureStored': 'Captura guardada',
   'field.person': 'Persona',
   'field.results': 'Resultados',
   'field.sequence': 'Número de cambio',

@@ -373,6 +373,7 @@ export const fr_FR: Catalog = {
   'field.authorities': 'Autorisations',
   'field.failedOf': 'Autorisations en échec de',
   'field.resetCursor': 'Réinitialiser le curseur',
+  'field.captureStored': 'Capture enregistrée',
   'field.person': 'Personne',
   'field.results': 'Résultats',
   'field.sequence': 'Numéro de modification',

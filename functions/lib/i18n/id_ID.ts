@@ -373,6 +373,7 @@ export const id_ID: Catalog = {
   'field.authorities': 'Otorisasi',
   'field.failedOf': 'Otorisasi gagal milik',
   'field.resetCursor': 'Atur ulang kursor',
+  'field.captureStored': 'Tangkapan tersimpan',
   'field.person': 'Orang',
   'field.results': 'Hasil',
   'field.sequence': 'Nomor perubahan',

@@ -373,6 +373,7 @@ export const it_IT: Catalog = {
   'field.authorities': 'Autorizzazioni',
   'field.failedOf': 'Autorizzazioni non riuscite di',
   'field.resetCursor': 'Azzera il cursore',
+  'field.captureStored': 'Acquisizione salvata',
   'field.person': 'Persona',
   'field.results': 'Risultati',
   'field.sequence': 'Numero di modifica',

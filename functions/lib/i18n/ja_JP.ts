@@ -373,6 +373,7 @@ export const ja_JP: Catalog = {
   'field.authorities': '権限付与',
   'field.failedOf': '失敗した認可の対象',
   'field.resetCursor': 'カーソルのリセット',
+  'field.captureStored': 'キャプチャ保存済み',
   'field.person': '人員',
   'field.results': '結果',
   'field.sequence': '変更番号',

@@ -373,6 +373,7 @@ export const ko_KR: Catalog = {
   'field.authorities': '권한',
   'field.failedOf': '실패한 권한의 대상',
   'field.resetCursor': '커서 재설정',
+  'field.captureStored': '캡처 저장됨',
   'field.person': '인원',
   'field.results': '결과',
   'field.sequence': '변경 번호',

@@ -373,6 +373,7 @@ export const ru_RU: Catalog = {
   'field.authorities': 'Разрешения',
   'field.failedOf': 'Чьи неудавшиеся разрешения',
   'field.resetCursor': 'Сброс курсора',
+  'field.captureStored': 'Снимок сохранён',
   'field.person': 'Человек',
   'field.results': 'Результаты',
   'field.sequence': 'Номер изменения',

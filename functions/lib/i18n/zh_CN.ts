@@ -373,6 +373,7 @@ export const zh_CN: Catalog = {
   'field.authorities': '授权',
   'field.failedOf': '失败授权所属对象',
   'field.resetCursor': '重置游标',
+  'field.captureStored': '抓拍已存储',
   'field.person': '人员',
   'field.results': '结果',
   'field.sequence': '变更序号',

@@ -373,6 +373,7 @@ export const zh_TW: Catalog = {
   'field.authorities': '授權',
   'field.failedOf': '失敗授權所屬對象',
   'field.resetCursor': '重設游標',
+  'field.captureStored': '抓拍已儲存',
   'field.person': '人員',
   'field.results': '結果',
   'field.sequence': '變更序號',
