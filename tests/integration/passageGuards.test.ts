@@ -317,7 +317,7 @@ describe('topic rules', () => {
     return { device, client, acks, thing: device.binding!.thingName };
   }
 
-  it('file a message under the device whose topic it came on, whatever topic its payload names', async () => {
+  it('refuse a message whose payload names a topic, and never file it under another device', async () => {
     const other = await registerTenant();
     const otherToken = (await login(other.username, other.password)).token;
     await grantSeats(otherToken, 5);
@@ -326,23 +326,24 @@ describe('topic rules', () => {
 
     const record = newPassRecord({ name: 'Spoofed Topic' });
     spoofer.client.publish(deviceTopics(spoofer.thing).records, JSON.stringify({ records: [record], topic: deviceTopics(victim.thing).records }), { qos: 1 });
-    await until(() => spoofer.acks.flatMap((a) => a.stored.map((s) => s.recordId)), (ids) => ids.includes(record.recordId));
-    const own = await call<PassRecordPage>('GET', `/v1/passRecords?deviceKey=${spoofer.device.deviceKey}`, { token });
-    expect(own.body.data.items.map((i) => i.name)).toEqual(['Spoofed Topic']);
+    // Every message is strict: the unknown field refuses it, answered to the device that sent it.
+    const refused = await until(() => spoofer.acks.flatMap((a) => a.refused), (list) => list.some((r) => r.recordId === record.recordId));
+    expect(refused.find((r) => r.recordId === record.recordId)!.reason).toBe('message: unknown field topic');
     const theirs = await call<PassRecordPage>('GET', '/v1/passRecords', { token: otherToken });
     expect(theirs.body.data.items).toEqual([]);
     expect(victim.acks).toEqual([]);
 
-    // A heartbeat naming another topic updates the publishing device only.
+    // A heartbeat naming another topic is refused too, and changes neither device.
     spoofer.client.publish(
       deviceTopics(spoofer.thing).heartbeat,
       JSON.stringify({ time: Date.now(), info: { ...spoofer.device.options.info, serial: undefined, appVersion: '9.9.9' }, topic: deviceTopics(victim.thing).heartbeat }),
       { qos: 1 },
     );
     await until(
-      async () => (await call<{ appVersion: string }>('GET', `/v1/devices/${spoofer.device.deviceKey}`, { token })).body.data.appVersion,
-      (v) => v === '9.9.9',
+      async () => (await call<{ items: { code: string }[] }>('GET', `/v1/devices/${spoofer.device.deviceKey}/logs?pageSize=50`, { token })).body.data.items,
+      (items) => items.some((l) => l.code === 'messageRefused'),
     );
+    expect((await call<{ appVersion: string }>('GET', `/v1/devices/${spoofer.device.deviceKey}`, { token })).body.data.appVersion).not.toBe('9.9.9');
     expect((await call<{ appVersion: string }>('GET', `/v1/devices/${victim.device.deviceKey}`, { token: otherToken })).body.data.appVersion).not.toBe('9.9.9');
   });
 });
