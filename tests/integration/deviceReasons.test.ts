@@ -64,11 +64,15 @@ describe('reasons on refused device answers', () => {
     expect(noLicence.status).toBe(409);
     expect(noLicence.body.data?.reason).toBe('noLicence');
 
+    const count = async () => (await call<{ items: unknown[] }>('GET', '/v1/devices?pageSize=200', { token })).body.data.items.length;
+    expect(await count()).toBe(0);
     await grantSeats(token, 1);
     expect((await bind(unique('RA').toUpperCase())).body.code).toBe(201);
     const full = await bind(unique('RF').toUpperCase());
     expect(full.status).toBe(409);
     expect(full.body.data?.reason).toBe('noFreeSeat');
+    // Refused binds made no device.
+    expect(await count()).toBe(1);
     await grantSeats(token, 10);
 
     const invalid = await fetch(new URL('/v1/devices/bind', baseUrl()), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"userCode":1}' });
