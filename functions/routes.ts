@@ -84,6 +84,10 @@ export const routes = [
   { method: 'POST', path: '/v1/devices/bind', resource: 'devices', access: 'device' },
   { method: 'GET', path: '/v1/devices', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'POST', path: '/v1/devices/batchSettings', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  // Terminals binding again under the serial number of a deleted device wait here for approval.
+  { method: 'GET', path: '/v1/devices/requests', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'POST', path: '/v1/devices/requests/{requestKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'DELETE', path: '/v1/devices/requests/{requestKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'PATCH', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'DELETE', path: '/v1/devices/{deviceKey}', resource: 'devices', access: 'session', authCode: 'pass:device' },

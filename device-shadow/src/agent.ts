@@ -62,11 +62,23 @@ export const CALL_ATTEMPTS = 4;
  * An HTTPS device call that did not succeed. `retryable` when trying later may succeed: no answer,
  * HTTP 429 or 5xx (API Gateway's own throttle and errors come without the envelope).
  */
-/** An approved replacement took this device over: the unit stops instead of binding again. */
-export class DeviceReplacedError extends Error {
-  constructor() {
-    super('an approved replacement took this device over; this unit stops');
-    this.name = 'DeviceReplacedError';
+/**
+ * Why a terminal stopped for good, until an installer binds it again: an approved replacement took
+ * its device over, an administrator deleted its device, or rejected its request while it waited.
+ */
+export type StopReason = 'replaced' | 'deleted' | 'rejected';
+
+const STOPPED_TEXT: Record<StopReason, string> = {
+  replaced: 'an approved replacement took this device over',
+  deleted: 'an administrator deleted this device',
+  rejected: 'an administrator rejected this terminal while it waited for approval',
+};
+
+/** The terminal stopped for good (`reason`): it neither connects nor binds again by itself. */
+export class DeviceStoppedError extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`${STOPPED_TEXT[reason]}; this unit stops`);
+    this.name = 'DeviceStoppedError';
   }
 }
 
@@ -176,7 +188,8 @@ export type AgentEvent =
   | { type: 'connected' }
   | { type: 'disconnected' }
   | { type: 'applied'; settings: Partial<DeviceSettings>; at: number }
-  | { type: 'command'; command: DeviceCommandType; ok: boolean };
+  | { type: 'command'; command: DeviceCommandType; ok: boolean }
+  | { type: 'stopped'; reason: StopReason };
 
 export class DeviceAgent {
   binding?: BindResult;
@@ -264,10 +277,8 @@ export class DeviceAgent {
    * Binds if needed (a stored binding is reused), connects and waits for the broker to accept the
    * connection. Rejects with a ConnectError when that first attempt fails (refused, not
    * authorized, TLS, timeout); once connected, mqtt.js reconnects after every drop on its own.
-   * Stored credentials the broker refuses are asked about over HTTPS (`refusal`): a replacement
-   * still waiting for approval waits, a unit an approved replacement superseded stops (rejects
-   * with DeviceReplacedError), anything else (the device was deleted, the secret is wrong) binds
-   * again. A binding that waits for approval resolves at once and keeps trying in the background.
+   * Stored credentials the broker refuses are asked about over HTTPS (`settleRefusal`). A binding
+   * that waits for approval resolves at once and keeps trying in the background.
    */
   async start(): Promise<void> {
     this.stopped = false;
@@ -277,21 +288,41 @@ export class DeviceAgent {
       await this.connect();
     } catch (error) {
       if (!(error instanceof ConnectError && error.reason === 'unauthorized' && this.options.credentialsFile)) throw error;
-      const reason = await this.refusal();
-      if (reason === 'pendingApproval') {
-        this.keep({ ...this.binding, state: 'pendingApproval' });
-        return this.waitForApproval();
-      }
-      if (reason === 'replaced') {
-        this.stopped = true;
-        throw new DeviceReplacedError();
-      }
-      this.write('warn', 'rebinding');
-      await this.bind();
-      if (this.awaitingApproval) return this.waitForApproval();
-      await this.connect();
+      await this.settleRefusal();
     }
   }
+
+  /**
+   * Acts on why the cloud refuses the credentials (the terminal's states in the protocol
+   * document): a replacement still waiting for approval waits; a unit an approved replacement
+   * superseded, and a deleted device, stop (rejects with DeviceStoppedError) until an installer
+   * binds them again; credentials the cloud does not know bind again.
+   */
+  private async settleRefusal(): Promise<void> {
+    const reason = await this.refusal();
+    if (reason === 'pendingApproval') {
+      this.keep({ ...this.binding!, state: 'pendingApproval' });
+      return this.waitForApproval();
+    }
+    if (reason === 'replaced' || reason === 'deleted') this.halt(reason);
+    this.write('warn', 'rebinding');
+    await this.bind();
+    if (this.awaitingApproval) return this.waitForApproval();
+    await this.connect();
+  }
+
+  /** Stops for good (its log cannot reach the cloud any more): tells listeners, and throws. */
+  private halt(reason: StopReason): never {
+    this.stopped = true;
+    this.stoppedFor = reason;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.approvalTimer);
+    this.emit({ type: 'stopped', reason });
+    throw new DeviceStoppedError(reason);
+  }
+
+  /** Why this terminal stopped for good, once it has. */
+  stoppedFor?: StopReason;
 
   /**
    * Why the cloud refuses the stored credentials: a face pull answers 403 with `data.reason`
@@ -308,19 +339,52 @@ export class DeviceAgent {
 
   private approvalTimer?: NodeJS.Timeout;
 
-  /** Tries to connect now and then until the replacement is approved (or the agent is stopped). */
+  /**
+   * Tries to connect now and then until the request is approved (or the agent is stopped). A
+   * refusal that no longer says `pendingApproval` means an administrator rejected the request (or
+   * deleted the device): the terminal stops instead of asking again.
+   */
   private waitForApproval(): void {
     this.write('info', 'awaitingApproval');
     const attempt = () => {
       if (this.stopped) return;
       this.connect().then(
         () => this.keep({ ...this.binding!, state: 'bound' }),
-        () => {
-          if (!this.stopped) this.approvalTimer = setTimeout(attempt, this.options.approvalRetryMs ?? 10_000);
+        async () => {
+          if (this.stopped) return;
+          const reason = await this.refusal();
+          if (this.stopped) return;
+          if (reason !== undefined && reason !== 'pendingApproval') {
+            try {
+              this.halt('rejected');
+            } catch {
+              return;
+            }
+          }
+          this.approvalTimer = setTimeout(attempt, this.options.approvalRetryMs ?? 10_000);
         },
       );
     };
     attempt();
+  }
+
+  private refusing = false;
+
+  /**
+   * A running terminal whose connection the broker refuses on a reconnect (deleted, replaced,
+   * credentials changed) stops mqtt.js's retries and asks why, as at start.
+   */
+  private onRefusedReconnect(client: MqttClient): void {
+    if (this.refusing || this.stopped || this.client !== client) return;
+    this.refusing = true;
+    client.end(true);
+    this.client = undefined;
+    clearInterval(this.heartbeat);
+    this.settleRefusal()
+      .catch((error: unknown) => {
+        if (!(error instanceof DeviceStoppedError)) this.write('error', 'other', undefined, error instanceof Error ? error.message : String(error));
+      })
+      .finally(() => (this.refusing = false));
   }
 
   private async connect(): Promise<void> {
@@ -364,6 +428,9 @@ export class DeviceAgent {
       const onClose = () => fail();
       const onConnect = () => {
         settle();
+        client.on('error', (error: Error & { code?: string | number }) => {
+          if (failure(url, error, timeoutMs).reason === 'unauthorized') this.onRefusedReconnect(client);
+        });
         resolve();
       };
       client.once('connect', onConnect);

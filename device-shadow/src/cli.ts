@@ -36,9 +36,11 @@ const fleet = await startFleet({
   ...(values.broker ? { brokerUrl: values.broker } : {}),
 });
 const waiting = fleet.agents.filter((a) => a.awaitingApproval).length;
+const stopped = fleet.agents.filter((a) => a.stoppedFor).length;
 console.log(
-  `${count - waiting} simulated devices (${values.prefix}-0001...) online against ${values.api} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-    (waiting ? `; ${waiting} wait for an administrator to approve them as replacements` : '') +
+  `${count - waiting - stopped} simulated devices (${values.prefix}-0001...) online against ${values.api} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+    (waiting ? `; ${waiting} wait for an administrator to approve them` : '') +
+    (stopped ? `; ${stopped} stopped (deleted or replaced in the console)` : '') +
     '; Ctrl-C to stop.',
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

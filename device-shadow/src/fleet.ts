@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { DeviceInfo } from '@passcloud/functions/contract/devices';
-import { DeviceAgent } from './agent.ts';
+import { DeviceAgent, DeviceStoppedError } from './agent.ts';
 
 /** A simulated fleet of face terminals: stable identities, and with `stateDir` the bindings they keep across restarts. */
 export interface FleetOptions {
@@ -57,7 +57,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const concurrency = options.concurrency ?? 10;
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, agents.length) }, async () => {
-    while (next < agents.length) await agents[next++]!.start();
+    while (next < agents.length) {
+      // A terminal whose device was deleted or replaced stays stopped; the others run.
+      await agents[next++]!.start().catch((error: unknown) => {
+        if (!(error instanceof DeviceStoppedError)) throw error;
+      });
+    }
   });
   const results = await Promise.allSettled(workers);
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -271,6 +271,12 @@ export const batchSettingsBody = z
 export const commandBody = z.object({ type: z.enum(COMMAND_TYPES) }).strict();
 /** Approves the pending replacement shown at this device version. */
 export const replacementBody = z.object({ version: z.number().int().min(1) }).strict();
+/** Requests of deleted terminals to be added again. */
+export const requestKeyParams = z.object({ requestKey: key });
+export const requestListQuery = z.object({
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: key.optional(),
+});
 export const logsQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z

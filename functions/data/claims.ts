@@ -20,6 +20,12 @@ export const claims = lazy(
           accountId: { type: 'string' },
           deviceKey: { type: 'string' },
           groupKey: { type: 'string' },
+          /**
+           * A serial number whose device an administrator deleted: the claim stays, so that the
+           * terminal binding again asks to be added again (`requestKey`) instead of creating itself.
+           */
+          deletedAt: { type: 'string' },
+          requestKey: { type: 'string' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: 'claim#${kind}#${value}', casing: 'none' } },

@@ -78,6 +78,38 @@ export const devices = lazy(
 
 export type Device = EntityItem<ReturnType<typeof devices>> & { settings: DeviceSettings; reported: SettingsPatch };
 
+/**
+ * A terminal asking to be added again under the serial number of a device an administrator
+ * deleted: what it said about itself and the hash of the secret it was given. Nothing exists for
+ * it (no device, no licence seat, no thing) until an administrator approves; the request's key
+ * then becomes the device's, so the credentials the terminal holds start to work.
+ */
+export const deviceRequests = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'deviceRequest', version: '1', service: SERVICE },
+        attributes: {
+          tenantId: { type: 'string', required: true },
+          requestKey: { type: 'string', required: true },
+          serial: { type: 'string', required: true },
+          info: { type: 'any', required: true },
+          secretHash: { type: 'string', required: true },
+          requestedAt: { type: 'string', required: true },
+          /** When the device with this serial number was deleted. */
+          deletedAt: { type: 'string', required: true },
+          version: { type: 'number', required: true, default: 1 },
+        },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['requestKey'], template: 'deviceRequest#${requestKey}', casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+export type DeviceRequest = EntityItem<ReturnType<typeof deviceRequests>> & { info: Omit<DeviceInfo, 'serial'> };
+
 const RETENTION_SECONDS = 30 * 24 * 3600;
 const ttlFromNow = () => epochSeconds(new Date()) + RETENTION_SECONDS;
 
@@ -162,8 +194,12 @@ const SUPERSEDED_KEPT = 5;
  */
 export async function refusalOf(tenantId: string, deviceKey: string, secret: string): Promise<'deleted' | 'pendingApproval' | 'replaced' | 'unauthorized'> {
   const device = await findDevice(tenantId, deviceKey);
-  if (!device) return 'deleted';
   const hash = sha256(secret);
+  if (!device) {
+    // The key of a request to be added again, still waiting for an administrator.
+    const request = await findRequest(tenantId, deviceKey);
+    return request && safeEqualText(request.secretHash, hash) ? 'pendingApproval' : 'deleted';
+  }
   const pending = (device.replacement as Replacement | undefined)?.secretHash;
   if (pending && safeEqualText(pending, hash)) return 'pendingApproval';
   if (((device.supersededSecrets as string[] | undefined) ?? []).some((old) => safeEqualText(old, hash))) return 'replaced';
@@ -245,16 +281,19 @@ export interface Replacement {
   secretHash: string;
 }
 
+/** The claim on a serial number: its device, or (`deletedAt`) a deleted device's and any request to add it again. */
+type SerialClaim = { deviceKey?: string | undefined; deletedAt?: string | undefined; requestKey?: string | undefined };
+
 /**
- * The tenant's device with this serial number. Serial numbers are unique within a tenant only:
+ * The tenant's claim on this serial number. Serial numbers are unique within a tenant only:
  * binding never depends on, nor tells anything about, other tenants' devices. Claims made before
  * that rule lived under the system scope and are still read.
  */
-export async function findSerial(tenantId: string, serial: string): Promise<string | undefined> {
+async function serialClaim(tenantId: string, serial: string): Promise<SerialClaim | undefined> {
   const own = (await claims().get({ tenantId, kind: 'deviceSerial', value: serial }).go()).data;
-  if (own?.deviceKey) return own.deviceKey;
+  if (own) return own;
   const legacy = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'deviceSerial', value: serial }).go()).data;
-  return legacy?.deviceKey && legacy.ownerTenantId === tenantId ? legacy.deviceKey : undefined;
+  return legacy?.deviceKey && legacy.ownerTenantId === tenantId ? { deviceKey: legacy.deviceKey } : undefined;
 }
 
 /** Why no seat is free: no licence in force at all, or every seat taken. */
@@ -272,57 +311,180 @@ function noSeatError(held: Licence[], now: number): ConflictError {
  * default settings, a claim on its serial and a seat of one of the tenant's licences, in one
  * transaction (`bound`); without a free seat the binding is refused. A serial it has is
  * never re-keyed here: the request is kept as the device's pending replacement, with the new
- * facts and secret, until an administrator approves or rejects it (`pendingApproval`).
+ * facts and secret, until an administrator approves or rejects it (`pendingApproval`). A serial
+ * whose device was deleted creates nothing either: it becomes a request to be added again, which
+ * waits for an administrator the same way and takes no seat until approved.
  */
-export async function bindDevice(input: Binding): Promise<{ device: Device; state: 'bound' | 'pendingApproval' }> {
+export async function bindDevice(input: Binding): Promise<{ deviceKey: string; state: 'bound' | 'pendingApproval'; device?: Device }> {
   for (let round = 0; round < 20; round++) {
-    const existingKey = await findSerial(input.tenantId, input.serial);
-    if (existingKey && (await findDevice(input.tenantId, existingKey))) {
+    const claim = await serialClaim(input.tenantId, input.serial);
+    if (claim?.deletedAt) {
+      const requestKey = await askToAddAgain(input, claim);
+      if (requestKey) return { deviceKey: requestKey, state: 'pendingApproval' };
+      continue;
+    }
+    if (claim?.deviceKey && (await findDevice(input.tenantId, claim.deviceKey))) {
       const replacement: Replacement = { requestedAt: nowIso(), info: input.info, secretHash: input.secretHash };
-      const updated = await devices()
-        .patch({ tenantId: input.tenantId, deviceKey: existingKey })
-        .set({ replacement })
-        .add({ version: 1 })
-        .go({ response: 'all_new' });
-      return { device: updated.data as Device, state: 'pendingApproval' };
+      await devices().patch({ tenantId: input.tenantId, deviceKey: claim.deviceKey }).set({ replacement }).add({ version: 1 }).go();
+      return { deviceKey: claim.deviceKey, state: 'pendingApproval' };
     }
-    const now = Date.now();
-    const held = await listLicences(input.tenantId);
-    const seat = chooseSeat(held, input.info.mac, now);
-    if (!seat) throw noSeatError(held, now);
-    const deviceKey = newTimeId();
-    const record = {
-      tenantId: input.tenantId,
-      deviceKey,
-      name: input.info.model ? `${input.info.model} ${input.serial.slice(-4)}` : input.serial,
-      serial: input.serial,
-      ...input.info,
-      secretHash: input.secretHash,
-      settings: input.defaults,
-      reported: {},
-      licenceId: seat.licenceId,
-      createdAt: nowIso(),
-    };
-    const claimItem = transactPut(
-      claims().put({ tenantId: input.tenantId, kind: 'deviceSerial', value: input.serial, ownerTenantId: input.tenantId, deviceKey }).params<Record<string, unknown>>(),
-    );
-    // A claim left by a deleted device may be taken over; a live one means a parallel bind won.
-    claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk)';
-    try {
-      await dynamo().send(
-        new TransactWriteCommand({
-          TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem, takeSeatWrite(input.tenantId, seat.licenceId, now)],
-        }),
-      );
-      return { device: await requireDevice(input.tenantId, deviceKey), state: 'bound' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // A parallel bind took the serial (go round: this one becomes its replacement) or the seat
-      // (go round: another seat, or none left); wait a little so parallel binds spread out.
-      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * (round + 1)));
-    }
+    const device = await createBound(input.tenantId, newTimeId(), input.serial, input.info, input.secretHash, input.defaults);
+    if (device) return { deviceKey: device.deviceKey, state: 'bound', device };
+    // A parallel bind took the serial (go round: this one becomes its replacement) or the seat
+    // (go round: another seat, or none left); wait a little so parallel binds spread out.
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * (round + 1)));
   }
   throw new ConflictError();
+}
+
+/**
+ * Creates a device with a seat and the claim on its serial, in one transaction. The claim must be
+ * free, or be the tombstone of a deleted device whose request to be added again is `requestKey`.
+ * Undefined when that condition or the seat was lost to a parallel write.
+ */
+async function createBound(
+  tenantId: string,
+  deviceKey: string,
+  serial: string,
+  info: Omit<DeviceInfo, 'serial'>,
+  secretHash: string,
+  settings: DeviceSettings,
+  readding?: DeviceRequest,
+): Promise<Device | undefined> {
+  const now = Date.now();
+  const held = await listLicences(tenantId);
+  const seat = chooseSeat(held, info.mac, now);
+  if (!seat) throw noSeatError(held, now);
+  const record = {
+    tenantId,
+    deviceKey,
+    name: info.model ? `${info.model} ${serial.slice(-4)}` : serial,
+    serial,
+    ...info,
+    secretHash,
+    settings,
+    reported: {},
+    licenceId: seat.licenceId,
+    createdAt: nowIso(),
+  };
+  const claimItem = transactPut(claims().put({ tenantId, kind: 'deviceSerial', value: serial, ownerTenantId: tenantId, deviceKey }).params<Record<string, unknown>>());
+  if (readding) {
+    claimItem.Put!.ConditionExpression = 'requestKey = :request';
+    claimItem.Put!.ExpressionAttributeValues = { ...claimItem.Put!.ExpressionAttributeValues, ':request': readding.requestKey };
+  } else {
+    // A live claim means a parallel bind won; a deleted device's claim is taken over only by approval.
+    claimItem.Put!.ConditionExpression = 'attribute_not_exists(pk)';
+  }
+  const requestDelete = readding
+    ? [
+        {
+          Delete: {
+            ...deviceRequests().delete({ tenantId, requestKey: readding.requestKey }).params<Record<string, unknown>>(),
+            ConditionExpression: '#v = :v',
+            ExpressionAttributeNames: { '#v': 'version' },
+            ExpressionAttributeValues: { ':v': readding.version },
+          },
+        },
+      ]
+    : [];
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem, takeSeatWrite(tenantId, seat.licenceId, now), ...requestDelete] as never,
+      }),
+    );
+    return await requireDevice(tenantId, deviceKey);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Records that a terminal asks to be added again under a deleted device's serial number: one
+ * request per serial (a terminal binding again while it waits renews it with its new facts and
+ * secret). Undefined when the claim changed meanwhile.
+ */
+async function askToAddAgain(input: Binding, claim: SerialClaim): Promise<string | undefined> {
+  const requestKey = claim.requestKey ?? newTimeId();
+  const request = { tenantId: input.tenantId, requestKey, serial: input.serial, info: input.info, secretHash: input.secretHash, requestedAt: nowIso(), deletedAt: claim.deletedAt! };
+  const requestPut = transactPut(deviceRequests().put(request).params<Record<string, unknown>>());
+  const claimUpdate = claims()
+    .patch({ tenantId: input.tenantId, kind: 'deviceSerial', value: input.serial })
+    .set({ requestKey })
+    .where((attr, op) => `${op.eq(attr.deletedAt, claim.deletedAt!)} AND ${claim.requestKey ? op.eq(attr.requestKey, claim.requestKey) : op.notExists(attr.requestKey)}`)
+    .params<Record<string, unknown>>();
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [requestPut, { Update: claimUpdate } as never] }));
+    return requestKey;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return undefined;
+  }
+}
+
+export async function findRequest(tenantId: string, requestKey: string): Promise<DeviceRequest | undefined> {
+  return ((await deviceRequests().get({ tenantId, requestKey }).go()).data as DeviceRequest | null) ?? undefined;
+}
+
+/** Requests to be added again, oldest first: a page and the key to continue after. */
+export async function listRequests(tenantId: string, pageSize: number, cursor?: string): Promise<{ items: DeviceRequest[]; nextCursor: string | null }> {
+  const query = deviceRequests().query.primary({ tenantId });
+  const page = await (cursor ? query.gt({ requestKey: cursor }) : query).go({ limit: pageSize + 1 });
+  const items = page.data as DeviceRequest[];
+  const more = items.length > pageSize;
+  items.length = Math.min(items.length, pageSize);
+  return { items, nextCursor: more ? items[items.length - 1]!.requestKey : null };
+}
+
+/**
+ * Approves the request the administrator saw (`version`): the device is created under the
+ * request's key with the terminal's facts and secret, takes a licence seat and the claim on its
+ * serial, and the request goes, in one transaction. Without a free seat nothing changes (409).
+ */
+export async function approveRequest(tenantId: string, requestKey: string, version: number, settings: DeviceSettings): Promise<Device> {
+  for (let round = 0; round < 10; round++) {
+    const request = await findRequest(tenantId, requestKey);
+    if (!request) throw new NotFoundError();
+    if (request.version !== version) throw new ConflictError();
+    const device = await createBound(tenantId, requestKey, request.serial, request.info, request.secretHash, settings, request);
+    if (device) return device;
+    // A parallel write to the same seat or claim cancelled this one: go round and look again.
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * (round + 1)));
+  }
+  throw new ConflictError();
+}
+
+/** Rejects the request: it goes, and the terminal's credentials never work. The serial stays deleted. */
+export async function rejectRequest(tenantId: string, requestKey: string, version: number): Promise<void> {
+  const request = await findRequest(tenantId, requestKey);
+  if (!request) throw new NotFoundError();
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              ...deviceRequests().delete({ tenantId, requestKey }).params<Record<string, unknown>>(),
+              ConditionExpression: '#v = :v',
+              ExpressionAttributeNames: { '#v': 'version' },
+              ExpressionAttributeValues: { ':v': version },
+            },
+          },
+          {
+            Update: claims()
+              .patch({ tenantId, kind: 'deviceSerial', value: request.serial })
+              .remove(['requestKey'])
+              .where((attr, op) => op.eq(attr.requestKey, requestKey))
+              .params<Record<string, unknown>>(),
+          },
+        ] as never,
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw (await findRequest(tenantId, requestKey)) ? new ConflictError() : new NotFoundError();
+  }
 }
 
 /** The replacement as the console shows it: the facts, never the secret. */
@@ -393,7 +555,8 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
               ExpressionAttributeValues: { ':v': version },
             },
           },
-          { Delete: claims().delete({ tenantId, kind: 'deviceSerial', value: device.serial }).params<Record<string, unknown>>() },
+          // The claim stays as the serial's tombstone: the terminal binding again must be approved.
+          transactPut(claims().put({ tenantId, kind: 'deviceSerial', value: device.serial, ownerTenantId: tenantId, deletedAt: nowIso() }).params<Record<string, unknown>>()),
           ...(device.licenceId ? [releaseSeatWrite(tenantId, device.licenceId)] : []),
         ] as never,
       }),

@@ -50,6 +50,8 @@ export interface HandlerDef<A extends Access = Access> {
   params?: z.ZodType;
   /** Read the body as bytes instead of JSON. */
   raw?: boolean;
+  /** Told of every request refused as invalid (422) before the answer goes: a device route logs it for the device. */
+  refused?(request: { headers: Record<string, string | undefined>; routeKey: string }, error: ValidationError): Promise<void>;
   handle(req: Request<unknown, unknown, unknown, AuthFor<A>>): Promise<Reply>;
 }
 
@@ -58,6 +60,7 @@ interface Schemas<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>
   query?: Q;
   params?: P;
   raw?: boolean;
+  refused?: HandlerDef['refused'];
 }
 
 type Inferred<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -192,10 +195,10 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
   let result: HttpResult;
   let tenantId: string | undefined;
   let access: Access | undefined;
+  const def = handlers[event.routeKey];
   try {
     const route = findRoute(event.routeKey);
     access = route?.access;
-    const def = handlers[event.routeKey];
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
     const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true) : null;
@@ -220,6 +223,9 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
         ? reply.raw
         : envelopeResult(200, { code: reply.code, message: translate(locale, successMessage[reply.code]), data: reply.data }, requestId);
   } catch (error) {
+    if (error instanceof ValidationError && def?.refused) {
+      await def.refused({ headers, routeKey: event.routeKey }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));
+    }
     result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
   }
   log('info', 'request', { requestId, route: event.routeKey, status: result.statusCode, ms: Date.now() - started, tenantId });

@@ -106,6 +106,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   status: 'field.status',
   mailKey: 'field.mailKey',
   deviceKey: 'field.device',
+  requestKey: 'field.request',
   temperature: 'field.temperature',
   passState: 'field.passState',
   verifyTime: 'column.verifyTime',

@@ -1,9 +1,11 @@
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
 import { FACE_SYNC_START_AGAIN, faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
 import { changesAfter, currentSeq, recordResults, type Authority } from '#data/authorities';
-import { deviceWithSecret, refusalOf } from '#data/devices';
-import { AppError, LoginRequiredError } from '#lib/errors';
+import { appendLogs, deviceWithSecret, refusalOf } from '#data/devices';
+import { AppError, LoginRequiredError, type ValidationError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
+import { issueText } from '#lib/issues';
+import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 
@@ -26,6 +28,21 @@ async function authenticateDevice(authorization: string | undefined): Promise<{ 
   // Refused credentials say why (deleted, replaced, waiting for approval), for the terminal to act on.
   if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) throw new AppError(403, 'status.403', {}, { reason: await refusalOf(ids.tenantId, ids.deviceKey, password) });
   return ids;
+}
+
+/**
+ * A request of a terminal refused as invalid goes into the device's own log too (`messageRefused`,
+ * as a refused MQTT message does), so that a vendor integrating a terminal sees what was wrong in
+ * the console. Requests whose credentials prove no device are answered only.
+ */
+async function logRefusal(request: { headers: Record<string, string | undefined>; routeKey: string }, error: ValidationError): Promise<void> {
+  const ids = await authenticateDevice(request.headers.authorization).catch(() => undefined);
+  if (!ids) return;
+  const reason = error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path || 'body'}: ${issueText(issue, DEFAULT_LOCALE)}`)
+    .join('; ');
+  await appendLogs(ids.tenantId, ids.deviceKey, [{ time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: request.routeKey, error: reason.slice(0, 500) } }]);
 }
 
 const contentTypeOf = (key: string): string => (key.toLowerCase().endsWith('.png') ? 'image/png' : 'image/jpeg');
@@ -51,6 +68,7 @@ async function changeJson(tenantId: string, item: Authority): Promise<FaceChange
 export const deviceSync = defineResource('deviceSync', {
   'GET /v1/deviceSync/faces': deviceRoute({
     query: faceChangesQuery,
+    refused: logRefusal,
     async handle({ headers, query }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       const cursor = Number(query.cursor ?? 0);
@@ -68,6 +86,7 @@ export const deviceSync = defineResource('deviceSync', {
   }),
   'POST /v1/deviceSync/results': deviceRoute({
     body: faceResultsBody,
+    refused: logRefusal,
     async handle({ headers, body }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       await recordResults(tenantId, deviceKey, body.results);

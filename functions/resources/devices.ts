@@ -12,6 +12,8 @@ import {
   devicePatchBody,
   logsQuery,
   replacementBody,
+  requestKeyParams,
+  requestListQuery,
   type CommandState,
   type DeviceSettings,
   type SettingsPatch,
@@ -23,6 +25,10 @@ import {
   bindDevice,
   replacementFacts,
   settleReplacement,
+  approveRequest,
+  listRequests,
+  rejectRequest,
+  type DeviceRequest,
   createCommand,
   deleteDevice,
   dropDeviceEvents,
@@ -83,6 +89,23 @@ function deviceJson(device: Device, company: string) {
   };
 }
 
+/** A deleted terminal's request to be added again, as the console shows it: the facts, never the secret. */
+const requestJson = (request: DeviceRequest) => ({
+  requestKey: request.requestKey,
+  serial: request.serial,
+  ...request.info,
+  model: request.info.model ?? '',
+  requestTime: request.requestedAt,
+  deleteTime: request.deletedAt,
+  version: request.version,
+});
+
+/** A new device's thing in the registry, and its settings in the shadow. */
+async function makeThing(device: Device): Promise<void> {
+  await registerThing(thingName(device.tenantId, device.deviceKey), { tenantId: device.tenantId, serial: device.serial });
+  await pushSettings(device);
+}
+
 /** The complete desired settings after a patch, checked as a whole (e.g. minimum pass temperature below the alarm threshold). */
 function mergeSettings(current: DeviceSettings, patch: SettingsPatch, locale: Locale): DeviceSettings {
   return parse(completeSettings, { ...current, ...patch }, locale, 'settings') as DeviceSettings;
@@ -123,28 +146,49 @@ export const devices = defineResource('devices', {
         return found;
       });
       const secret = newId(32);
-      const { device, state } = await bindDevice({
+      const { deviceKey, state, device } = await bindDevice({
         tenantId: claim.ownerTenantId,
         serial: body.serial,
         info: body.info,
         secretHash: sha256(secret),
         defaults: DEFAULT_SETTINGS,
       });
-      const thing = thingName(device.tenantId, device.deviceKey);
-      if (state === 'bound') {
-        await registerThing(thing, { tenantId: device.tenantId, serial: device.serial });
-        await pushSettings(device);
-      }
+      const thing = thingName(claim.ownerTenantId, deviceKey);
+      if (device) await makeThing(device);
       const broker = brokerAddress();
       const result: BindResult = {
         state,
         resetCursor: true,
-        deviceKey: device.deviceKey,
+        deviceKey,
         thingName: thing,
         mqtt: { url: broker.url, clientId: thing, username: `${thing}${broker.usernameSuffix}`, password: secret },
       };
-      // A serial the company already has waits for an administrator: its secret works once approved.
+      // A serial the company has, or had and deleted, waits for an administrator: its secret works once approved.
       return state === 'bound' ? created(result) : queued(result);
+    },
+  }),
+  'GET /v1/devices/requests': sessionRoute({
+    query: requestListQuery,
+    async handle({ auth, query }) {
+      const page = await listRequests(auth.tenantId, query.pageSize, query.cursor);
+      return ok({ items: page.items.map(requestJson), nextCursor: page.nextCursor });
+    },
+  }),
+  'POST /v1/devices/requests/{requestKey}': sessionRoute({
+    params: requestKeyParams,
+    body: replacementBody,
+    async handle({ auth, params, body }) {
+      const device = await approveRequest(auth.tenantId, params.requestKey, body.version, DEFAULT_SETTINGS);
+      await makeThing(device);
+      return created(deviceJson(device, await companyName(auth.tenantId)));
+    },
+  }),
+  'DELETE /v1/devices/requests/{requestKey}': sessionRoute({
+    params: requestKeyParams,
+    query: versionQuery,
+    async handle({ auth, params, query }) {
+      await rejectRequest(auth.tenantId, params.requestKey, query.version);
+      return deleted();
     },
   }),
   'GET /v1/devices': sessionRoute({

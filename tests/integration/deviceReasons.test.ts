@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeviceAgent, DeviceReplacedError } from '@passcloud/device-shadow/agent';
+import { DeviceAgent, type StopReason } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { DEVICE_REASONS, deviceAuthorization, type BindResult } from '@passcloud/functions/contract/protocol';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
@@ -38,11 +38,14 @@ async function pull(binding: BindResult): Promise<{ status: number; body: Envelo
   return { status: res.status, body: (await res.json()) as Envelope };
 }
 
-function terminal(serial: string, file: string): DeviceAgent {
-  const agent = new DeviceAgent({ apiUrl: baseUrl(), userCode, info: simulatedInfo(serial, 1), heartbeatMs: 60_000, credentialsFile: join(flash, file), approvalRetryMs: 300 });
+function terminal(serial: string, file: string, code = userCode): DeviceAgent {
+  const agent = new DeviceAgent({ apiUrl: baseUrl(), userCode: code, info: simulatedInfo(serial, 1), heartbeatMs: 60_000, credentialsFile: join(flash, file), approvalRetryMs: 300 });
   agents.push(agent);
   return agent;
 }
+
+/** Resolves with the reason the agent stops for good. */
+const stopsFor = (agent: DeviceAgent) => new Promise<StopReason>((resolve) => agent.on((event) => event.type === 'stopped' && resolve(event.reason)));
 
 beforeAll(async () => {
   const owner = await registerTenant();
@@ -152,10 +155,166 @@ describe('the reference agent', () => {
 
     // The unit it replaced comes back: it is told it was replaced, stops, and takes nothing back.
     await original.stop();
-    await expect(original.start()).rejects.toBeInstanceOf(DeviceReplacedError);
+    await expect(original.start()).rejects.toMatchObject({ name: 'DeviceStoppedError', reason: 'replaced' });
+    expect(original.stoppedFor).toBe('replaced');
     const after = (await call<{ replacement: unknown; version: number }>('GET', `/v1/devices/${deviceKey}`, { token })).body.data;
     expect(after.replacement).toBeNull();
     expect(after.version).toBe(still.version + 1);
     expect(spare.connected).toBe(true);
+  });
+});
+
+describe('a refused HTTPS request', () => {
+  it('is answered with its reason and written in the device log, for a vendor to see in the console', async () => {
+    const bound = (await bind(unique('RH').toUpperCase())).body.data as BindResult;
+    const authorization = deviceAuthorization(bound.thingName, bound.mqtt.password);
+    const results = await fetch(new URL('/v1/deviceSync/results', baseUrl()), {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ results: [{ seq: 1, ok: true }], firmwareNote: 'x' }),
+    });
+    expect(results.status).toBe(422);
+    expect(((await results.json()) as Envelope).data?.reason).toBe('invalid');
+    const faces = await fetch(new URL('/v1/deviceSync/faces?limit=100000', baseUrl()), { headers: { authorization } });
+    expect(faces.status).toBe(422);
+    // Without credentials that prove a device, the refusal is answered and logged nowhere.
+    const anonymous = await fetch(new URL('/v1/deviceSync/faces?limit=100000', baseUrl()));
+    expect(anonymous.status).toBe(422);
+
+    type Log = { code: string; params: { topic?: string; error?: string } };
+    const logs = async () => (await call<{ items: Log[] }>('GET', `/v1/devices/${bound.deviceKey}/logs`, { token })).body.data.items.filter((l) => l.code === 'messageRefused');
+    const refused = await logs();
+    expect(refused.map((l) => l.params.topic).sort()).toEqual(['GET /v1/deviceSync/faces', 'POST /v1/deviceSync/results']);
+    expect(refused.find((l) => l.params.topic === 'POST /v1/deviceSync/results')?.params.error).toMatch(/firmwareNote/);
+    expect(refused.find((l) => l.params.topic === 'GET /v1/deviceSync/faces')?.params.error).toMatch(/^limit: /);
+  });
+});
+
+describe('a deleted serial number', () => {
+  let owner: string;
+  let code: string;
+  beforeAll(async () => {
+    const tenant = await registerTenant();
+    code = tenant.userCode;
+    owner = (await login(tenant.username, tenant.password)).token;
+    await grantSeats(owner, 2);
+  });
+
+  interface Request {
+    requestKey: string;
+    serial: string;
+    mac: string;
+    requestTime: string;
+    deleteTime: string;
+    version: number;
+  }
+  const seatsUsed = async () => (await call<{ used: number }>('GET', '/v1/licences', { token: owner })).body.data.used;
+  const deviceKeys = async () => (await call<{ items: { deviceKey: string }[] }>('GET', '/v1/devices?pageSize=200', { token: owner })).body.data.items.map((d) => d.deviceKey).sort();
+  const requests = async () => (await call<{ items: Request[] }>('GET', '/v1/devices/requests', { token: owner })).body.data.items;
+  async function removeDevice(deviceKey: string): Promise<void> {
+    const device = (await call<{ version: number }>('GET', `/v1/devices/${deviceKey}`, { token: owner })).body.data;
+    expect((await call('DELETE', `/v1/devices/${deviceKey}?version=${device.version}`, { token: owner })).body.code).toBe(204);
+  }
+
+  it('stops the running terminal, and binding again waits for an administrator without taking a seat', async () => {
+    const prefix = unique('DS').toUpperCase();
+    const serial = simulatedInfo(prefix, 1).serial;
+    const unit = terminal(prefix, `${prefix}-a.json`, code);
+    await unit.start();
+    const oldKey = unit.deviceKey!;
+    expect(await seatsUsed()).toBe(1);
+    const stopped = stopsFor(unit);
+    await removeDevice(oldKey);
+    // Disconnected at once; on its reconnect it asks why, is told `deleted`, and stops instead of binding again.
+    await expect.poll(() => unit.connected, { timeout: 5_000 }).toBe(false);
+    expect(await stopped).toBe('deleted');
+    expect(unit.stoppedFor).toBe('deleted');
+    expect(await seatsUsed()).toBe(0);
+
+    // The installer binds it again: a request, no device, no seat.
+    const first = await bind(serial, code);
+    expect(first.body).toMatchObject({ code: 202, data: { state: 'pendingApproval', resetCursor: true } });
+    const again = terminal(prefix, `${prefix}-b.json`, code);
+    await again.start();
+    expect(again.awaitingApproval).toBe(true);
+    // Binding again while a request waits renews that one request.
+    expect(again.deviceKey).toBe(first.body.data!.deviceKey);
+    expect(again.deviceKey).not.toBe(oldKey);
+    expect(await deviceKeys()).toEqual([]);
+    expect(await seatsUsed()).toBe(0);
+    const [request, ...others] = await requests();
+    expect(others).toEqual([]);
+    expect(request).toMatchObject({ requestKey: again.deviceKey, serial, mac: simulatedInfo(prefix, 1).mac });
+    expect(Date.parse(request!.deleteTime)).toBeLessThanOrEqual(Date.parse(request!.requestTime));
+    expect(await pull(first.body.data as BindResult)).toMatchObject({ status: 403, body: { data: { reason: 'deleted' } } });
+
+    // Approved: the device is created under the request's key and the waiting terminal connects.
+    const approved = await call<{ deviceKey: string; serial: string }>('POST', `/v1/devices/requests/${request!.requestKey}`, { token: owner, body: { version: request!.version } });
+    expect(approved.body).toMatchObject({ code: 201, data: { deviceKey: request!.requestKey, serial } });
+    await expect.poll(() => again.connected, { timeout: 10_000 }).toBe(true);
+    expect(await seatsUsed()).toBe(1);
+    expect(await requests()).toEqual([]);
+    expect(await deviceKeys()).toEqual([request!.requestKey]);
+    await removeDevice(request!.requestKey);
+  });
+
+  it('rejected, leaves nothing behind and the waiting terminal stops', async () => {
+    const prefix = unique('DR').toUpperCase();
+    const bound = await bind(simulatedInfo(prefix, 1).serial, code);
+    await removeDevice(bound.body.data!.deviceKey!);
+    const waiting = terminal(prefix, `${prefix}.json`, code);
+    await waiting.start();
+    expect(waiting.awaitingApproval).toBe(true);
+    const stopped = stopsFor(waiting);
+    const [request] = await requests();
+    // A stale version is refused and changes nothing.
+    expect((await call('DELETE', `/v1/devices/requests/${request!.requestKey}?version=${request!.version + 1}`, { token: owner })).status).toBe(409);
+    expect(await requests()).toHaveLength(1);
+    expect((await call('DELETE', `/v1/devices/requests/${request!.requestKey}?version=${request!.version}`, { token: owner })).body.code).toBe(204);
+    expect(await stopped).toBe('rejected');
+    expect(await requests()).toEqual([]);
+    expect(await deviceKeys()).toEqual([]);
+    expect(await seatsUsed()).toBe(0);
+    expect((await call('POST', `/v1/devices/requests/${request!.requestKey}`, { token: owner, body: { version: request!.version } })).status).toBe(404);
+  });
+
+  it('is approved once under parallel approvals, and not at all without a free seat', async () => {
+    const serial = unique('DP').toUpperCase();
+    await removeDevice((await bind(serial, code)).body.data!.deviceKey!);
+    const asked = await bind(serial, code);
+    expect(asked.body.code).toBe(202);
+    const fillers = [await bind(unique('DF').toUpperCase(), code), await bind(unique('DF').toUpperCase(), code)];
+    for (const filler of fillers) expect(filler.body.code).toBe(201);
+    const [request] = await requests();
+    const full = await call<{ reason?: string }>('POST', `/v1/devices/requests/${request!.requestKey}`, { token: owner, body: { version: request!.version } });
+    expect(full.status).toBe(409);
+    expect(full.body.message).toMatch(/seat/i);
+    expect(await requests()).toHaveLength(1);
+    expect(await deviceKeys()).toHaveLength(2);
+
+    await removeDevice(fillers[0]!.body.data!.deviceKey!);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call('POST', `/v1/devices/requests/${request!.requestKey}`, { token: owner, body: { version: request!.version } })));
+    expect(answers.filter((a) => a.body.code === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.code !== 201).every((a) => a.status === 409 || a.status === 404)).toBe(true);
+    expect(await deviceKeys()).toEqual([request!.requestKey, fillers[1]!.body.data!.deviceKey!].sort());
+    expect(await seatsUsed()).toBe(2);
+    expect(await requests()).toEqual([]);
+    expect((await pull(asked.body.data as BindResult)).status).toBe(200);
+  });
+
+  it('is asked about only by this company', async () => {
+    const other = await registerTenant();
+    const otherToken = (await login(other.username, other.password)).token;
+    await grantSeats(owner, 5);
+    const serial = unique('DT').toUpperCase();
+    await removeDevice((await bind(serial, code)).body.data!.deviceKey!);
+    await bind(serial, code);
+    const [request] = await requests();
+    expect((await call<{ items: unknown[] }>('GET', '/v1/devices/requests', { token: otherToken })).body.data.items).toEqual([]);
+    expect((await call('POST', `/v1/devices/requests/${request!.requestKey}`, { token: otherToken, body: { version: request!.version } })).status).toBe(404);
+    expect((await call('DELETE', `/v1/devices/requests/${request!.requestKey}?version=${request!.version}`, { token: otherToken })).status).toBe(404);
+    expect(await requests()).toHaveLength(1);
+    // The same serial number is a new device in another company.
+    expect((await bind(serial, other.userCode)).body.data?.reason).toBe('noLicence');
   });
 });

@@ -77,7 +77,15 @@ describe('a terminal that binds again', () => {
     expect((await call('DELETE', `/v1/devices/${first.deviceKey}?version=${device.version}`, { token })).body.code).toBe(204);
     second = terminal();
     expect(second.faces.size).toBe(3);
+    // Told its device was deleted, it stops; the installer binds it again, and the company approves it back.
+    await expect(second.start()).rejects.toMatchObject({ name: 'DeviceStoppedError', reason: 'deleted' });
+    await second.bind();
     await second.start();
+    expect(second.awaitingApproval).toBe(true);
+    const [request] = (await call<{ items: { requestKey: string; version: number }[] }>('GET', '/v1/devices/requests', { token })).body.data.items;
+    expect(request?.requestKey).toBe(second.deviceKey);
+    expect((await call('POST', `/v1/devices/requests/${request!.requestKey}`, { token, body: { version: request!.version } })).body.code).toBe(201);
+    await until(() => second.connected, (connected) => connected);
     expect(second.deviceKey).not.toBe(first.deviceKey);
     expect(second.binding?.resetCursor).toBe(true);
     newcomer = await employee('New One');

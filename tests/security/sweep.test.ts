@@ -90,6 +90,17 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     if (answer.body.code !== 201) throw new Error(`fixture bind answered ${answer.status}: ${answer.body.message}`);
     return answer.body.data.deviceKey;
   },
+  // A terminal asking to be added again under the serial number of a device the tenant deleted.
+  requestKey: async (ctx) => {
+    const { serial, ...info } = simulatedInfo(unique('SWEEPR').toUpperCase(), 1);
+    const bind = () => call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
+    const first = await bind();
+    const device = await call<{ version: number }>('GET', `/v1/devices/${first.body.data.deviceKey}`, { token: ctx.token });
+    await call('DELETE', `/v1/devices/${first.body.data.deviceKey}?version=${device.body.data.version}`, { token: ctx.token });
+    const again = await bind();
+    if (again.body.code !== 202) throw new Error(`fixture bind again answered ${again.status}: ${again.body.message}`);
+    return again.body.data.deviceKey;
+  },
   // A blacklist pass record of the tenant (what a terminal's upload stores), read by both record routes.
   recordKey: async (ctx) => {
     const now = new Date();
@@ -146,6 +157,7 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
+  'POST /v1/devices/requests/{requestKey}': () => ({ version: 1 }),
   'POST /v1/licences': () => ({ activationCode: licenceCode({ seats: 1 }) }),
   'POST /v1/accounts': () => ({ username: unique('intruder'), email: 'intruder@example.test', authCodes: [], invite: true }),
   'PATCH /v1/accounts/{accountKey}': () => ({ nickname: 'Renamed by sweep', version: 1 }),
@@ -183,6 +195,7 @@ const queries: Record<string, string> = {
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
+  'DELETE /v1/devices/requests/{requestKey}': '?version=1',
   'DELETE /v1/accounts/{accountKey}': '?version=1',
   'DELETE /v1/authorities/{authorityKey}': '?version=1',
   'GET /v1/authorities': '?setType=1',

@@ -333,6 +333,7 @@ export const de_DE: Catalog = {
   'sheet.passRecords': 'Durchgangsprotokolle',
   'sheet.blacklistRecords': 'Sperrlistenprotokolle',
   'field.device': 'Gerät',
+  'field.request': 'Anfrage',
   'field.temperature': 'Temperatur',
   'field.passState': 'Durchgangsstatus',
   'records.rangeOrder': 'Der Endtag darf nicht vor dem Starttag liegen',

@@ -332,6 +332,7 @@ export const en_US = {
   'sheet.passRecords': 'Pass records',
   'sheet.blacklistRecords': 'Blacklist records',
   'field.device': 'Device',
+  'field.request': 'Request',
   'field.temperature': 'Temperature',
   'field.passState': 'Pass state',
   'records.rangeOrder': 'The end day must not be before the start day',

@@ -333,6 +333,7 @@ export const es_ES: Catalog = {
   'sheet.passRecords': 'Registros de paso',
   'sheet.blacklistRecords': 'Registros de la lista negra',
   'field.device': 'Dispositivo',
+  'field.request': 'Solicitud',
   'field.temperature': 'Temperatura',
   'field.passState': 'Estado del paso',
   'records.rangeOrder': 'El día final no puede ser anterior al inicial',

@@ -333,6 +333,7 @@ export const fr_FR: Catalog = {
   'sheet.passRecords': 'Registres de passage',
   'sheet.blacklistRecords': 'Registres de la liste noire',
   'field.device': 'Appareil',
+  'field.request': 'Demande',
   'field.temperature': 'Température',
   'field.passState': 'État du passage',
   'records.rangeOrder': 'Le jour de fin ne peut pas précéder le jour de début',

@@ -333,6 +333,7 @@ export const id_ID: Catalog = {
   'sheet.passRecords': 'Catatan lintas',
   'sheet.blacklistRecords': 'Catatan daftar hitam',
   'field.device': 'Perangkat',
+  'field.request': 'Permintaan',
   'field.temperature': 'Suhu',
   'field.passState': 'Status lintas',
   'records.rangeOrder': 'Hari akhir tidak boleh sebelum hari awal',

@@ -333,6 +333,7 @@ export const it_IT: Catalog = {
   'sheet.passRecords': 'Registri di passaggio',
   'sheet.blacklistRecords': 'Registri della lista nera',
   'field.device': 'Dispositivo',
+  'field.request': 'Richiesta',
   'field.temperature': 'Temperatura',
   'field.passState': 'Stato del passaggio',
   'records.rangeOrder': 'Il giorno finale non può precedere quello iniziale',

@@ -333,6 +333,7 @@ export const ja_JP: Catalog = {
   'sheet.passRecords': '通行記録',
   'sheet.blacklistRecords': 'ブラックリスト記録',
   'field.device': 'デバイス',
+  'field.request': '申請',
   'field.temperature': '体温',
   'field.passState': '通行状態',
   'records.rangeOrder': '終了日は開始日より前にできません',

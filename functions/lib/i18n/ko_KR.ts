@@ -333,6 +333,7 @@ export const ko_KR: Catalog = {
   'sheet.passRecords': '통행 기록',
   'sheet.blacklistRecords': '블랙리스트 기록',
   'field.device': '장치',
+  'field.request': '요청',
   'field.temperature': '체온',
   'field.passState': '통행 상태',
   'records.rangeOrder': '종료일은 시작일보다 앞설 수 없습니다',

@@ -333,6 +333,7 @@ export const ru_RU: Catalog = {
   'sheet.passRecords': 'Журнал проходов',
   'sheet.blacklistRecords': 'Журнал чёрного списка',
   'field.device': 'Устройство',
+  'field.request': 'Запрос',
   'field.temperature': 'Температура',
   'field.passState': 'Статус прохода',
   'records.rangeOrder': 'Конечный день не может быть раньше начального',

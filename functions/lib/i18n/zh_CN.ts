@@ -333,6 +333,7 @@ export const zh_CN: Catalog = {
   'sheet.passRecords': '通行记录',
   'sheet.blacklistRecords': '黑名单记录',
   'field.device': '设备',
+  'field.request': '申请',
   'field.temperature': '体温',
   'field.passState': '通行状态',
   'records.rangeOrder': '结束日期不能早于开始日期',

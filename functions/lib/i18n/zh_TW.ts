@@ -333,6 +333,7 @@ export const zh_TW: Catalog = {
   'sheet.passRecords': '通行記錄',
   'sheet.blacklistRecords': '黑名單記錄',
   'field.device': '設備',
+  'field.request': '申請',
   'field.temperature': '體溫',
   'field.passState': '通行狀態',
   'records.rangeOrder': '結束日期不能早於開始日期',
