@@ -3,7 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Browser, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
-import { registerTenant, unique } from '../support/api.ts';
+import { call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
+import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
 let browser: Browser;
@@ -202,6 +204,53 @@ describe('a company without terminals', () => {
     await expect.poll(() => fresh.getByTestId('copy-binding-code').innerText()).toBe('Copied');
     expect(await fresh.evaluate(() => navigator.clipboard.readText())).toBe(company.userCode);
     await fresh.screenshot({ path: `${shotDir}/devices-empty.png` });
+    await context.close();
+  });
+});
+
+describe('a deleted terminal that binds again', () => {
+  it('waits in a panel above the list, and is added again after confirming', async () => {
+    const company = await registerTenant();
+    const { token } = await login(company.username, company.password);
+    await grantSeats(token, 2);
+    const { serial: back, ...info } = simulatedInfo(unique('BACK').toUpperCase(), 1);
+    const bind = async () =>
+      (await (await fetch(`${base()}/v1/devices/bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userCode: company.userCode, serial: back, info }) })).json()) as {
+        code: number;
+        data: { deviceKey: string };
+      };
+    const first = await bind();
+    const device = await call<{ version: number }>('GET', `/v1/devices/${first.data.deviceKey}`, { token });
+    expect((await call('DELETE', `/v1/devices/${first.data.deviceKey}?version=${device.body.data.version}`, { token })).body.code).toBe(204);
+    const again = await bind();
+    expect(again.code).toBe(202);
+
+    const { context, page: admin } = await newPage(browser);
+    await loginInBrowser(admin, company.username, company.password);
+    await admin.goto('/pass-platform/device/management');
+    const panel = admin.getByTestId('device-requests');
+    await expect.poll(() => panel.innerText()).toContain(back);
+    expect(await panel.innerText()).toContain(info.mac);
+    await admin.screenshot({ path: `${shotDir}/devices-requests.png`, fullPage: true });
+    await admin.getByTestId('language-menu').click();
+    await admin.locator('[data-locale="ja_JP"]').click();
+    await expect.poll(() => panel.innerText()).toContain('再追加');
+    await admin.screenshot({ path: `${shotDir}/devices-requests-ja_JP.png`, fullPage: true });
+    await admin.getByTestId('language-menu').click();
+    await admin.locator('[data-locale="en_US"]').click();
+    await expect.poll(() => panel.innerText()).toContain('Add again');
+
+    // Cancel first: nothing changes.
+    await admin.getByTestId('device-request-reject').click();
+    await admin.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => admin.getByRole('dialog').count()).toBe(0);
+    expect(await admin.getByTestId('device-request').count()).toBe(1);
+
+    await admin.getByTestId('device-request-approve').click();
+    await admin.getByRole('dialog').getByRole('button', { name: 'Add again' }).click();
+    await expect.poll(() => panel.count()).toBe(0);
+    await expect.poll(() => admin.getByTestId(`device-row-${again.data.deviceKey}`).count()).toBe(1);
+    expect(await admin.getByTestId(`device-row-${again.data.deviceKey}`).innerText()).toContain(info.mac);
     await context.close();
   });
 });

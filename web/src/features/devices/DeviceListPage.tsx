@@ -13,6 +13,7 @@ import { Truncated } from '../../components/Truncated.tsx';
 import tables from '../../components/DataTable.module.css';
 import { GroupManager } from '../people/GroupManager.tsx';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
+import { RequestsPanel } from './RequestsPanel.tsx';
 import { devicePath, deviceScreen, loadDeviceGroups, sendCommand, type Device, type DeviceGroup, type DevicePage } from './api.ts';
 import { OnlineBadge } from './parts.tsx';
 import { formatNumber } from '../../app/format.ts';
@@ -124,7 +125,12 @@ export function DeviceListPage() {
     const deviceName = device.name;
     modals.openConfirmModal({
       title: t`Unbind device`,
-      children: <Text size="sm">{t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`}</Text>,
+      children: (
+        <Stack gap="xs">
+          <Text size="sm">{t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`}</Text>
+          <Text size="sm" c="dimmed">{t`If the terminal binds again, it waits here until you add it again.`}</Text>
+        </Stack>
+      ),
       labels: { confirm: t`Unbind`, cancel: t`Cancel` },
       confirmProps: { color: 'red' },
       onConfirm: () =>
@@ -140,6 +146,7 @@ export function DeviceListPage() {
 
   return (
     <ScreenPage>
+      <RequestsPanel onApproved={() => void load()} />
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group gap="sm" data-testid="device-totals">

@@ -42,6 +42,25 @@ export interface Replacement {
   appVersion: string;
 }
 
+/** A deleted terminal asking to be added again (GET /v1/devices/requests). */
+export interface DeviceRequest {
+  requestKey: string;
+  serial: string;
+  model: string;
+  mac: string;
+  ip: string;
+  firmware: string;
+  appVersion: string;
+  requestTime: string;
+  deleteTime: string;
+  version: number;
+}
+
+export interface RequestPage {
+  items: DeviceRequest[];
+  nextCursor: string | null;
+}
+
 export interface DevicePage {
   items: Device[];
   nextCursor: string | null;
