@@ -254,3 +254,38 @@ describe('a deleted terminal that binds again', () => {
     await context.close();
   });
 });
+
+describe('the device list', () => {
+  it('keeps its filters in the address, so a filtered list survives a reload', async () => {
+    await page.goto('/pass-platform/device/management');
+    await page.getByTestId('device-keyword').fill(serial);
+    await page.getByTestId('device-search').click();
+    await page.waitForURL((url) => url.searchParams.get('keyword') === serial);
+    await page.reload();
+    expect(await page.getByTestId('device-keyword').inputValue()).toBe(serial);
+    await expect.poll(() => page.locator('.device-row').count()).toBe(1);
+    expect(await row().innerText()).toContain(serial);
+    // A filter that matches nothing says so, and clearing it in the address brings the list back.
+    await page.goto('/pass-platform/device/management?keyword=no-such-terminal');
+    await expect.poll(() => page.getByTestId('device-empty').innerText()).toContain('Nothing matches these filters.');
+  });
+
+  it('shows a terminal that binds while it is open, without a reload', async () => {
+    const company = await registerTenant();
+    const { token } = await login(company.username, company.password);
+    await grantSeats(token, 1);
+    const { context, page: admin } = await newPage(browser);
+    await loginInBrowser(admin, company.username, company.password);
+    await admin.goto('/pass-platform/device/management');
+    await expect.poll(() => admin.getByTestId('device-add-hint').count()).toBe(1);
+    const { serial: fresh, ...info } = simulatedInfo(unique('LIVE').toUpperCase(), 1);
+    const bound = (await (await fetch(`${base()}/v1/devices/bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userCode: company.userCode, serial: fresh, info }) })).json()) as {
+      code: number;
+      data: { deviceKey: string };
+    };
+    expect(bound.code).toBe(201);
+    await expect.poll(() => admin.getByTestId(`device-row-${bound.data.deviceKey}`).count(), { timeout: 25_000, interval: 500 }).toBe(1);
+    expect(await admin.getByTestId('device-totals').innerText()).toMatch(/Total 1/i);
+    await context.close();
+  });
+});

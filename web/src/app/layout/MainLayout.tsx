@@ -1,6 +1,8 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { AppShell } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { queryClient } from '../queries.ts';
 import { useLocalStorage } from '@mantine/hooks';
 import { useLingui } from '@lingui/react/macro';
 import { Outlet, useLoaderData, useLocation, useMatches } from 'react-router-dom';
@@ -43,25 +45,27 @@ export default function MainLayout() {
   }, [pathname]);
 
   return (
-    <AppShell
-      header={{ height: 56 }}
-      navbar={sideItems.length ? { width: collapsed ? MENU_COLLAPSED : MENU_EXPANDED, breakpoint: 0 } : undefined}
-      padding="md"
-      styles={{ main: { background: dark ? '#0b1727' : '#f0f2f5', color: dark ? '#e9ecef' : undefined, minHeight: '100vh' } }}
-    >
-      <AppShell.Header>
-        <Header menu={menu} />
-      </AppShell.Header>
-      {sideItems.length > 0 && (
-        <AppShell.Navbar>
-          <SideMenu items={sideItems} collapsed={collapsed} onToggle={() => setCollapsed(!collapsed)} />
-        </AppShell.Navbar>
-      )}
-      <AppShell.Main>
-        {/* Confirmations are a console matter; the public screens do without them. */}
-        <ModalsProvider>{!waitForPassword && <Outlet />}</ModalsProvider>
-        {!waitForPassword && <BlacklistAlerts />}
-      </AppShell.Main>
-    </AppShell>
+    <QueryClientProvider client={queryClient}>
+      <AppShell
+        header={{ height: 56 }}
+        navbar={sideItems.length ? { width: collapsed ? MENU_COLLAPSED : MENU_EXPANDED, breakpoint: 0 } : undefined}
+        padding="md"
+        styles={{ main: { background: dark ? '#0b1727' : '#f0f2f5', color: dark ? '#e9ecef' : undefined, minHeight: '100vh' } }}
+      >
+        <AppShell.Header>
+          <Header menu={menu} />
+        </AppShell.Header>
+        {sideItems.length > 0 && (
+          <AppShell.Navbar>
+            <SideMenu items={sideItems} collapsed={collapsed} onToggle={() => setCollapsed(!collapsed)} />
+          </AppShell.Navbar>
+        )}
+        <AppShell.Main>
+          {/* Confirmations are a console matter; the public screens do without them. */}
+          <ModalsProvider>{!waitForPassword && <Outlet />}</ModalsProvider>
+          {!waitForPassword && <BlacklistAlerts />}
+        </AppShell.Main>
+      </AppShell>
+    </QueryClientProvider>
   );
 }

@@ -9,7 +9,17 @@ import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } fro
 import classes from './DeviceDetailPage.module.css';
 
 /** Picks settings in the detail screen's sections and applies them to every selected device. */
-export function BatchSettingsModal({ deviceKeys, opened, onClose, onDone }: { deviceKeys: string[]; opened: boolean; onClose: () => void; onDone: () => void }) {
+export function BatchSettingsModal({
+  deviceKeys,
+  opened,
+  onClose,
+  onDone,
+}: {
+  deviceKeys: string[];
+  opened: boolean;
+  onClose: () => void;
+  onDone: () => void;
+}) {
   const { t } = useLingui();
   const texts = useSettingTexts();
   const [values, setValues] = useState<DeviceSettings>(DEFAULT_SETTINGS);
@@ -79,12 +89,27 @@ export function BatchSettingsModal({ deviceKeys, opened, onClose, onDone }: { de
             other="Tick the settings to apply to the # selected devices; the others stay as they are on each device."
           />
         </Text>
-        <Tabs value={tab} onChange={(v) => v && setTab(v as SectionName)} orientation="vertical" classNames={{ list: classes.tabList, tab: classes.tab, tabLabel: classes.tabLabel, panel: classes.tabPanel }}>
+        <Tabs
+          value={tab}
+          onChange={(v) => v && setTab(v as SectionName)}
+          orientation="vertical"
+          classNames={{ list: classes.tabList, tab: classes.tab, tabLabel: classes.tabLabel, panel: classes.tabPanel }}
+        >
           <Tabs.List>
             {SECTION_NAMES.map((section) => {
               const picked = (SETTING_SECTIONS[section] as readonly SettingName[]).filter((n) => included.has(n)).length;
               return (
-                <Tabs.Tab key={section} value={section} rightSection={picked ? <Badge size="xs" circle>{picked}</Badge> : undefined}>
+                <Tabs.Tab
+                  key={section}
+                  value={section}
+                  rightSection={
+                    picked ? (
+                      <Badge size="xs" circle>
+                        {picked}
+                      </Badge>
+                    ) : undefined
+                  }
+                >
                   {texts.sections[section]}
                 </Tabs.Tab>
               );

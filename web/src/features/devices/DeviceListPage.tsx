@@ -1,16 +1,26 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ActionIcon, Badge, Button, Checkbox, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { useCallback, useEffect, useState } from 'react';
+import { ActionIcon, Badge, Button, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconAdjustments, IconCheck, IconCopy, IconDots, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
+import {
+  IconAdjustments,
+  IconCheck,
+  IconCopy,
+  IconDots,
+  IconDoorEnter,
+  IconEye,
+  IconRefresh,
+  IconSearch,
+  IconTrash,
+  IconUsersGroup,
+} from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess } from '../../app/api.ts';
 import { getUser } from '../../app/session.ts';
-import { CursorPager } from '../../components/CursorPager.tsx';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { ScrollTable } from '../../components/ScrollTable.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import tables from '../../components/DataTable.module.css';
 import { GroupManager } from '../people/GroupManager.tsx';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
 import { RequestsPanel } from './RequestsPanel.tsx';
@@ -25,23 +35,23 @@ const PENDING_REFRESH_MS = 3000;
 const OFFLINE_REFRESH_MS = 15_000;
 
 type Presence = 'all' | 'online' | 'offline';
+/** Presence and sync marks are followed this often while nothing is pending. */
+const PRESENCE_REFRESH_MS = 15_000;
 
-interface Filters {
+type Filters = {
   keyword: string;
-  groupKey: string | null;
+  groupKey: string;
   presence: Presence;
-}
+};
+const NO_FILTERS: Filters = { keyword: '', groupKey: '', presence: 'all' };
 
 /** Face terminals: search, filters, totals, server-side pages, commands and batch configuration. */
 export function DeviceListPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
   const [groups, setGroups] = useState<DeviceGroup[]>([]);
-  const [draft, setDraft] = useState<Filters>({ keyword: '', groupKey: null, presence: 'all' });
-  const [filters, setFilters] = useState<Filters>(draft);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<DevicePage | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(filters);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [batchOpen, setBatchOpen] = useState(false);
@@ -51,67 +61,38 @@ export function DeviceListPage() {
   }, []);
   useEffect(refreshGroups, [refreshGroups]);
 
-  const query = useMemo(
-    () => ({
+  const list = useList<Device, DevicePage>({
+    resource: 'devices',
+    path: '/v1/devices',
+    query: {
       keyword: filters.keyword.trim() || undefined,
-      groupKey: filters.groupKey ?? undefined,
+      groupKey: filters.groupKey || undefined,
       online: filters.presence === 'all' ? undefined : String(filters.presence === 'online'),
-    }),
-    [filters],
-  );
-
-  // An answer to an older request (a search typed since) is dropped.
-  const latest = useRef(0);
-  const load = useCallback(
-    async (quiet = false) => {
-      const request = ++latest.current;
-      if (!quiet) setFailed(false);
-      try {
-        const result = await api.get<DevicePage>('/v1/devices', { query: { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, quiet, silent: quiet });
-        if (request !== latest.current) return;
-        setPage(result);
-        // Keep the choice of devices that are still on the page.
-        setSelected((current) => new Set(result.items.map((d) => d.deviceKey).filter((k) => current.has(k))));
-        setFailed(false);
-      } catch {
-        if (!quiet && request === latest.current) setFailed(true);
-      }
     },
-    [cursors, query],
-  );
+    pageSize: PAGE_SIZE,
+    // Settings just sent are confirmed within seconds by online devices; offline ones confirm
+    // nothing until they are back; presence changes at any time.
+    refreshMs: (page) => {
+      const unconfirmed = page?.items.filter((d) => d.pending.length > 0) ?? [];
+      return unconfirmed.some((d) => d.online) ? PENDING_REFRESH_MS : unconfirmed.length > 0 ? OFFLINE_REFRESH_MS : PRESENCE_REFRESH_MS;
+    },
+  });
+  const page = list.page;
+  // Keep the choice of devices that are still on the page.
+  const shownKeys = list.items.map((d) => d.deviceKey).join();
   useEffect(() => {
-    setSelected(new Set());
-    void load();
-  }, [load]);
+    const shown = new Set(shownKeys.split(','));
+    setSelected((current) => (current.size === 0 ? current : new Set([...current].filter((k) => shown.has(k)))));
+  }, [shownKeys]);
 
-  // Settings just sent are confirmed by the devices within seconds; follow them.
-  const unconfirmed = page?.items.filter((d) => d.pending.length > 0) ?? [];
-  const refreshMs = unconfirmed.length === 0 ? 0 : unconfirmed.some((d) => d.online) ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS;
-  useEffect(() => {
-    if (!refreshMs) return;
-    const timer = setInterval(() => void load(true), refreshMs);
-    return () => clearInterval(timer);
-  }, [refreshMs, load]);
+  // Search with the filters already applied reads the list again.
+  const search = () => setFilters(draft) || void list.refetch();
 
-  const search = () => {
-    setFilters(draft);
-    setCursors([undefined]);
-  };
-
-  const items = page?.items ?? [];
   const total = formatNumber(page?.total ?? 0);
   const online = formatNumber(page?.online ?? 0);
   const offline = formatNumber(page?.offline ?? 0);
   const groupName = (key: string | null) => (key ? (groups.find((g) => g.groupKey === key)?.name ?? '') : '');
-  const allChecked = items.length > 0 && items.every((d) => selected.has(d.deviceKey));
   const filtered = !!(filters.keyword.trim() || filters.groupKey || filters.presence !== 'all');
-
-  const toggle = (key: string) => {
-    const next = new Set(selected);
-    if (next.has(key)) next.delete(key);
-    else next.add(key);
-    setSelected(next);
-  };
 
   const openDoor = (device: Device) => {
     const deviceName = device.name;
@@ -136,7 +117,7 @@ export function DeviceListPage() {
       onConfirm: () =>
         void api.del(devicePath(device.deviceKey), { query: { version: device.version } }).then(
           () => {
-            void load();
+            void invalidate('devices', 'licences');
             notifySuccess(t`Deleted`);
           },
           () => undefined,
@@ -144,9 +125,98 @@ export function DeviceListPage() {
     });
   };
 
+  const columns: Column<Device>[] = [
+    {
+      key: 'name',
+      title: t`Device name`,
+      sticky: 'start',
+      render: (device) => (
+        <Stack gap={0}>
+          <Text size="sm" component={Link} to={deviceScreen(device.deviceKey)} c="blue.7" td="none" fw={500} truncate="end" maw={240} title={device.name}>
+            {device.name}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {device.serial}
+          </Text>
+        </Stack>
+      ),
+    },
+    {
+      key: 'state',
+      title: t`State`,
+      render: (device) => (
+        <Group gap={4} wrap="nowrap">
+          <OnlineBadge online={device.online} />
+          {device.replacement && (
+            <Tooltip label={t`A terminal asks to replace this device; open it to approve or reject`}>
+              <Badge color="orange" variant="filled" data-testid="replacement-pending">
+                <Trans>Replacement pending</Trans>
+              </Badge>
+            </Tooltip>
+          )}
+        </Group>
+      ),
+    },
+    { key: 'group', title: t`Group`, render: (device) => <Truncated text={groupName(device.groupKey)} maw={160} /> },
+    { key: 'appVersion', title: t`App version`, render: (device) => device.appVersion },
+    { key: 'ip', title: t`IP address`, render: (device) => device.ip },
+    {
+      key: 'mac',
+      title: t`MAC address`,
+      render: (device) => (
+        <Text ff="monospace" fz="sm">
+          {device.mac}
+        </Text>
+      ),
+    },
+    {
+      key: 'sync',
+      title: t`Sync`,
+      render: (device) => {
+        const waiting = device.pending.length;
+        return waiting > 0 ? (
+          <Tooltip label={t`Settings the device has not confirmed yet`}>
+            <Badge color="orange" variant="light" data-testid="pending-sync">
+              <Trans>Pending sync {waiting}</Trans>
+            </Badge>
+          </Tooltip>
+        ) : (
+          <Badge color="gray" variant="transparent">
+            <Trans>Synced</Trans>
+          </Badge>
+        );
+      },
+    },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 50,
+      render: (device) => (
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon variant="subtle" aria-label={t`Actions`}>
+              <IconDots size={16} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item leftSection={<IconEye size={14} />} onClick={() => navigate(deviceScreen(device.deviceKey))}>
+              <Trans>Details</Trans>
+            </Menu.Item>
+            <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => void openDoor(device)}>
+              <Trans>Open door</Trans>
+            </Menu.Item>
+            <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => remove(device)}>
+              <Trans>Delete</Trans>
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      ),
+    },
+  ];
+
   return (
     <ScreenPage>
-      <RequestsPanel onApproved={() => void load()} />
+      <RequestsPanel />
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group gap="sm" data-testid="device-totals">
@@ -177,8 +247,8 @@ export function DeviceListPage() {
                 label={t`Group`}
                 clearable
                 data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
-                value={draft.groupKey}
-                onChange={(v) => setDraft({ ...draft, groupKey: v })}
+                value={draft.groupKey || null}
+                onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })}
                 w={180}
                 data-testid="device-group-filter"
               />
@@ -190,7 +260,6 @@ export function DeviceListPage() {
                     const next = { ...draft, presence: v as Presence };
                     setDraft(next);
                     setFilters(next);
-                    setCursors([undefined]);
                   }}
                   data={[
                     { value: 'all', label: t`All` },
@@ -206,7 +275,7 @@ export function DeviceListPage() {
             </Group>
             <Group gap="xs">
               <Tooltip label={t`Refresh`}>
-                <ActionIcon variant="default" size="lg" aria-label={t`Refresh`} onClick={() => void load()}>
+                <ActionIcon variant="default" size="lg" aria-label={t`Refresh`} onClick={() => void invalidate('devices')}>
                   <IconRefresh size={16} />
                 </ActionIcon>
               </Tooltip>
@@ -216,141 +285,31 @@ export function DeviceListPage() {
             </Group>
           </Group>
 
-          {selected.size > 0 && (
-            <Group gap="xs" data-testid="batch-bar">
-              <Text size="sm">
-                <Trans>{selected.size} selected</Trans>
-              </Text>
+          <ListFrame
+            list={list}
+            name="device"
+            columns={columns}
+            rowKey={(device) => device.deviceKey}
+            rowProps={(device) => ({ 'data-testid': `device-row-${device.deviceKey}`, className: 'device-row' })}
+            filtered={filtered}
+            empty={
+              <>
+                <Text c="dimmed">{t`No devices yet.`}</Text>
+                <AddTerminalHint />
+              </>
+            }
+            selection={{ selected, onChange: setSelected }}
+            bulk={
               <Button size="xs" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setBatchOpen(true)} data-testid="batch-configure">
                 <Trans>Batch configuration</Trans>
               </Button>
-            </Group>
-          )}
-
-          <ScrollTable>
-            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="device-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={40}>
-                    <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => setSelected(allChecked ? new Set() : new Set(items.map((d) => d.deviceKey)))} />
-                  </Table.Th>
-                  <Table.Th>{t`Device name`}</Table.Th>
-                  <Table.Th>{t`State`}</Table.Th>
-                  <Table.Th>{t`Group`}</Table.Th>
-                  <Table.Th>{t`App version`}</Table.Th>
-                  <Table.Th>{t`IP address`}</Table.Th>
-                  <Table.Th>{t`MAC address`}</Table.Th>
-                  <Table.Th>{t`Sync`}</Table.Th>
-                  <Table.Th w={50} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((device) => {
-                  const waiting = device.pending.length;
-                  return (
-                    <Table.Tr key={device.deviceKey} data-testid={`device-row-${device.deviceKey}`} className="device-row">
-                      <Table.Td>
-                        <Checkbox aria-label={device.name} checked={selected.has(device.deviceKey)} onChange={() => toggle(device.deviceKey)} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Stack gap={0}>
-                          <Text size="sm" component={Link} to={deviceScreen(device.deviceKey)} c="blue.7" td="none" fw={500} truncate="end" maw={240} title={device.name}>
-                            {device.name}
-                          </Text>
-                          <Text size="xs" c="dimmed">
-                            {device.serial}
-                          </Text>
-                        </Stack>
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={4} wrap="nowrap">
-                          <OnlineBadge online={device.online} />
-                          {device.replacement && (
-                            <Tooltip label={t`A terminal asks to replace this device; open it to approve or reject`}>
-                              <Badge color="orange" variant="filled" data-testid="replacement-pending">
-                                <Trans>Replacement pending</Trans>
-                              </Badge>
-                            </Tooltip>
-                          )}
-                        </Group>
-                      </Table.Td>
-                      <Table.Td>
-                        <Truncated text={groupName(device.groupKey)} maw={160} />
-                      </Table.Td>
-                      <Table.Td>{device.appVersion}</Table.Td>
-                      <Table.Td>{device.ip}</Table.Td>
-                      <Table.Td ff="monospace" fz="sm">
-                        {device.mac}
-                      </Table.Td>
-                      <Table.Td>
-                        {waiting > 0 ? (
-                          <Tooltip label={t`Settings the device has not confirmed yet`}>
-                            <Badge color="orange" variant="light" data-testid="pending-sync">
-                              <Trans>Pending sync {waiting}</Trans>
-                            </Badge>
-                          </Tooltip>
-                        ) : (
-                          <Badge color="gray" variant="transparent">
-                            <Trans>Synced</Trans>
-                          </Badge>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Menu position="bottom-end" withinPortal>
-                          <Menu.Target>
-                            <ActionIcon variant="subtle" aria-label={t`Actions`}>
-                              <IconDots size={16} />
-                            </ActionIcon>
-                          </Menu.Target>
-                          <Menu.Dropdown>
-                            <Menu.Item leftSection={<IconEye size={14} />} onClick={() => navigate(deviceScreen(device.deviceKey))}>
-                              <Trans>Details</Trans>
-                            </Menu.Item>
-                            <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => void openDoor(device)}>
-                              <Trans>Open door</Trans>
-                            </Menu.Item>
-                            <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => remove(device)}>
-                              <Trans>Delete</Trans>
-                            </Menu.Item>
-                          </Menu.Dropdown>
-                        </Menu>
-                      </Table.Td>
-                    </Table.Tr>
-                  );
-                })}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-
-          {page && items.length === 0 && !failed && (
-            <Stack align="center" py="xl" gap="xs" data-testid="device-empty">
-              <Text c="dimmed">{filtered ? t`No device matches these filters.` : t`No devices yet.`}</Text>
-              {!filtered && <AddTerminalHint />}
-            </Stack>
-          )}
-          {failed && (
-            <Stack align="center" py="xl" gap="xs" data-testid="device-error">
-              <Text c="red">
-                <Trans>The list could not be loaded.</Trans>
-              </Text>
-              <Button variant="light" onClick={() => void load()}>
-                <Trans>Retry</Trans>
-              </Button>
-            </Stack>
-          )}
-
-          <Group justify="flex-end">
-            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-          </Group>
+            }
+            footer={null}
+          />
         </Stack>
       </Paper>
       <GroupManager kind="device" opened={groupsOpen} onClose={() => setGroupsOpen(false)} onChanged={refreshGroups} />
-      <BatchSettingsModal
-        deviceKeys={[...selected]}
-        opened={batchOpen}
-        onClose={() => setBatchOpen(false)}
-        onDone={() => void load()}
-      />
+      <BatchSettingsModal deviceKeys={[...selected]} opened={batchOpen} onClose={() => setBatchOpen(false)} onDone={() => void invalidate('devices')} />
     </ScreenPage>
   );
 }
@@ -370,7 +329,13 @@ function AddTerminalHint() {
         </Text>
         <CopyButton value={userCode}>
           {({ copied, copy }) => (
-            <Button size="xs" variant="light" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />} onClick={copy} data-testid="copy-binding-code">
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
+              onClick={copy}
+              data-testid="copy-binding-code"
+            >
               {copied ? t`Copied` : t`Copy`}
             </Button>
           )}

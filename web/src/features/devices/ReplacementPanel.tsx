@@ -34,13 +34,15 @@ export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (
       kind === 'approve'
         ? api.post<Device>(`${devicePath(device.deviceKey)}/replacement`, { version: device.version })
         : api.del<Device>(`${devicePath(device.deviceKey)}/replacement`, { query: { version: device.version } });
-    request.then(
-      (updated) => {
-        onDone(updated);
-        notifySuccess(kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`);
-      },
-      () => undefined,
-    ).finally(() => setBusy(null));
+    request
+      .then(
+        (updated) => {
+          onDone(updated);
+          notifySuccess(kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`);
+        },
+        () => undefined,
+      )
+      .finally(() => setBusy(null));
   };
 
   const confirmApprove = () =>
@@ -48,7 +50,10 @@ export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (
       title: t`Approve the replacement`,
       children: (
         <Text size="sm">
-          <Trans>Approve only if you replaced or reset this terminal yourself. The new terminal takes over this device's settings, authorizations and commands; the old one can no longer connect.</Trans>
+          <Trans>
+            Approve only if you replaced or reset this terminal yourself. The new terminal takes over this device's settings, authorizations and commands; the
+            old one can no longer connect.
+          </Trans>
         </Text>
       ),
       labels: { confirm: t`Approve`, cancel: t`Cancel` },

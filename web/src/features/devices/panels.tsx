@@ -316,13 +316,19 @@ export function LogsPanel({ deviceKey }: { deviceKey: string }) {
   const [failed, setFailed] = useState(false);
 
   const load = useCallback(() => {
-    api.get<{ items: LogEntry[]; nextCursor: string | null }>(`${devicePath(deviceKey)}/logs`, { query: { pageSize: LOG_PAGE_SIZE, cursor: cursors.at(-1) }, silent: true, quiet: true }).then(
-      (p) => {
-        setPage(p);
-        setFailed(false);
-      },
-      () => setFailed(true),
-    );
+    api
+      .get<{ items: LogEntry[]; nextCursor: string | null }>(`${devicePath(deviceKey)}/logs`, {
+        query: { pageSize: LOG_PAGE_SIZE, cursor: cursors.at(-1) },
+        silent: true,
+        quiet: true,
+      })
+      .then(
+        (p) => {
+          setPage(p);
+          setFailed(false);
+        },
+        () => setFailed(true),
+      );
   }, [deviceKey, cursors]);
   useEffect(load, [load]);
   const first = cursors.length === 1;

@@ -6,7 +6,16 @@ import '@mantine/dates/styles.css';
 import { useLingui } from '@lingui/react/macro';
 import { SETTING_SECTIONS, settingFields, settingsPatch, type DeviceSettings, type SettingName } from '@passcloud/functions/contract/devices';
 import classes from './settings.module.css';
-import { dayPeriods, decimalSeparator, formatNumber, formatPercent, formatTemperature, percentSuffix, temperatureSuffix, uses12HourClock } from '../../app/format.ts';
+import {
+  dayPeriods,
+  decimalSeparator,
+  formatNumber,
+  formatPercent,
+  formatTemperature,
+  percentSuffix,
+  temperatureSuffix,
+  uses12HourClock,
+} from '../../app/format.ts';
 
 export type SectionName = keyof typeof SETTING_SECTIONS;
 export const SECTION_NAMES = Object.keys(SETTING_SECTIONS) as SectionName[];
@@ -261,7 +270,14 @@ export function SettingInput({
     case 'switch':
       return (
         <div data-testid={`setting-${name}`}>
-          <Switch label={label} description={description} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} error={error} disabled={disabled} />
+          <Switch
+            label={label}
+            description={description}
+            checked={value === true}
+            onChange={(e) => onChange(e.currentTarget.checked)}
+            error={error}
+            disabled={disabled}
+          />
         </div>
       );
     case 'number':

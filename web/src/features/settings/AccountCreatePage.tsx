@@ -106,7 +106,12 @@ export function AccountCreatePage() {
                 </Stack>
               </Radio.Group>
               {form.values.mode === 'password' ? (
-                <PasswordPair label={t`Initial password`} password={form.getInputProps('password')} confirm={form.getInputProps('confirmPassword')} value={form.values.password} />
+                <PasswordPair
+                  label={t`Initial password`}
+                  password={form.getInputProps('password')}
+                  confirm={form.getInputProps('confirmPassword')}
+                  value={form.values.password}
+                />
               ) : (
                 <Alert variant="light" color="blue">
                   <Trans>A link is mailed to the account's email address; with it the person chooses a password. It works once, within 3 days.</Trans>

@@ -65,16 +65,13 @@ export function AccountDetailPage() {
     validate: { ...accountValidators, username: () => null, nickname: (value) => (value.trim() ? null : t`Enter the nickname`) },
   });
 
-  const show = useCallback(
-    (next: Account) => {
-      setAccount(next);
-      setStale(false);
-      form.setValues(valuesOf(next));
-      form.resetDirty(valuesOf(next));
-      form.clearErrors();
-    },
-    [],
-  );
+  const show = useCallback((next: Account) => {
+    setAccount(next);
+    setStale(false);
+    form.setValues(valuesOf(next));
+    form.resetDirty(valuesOf(next));
+    form.clearErrors();
+  }, []);
 
   const load = useCallback(async () => {
     try {
@@ -114,7 +111,11 @@ export function AccountDetailPage() {
 
   const self = account.username === getUser()?.username;
   const beyondReach = !self && (account.owner || account.authCodes.some((code) => !own.has(code)));
-  const reachReason = !beyondReach ? null : account.owner ? t`Only the owner can manage the owner's account` : t`This account holds permissions your account does not have`;
+  const reachReason = !beyondReach
+    ? null
+    : account.owner
+      ? t`Only the owner can manage the owner's account`
+      : t`This account holds permissions your account does not have`;
   const disableReason = reachReason ?? (account.owner ? t`The owner's account cannot be disabled` : self ? t`You cannot disable your own account` : null);
   const deleteReason = reachReason ?? (account.owner ? t`The owner's account cannot be deleted` : self ? t`You cannot delete your own account` : null);
   const resetReason = reachReason ?? (self ? t`Change your own password from the user menu` : null);
@@ -184,7 +185,8 @@ export function AccountDetailPage() {
       navigate(ACCOUNTS_PATH);
     });
 
-  const cancel = () => confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH), { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const cancel = () =>
+    confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH), { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
 
   return (
     <ScreenPage>
@@ -245,7 +247,14 @@ export function AccountDetailPage() {
           <Divider />
           <Group gap="sm" wrap="wrap">
             <Guarded reason={disableReason}>
-              <Button variant="light" color={account.disabled ? 'teal' : 'orange'} disabled={!!disableReason} loading={busy} onClick={toggleDisabled} data-testid="account-toggle">
+              <Button
+                variant="light"
+                color={account.disabled ? 'teal' : 'orange'}
+                disabled={!!disableReason}
+                loading={busy}
+                onClick={toggleDisabled}
+                data-testid="account-toggle"
+              >
                 {account.disabled ? <Trans>Enable account</Trans> : <Trans>Disable account</Trans>}
               </Button>
             </Guarded>
@@ -262,7 +271,15 @@ export function AccountDetailPage() {
           </Group>
         </Stack>
       </Paper>
-      <ResetPasswordModal account={account} opened={resetOpen} onClose={() => setResetOpen(false)} onDone={(saved) => { setResetOpen(false); show(saved); }} />
+      <ResetPasswordModal
+        account={account}
+        opened={resetOpen}
+        onClose={() => setResetOpen(false)}
+        onDone={(saved) => {
+          setResetOpen(false);
+          show(saved);
+        }}
+      />
     </ScreenPage>
   );
 }

@@ -21,7 +21,8 @@ const PHONE = /^[0-9 +()-]{3,32}$/;
 
 /** The checks the server makes (functions/contract/accounts.ts), in the form, so most mistakes never leave it. */
 export const accountValidators = {
-  username: (value: string) => (!value.trim() ? t`Enter the username` : USERNAME.test(value.trim()) ? null : t`Use 3 to 32 letters, digits, dots, dashes, underscores or @`),
+  username: (value: string) =>
+    !value.trim() ? t`Enter the username` : USERNAME.test(value.trim()) ? null : t`Use 3 to 32 letters, digits, dots, dashes, underscores or @`,
   email: (value: string) => (!value.trim() || EMAIL.test(value.trim()) ? null : t`Enter the email in the correct format`),
   phone: (value: string) => (!value.trim() || PHONE.test(value.trim()) ? null : t`Use 3 to 32 digits, spaces, plus signs, brackets or dashes`),
   remark: (value: string) => (value.trim().length > 500 ? t`At most 500 characters` : null),
@@ -55,7 +56,15 @@ export function AccountFields({
     <Grid gap="xl">
       <Grid.Col span={{ base: 12, md: 6 }}>
         <Stack gap="sm">
-          <TextInput label={tr`Username`} required={!usernameLocked} readOnly={usernameLocked} variant={usernameLocked ? 'filled' : 'default'} autoComplete="off" {...input('username')} data-testid="account-username" />
+          <TextInput
+            label={tr`Username`}
+            required={!usernameLocked}
+            readOnly={usernameLocked}
+            variant={usernameLocked ? 'filled' : 'default'}
+            autoComplete="off"
+            {...input('username')}
+            data-testid="account-username"
+          />
           <TextInput label={tr`Nickname`} required={usernameLocked} disabled={disabled} {...input('nickname')} data-testid="account-nickname" />
           <TextInput label={tr`Email`} type="email" disabled={disabled} {...input('email')} data-testid="account-email" />
           <TextInput label={tr`Phone`} disabled={disabled} {...input('phone')} data-testid="account-phone" />

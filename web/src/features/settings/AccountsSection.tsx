@@ -1,14 +1,12 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Badge, Button, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { Badge, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
-import { api } from '../../app/api.ts';
-import { formatDateTime, formatNumber } from '../../app/format.ts';
-import { CursorPager } from '../../components/CursorPager.tsx';
-import { ScrollTable } from '../../components/ScrollTable.tsx';
+import { formatDateTime } from '../../app/format.ts';
+import { useList, useUrlFilters } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import tables from '../../components/DataTable.module.css';
 import { ACCOUNTS_PATH, accountPath, type Account, type AccountPage } from './api.ts';
 
 const PAGE_SIZE = 20;
@@ -39,32 +37,44 @@ export function AccountBadges({ account }: { account: Account }) {
 /** Accounts of the company: keyword search, pages of 20, the owner first. */
 export function AccountsSection() {
   const { t } = useLingui();
-  const [draft, setDraft] = useState('');
-  const [keyword, setKeyword] = useState('');
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<AccountPage | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [filters, setFilters] = useUrlFilters({ keyword: '' });
+  const [draft, setDraft] = useState(filters.keyword);
+  const list = useList<Account, AccountPage>({
+    resource: 'accounts',
+    path: '/v1/accounts',
+    query: { keyword: filters.keyword || undefined },
+    pageSize: PAGE_SIZE,
+  });
+  const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
-  /** Loads the page asked for; an answer to an older request (a search typed since) is dropped. */
-  const load = useCallback(() => {
-    let current = true;
-    setFailed(false);
-    api.get<AccountPage>('/v1/accounts', { query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), keyword: keyword || undefined } }).then(
-      (answer) => current && setPage(answer),
-      () => current && setFailed(true),
-    );
-    return () => {
-      current = false;
-    };
-  }, [cursors, keyword]);
-  useEffect(() => load(), [load]);
-
-  const search = () => {
-    setKeyword(draft.trim());
-    setCursors([undefined]);
-  };
-  const items = page?.items ?? [];
-  const count = formatNumber(page?.total ?? 0);
+  const columns: Column<Account>[] = [
+    {
+      key: 'username',
+      title: t`Username`,
+      sticky: 'start',
+      render: (account) => (
+        <Text
+          size="sm"
+          component={Link}
+          to={accountPath(account.accountKey)}
+          c="blue.7"
+          td="none"
+          truncate="end"
+          maw={200}
+          display="block"
+          title={account.username}
+        >
+          {account.username}
+        </Text>
+      ),
+    },
+    { key: 'nickname', title: t`Nickname`, render: (account) => <Truncated text={account.nickname} maw={160} /> },
+    { key: 'state', title: t`State`, render: (account) => <AccountBadges account={account} /> },
+    { key: 'email', title: t`Email`, render: (account) => <Truncated text={account.email} maw={220} /> },
+    { key: 'phone', title: t`Phone`, render: (account) => account.phone },
+    { key: 'remark', title: t`Remark`, render: (account) => <Truncated text={account.remark} maw={200} /> },
+    { key: 'created', title: t`Creation time`, render: (account) => formatDateTime(account.createTime) },
+  ];
 
   return (
     <Stack gap="md">
@@ -89,70 +99,16 @@ export function AccountsSection() {
           <Trans>Add</Trans>
         </Button>
       </Group>
-
-      <ScrollTable>
-        <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="account-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th className={tables.stickyStart}>{t`Username`}</Table.Th>
-              <Table.Th>{t`Nickname`}</Table.Th>
-              <Table.Th>{t`State`}</Table.Th>
-              <Table.Th>{t`Email`}</Table.Th>
-              <Table.Th>{t`Phone`}</Table.Th>
-              <Table.Th>{t`Remark`}</Table.Th>
-              <Table.Th>{t`Creation time`}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {items.map((account) => (
-              <Table.Tr key={account.accountKey} data-testid="account-row">
-                <Table.Td className={tables.stickyStart}>
-                  <Text size="sm" component={Link} to={accountPath(account.accountKey)} c="blue.7" td="none" truncate="end" maw={200} display="block" title={account.username}>
-                    {account.username}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Truncated text={account.nickname} maw={160} />
-                </Table.Td>
-                <Table.Td>
-                  <AccountBadges account={account} />
-                </Table.Td>
-                <Table.Td>
-                  <Truncated text={account.email} maw={220} />
-                </Table.Td>
-                <Table.Td>{account.phone}</Table.Td>
-                <Table.Td>
-                  <Truncated text={account.remark} maw={200} />
-                </Table.Td>
-                <Table.Td>{formatDateTime(account.createTime)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
-
-      {page && items.length === 0 && (
-        <Text c="dimmed" ta="center" py="xl" data-testid="account-empty">
-          {keyword ? t`Nothing matches these filters.` : t`No one here yet.`}
-        </Text>
-      )}
-      {failed && (
-        <Stack align="center" py="xl" gap="xs">
-          <Text c="red">
-            <Trans>The list could not be loaded.</Trans>
-          </Text>
-          <Button variant="light" onClick={() => void load()}>
-            <Trans>Retry</Trans>
-          </Button>
-        </Stack>
-      )}
-
-      <Group justify="space-between">
-        <Text size="sm" c="dimmed" data-testid="account-total">
-          {page && <Trans>{count} in all</Trans>}
-        </Text>
-        <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-      </Group>
+      <ListFrame
+        list={list}
+        name="account"
+        columns={columns}
+        rowKey={(account) => account.accountKey}
+        rowProps={() => ({ 'data-testid': 'account-row' })}
+        filtered={!!filters.keyword}
+        empty={<Text c="dimmed">{t`No one here yet.`}</Text>}
+        showTotal
+      />
     </Stack>
   );
 }

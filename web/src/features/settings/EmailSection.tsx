@@ -38,7 +38,20 @@ interface TestAnswer {
   mailKey: string;
 }
 
-const FIELDS: (keyof Values)[] = ['senderAddress', 'senderName', 'host', 'port', 'tlsMode', 'username', 'password', 'recipients', 'feverAlert', 'blacklistAlert', 'attendanceSummary', 'attendanceSummaryTime'];
+const FIELDS: (keyof Values)[] = [
+  'senderAddress',
+  'senderName',
+  'host',
+  'port',
+  'tlsMode',
+  'username',
+  'password',
+  'recipients',
+  'feverAlert',
+  'blacklistAlert',
+  'attendanceSummary',
+  'attendanceSummaryTime',
+];
 /** The server's checks (contract/mail.ts), in the form. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^[0-9A-Fa-f:]{2,39}$/;
@@ -111,7 +124,9 @@ export function EmailSection() {
         if (value.length > MAX_RECIPIENTS) return t`Enter at most ${MAX_RECIPIENTS} recipients`;
         const bad = value.find((address) => !EMAIL.test(address));
         if (bad) return t`Not an email address: ${bad}`;
-        return (values.feverAlert || values.blacklistAlert || values.attendanceSummary) && value.length === 0 ? t`Add at least one recipient for the mails switched on` : null;
+        return (values.feverAlert || values.blacklistAlert || values.attendanceSummary) && value.length === 0
+          ? t`Add at least one recipient for the mails switched on`
+          : null;
       },
       attendanceSummaryTime: (value) => (/^([01]\d|2[0-3]):[0-5]\d$/.test(value) ? null : t`Choose the time of day`),
     },
@@ -230,7 +245,13 @@ export function EmailSection() {
             )}
           </Text>
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <TextInput label={t`Sender address`} placeholder="alerts@example.com" required={!!host} {...form.getInputProps('senderAddress')} data-testid="email-sender-address" />
+            <TextInput
+              label={t`Sender address`}
+              placeholder="alerts@example.com"
+              required={!!host}
+              {...form.getInputProps('senderAddress')}
+              data-testid="email-sender-address"
+            />
             <TextInput label={t`Sender name`} {...form.getInputProps('senderName')} data-testid="email-sender-name" />
             <TextInput label={t`SMTP server`} placeholder="smtp.example.com" {...form.getInputProps('host')} data-testid="email-host" />
             <Group gap="md" grow align="flex-start">
@@ -385,7 +406,11 @@ export function EmailSection() {
               <Trans>Test mail</Trans>
             </Title>
             <Text size="xs" c="dimmed">
-              {dirty ? <Trans>Save your changes first: the test mail uses the saved settings.</Trans> : <Trans>Sent with the saved settings, to this address or else the first recipient.</Trans>}
+              {dirty ? (
+                <Trans>Save your changes first: the test mail uses the saved settings.</Trans>
+              ) : (
+                <Trans>Sent with the saved settings, to this address or else the first recipient.</Trans>
+              )}
             </Text>
             <Group align="flex-start" gap="sm" wrap="wrap">
               <TextInput
@@ -397,7 +422,14 @@ export function EmailSection() {
                 style={{ flex: '1 1 260px', maxWidth: 400 }}
                 data-testid="email-test-to"
               />
-              <Button variant="light" leftSection={<IconSend size={16} />} loading={testing} disabled={dirty || !stored} onClick={() => void sendTest()} data-testid="email-test">
+              <Button
+                variant="light"
+                leftSection={<IconSend size={16} />}
+                loading={testing}
+                disabled={dirty || !stored}
+                onClick={() => void sendTest()}
+                data-testid="email-test"
+              >
                 <Trans>Send test mail</Trans>
               </Button>
             </Group>

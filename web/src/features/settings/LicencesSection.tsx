@@ -1,13 +1,13 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
-import { ScrollTable } from '../../components/ScrollTable.tsx';
-import tables from '../../components/DataTable.module.css';
-import { fieldIssues, type LicenceList, type LicenceState } from './api.ts';
+import { invalidate, useList } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { fieldIssues, type Licence, type LicenceList, type LicenceState } from './api.ts';
 
 const STATE_COLOR: Record<LicenceState, string> = { valid: 'teal', expiring: 'orange', expired: 'red' };
 const REMINDER_MIN = 1;
@@ -32,8 +32,8 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
  */
 export function LicencesSection() {
   const { t } = useLingui();
-  const [list, setList] = useState<LicenceList | null>(null);
-  const [failed, setFailed] = useState(false);
+  const licences = useList<Licence, LicenceList>({ resource: 'licences', path: '/v1/licences' });
+  const list = licences.page;
   const [activating, setActivating] = useState(false);
   const [savingDays, setSavingDays] = useState(false);
   const stateLabel: Record<LicenceState, string> = { valid: t`Valid`, expiring: t`Expiring`, expired: t`Expired` };
@@ -56,25 +56,13 @@ export function LicencesSection() {
     },
   });
 
-  const load = useCallback(async () => {
-    setFailed(false);
-    try {
-      const answer = await api.get<LicenceList>('/v1/licences');
-      setList(answer);
-      return answer;
-    } catch {
-      setFailed(true);
-      return null;
-    }
-  }, []);
+  // The saved reminder days fill the form once, and again after each save.
+  const savedDays = list?.reminderDays;
   useEffect(() => {
-    void load().then((answer) => {
-      if (answer) {
-        reminder.setInitialValues({ reminderDays: answer.reminderDays });
-        reminder.setValues({ reminderDays: answer.reminderDays });
-      }
-    });
-  }, [load]);
+    if (savedDays === undefined) return;
+    reminder.setInitialValues({ reminderDays: savedDays });
+    reminder.setValues({ reminderDays: savedDays });
+  }, [savedDays]);
 
   const activate = activation.onSubmit(async ({ activationCode }) => {
     setActivating(true);
@@ -82,7 +70,7 @@ export function LicencesSection() {
       await api.post('/v1/licences', { activationCode: activationCode.trim() }, { silent: true });
       notifySuccess(t`Licence activated`);
       activation.reset();
-      await load();
+      await invalidate('licences', 'devices');
     } catch (error) {
       const issues = fieldIssues(error, ['activationCode']);
       if (issues.activationCode) activation.setFieldError('activationCode', issues.activationCode);
@@ -98,7 +86,7 @@ export function LicencesSection() {
       await api.patch('/v1/licences/reminder', { reminderDays: Number(reminderDays) }, { silent: true });
       notifySuccess(t`Saved`);
       reminder.setInitialValues({ reminderDays: Number(reminderDays) });
-      await load();
+      await invalidate('licences');
     } catch (error) {
       const issues = fieldIssues(error, ['reminderDays']);
       if (issues.reminderDays) reminder.setFieldError('reminderDays', issues.reminderDays);
@@ -108,7 +96,33 @@ export function LicencesSection() {
     }
   });
 
-  const items = list?.items ?? [];
+  const columns: Column<Licence>[] = [
+    {
+      key: 'code',
+      title: t`Activation code`,
+      sticky: 'start',
+      render: (licence) => (
+        <Text size="sm" ff="monospace">
+          {licence.code}
+        </Text>
+      ),
+    },
+    {
+      key: 'state',
+      title: t`State`,
+      render: (licence) => (
+        <Badge size="sm" variant="light" color={STATE_COLOR[licence.state]} data-state={licence.state}>
+          {stateLabel[licence.state]}
+        </Badge>
+      ),
+    },
+    { key: 'seats', title: t`Seats`, render: (licence) => formatNumber(licence.seats) },
+    { key: 'used', title: t`Used`, render: (licence) => formatNumber(licence.used) },
+    { key: 'remaining', title: t`Remaining`, render: (licence) => formatNumber(licence.remaining) },
+    { key: 'mac', title: t`MAC address`, render: (licence) => licence.mac ?? t`Any machine` },
+    { key: 'activated', title: t`Activated on`, render: (licence) => formatDateTime(licence.activateTime) },
+    { key: 'expires', title: t`Expires on`, render: (licence) => formatDate(licence.expireTime) },
+  ];
   return (
     <Stack gap="lg">
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
@@ -120,59 +134,19 @@ export function LicencesSection() {
         <Trans>Seats count while their licence is in force. Each bound face terminal takes one seat.</Trans>
       </Text>
 
-      <ScrollTable>
-        <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="licence-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th className={tables.stickyStart}>{t`Activation code`}</Table.Th>
-              <Table.Th>{t`State`}</Table.Th>
-              <Table.Th>{t`Seats`}</Table.Th>
-              <Table.Th>{t`Used`}</Table.Th>
-              <Table.Th>{t`Remaining`}</Table.Th>
-              <Table.Th>{t`MAC address`}</Table.Th>
-              <Table.Th>{t`Activated on`}</Table.Th>
-              <Table.Th>{t`Expires on`}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {items.map((licence) => (
-              <Table.Tr key={licence.licenceId} data-testid="licence-row">
-                <Table.Td className={tables.stickyStart}>
-                  <Text size="sm" ff="monospace">
-                    {licence.code}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Badge size="sm" variant="light" color={STATE_COLOR[licence.state]} data-state={licence.state}>
-                    {stateLabel[licence.state]}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{formatNumber(licence.seats)}</Table.Td>
-                <Table.Td>{formatNumber(licence.used)}</Table.Td>
-                <Table.Td>{formatNumber(licence.remaining)}</Table.Td>
-                <Table.Td>{licence.mac ?? t`Any machine`}</Table.Td>
-                <Table.Td>{formatDateTime(licence.activateTime)}</Table.Td>
-                <Table.Td>{formatDate(licence.expireTime)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
-      {list && items.length === 0 && (
-        <Text c="dimmed" ta="center" py="md" data-testid="licence-empty">
-          <Trans>No licence is activated yet. Face terminals cannot bind until one is.</Trans>
-        </Text>
-      )}
-      {failed && (
-        <Group justify="center" gap="xs">
-          <Text c="red">
-            <Trans>The list could not be loaded.</Trans>
+      <ListFrame
+        list={licences}
+        name="licence"
+        columns={columns}
+        rowKey={(licence) => licence.licenceId}
+        rowProps={() => ({ 'data-testid': 'licence-row' })}
+        empty={
+          <Text c="dimmed">
+            <Trans>No licence is activated yet. Face terminals cannot bind until one is.</Trans>
           </Text>
-          <Button variant="light" onClick={() => void load()}>
-            <Trans>Retry</Trans>
-          </Button>
-        </Group>
-      )}
+        }
+        paged={false}
+      />
 
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <Paper withBorder radius="md" p="md">

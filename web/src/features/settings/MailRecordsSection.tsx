@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Alert, Anchor, Badge, Button, Drawer, Group, Paper, Select, Stack, Table, Text } from '@mantine/core';
 import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
@@ -10,18 +10,12 @@ import { MAIL_GROUPS, MAIL_STATUSES, type MailRecordJson, type MailStatus } from
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
-import { CursorPager } from '../../components/CursorPager.tsx';
-import { ScrollTable } from '../../components/ScrollTable.tsx';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import tables from '../../components/DataTable.module.css';
 
 const PAGE_SIZE = 20;
 const STATUS_COLOR: Record<MailStatus, string> = { queued: 'blue', sent: 'teal', failed: 'red', retrying: 'orange' };
-
-interface MailPage {
-  items: MailRecordJson[];
-  nextCursor: string | null;
-}
 
 interface Filters {
   range: DatesRangeValue<string>;
@@ -30,6 +24,8 @@ interface Filters {
 }
 
 const NO_FILTERS: Filters = { range: [null, null], status: null, group: null };
+/** The filters as they stand in the URL: `from` and `to` are days (`YYYY-MM-DD`). */
+const URL_DEFAULTS = { from: '', to: '', status: '', group: '' };
 
 /** A day picked in the range (`YYYY-MM-DD`) as the instant its local day starts, or the next one starts. */
 function dayBound(day: string | null, next = false): string | undefined {
@@ -44,11 +40,14 @@ function dayBound(day: string | null, next = false): string | undefined {
  */
 export function MailRecordsSection() {
   const { t } = useLingui();
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<MailPage | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [inUrl, setInUrl] = useUrlFilters(URL_DEFAULTS);
+  const filters: Filters = {
+    range: [inUrl.from || null, inUrl.to || null],
+    status: MAIL_STATUSES.includes(inUrl.status as MailStatus) ? (inUrl.status as MailStatus) : null,
+    group: inUrl.group || null,
+  };
+  const setFilters = (next: Filters) => setInUrl({ from: next.range[0] ?? '', to: next.range[1] ?? '', status: next.status ?? '', group: next.group ?? '' });
+  const [draft, setDraft] = useState<Filters>(filters);
   const [open, setOpen] = useState<MailRecordJson | null>(null);
   const [resending, setResending] = useState(false);
 
@@ -64,33 +63,18 @@ export function MailRecordsSection() {
   };
   const groupName = (group: string) => groupLabel[group] ?? group;
 
-  /** Loads the page asked for; an answer to an older request (filters changed since) is dropped. */
-  const latest = useRef(0);
-  const load = useCallback(async () => {
-    const request = ++latest.current;
-    setFailed(false);
-    try {
-      const [from, to] = filters.range;
-      const answer = await api.get<MailPage>('/v1/mailRecords', {
-        query: { pageSize: PAGE_SIZE, cursor: cursors.at(-1), from: dayBound(from), to: dayBound(to ?? from, true), status: filters.status, group: filters.group },
-      });
-      if (request === latest.current) setPage(answer);
-    } catch {
-      if (request === latest.current) setFailed(true);
-    }
-  }, [cursors, filters]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const [from, to] = filters.range;
+  const list = useList<MailRecordJson>({
+    resource: 'mailRecords',
+    path: '/v1/mailRecords',
+    query: { from: dayBound(from), to: dayBound(to ?? from, true), status: filters.status ?? undefined, group: filters.group ?? undefined },
+    pageSize: PAGE_SIZE,
+  });
 
-  const search = () => {
-    setFilters(draft);
-    setCursors([undefined]);
-  };
+  const search = () => setFilters(draft) || void list.refetch();
   const reset = () => {
     setDraft(NO_FILTERS);
     setFilters(NO_FILTERS);
-    setCursors([undefined]);
   };
 
   const view = async (record: MailRecordJson) => {
@@ -122,7 +106,7 @@ export function MailRecordsSection() {
             if (answer.status === 'failed') toast(answer.error ?? t`The mail was not sent`);
             else notifySuccess(answer.status === 'sent' ? t`The mail was sent again` : t`The mail is queued to be sent again`);
             setOpen(null);
-            await load();
+            await invalidate('mailRecords');
           })
           .catch((error: unknown) => {
             if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
@@ -132,9 +116,62 @@ export function MailRecordsSection() {
     });
   };
 
-  const items = page?.items ?? [];
   const filtered = !!(filters.range[0] || filters.status || filters.group);
-  const shown = formatNumber(items.length);
+  const columns: Column<MailRecordJson>[] = [
+    {
+      key: 'title',
+      title: t`Title`,
+      sticky: 'start',
+      render: (record) => (
+        <Anchor
+          component="button"
+          type="button"
+          size="sm"
+          onClick={() => void view(record)}
+          maw={240}
+          truncate="end"
+          display="block"
+          title={record.title}
+          data-testid="mail-view"
+        >
+          {record.title}
+        </Anchor>
+      ),
+    },
+    { key: 'name', title: t`Name`, render: (record) => <Truncated text={record.name} maw={140} /> },
+    { key: 'group', title: t`Group`, render: (record) => groupName(record.group) },
+    { key: 'from', title: t`From`, render: (record) => <Truncated text={record.from} maw={220} /> },
+    { key: 'to', title: t`To`, render: (record) => <Truncated text={record.to} maw={220} /> },
+    {
+      key: 'status',
+      title: t`Status`,
+      render: (record) => (
+        <Badge size="sm" variant="light" color={STATUS_COLOR[record.status]} miw="max-content" data-testid="mail-status-badge">
+          {statusLabel[record.status]}
+        </Badge>
+      ),
+    },
+    { key: 'sendTime', title: t`Send time`, render: (record) => formatDateTime(record.sendTime) },
+    { key: 'remarks', title: t`Remarks`, render: (record) => <Truncated text={record.remarks ?? record.error} maw={220} /> },
+    {
+      key: 'actions',
+      title: t`Actions`,
+      sticky: 'end',
+      render: (record) =>
+        record.resendable && (
+          <Button
+            size="compact-xs"
+            variant="light"
+            leftSection={<IconRefresh size={14} />}
+            loading={resending}
+            onClick={() => resend(record)}
+            data-testid="mail-resend"
+          >
+            <Trans>Resend</Trans>
+          </Button>
+        ),
+    },
+  ];
   return (
     <Stack gap="md">
       <Group align="flex-end" gap="sm" wrap="wrap">
@@ -177,92 +214,37 @@ export function MailRecordsSection() {
         </Button>
       </Group>
 
-      <ScrollTable>
-        <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="mail-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th className={tables.stickyStart}>{t`Title`}</Table.Th>
-              <Table.Th>{t`Name`}</Table.Th>
-              <Table.Th>{t`Group`}</Table.Th>
-              <Table.Th>{t`From`}</Table.Th>
-              <Table.Th>{t`To`}</Table.Th>
-              <Table.Th>{t`Status`}</Table.Th>
-              <Table.Th>{t`Send time`}</Table.Th>
-              <Table.Th>{t`Remarks`}</Table.Th>
-              <Table.Th className={tables.stickyEnd}>{t`Actions`}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {items.map((record) => (
-              <Table.Tr key={record.mailKey} data-testid="mail-row" data-group={record.group} data-status={record.status}>
-                <Table.Td className={tables.stickyStart}>
-                  <Anchor component="button" type="button" size="sm" onClick={() => void view(record)} maw={240} truncate="end" display="block" title={record.title} data-testid="mail-view">
-                    {record.title}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Truncated text={record.name} maw={140} />
-                </Table.Td>
-                <Table.Td>{groupName(record.group)}</Table.Td>
-                <Table.Td>
-                  <Truncated text={record.from} maw={220} />
-                </Table.Td>
-                <Table.Td>
-                  <Truncated text={record.to} maw={220} />
-                </Table.Td>
-                <Table.Td>
-                  <Badge size="sm" variant="light" color={STATUS_COLOR[record.status]} miw="max-content" data-testid="mail-status-badge">
-                    {statusLabel[record.status]}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{formatDateTime(record.sendTime)}</Table.Td>
-                <Table.Td>
-                  <Truncated text={record.remarks ?? record.error} maw={220} />
-                </Table.Td>
-                <Table.Td className={tables.stickyEnd}>
-                  {record.resendable && (
-                    <Button size="compact-xs" variant="light" leftSection={<IconRefresh size={14} />} loading={resending} onClick={() => resend(record)} data-testid="mail-resend">
-                      <Trans>Resend</Trans>
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
+      <ListFrame
+        list={list}
+        name="mail"
+        columns={columns}
+        rowKey={(record) => record.mailKey}
+        rowProps={(record) => ({ 'data-testid': 'mail-row', 'data-group': record.group, 'data-status': record.status })}
+        filtered={filtered}
+        empty={<Text c="dimmed">{t`No mail has been sent yet.`}</Text>}
+      />
 
-      {page && items.length === 0 && (
-        <Text c="dimmed" ta="center" py="xl" data-testid="mail-empty">
-          {filtered ? t`Nothing matches these filters.` : t`No mail has been sent yet.`}
-        </Text>
-      )}
-      {failed && (
-        <Stack align="center" py="xl" gap="xs">
-          <Text c="red">
-            <Trans>The list could not be loaded.</Trans>
-          </Text>
-          <Button variant="light" onClick={() => void load()}>
-            <Trans>Retry</Trans>
-          </Button>
-        </Stack>
-      )}
-
-      <Group justify="space-between">
-        <Text size="sm" c="dimmed">
-          {page && items.length > 0 && <Trans>{shown} on this page</Trans>}
-        </Text>
-        <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-      </Group>
-
-      <Drawer opened={!!open} onClose={() => setOpen(null)} position="right" size="lg" title={<Text fw={600}>{open?.title}</Text>} closeButtonProps={{ 'aria-label': t`Close` }} data-testid="mail-drawer">
+      <Drawer
+        opened={!!open}
+        onClose={() => setOpen(null)}
+        position="right"
+        size="lg"
+        title={<Text fw={600}>{open?.title}</Text>}
+        closeButtonProps={{ 'aria-label': t`Close` }}
+        data-testid="mail-drawer"
+      >
         {open && (
           <Stack gap="md">
             <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
               <Table.Tbody>
                 {(
                   [
-                    [t`Status`, <Badge size="sm" variant="light" color={STATUS_COLOR[open.status]}>{statusLabel[open.status]}</Badge>],
+                    [
+                      t`Status`,
+                      <Badge size="sm" variant="light" color={STATUS_COLOR[open.status]}>
+                        {statusLabel[open.status]}
+                      </Badge>,
+                    ],
                     [t`Group`, groupName(open.group)],
                     [t`Name`, open.name ?? '—'],
                     [t`From`, open.from],

@@ -8,12 +8,23 @@ import { PasswordRuleList, passwordLengthRules } from '../../components/Password
 export function passwordValidators() {
   return {
     password: (value: string) => (!value ? t`Enter the password` : (passwordLengthRules(value).find((rule) => !rule.met)?.text ?? null)),
-    confirmPassword: (value: string, values: { password: string }) => (!value ? t`Enter the password again` : value !== values.password ? t`The passwords do not match` : null),
+    confirmPassword: (value: string, values: { password: string }) =>
+      !value ? t`Enter the password again` : value !== values.password ? t`The passwords do not match` : null,
   };
 }
 
 /** A password and its confirmation, with the rules listed under the first as they are met. */
-export function PasswordPair({ password, confirm, value, label }: { password: GetInputPropsReturnType; confirm: GetInputPropsReturnType; value: string; label?: string }) {
+export function PasswordPair({
+  password,
+  confirm,
+  value,
+  label,
+}: {
+  password: GetInputPropsReturnType;
+  confirm: GetInputPropsReturnType;
+  value: string;
+  label?: string;
+}) {
   const { t: tr } = useLingui();
   const rules = passwordLengthRules(value);
   const touched = value !== '';
@@ -29,9 +40,7 @@ export function PasswordPair({ password, confirm, value, label }: { password: Ge
         aria-invalid={!!error}
         inputWrapperOrder={['label', 'input', 'description', 'error']}
         descriptionProps={{ component: 'div', mt: 6 }}
-        description={
-          <PasswordRuleList rules={rules} touched={touched} />
-        }
+        description={<PasswordRuleList rules={rules} touched={touched} />}
       />
       <PasswordInput label={tr`Confirm password`} required autoComplete="new-password" {...confirm} />
     </Stack>

@@ -21,7 +21,11 @@ export function PrivacySection() {
   const [stored, setStored] = useState<Stored | null>(null);
   const [stale, setStale] = useState(false);
   const [saving, setSaving] = useState(false);
-  const dayLabel: Record<RetentionKind, string> = { passRecords: t`Pass records (days)`, captures: t`Capture photos (days)`, recordings: t`Call recordings (days)` };
+  const dayLabel: Record<RetentionKind, string> = {
+    passRecords: t`Pass records (days)`,
+    captures: t`Capture photos (days)`,
+    recordings: t`Call recordings (days)`,
+  };
 
   const inRange = (kind: RetentionKind) => (value: number | string) => {
     const { min, max } = RETENTION_BOUNDS[kind];

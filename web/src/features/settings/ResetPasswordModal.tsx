@@ -19,7 +19,17 @@ interface Values {
  * Resets another account's password: typed here twice (changed by the account at its next login),
  * or chosen by the person through an invitation link mailed to them. The account's session ends.
  */
-export function ResetPasswordModal({ account, opened, onClose, onDone }: { account: Account; opened: boolean; onClose: () => void; onDone: (account: Account) => void }) {
+export function ResetPasswordModal({
+  account,
+  opened,
+  onClose,
+  onDone,
+}: {
+  account: Account;
+  opened: boolean;
+  onClose: () => void;
+  onDone: (account: Account) => void;
+}) {
   const { t } = useLingui();
   const [saving, setSaving] = useState(false);
   const rules = passwordValidators();

@@ -1,9 +1,32 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { ActionIcon, Alert, Button, Code, CopyButton, FileInput, Group, Paper, Progress, SimpleGrid, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Alert,
+  Button,
+  Code,
+  CopyButton,
+  FileInput,
+  Group,
+  Paper,
+  Progress,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconCheck, IconCopy, IconUpload } from '@tabler/icons-react';
 import { Plural, Trans, useLingui } from '@lingui/react/macro';
-import { CLIENT_PACKAGE_MAX_BYTES, VERSION_PATTERN, type CompletedPackage, type PresignedPackage, type SystemInfo } from '@passcloud/functions/contract/settings';
+import {
+  CLIENT_PACKAGE_MAX_BYTES,
+  VERSION_PATTERN,
+  type CompletedPackage,
+  type PresignedPackage,
+  type SystemInfo,
+} from '@passcloud/functions/contract/settings';
 import { api, toast } from '../../app/api.ts';
 import { formatBytes, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
@@ -100,7 +123,11 @@ export function SystemSection() {
     setDone(null);
     setPercent(0);
     try {
-      const target = await api.post<PresignedPackage>('/v1/settings/system/packages', { version: version.trim(), filename: file.name, size: file.size }, { silent: true });
+      const target = await api.post<PresignedPackage>(
+        '/v1/settings/system/packages',
+        { version: version.trim(), filename: file.name, size: file.size },
+        { silent: true },
+      );
       await putFile(target.upload, file, setPercent);
       setPercent(100);
       const completed = await api.post<CompletedPackage>(`/v1/settings/system/packages/${target.packageKey}/complete`, undefined, { silent: true });
@@ -146,8 +173,22 @@ export function SystemSection() {
             rows={[
               [t`API base URL`, info ? <Copyable value={info.apiBaseUrl} testId="system-api-url" /> : null],
               [t`MQTT endpoint`, info ? <Copyable value={info.mqtt.endpoint} testId="system-mqtt-endpoint" /> : null],
-              [t`MQTT port (TCP)`, info ? <Text size="sm" data-testid="system-mqtt-tcp">{info.mqtt.tcpPort}</Text> : null],
-              [t`MQTT over WebSocket port`, info ? <Text size="sm" data-testid="system-mqtt-ws">{info.mqtt.wsPort}</Text> : null],
+              [
+                t`MQTT port (TCP)`,
+                info ? (
+                  <Text size="sm" data-testid="system-mqtt-tcp">
+                    {info.mqtt.tcpPort}
+                  </Text>
+                ) : null,
+              ],
+              [
+                t`MQTT over WebSocket port`,
+                info ? (
+                  <Text size="sm" data-testid="system-mqtt-ws">
+                    {info.mqtt.wsPort}
+                  </Text>
+                ) : null,
+              ],
               [t`WebSocket path`, info ? <Code>{info.mqtt.wsPath}</Code> : null],
             ]}
           />
@@ -161,8 +202,18 @@ export function SystemSection() {
           </Title>
           <Facts
             rows={[
-              [t`Code version`, <Text size="sm" data-testid="system-version">{info?.version}</Text>],
-              [t`Build`, <Text size="sm" ff="monospace">{info?.buildId}</Text>],
+              [
+                t`Code version`,
+                <Text size="sm" data-testid="system-version">
+                  {info?.version}
+                </Text>,
+              ],
+              [
+                t`Build`,
+                <Text size="sm" ff="monospace">
+                  {info?.buildId}
+                </Text>,
+              ],
               [
                 t`Client version`,
                 <Text size="sm" data-testid="system-client-version">
@@ -188,7 +239,9 @@ export function SystemSection() {
               <Trans>Client install package</Trans>
             </Title>
             <Text size="sm" c="dimmed">
-              <Trans>Upload the terminal app (.apk, up to {maxMb} MB). Every online terminal is told to update; the others update when they next connect.</Trans>
+              <Trans>
+                Upload the terminal app (.apk, up to {maxMb} MB). Every online terminal is told to update; the others update when they next connect.
+              </Trans>
             </Text>
             <FileInput
               label={t`Install package`}
@@ -201,7 +254,15 @@ export function SystemSection() {
               {...form.getInputProps('file')}
               data-testid="system-package-file"
             />
-            <TextInput label={t`Version`} placeholder="3.2.1" required disabled={uploading} maw={200} {...form.getInputProps('version')} data-testid="system-package-version" />
+            <TextInput
+              label={t`Version`}
+              placeholder="3.2.1"
+              required
+              disabled={uploading}
+              maw={200}
+              {...form.getInputProps('version')}
+              data-testid="system-package-version"
+            />
             {uploading && (
               <Stack gap={4}>
                 <Text size="xs" c="dimmed">
@@ -216,7 +277,12 @@ export function SystemSection() {
                   <Trans>Version {doneVersion} is uploaded.</Trans>
                 </Text>
                 <Text size="sm" data-testid="system-package-notified">
-                  <Plural value={done.notified} _0="No terminal is online; terminals update when they next connect." one="Sent to # online terminal." other="Sent to # online terminals." />
+                  <Plural
+                    value={done.notified}
+                    _0="No terminal is online; terminals update when they next connect."
+                    one="Sent to # online terminal."
+                    other="Sent to # online terminals."
+                  />
                 </Text>
               </Alert>
             )}

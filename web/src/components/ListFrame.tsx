@@ -1,0 +1,177 @@
+import type { ReactNode } from 'react';
+import { Button, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
+import { Trans, useLingui } from '@lingui/react/macro';
+import type { List, ListPage } from '../app/queries.ts';
+import { formatNumber } from '../app/format.ts';
+import { CursorPager } from './CursorPager.tsx';
+import { ScrollTable } from './ScrollTable.tsx';
+import tables from './DataTable.module.css';
+
+export interface Column<T> {
+  /** Unique within the table. */
+  key: string;
+  title?: ReactNode;
+  render(row: T): ReactNode;
+  /** Stays in place while the table scrolls sideways: who or what the row is, or its actions. */
+  sticky?: 'start' | 'end';
+  width?: number;
+}
+
+/** Rows chosen for bulk actions, by row key. */
+export interface Selection {
+  selected: ReadonlySet<string>;
+  onChange(selected: Set<string>): void;
+}
+
+export interface ListFrameProps<T> {
+  list: Pick<List<T>, 'items' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {
+    page: ListPage<T> | undefined;
+    refetch(): Promise<unknown>;
+  };
+  columns: Column<T>[];
+  rowKey(row: T): string;
+  /** Test ids: `<name>-table`, `<name>-empty`, `<name>-failed`, `<name>-loading`. */
+  name: string;
+  /** Attributes of a row (its test id, data-* marks). */
+  rowProps?(row: T): Record<string, string | undefined>;
+  /** What an empty list says when no filter is set: the screen's own call to action. */
+  empty: ReactNode;
+  /** True when filters narrow the list: an empty answer then says nothing matches them. */
+  filtered?: boolean;
+  selection?: Selection;
+  /** Shown above the table while rows are selected. */
+  bulk?: ReactNode;
+  /** The count the API gives (`total`), shown beside the pager; else how many are on the page. */
+  showTotal?: boolean;
+  /** Left of the pager, in place of the count. */
+  footer?: ReactNode;
+  striped?: boolean;
+  /** False for a list that comes whole: no pager, no count. */
+  paged?: boolean;
+}
+
+/**
+ * The one way the console shows a list: the table with its sticky first and last column, the
+ * first load, the empty state with the screen's call to action, the failure with Retry, rows
+ * chosen for bulk actions and the cursor pager with a count.
+ */
+export function ListFrame<T>({
+  list,
+  columns,
+  rowKey,
+  name,
+  rowProps,
+  empty,
+  filtered,
+  selection,
+  bulk,
+  showTotal,
+  footer,
+  striped = true,
+  paged = true,
+}: ListFrameProps<T>) {
+  const { t } = useLingui();
+  const items = list.items;
+  const keys = items.map(rowKey);
+  const allChecked = !!selection && items.length > 0 && keys.every((k) => selection.selected.has(k));
+  const toggle = (key: string) => {
+    if (!selection) return;
+    const next = new Set(selection.selected);
+    if (next.has(key)) next.delete(key);
+    else next.add(key);
+    selection.onChange(next);
+  };
+  const firstLoad = list.isPending && !list.page;
+  const total = list.page?.total;
+  const count = showTotal && typeof total === 'number' ? formatNumber(total) : formatNumber(items.length);
+
+  return (
+    <Stack gap="sm">
+      {selection && selection.selected.size > 0 && bulk && (
+        <Group gap="xs" data-testid={`${name}-bulk`}>
+          <Text size="sm">
+            <Trans>{selection.selected.size} selected</Trans>
+          </Text>
+          {bulk}
+        </Group>
+      )}
+      <ScrollTable>
+        <Table
+          striped={striped}
+          highlightOnHover
+          withRowBorders={false}
+          verticalSpacing="xs"
+          className={tables.oneLine}
+          data-testid={`${name}-table`}
+          data-refreshing={list.isFetching || undefined}
+        >
+          <Table.Thead>
+            <Table.Tr>
+              {selection && (
+                <Table.Th w={40}>
+                  <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => selection.onChange(allChecked ? new Set() : new Set(keys))} />
+                </Table.Th>
+              )}
+              {columns.map((column) => (
+                <Table.Th key={column.key} w={column.width} className={stickyClass(column)}>
+                  {column.title}
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {items.map((row, i) => (
+              <Table.Tr key={keys[i]} {...rowProps?.(row)}>
+                {selection && (
+                  <Table.Td>
+                    <Checkbox aria-label={t`Select`} checked={selection.selected.has(keys[i]!)} onChange={() => toggle(keys[i]!)} />
+                  </Table.Td>
+                )}
+                {columns.map((column) => (
+                  <Table.Td key={column.key} className={stickyClass(column)}>
+                    {column.render(row)}
+                  </Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollTable>
+
+      {firstLoad && (
+        <Group justify="center" py="xl" data-testid={`${name}-loading`}>
+          <Loader size="sm" />
+        </Group>
+      )}
+      {list.page && items.length === 0 && !list.isError && (
+        <Stack align="center" py="xl" gap="xs" data-testid={`${name}-empty`}>
+          {filtered ? <Text c="dimmed">{t`Nothing matches these filters.`}</Text> : empty}
+        </Stack>
+      )}
+      {list.isError && (
+        <Stack align="center" py="xl" gap="xs" data-testid={`${name}-failed`}>
+          <Text c="red">
+            <Trans>The list could not be loaded.</Trans>
+          </Text>
+          <Button variant="light" onClick={() => void list.refetch()}>
+            <Trans>Retry</Trans>
+          </Button>
+        </Stack>
+      )}
+
+      {paged && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed" data-testid={`${name}-count`}>
+            {footer ??
+              (list.page && items.length > 0 && (showTotal && typeof total === 'number' ? <Trans>{count} in all</Trans> : <Trans>{count} on this page</Trans>))}
+          </Text>
+          <CursorPager cursors={list.cursors} nextCursor={list.page?.nextCursor} onChange={list.setCursors} />
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+function stickyClass<T>(column: Column<T>): string | undefined {
+  return column.sticky === 'start' ? tables.stickyStart : column.sticky === 'end' ? tables.stickyEnd : undefined;
+}
