@@ -204,6 +204,17 @@ describe('pass records in the console', () => {
     await expect.poll(() => row('Ada Park').count()).toBe(1);
   });
 
+  it('shows a record that arrives while the first page is open, marked new, without a reload', async () => {
+    await page.goto('/pass-platform/passage/record');
+    await expect.poll(() => rows().count()).toBe(3);
+    agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.4, mask: true, verifyTime: Date.now() }), captureJpeg());
+    await delivered();
+    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(4);
+    const marked = page.locator('[data-testid="record-row"][data-new="true"]');
+    expect(await marked.count()).toBe(1);
+    expect(await marked.innerText()).toMatch(/36\.4\s?°C/);
+  });
+
   it('reads in Chinese, with the same layout', async () => {
     // The same account signing in again ends the English page's session, whose background reads would then be refused.
     await page.context().close();
@@ -211,12 +222,12 @@ describe('pass records in the console', () => {
     watch(zh);
     await loginInBrowser(zh, owner.username, owner.password);
     await zh.goto('/pass-platform/passage/record');
-    // Ada, the stranger and Mallory's blacklist hit.
-    await expect.poll(() => zh.getByTestId('record-row').count()).toBe(3);
+    // Ada twice, the stranger and Mallory's blacklist hit.
+    await expect.poll(() => zh.getByTestId('record-row').count()).toBe(4);
     expect(await zh.getByTestId('record-table').locator('thead').innerText()).toContain('抓拍照片');
-    expect(await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).innerText()).toContain('员工');
+    expect(await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).first().innerText()).toContain('员工');
     await zh.screenshot({ path: `${shotDir}/pass-records-zh_CN.png`, fullPage: true });
-    await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).click();
+    await zh.getByTestId('record-row').filter({ hasText: 'Ada Park' }).first().click();
     const detail = zh.getByRole('dialog');
     await expect.poll(() => detail.getByTestId('detail-avatar').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     expect(await detail.innerText()).toContain('注册照片');

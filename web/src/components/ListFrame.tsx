@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { HTMLAttributes, ReactNode } from 'react';
 import { Button, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { List, ListPage } from '../app/queries.ts';
@@ -32,8 +32,8 @@ export interface ListFrameProps<T> {
   rowKey(row: T): string;
   /** Test ids: `<name>-table`, `<name>-empty`, `<name>-failed`, `<name>-loading`. */
   name: string;
-  /** Attributes of a row (its test id, data-* marks). */
-  rowProps?(row: T): Record<string, string | undefined>;
+  /** Attributes of a row: its test id, data-* marks, and for rows that open something, their handlers. */
+  rowProps?(row: T): HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | number | boolean | undefined>;
   /** What an empty list says when no filter is set: the screen's own call to action. */
   empty: ReactNode;
   /** True when filters narrow the list: an empty answer then says nothing matches them. */

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { Avatar, Button, Center, Group, Loader, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Avatar, Button, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
@@ -15,13 +15,12 @@ import {
   type PassState,
   type RecordType,
 } from '@passcloud/functions/contract/passRecords';
-import { api } from '../../../app/api.ts';
-import { formatNumber, formatShortTime } from '../../../app/format.ts';
-import { CursorPager } from '../../../components/CursorPager.tsx';
+import { formatShortTime } from '../../../app/format.ts';
+import { useList } from '../../../app/queries.ts';
+import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
-import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import tables from '../../../components/DataTable.module.css';
+import classes from './RecordListPage.module.css';
 import { loadDeviceOptions, loadRecord, recordsPath, type DeviceOption, type PassRecordItem, type PassRecordPage } from './api.ts';
 import { defaultFilters, filtersNarrowed, pickableDays, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
 import { useRecordLabels } from './labels.ts';
@@ -30,6 +29,8 @@ import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
 
 const PAGE_SIZE = 20;
+/** The first page follows new records this often while it is shown and no record is open. */
+const LIVE_REFRESH_MS = 5000;
 
 /**
  * Pass records, newest first: days (today unless chosen), device, type, temperature, pass state
@@ -42,9 +43,6 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   const [draft, setDraft] = useState<RecordFilters>(() => defaultFilters());
   const [filters, setFilters] = useState<RecordFilters>(draft);
   const [rangeError, setRangeError] = useState(false);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<PassRecordPage | null>(null);
-  const [failed, setFailed] = useState(false);
   const [devices, setDevices] = useState<DeviceOption[]>([]);
   const [open, setOpen] = useState<PassRecordItem | null>(null);
   const [exporting, setExporting] = useState(false);
@@ -79,39 +77,46 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
 
   const query = useMemo(() => recordQuery(filters, screen), [filters, screen]);
 
-  // An answer to an older request (filters or page changed since) is dropped.
-  const latest = useRef(0);
-  const load = useCallback(async () => {
-    const request = ++latest.current;
-    setFailed(false);
-    try {
-      const answer = await api.get<PassRecordPage>(recordsPath(screen), { query: { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) } });
-      if (request === latest.current) setPage(answer);
-    } catch {
-      if (request === latest.current) {
-        setPage(null);
-        setFailed(true);
-      }
-    }
-  }, [cursors, query, screen]);
+  // The first page follows new records on its own; a later page, or an open record, stays as it is.
+  const list = useList<PassRecordItem, PassRecordPage>({
+    resource: 'passRecords',
+    path: recordsPath(screen),
+    query,
+    pageSize: PAGE_SIZE,
+    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting ? LIVE_REFRESH_MS : false),
+  });
+  const page = list.page;
+
+  // Records that arrived since the page was first shown are marked as new.
+  const seen = useRef<{ of: string; keys: Set<string> }>({ of: '', keys: new Set() });
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  const pageOf = JSON.stringify([query, list.cursors.at(-1) ?? null]);
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (!page || list.isPlaceholderData) return;
+    const keys = page.items.map((r) => r.recordKey);
+    if (seen.current.of === pageOf) {
+      const added = keys.filter((k) => !seen.current.keys.has(k));
+      if (added.length > 0) setFresh((current) => new Set([...current, ...added]));
+      for (const k of keys) seen.current.keys.add(k);
+    } else {
+      seen.current = { of: pageOf, keys: new Set(keys) };
+      setFresh(new Set());
+    }
+  }, [page, pageOf, list.isPlaceholderData]);
 
   const search = () => {
     if (!rangeAllowed(draft.range)) {
       setRangeError(true);
       return;
     }
-    setFilters(draft);
-    setCursors([undefined]);
+    if (JSON.stringify(draft) === JSON.stringify(filters)) void list.refetch();
+    else setFilters(draft);
   };
   const reset = () => {
     const initial = defaultFilters();
     setRangeError(false);
     setDraft(initial);
     setFilters(initial);
-    setCursors([undefined]);
   };
 
   // Devices the terminal list does not offer still come from the records.
@@ -122,9 +127,49 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
     return [...known.values()];
   }, [devices, page]);
 
-  const items = page?.items ?? [];
-  const shown = formatNumber(items.length);
+  const items = list.items;
   const pickable = pickableDays(draft.range);
+
+  const columns: Column<PassRecordItem>[] = [
+    { key: 'capture', title: t`Capture`, render: (record) => <RecordPhoto src={record.capture} size={40} alt={t`Capture`} testId="record-capture" /> },
+    {
+      key: 'avatar',
+      title: t`Avatar`,
+      render: (record) => (
+        <Avatar src={record.avatar} size={36} radius="xl" alt="">
+          {record.name?.slice(0, 1)}
+        </Avatar>
+      ),
+    },
+    {
+      key: 'name',
+      title: t`Name`,
+      render: (record) => {
+        const name = personName(record, labels);
+        return (
+          <Text size="sm" fw={500} c={record.name ? undefined : 'dimmed'} truncate="end" maw={180} title={name}>
+            {name}
+          </Text>
+        );
+      },
+    },
+    {
+      key: 'type',
+      title: t`Type`,
+      render: (record) => (
+        <Group gap={6} wrap="nowrap">
+          <TypeBadge record={record} labels={labels} />
+          <Truncated text={record.groupName} maw={140} />
+        </Group>
+      ),
+    },
+    { key: 'temperature', title: t`Temperature`, render: (record) => <Temperature record={record} /> },
+    { key: 'passState', title: t`Pass state`, render: (record) => <StateBadge record={record} labels={labels} /> },
+    { key: 'device', title: t`Device`, render: (record) => <Truncated text={record.deviceName} maw={180} /> },
+    { key: 'time', title: t`Time`, render: (record) => formatShortTime(record.time) },
+    { key: 'verifyTime', title: t`Verify time`, render: (record) => formatShortTime(record.verifyTime) },
+    { key: 'source', title: t`Source`, render: (record) => labels.source[record.source] },
+  ];
 
   return (
     <ScreenPage>
@@ -220,122 +265,50 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
             </Group>
           </Group>
 
-          <ScrollTable>
-            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="record-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t`Capture`}</Table.Th>
-                  <Table.Th>{t`Avatar`}</Table.Th>
-                  <Table.Th>{t`Name`}</Table.Th>
-                  <Table.Th>{t`Type`}</Table.Th>
-                  <Table.Th>{t`Temperature`}</Table.Th>
-                  <Table.Th>{t`Pass state`}</Table.Th>
-                  <Table.Th>{t`Device`}</Table.Th>
-                  <Table.Th>{t`Time`}</Table.Th>
-                  <Table.Th>{t`Verify time`}</Table.Th>
-                  <Table.Th>{t`Source`}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((record) => {
-                  const name = personName(record, labels);
-                  return (
-                    <Table.Tr
-                      key={record.recordKey}
-                      onClick={() => setOpen(record)}
-                      onKeyDown={(e) => {
-                        if (e.key === 'Enter' || e.key === ' ') {
-                          e.preventDefault();
-                          setOpen(record);
-                        }
-                      }}
-                      tabIndex={0}
-                      aria-label={name}
-                      style={{ cursor: 'pointer' }}
-                      data-testid="record-row"
-                      data-type={record.type}
-                      data-record={record.recordKey}
-                    >
-                      <Table.Td>
-                        <RecordPhoto src={record.capture} size={40} alt={t`Capture`} testId="record-capture" />
-                      </Table.Td>
-                      <Table.Td>
-                        <Avatar src={record.avatar} size={36} radius="xl" alt="">
-                          {record.name?.slice(0, 1)}
-                        </Avatar>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm" fw={500} c={record.name ? undefined : 'dimmed'} truncate="end" maw={180} title={name}>
-                          {name}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={6} wrap="nowrap">
-                          <TypeBadge record={record} labels={labels} />
-                          <Truncated text={record.groupName} maw={140} />
-                        </Group>
-                      </Table.Td>
-                      <Table.Td>
-                        <Temperature record={record} />
-                      </Table.Td>
-                      <Table.Td>
-                        <StateBadge record={record} labels={labels} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Truncated text={record.deviceName} maw={180} />
-                      </Table.Td>
-                      <Table.Td>{formatShortTime(record.time)}</Table.Td>
-                      <Table.Td>{formatShortTime(record.verifyTime)}</Table.Td>
-                      <Table.Td>{labels.source[record.source]}</Table.Td>
-                    </Table.Tr>
-                  );
-                })}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-
-          {!page && !failed && (
-            <Center py="xl" data-testid="record-loading">
-              <Loader size="sm" />
-            </Center>
-          )}
-          {page && items.length === 0 && !page.nextCursor && (
-            <Text c="dimmed" ta="center" py="xl" data-testid="record-empty">
-              {filtersNarrowed(filters)
-                ? t`No records match these filters.`
-                : screen === 'blacklist'
-                  ? t`No blacklist hits on these days.`
-                  : t`No passes on these days.`}
-            </Text>
-          )}
-          {/* A filtered read stops after a bounded number of records; the next page goes on from there. */}
-          {page && items.length === 0 && page.nextCursor && (
-            <Stack align="center" py="xl" gap="xs" data-testid="record-empty">
-              <Text c="dimmed">
-                <Trans>Nothing matches among the records read so far.</Trans>
-              </Text>
-              <Button variant="light" onClick={() => setCursors([...cursors, page.nextCursor!])} data-testid="record-search-further">
-                <Trans>Search further</Trans>
-              </Button>
-            </Stack>
-          )}
-          {failed && (
-            <Stack align="center" py="xl" gap="xs" data-testid="record-failed">
-              <Text c="red">
-                <Trans>The list could not be loaded.</Trans>
-              </Text>
-              <Button variant="light" onClick={() => void load()}>
-                <Trans>Retry</Trans>
-              </Button>
-            </Stack>
-          )}
-
-          <Group justify="space-between">
-            <Text size="sm" c="dimmed">
-              {page && items.length > 0 && <Trans>{shown} on this page</Trans>}
-            </Text>
-            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-          </Group>
+          <ListFrame
+            list={list}
+            name="record"
+            columns={columns}
+            rowKey={(record) => record.recordKey}
+            rowProps={(record) => ({
+              onClick: () => setOpen(record),
+              onKeyDown: (e) => {
+                if (e.key === 'Enter' || e.key === ' ') {
+                  e.preventDefault();
+                  setOpen(record);
+                }
+              },
+              tabIndex: 0,
+              'aria-label': personName(record, labels),
+              style: { cursor: 'pointer' },
+              className: fresh.has(record.recordKey) ? classes.fresh : undefined,
+              'data-testid': 'record-row',
+              'data-type': record.type,
+              'data-record': record.recordKey,
+              'data-new': fresh.has(record.recordKey) || undefined,
+            })}
+            empty={
+              page?.nextCursor ? (
+                // A filtered read stops after a bounded number of records; the next page goes on from there.
+                <>
+                  <Text c="dimmed">
+                    <Trans>Nothing matches among the records read so far.</Trans>
+                  </Text>
+                  <Button variant="light" onClick={() => list.setCursors([...list.cursors, page.nextCursor!])} data-testid="record-search-further">
+                    <Trans>Search further</Trans>
+                  </Button>
+                </>
+              ) : (
+                <Text c="dimmed">
+                  {filtersNarrowed(filters)
+                    ? t`No records match these filters.`
+                    : screen === 'blacklist'
+                      ? t`No blacklist hits on these days.`
+                      : t`No passes on these days.`}
+                </Text>
+              )
+            }
+          />
         </Stack>
       </Paper>
       <RecordDetail record={open} onClose={closeRecord} />
