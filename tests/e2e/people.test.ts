@@ -104,7 +104,7 @@ describe('employees in the console', () => {
     await search('E-1001');
     await expect.poll(() => rows().count()).toBe(1);
     await rows().first().getByRole('checkbox').check();
-    await page.getByTestId('batch-bar').getByRole('button', { name: 'Resign' }).click();
+    await page.getByTestId('people-bulk').getByRole('button', { name: 'Resign' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.getByTestId('people-empty').count()).toBe(1);
 
@@ -166,6 +166,6 @@ describe('employees in the console', () => {
 
     await page.getByRole('button', { name: 'Done' }).click();
     await search(`${prefix}-1`);
-    await expect.poll(() => page.getByTestId('people-total').textContent()).toContain('10 in all');
+    await expect.poll(() => page.getByTestId('people-count').textContent()).toContain('10 in all');
   });
 });

@@ -320,7 +320,7 @@ describe('counted confirmations', () => {
   async function askFor(page: Page, count: number, button: string): Promise<string> {
     await expect.poll(() => rows(page).count()).toBeGreaterThanOrEqual(count);
     for (let i = 0; i < count; i++) await rows(page).nth(i).getByRole('checkbox').check();
-    await page.getByTestId('batch-bar').getByRole('button', { name: button }).click();
+    await page.getByTestId('people-bulk').getByRole('button', { name: button }).click();
     const dialog = page.getByRole('dialog');
     await expect.poll(() => dialog.count()).toBe(1);
     return (await dialog.innerText()).trim();
@@ -485,7 +485,7 @@ describe('in Japanese', () => {
     await page.goto('/pass-platform/enterprise/employee');
     await expect.poll(() => page.getByTestId('people-row').count()).toBe(1);
     await page.getByTestId('people-row').first().getByRole('checkbox').check();
-    await page.getByTestId('batch-bar').getByRole('button', { name: '退職' }).click();
+    await page.getByTestId('people-bulk').getByRole('button', { name: '退職' }).click();
     await expect.poll(() => page.getByRole('dialog').innerText()).toContain('1 人の従業員を退職済みにしますか？');
     await shot(page, `${shotDir}/polish-resign-ja.png`);
     await page.getByRole('dialog').getByRole('button', { name: 'キャンセル' }).click();

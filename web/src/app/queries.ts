@@ -34,8 +34,10 @@ export interface ListPage<T> {
   items: T[];
   /** Absent for a list that comes whole. */
   nextCursor?: string | null;
-  /** Some lists count the matches (devices, accounts); others cannot without scanning. */
+  /** Some lists count the matches (devices, accounts), some on their first page only (people); others cannot without scanning. */
   total?: number;
+  /** A count that stopped before the end: at least this many. */
+  totalAtLeast?: number;
 }
 
 type Filters = Record<string, string>;
@@ -106,11 +108,17 @@ export function useList<T, P extends ListPage<T> = ListPage<T>>({ resource, path
     enabled,
     refetchInterval: (q) => (typeof refreshMs === 'function' ? refreshMs(q.state.data, stack.length - 1) : refreshMs),
   });
+  // A count comes with the page, or with the first page of the same list.
+  const first = result.data?.total === undefined && result.data?.totalAtLeast === undefined ? queryClient.getQueryData<P>(listKey(resource, path, query, pageSize ?? null, null)) : result.data;
+  const count =
+    first?.total !== undefined ? { value: first.total, atLeast: false } : first?.totalAtLeast !== undefined ? { value: first.totalAtLeast, atLeast: true } : undefined;
   const setStack = useCallback((next: (string | undefined)[]) => setCursors({ of: queryText, stack: next }), [queryText]);
   return {
     ...result,
     page: result.data,
     items: result.data?.items ?? [],
+    /** How many match in all, when the list counts them. */
+    count,
     /** The cursor of each page read so far; the last is the page on screen. */
     cursors: stack,
     setCursors: setStack,

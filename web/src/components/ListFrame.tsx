@@ -1,4 +1,4 @@
-import type { HTMLAttributes, ReactNode } from 'react';
+import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
 import { Button, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { List, ListPage } from '../app/queries.ts';
@@ -24,7 +24,7 @@ export interface Selection {
 }
 
 export interface ListFrameProps<T> {
-  list: Pick<List<T>, 'items' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {
+  list: Pick<List<T>, 'items' | 'count' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {
     page: ListPage<T> | undefined;
     refetch(): Promise<unknown>;
   };
@@ -81,9 +81,12 @@ export function ListFrame<T>({
     else next.add(key);
     selection.onChange(next);
   };
+  // With a pinned first column, the checkboxes stay in place too, and the column beside them.
+  const pinSelection = !!selection && columns[0]?.sticky === 'start';
+  const offset = (column: Column<T>) => (pinSelection && column === columns[0] ? ({ '--sticky-offset': '40px' } as CSSProperties) : undefined);
   const firstLoad = list.isPending && !list.page;
-  const total = list.page?.total;
-  const count = showTotal && typeof total === 'number' ? formatNumber(total) : formatNumber(items.length);
+  const total = showTotal ? list.count : undefined;
+  const count = formatNumber(total ? total.value : items.length);
 
   return (
     <Stack gap="sm">
@@ -108,12 +111,12 @@ export function ListFrame<T>({
           <Table.Thead>
             <Table.Tr>
               {selection && (
-                <Table.Th w={40}>
+                <Table.Th w={40} miw={40} className={pinSelection ? tables.stickyStart : undefined}>
                   <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => selection.onChange(allChecked ? new Set() : new Set(keys))} />
                 </Table.Th>
               )}
               {columns.map((column) => (
-                <Table.Th key={column.key} w={column.width} className={stickyClass(column)}>
+                <Table.Th key={column.key} w={column.width} className={stickyClass(column)} style={offset(column)}>
                   {column.title}
                 </Table.Th>
               ))}
@@ -123,12 +126,12 @@ export function ListFrame<T>({
             {items.map((row, i) => (
               <Table.Tr key={keys[i]} {...rowProps?.(row)}>
                 {selection && (
-                  <Table.Td>
+                  <Table.Td className={pinSelection ? tables.stickyStart : undefined}>
                     <Checkbox aria-label={t`Select`} checked={selection.selected.has(keys[i]!)} onChange={() => toggle(keys[i]!)} />
                   </Table.Td>
                 )}
                 {columns.map((column) => (
-                  <Table.Td key={column.key} className={stickyClass(column)}>
+                  <Table.Td key={column.key} className={stickyClass(column)} style={offset(column)}>
                     {column.render(row)}
                   </Table.Td>
                 ))}
@@ -163,7 +166,16 @@ export function ListFrame<T>({
         <Group justify="space-between">
           <Text size="sm" c="dimmed" data-testid={`${name}-count`}>
             {footer ??
-              (list.page && items.length > 0 && (showTotal && typeof total === 'number' ? <Trans>{count} in all</Trans> : <Trans>{count} on this page</Trans>))}
+              (list.page &&
+                (total ? (
+                  total.atLeast ? (
+                    <Trans>More than {count} in all</Trans>
+                  ) : (
+                    <Trans>{count} in all</Trans>
+                  )
+                ) : (
+                  items.length > 0 && <Trans>{count} on this page</Trans>
+                )))}
           </Text>
           <CursorPager cursors={list.cursors} nextCursor={list.page?.nextCursor} onChange={list.setCursors} />
         </Group>

@@ -1,27 +1,27 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ActionIcon, Avatar, Button, Checkbox, Group, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useCallback, useEffect, useState } from 'react';
+import { ActionIcon, Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
-import { formatDateTime, formatNumber } from '../../app/format.ts';
-import { CursorPager } from '../../components/CursorPager.tsx';
+import { formatDateTime } from '../../app/format.ts';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { ScrollTable } from '../../components/ScrollTable.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import tables from '../../components/DataTable.module.css';
 import { basePath, downloadExport, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, type Department, type Group as PersonGroup, type Kind, type Page, type Person } from './api.ts';
 import { GroupManager } from './GroupManager.tsx';
 
 const PAGE_SIZE = 20;
 
-interface Filters {
+type Filters = {
   keyword: string;
-  groupKey: string | null;
-  departmentKey: string | null;
-}
+  groupKey: string;
+  departmentKey: string;
+};
+const NO_FILTERS: Filters = { keyword: '', groupKey: '', departmentKey: '' };
 
 /** Employees or visitors: search, filters, server-side pages, batch actions, export. */
 export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigned?: boolean }) {
@@ -30,12 +30,8 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const paths = screens(kind);
   const [groups, setGroups] = useState<PersonGroup[]>([]);
   const [departments, setDepartments] = useState<Department[]>([]);
-  const [draft, setDraft] = useState<Filters>({ keyword: '', groupKey: null, departmentKey: null });
-  const [filters, setFilters] = useState<Filters>(draft);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Page<Person> | null>(null);
-  const [total, setTotal] = useState<{ value: number; atLeast: boolean } | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(filters);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -46,46 +42,20 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   }, [kind]);
   useEffect(refreshReferences, [refreshReferences]);
 
-  const query = useMemo(
-    () => ({
-      keyword: filters.keyword || undefined,
-      groupKey: filters.groupKey ?? undefined,
-      departmentKey: filters.departmentKey ?? undefined,
-      ...(kind === 'employee' ? { state: resigned ? 'resigned' : 'active' } : {}),
-    }),
-    [filters, kind, resigned],
-  );
-
-  // An answer to an older request (a search typed since) is dropped.
-  const latest = useRef(0);
-  const load = useCallback(async () => {
-    const request = ++latest.current;
-    setFailed(false);
-    try {
-      const cursor = cursors.at(-1);
-      const result = await api.get<Page<Person>>(basePath(kind), { query: { ...query, pageSize: PAGE_SIZE, cursor } });
-      if (request !== latest.current) return;
-      setPage(result);
-      if (result.total !== undefined) setTotal({ value: result.total, atLeast: false });
-      else if (result.totalAtLeast !== undefined) setTotal({ value: result.totalAtLeast, atLeast: true });
-      setSelected(new Set());
-    } catch {
-      if (request === latest.current) setFailed(true);
-    }
-  }, [cursors, kind, query]);
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const search = () => {
-    setFilters(draft);
-    setCursors([undefined]);
+  const query = {
+    keyword: filters.keyword || undefined,
+    groupKey: filters.groupKey || undefined,
+    departmentKey: filters.departmentKey || undefined,
+    ...(kind === 'employee' ? { state: resigned ? 'resigned' : 'active' } : {}),
   };
+  const list = useList<Person, Page<Person>>({ resource: 'people', path: basePath(kind), query, pageSize: PAGE_SIZE });
+  const items = list.items;
+  // A new page, or new filters, start with nothing chosen.
+  const shown = items.map(keyOf).join();
+  useEffect(() => setSelected(new Set()), [shown]);
 
-  const count = formatNumber(total?.value ?? 0);
+  const search = () => setFilters(draft) || void list.refetch();
   const groupName = (key: string) => groups.find((g) => g.groupKey === key)?.name ?? '';
-  const items = page?.items ?? [];
-  const allChecked = items.length > 0 && items.every((p) => selected.has(keyOf(p)));
 
   /** Runs one request per person, then reloads; stops on the first refusal. */
   const batch = async (people: Person[], work: (person: Person) => Promise<unknown>, done: string) => {
@@ -97,7 +67,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
       // The request client has shown why.
     } finally {
       setBusy(false);
-      void load();
+      void invalidate('people', 'authorities');
     }
   };
 
@@ -121,6 +91,54 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
 
   const departmentOptions = flattenDepartments(departments).map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }));
 
+  const columns: Column<Person>[] = [
+    {
+      key: 'name',
+      title: t`Name`,
+      sticky: 'start',
+      render: (person) => (
+        <Group gap="xs" wrap="nowrap">
+          <Avatar src={person.avatarUrl} size={32} radius="xl" alt="">
+            {person.name.slice(0, 1)}
+          </Avatar>
+          <Text size="sm" component={Link} to={paths.detail(keyOf(person))} c="blue.7" td="none" truncate="end" maw={180} title={person.name}>
+            {person.name}
+          </Text>
+        </Group>
+      ),
+    },
+    { key: 'personId', title: t`Personnel ID`, render: (person) => person.personId },
+    { key: 'role', title: t`Role`, render: (person) => <Truncated text={person.role} maw={150} /> },
+    { key: 'gender', title: t`Gender`, render: (person) => (person.gender === 'male' ? t`Male` : t`Female`) },
+    { key: 'group', title: t`Group`, render: (person) => <Truncated text={groupName(person.groupKey)} maw={150} /> },
+    { key: 'phone', title: t`Phone`, render: (person) => person.phone },
+    { key: 'icCard', title: t`IC card number`, render: (person) => person.icCard },
+    { key: 'time', title: resigned ? t`Resignation time` : t`Creation time`, render: (person) => formatDateTime(resigned ? person.resignedAt : person.createTime) },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 50,
+      render: (person) => (
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon variant="subtle" aria-label={t`Actions`}>
+              <IconDots size={16} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item onClick={() => navigate(paths.detail(keyOf(person)))}>
+              <Trans>Edit</Trans>
+            </Menu.Item>
+            {kind === 'employee' && <Menu.Item onClick={() => setState([person], resigned ? 'entry' : 'resign')}>{resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}</Menu.Item>}
+            <Menu.Item color="red" onClick={() => remove([person])}>
+              <Trans>Delete</Trans>
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      ),
+    },
+  ];
+
   return (
     <ScreenPage>
       <Paper withBorder radius="md" p="md">
@@ -138,9 +156,9 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                 miw={260}
                 data-testid="people-keyword"
               />
-              <Select label={t`Group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={draft.groupKey} onChange={(v) => setDraft({ ...draft, groupKey: v })} w={180} />
+              <Select label={t`Group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={draft.groupKey || null} onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })} w={180} />
               {kind === 'employee' && (
-                <Select label={t`Department`} clearable data={departmentOptions} value={draft.departmentKey} onChange={(v) => setDraft({ ...draft, departmentKey: v })} w={180} />
+                <Select label={t`Department`} clearable data={departmentOptions} value={draft.departmentKey || null} onChange={(v) => setDraft({ ...draft, departmentKey: v ?? '' })} w={180} />
               )}
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="people-search">
                 <Trans>Search</Trans>
@@ -171,134 +189,38 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
             </Group>
           </Group>
 
-          {selected.size > 0 && (
-            <Group gap="xs" data-testid="batch-bar">
-              <Text size="sm">
-                <Trans>{selected.size} selected</Trans>
-              </Text>
-              {kind === 'employee' && (
-                <Button size="xs" variant="light" loading={busy} onClick={() => setState(chosen(), resigned ? 'entry' : 'resign')}>
-                  {resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}
+          <ListFrame
+            list={list}
+            name="people"
+            columns={columns}
+            rowKey={keyOf}
+            rowProps={() => ({ 'data-testid': 'people-row' })}
+            filtered={!!(filters.keyword || filters.groupKey || filters.departmentKey)}
+            empty={
+              <>
+                <Text c="dimmed">{t`No one here yet.`}</Text>
+                {!resigned && (
+                  <Button variant="light" component={Link} to={paths.create}>
+                    <Trans>Add the first one</Trans>
+                  </Button>
+                )}
+              </>
+            }
+            selection={{ selected, onChange: setSelected }}
+            bulk={
+              <>
+                {kind === 'employee' && (
+                  <Button size="xs" variant="light" loading={busy} onClick={() => setState(chosen(), resigned ? 'entry' : 'resign')}>
+                    {resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}
+                  </Button>
+                )}
+                <Button size="xs" variant="light" color="red" loading={busy} onClick={() => remove(chosen())}>
+                  <Trans>Delete</Trans>
                 </Button>
-              )}
-              <Button size="xs" variant="light" color="red" loading={busy} onClick={() => remove(chosen())}>
-                <Trans>Delete</Trans>
-              </Button>
-            </Group>
-          )}
-
-          <ScrollTable>
-            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="people-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={40} miw={40} className={tables.stickyStart}>
-                    <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => setSelected(allChecked ? new Set() : new Set(items.map(keyOf)))} />
-                  </Table.Th>
-                  <Table.Th className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
-                    {t`Name`}
-                  </Table.Th>
-                  <Table.Th>{t`Personnel ID`}</Table.Th>
-                  <Table.Th>{t`Role`}</Table.Th>
-                  <Table.Th>{t`Gender`}</Table.Th>
-                  <Table.Th>{t`Group`}</Table.Th>
-                  <Table.Th>{t`Phone`}</Table.Th>
-                  <Table.Th>{t`IC card number`}</Table.Th>
-                  <Table.Th>{resigned ? t`Resignation time` : t`Creation time`}</Table.Th>
-                  <Table.Th w={50} className={tables.stickyEnd} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((person) => {
-                  const key = keyOf(person);
-                  return (
-                    <Table.Tr key={key} data-testid="people-row">
-                      <Table.Td className={tables.stickyStart}>
-                        <Checkbox
-                          aria-label={person.name}
-                          checked={selected.has(key)}
-                          onChange={() => {
-                            const next = new Set(selected);
-                            if (next.has(key)) next.delete(key);
-                            else next.add(key);
-                            setSelected(next);
-                          }}
-                        />
-                      </Table.Td>
-                      <Table.Td className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
-                        <Group gap="xs" wrap="nowrap">
-                          <Avatar src={person.avatarUrl} size={32} radius="xl" alt="">
-                            {person.name.slice(0, 1)}
-                          </Avatar>
-                          <Text size="sm" component={Link} to={paths.detail(key)} c="blue.7" td="none" truncate="end" maw={180} title={person.name}>
-                            {person.name}
-                          </Text>
-                        </Group>
-                      </Table.Td>
-                      <Table.Td>{person.personId}</Table.Td>
-                      <Table.Td>
-                        <Truncated text={person.role} maw={150} />
-                      </Table.Td>
-                      <Table.Td>{person.gender === 'male' ? t`Male` : t`Female`}</Table.Td>
-                      <Table.Td>
-                        <Truncated text={groupName(person.groupKey)} maw={150} />
-                      </Table.Td>
-                      <Table.Td>{person.phone}</Table.Td>
-                      <Table.Td>{person.icCard}</Table.Td>
-                      <Table.Td>{formatDateTime(resigned ? person.resignedAt : person.createTime)}</Table.Td>
-                      <Table.Td className={tables.stickyEnd}>
-                        <Menu position="bottom-end" withinPortal>
-                          <Menu.Target>
-                            <ActionIcon variant="subtle" aria-label={t`Actions`}>
-                              <IconDots size={16} />
-                            </ActionIcon>
-                          </Menu.Target>
-                          <Menu.Dropdown>
-                            <Menu.Item onClick={() => navigate(paths.detail(key))}>
-                              <Trans>Edit</Trans>
-                            </Menu.Item>
-                            {kind === 'employee' && (
-                              <Menu.Item onClick={() => setState([person], resigned ? 'entry' : 'resign')}>{resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}</Menu.Item>
-                            )}
-                            <Menu.Item color="red" onClick={() => remove([person])}>
-                              <Trans>Delete</Trans>
-                            </Menu.Item>
-                          </Menu.Dropdown>
-                        </Menu>
-                      </Table.Td>
-                    </Table.Tr>
-                  );
-                })}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-
-          {page && items.length === 0 && (
-            <Stack align="center" py="xl" gap="xs" data-testid="people-empty">
-              <Text c="dimmed">{filters.keyword || filters.groupKey || filters.departmentKey ? t`Nothing matches these filters.` : t`No one here yet.`}</Text>
-              {!resigned && !filters.keyword && (
-                <Button variant="light" component={Link} to={paths.create}>
-                  <Trans>Add the first one</Trans>
-                </Button>
-              )}
-            </Stack>
-          )}
-          {failed && (
-            <Stack align="center" py="xl" gap="xs">
-              <Text c="red">
-                <Trans>The list could not be loaded.</Trans>
-              </Text>
-              <Button variant="light" onClick={() => void load()}>
-                <Trans>Retry</Trans>
-              </Button>
-            </Stack>
-          )}
-
-          <Group justify="space-between">
-            <Text size="sm" c="dimmed" data-testid="people-total">
-              {total && (total.atLeast ? <Trans>More than {count} in all</Trans> : <Trans>{count} in all</Trans>)}
-            </Text>
-            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-          </Group>
+              </>
+            }
+            showTotal
+          />
         </Stack>
       </Paper>
       <GroupManager kind={kind} opened={groupsOpen} onClose={() => setGroupsOpen(false)} onChanged={refreshReferences} />
