@@ -18,9 +18,13 @@ export interface Column<T> {
 }
 
 /** Rows chosen for bulk actions, by row key. */
-export interface Selection {
+export interface Selection<T> {
   selected: ReadonlySet<string>;
   onChange(selected: Set<string>): void;
+  /** Rows a bulk action applies to (all when absent); the header box chooses all of these. */
+  selectable?(row: T): boolean;
+  /** What the header box says, when it chooses fewer than all rows. */
+  allLabel?: string;
 }
 
 export interface ListFrameProps<T> {
@@ -38,7 +42,7 @@ export interface ListFrameProps<T> {
   empty: ReactNode;
   /** True when filters narrow the list: an empty answer then says nothing matches them. */
   filtered?: boolean;
-  selection?: Selection;
+  selection?: Selection<T>;
   /** Shown above the table while rows are selected. */
   bulk?: ReactNode;
   /** The count the API gives (`total`), shown beside the pager; else how many are on the page. */
@@ -73,7 +77,8 @@ export function ListFrame<T>({
   const { t } = useLingui();
   const items = list.items;
   const keys = items.map(rowKey);
-  const allChecked = !!selection && items.length > 0 && keys.every((k) => selection.selected.has(k));
+  const choosable = selection ? keys.filter((_, i) => selection.selectable?.(items[i]!) ?? true) : [];
+  const allChecked = choosable.length > 0 && choosable.every((k) => selection!.selected.has(k));
   const toggle = (key: string) => {
     if (!selection) return;
     const next = new Set(selection.selected);
@@ -112,7 +117,14 @@ export function ListFrame<T>({
             <Table.Tr>
               {selection && (
                 <Table.Th w={40} miw={40} className={pinSelection ? tables.stickyStart : undefined}>
-                  <Checkbox aria-label={t`Select all`} checked={allChecked} onChange={() => selection.onChange(allChecked ? new Set() : new Set(keys))} />
+                  <Checkbox
+                    aria-label={selection.allLabel ?? t`Select all`}
+                    title={selection.allLabel}
+                    disabled={choosable.length === 0}
+                    checked={allChecked}
+                    onChange={() => selection.onChange(allChecked ? new Set() : new Set(choosable))}
+                    data-testid={`${name}-select-all`}
+                  />
                 </Table.Th>
               )}
               {columns.map((column) => (
@@ -127,7 +139,12 @@ export function ListFrame<T>({
               <Table.Tr key={keys[i]} {...rowProps?.(row)}>
                 {selection && (
                   <Table.Td className={pinSelection ? tables.stickyStart : undefined}>
-                    <Checkbox aria-label={t`Select`} checked={selection.selected.has(keys[i]!)} onChange={() => toggle(keys[i]!)} />
+                    <Checkbox
+                      aria-label={t`Select`}
+                      disabled={!(selection.selectable?.(row) ?? true)}
+                      checked={selection.selected.has(keys[i]!)}
+                      onChange={() => toggle(keys[i]!)}
+                    />
                   </Table.Td>
                 )}
                 {columns.map((column) => (

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ActionIcon, Avatar, Button, Center, Checkbox, Group, Loader, Menu, Paper, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { ActionIcon, Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDots, IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
@@ -7,25 +7,35 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { SYNC_STATES, VALIDITY_STATES } from '@passcloud/functions/contract/authorities';
 import { notifySuccess } from '../../../app/api.ts';
-import { CursorPager } from '../../../components/CursorPager.tsx';
+import { invalidate, useList, useUrlFilters } from '../../../app/queries.ts';
+import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
-import { ScrollTable } from '../../../components/ScrollTable.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import tables from '../../../components/DataTable.module.css';
 import type { PickerDevice } from '../../../app/pickers.ts';
-import { PENDING_REFRESH_MS, SCREENS, listAuthorities, loadAllDevices, retrySync, revoke, type AuthorityItem, type AuthorityPage, type SetType, type SyncState, type ValidityState } from './api.ts';
+import {
+  PENDING_REFRESH_MS,
+  SCREENS,
+  loadAllDevices,
+  retrySync,
+  revoke,
+  type AuthorityItem,
+  type AuthorityPage,
+  type SetType,
+  type SyncState,
+  type ValidityState,
+} from './api.ts';
 import { EditValidityModal } from './EditValidityModal.tsx';
 import { SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
 
 const PAGE_SIZE = 20;
 
-interface Filters {
+type Filters = {
   keyword: string;
-  deviceKey: string | null;
-  validity: ValidityState | null;
-  state: SyncState | null;
-}
-const NO_FILTERS: Filters = { keyword: '', deviceKey: null, validity: null, state: null };
+  deviceKey: string;
+  validity: ValidityState | '';
+  state: SyncState | '';
+};
+const NO_FILTERS: Filters = { keyword: '', deviceKey: '', validity: '', state: '' };
 
 /**
  * Pass authority (setType 0) or blacklist monitoring (setType 1): who may pass (or is watched
@@ -36,11 +46,8 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
   const [devices, setDevices] = useState<PickerDevice[]>([]);
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<AuthorityPage | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(filters);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<AuthorityItem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -49,54 +56,37 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
     loadAllDevices().then(setDevices, () => undefined);
   }, []);
 
-  const query = useMemo(
-    () => ({ setType, keyword: filters.keyword.trim() || undefined, deviceKey: filters.deviceKey ?? undefined, validity: filters.validity ?? undefined, state: filters.state ?? undefined }),
-    [filters, setType],
-  );
-
-  // An answer to an older request (filters or page changed since) is dropped. A background
-  // refresh shows neither the loading bar nor a toast, and keeps the rows on a failure.
-  const latest = useRef(0);
-  const load = useCallback(
-    async (background = false) => {
-      const request = ++latest.current;
-      if (!background) setFailed(false);
-      try {
-        const answer = await listAuthorities({ ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, background ? { quiet: true, silent: true } : {});
-        if (request !== latest.current) return;
-        setPage(answer);
-        const failedKeys = new Set(answer.items.filter((i) => i.syncState === 'failed').map((i) => i.authorityKey));
-        setSelected((current) => new Set([...current].filter((k) => failedKeys.has(k))));
-      } catch {
-        if (request === latest.current && !background) {
-          setPage(null);
-          setFailed(true);
-        }
-      }
+  const list = useList<AuthorityItem, AuthorityPage>({
+    resource: 'authorities',
+    path: '/v1/authorities',
+    query: {
+      setType,
+      keyword: filters.keyword.trim() || undefined,
+      deviceKey: filters.deviceKey || undefined,
+      validity: filters.validity || undefined,
+      state: filters.state || undefined,
     },
-    [cursors, query],
-  );
+    pageSize: PAGE_SIZE,
+    // Rows waiting for their device are read again every few seconds.
+    refreshMs: (page) => (page?.items.some((i) => i.syncState === 'pending') ? PENDING_REFRESH_MS : false),
+  });
+  const items = list.items;
+  // Only rows whose sync failed can be chosen (to send again); a row that is no longer failed drops out.
+  const failedKeys = items
+    .filter((i) => i.syncState === 'failed')
+    .map((i) => i.authorityKey)
+    .join();
   useEffect(() => {
-    void load();
-  }, [load]);
+    const failed = new Set(failedKeys.split(','));
+    setSelected((current) => (current.size === 0 ? current : new Set([...current].filter((k) => failed.has(k)))));
+  }, [failedKeys]);
 
-  const items = page?.items ?? [];
-  const anyPending = items.some((i) => i.syncState === 'pending');
-  useEffect(() => {
-    if (!anyPending) return;
-    const timer = setTimeout(() => void load(true), PENDING_REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [anyPending, page, load]);
-
-  const search = () => {
-    setFilters(draft);
-    setCursors([undefined]);
-  };
+  const search = () => setFilters(draft) || void list.refetch();
   const reset = () => {
     setDraft(NO_FILTERS);
     setFilters(NO_FILTERS);
-    setCursors([undefined]);
   };
+  const reload = () => void invalidate('authorities');
 
   const retry = async (keys: string[]) => {
     setBusy(true);
@@ -108,7 +98,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       // The request client has shown why.
     } finally {
       setBusy(false);
-      void load();
+      reload();
     }
   };
 
@@ -125,23 +115,60 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       labels: { confirm: t`Remove`, cancel: t`Cancel` },
       confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
       onConfirm: () =>
-        void revoke(item).then(
-          () => {
-            notifySuccess(t`Removed`);
-            void load();
-          },
-          () => void load(),
-        ),
+        void revoke(item).then(() => {
+          notifySuccess(t`Removed`);
+          reload();
+        }, reload),
     });
 
-  const failedOnPage = items.filter((i) => i.syncState === 'failed');
-  const allChecked = failedOnPage.length > 0 && failedOnPage.every((i) => selected.has(i.authorityKey));
-  const toggle = (key: string) => {
-    const next = new Set(selected);
-    if (next.has(key)) next.delete(key);
-    else next.add(key);
-    setSelected(next);
-  };
+  const columns: Column<AuthorityItem>[] = [
+    {
+      key: 'name',
+      title: t`Name`,
+      sticky: 'start',
+      render: (item) => (
+        <Group gap="xs" wrap="nowrap">
+          <Avatar src={item.avatar} size={32} radius="xl" alt="">
+            {item.name.slice(0, 1)}
+          </Avatar>
+          <Truncated text={item.name} maw={160} />
+        </Group>
+      ),
+    },
+    { key: 'personId', title: t`Personnel ID`, render: (item) => <Truncated text={item.personId} maw={140} /> },
+    { key: 'kind', title: t`Type`, render: (item) => labels.kind[item.personKind] },
+    { key: 'device', title: t`Device`, render: (item) => <Truncated text={item.deviceName} maw={160} /> },
+    { key: 'validity', title: t`Validity`, render: (item) => <ValidityCell item={item} labels={labels} /> },
+    { key: 'sync', title: t`Sync state`, render: (item) => <SyncStateCell item={item} labels={labels} /> },
+    { key: 'syncTime', title: t`Sync time`, render: (item) => syncTime(item) },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 50,
+      render: (item) => (
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon variant="subtle" aria-label={t`Actions`} data-testid="authority-actions">
+              <IconDots size={16} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item onClick={() => setEditing(item)} data-testid="action-edit">
+              <Trans>Change validity</Trans>
+            </Menu.Item>
+            {item.syncState === 'failed' && (
+              <Menu.Item onClick={() => void retry([item.authorityKey])} data-testid="action-retry">
+                <Trans>Retry sync</Trans>
+              </Menu.Item>
+            )}
+            <Menu.Item color="red" onClick={() => remove(item)} data-testid="action-remove">
+              <Trans>Remove</Trans>
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      ),
+    },
+  ];
   const filtered = !!(filters.keyword.trim() || filters.deviceKey || filters.validity || filters.state);
 
   return (
@@ -165,8 +192,8 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 clearable
                 searchable
                 data={devices.map((d) => ({ value: d.deviceKey, label: d.name }))}
-                value={draft.deviceKey}
-                onChange={(deviceKey) => setDraft({ ...draft, deviceKey })}
+                value={draft.deviceKey || null}
+                onChange={(deviceKey) => setDraft({ ...draft, deviceKey: deviceKey ?? '' })}
                 w={200}
                 data-testid="authority-device"
               />
@@ -175,8 +202,8 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 placeholder={t`Any validity`}
                 clearable
                 data={VALIDITY_STATES.map((value) => ({ value, label: labels.validity[value] }))}
-                value={draft.validity}
-                onChange={(validity) => setDraft({ ...draft, validity: validity as ValidityState | null })}
+                value={draft.validity || null}
+                onChange={(validity) => setDraft({ ...draft, validity: (validity ?? '') as Filters['validity'] })}
                 w={170}
                 data-testid="authority-validity"
               />
@@ -185,8 +212,8 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 placeholder={t`Any state`}
                 clearable
                 data={SYNC_STATES.map((value) => ({ value, label: labels.sync[value] }))}
-                value={draft.state}
-                onChange={(state) => setDraft({ ...draft, state: state as SyncState | null })}
+                value={draft.state || null}
+                onChange={(state) => setDraft({ ...draft, state: (state ?? '') as Filters['state'] })}
                 w={160}
                 data-testid="authority-state"
               />
@@ -202,128 +229,36 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
             </Button>
           </Group>
 
-          {selected.size > 0 && (
-            <Group gap="xs" data-testid="batch-bar">
-              <Text size="sm">
-                <Trans>{selected.size} selected</Trans>
-              </Text>
-              <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} loading={busy} onClick={() => void retry([...selected])} data-testid="authority-retry-selected">
-                <Trans>Retry sync</Trans>
-              </Button>
-            </Group>
-          )}
-
-          <ScrollTable>
-            <Table striped highlightOnHover withRowBorders={false} verticalSpacing="xs" className={tables.oneLine} data-testid="authority-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={40} miw={40} className={tables.stickyStart}>
-                    <Checkbox
-                      aria-label={t`Select all that failed`}
-                      title={t`Select all that failed`}
-                      disabled={failedOnPage.length === 0}
-                      checked={allChecked}
-                      onChange={() => setSelected(allChecked ? new Set() : new Set(failedOnPage.map((i) => i.authorityKey)))}
-                      data-testid="authority-select-failed"
-                    />
-                  </Table.Th>
-                  <Table.Th className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
-                    {t`Name`}
-                  </Table.Th>
-                  <Table.Th>{t`Personnel ID`}</Table.Th>
-                  <Table.Th>{t`Type`}</Table.Th>
-                  <Table.Th>{t`Device`}</Table.Th>
-                  <Table.Th>{t`Validity`}</Table.Th>
-                  <Table.Th>{t`Sync state`}</Table.Th>
-                  <Table.Th>{t`Sync time`}</Table.Th>
-                  <Table.Th w={50} className={tables.stickyEnd} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((item) => (
-                  <Table.Tr key={item.authorityKey} data-testid="authority-row" data-key={item.authorityKey} data-state={item.syncState}>
-                    <Table.Td className={tables.stickyStart}>
-                      <Checkbox aria-label={item.name} disabled={item.syncState !== 'failed'} checked={selected.has(item.authorityKey)} onChange={() => toggle(item.authorityKey)} />
-                    </Table.Td>
-                    <Table.Td className={tables.stickyStart} style={{ '--sticky-offset': '40px' }}>
-                      <Group gap="xs" wrap="nowrap">
-                        <Avatar src={item.avatar} size={32} radius="xl" alt="">
-                          {item.name.slice(0, 1)}
-                        </Avatar>
-                        <Truncated text={item.name} maw={160} />
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <Truncated text={item.personId} maw={140} />
-                    </Table.Td>
-                    <Table.Td>{labels.kind[item.personKind]}</Table.Td>
-                    <Table.Td>
-                      <Truncated text={item.deviceName} maw={160} />
-                    </Table.Td>
-                    <Table.Td>
-                      <ValidityCell item={item} labels={labels} />
-                    </Table.Td>
-                    <Table.Td>
-                      <SyncStateCell item={item} labels={labels} />
-                    </Table.Td>
-                    <Table.Td>{syncTime(item)}</Table.Td>
-                    <Table.Td className={tables.stickyEnd}>
-                      <Menu position="bottom-end" withinPortal>
-                        <Menu.Target>
-                          <ActionIcon variant="subtle" aria-label={t`Actions`} data-testid="authority-actions">
-                            <IconDots size={16} />
-                          </ActionIcon>
-                        </Menu.Target>
-                        <Menu.Dropdown>
-                          <Menu.Item onClick={() => setEditing(item)} data-testid="action-edit">
-                            <Trans>Change validity</Trans>
-                          </Menu.Item>
-                          {item.syncState === 'failed' && (
-                            <Menu.Item onClick={() => void retry([item.authorityKey])} data-testid="action-retry">
-                              <Trans>Retry sync</Trans>
-                            </Menu.Item>
-                          )}
-                          <Menu.Item color="red" onClick={() => remove(item)} data-testid="action-remove">
-                            <Trans>Remove</Trans>
-                          </Menu.Item>
-                        </Menu.Dropdown>
-                      </Menu>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-
-          {!page && !failed && (
-            <Center py="xl">
-              <Loader size="sm" />
-            </Center>
-          )}
-          {page && items.length === 0 && (
-            <Stack align="center" py="xl" gap="xs" data-testid="authority-empty">
-              <Text c="dimmed">{filtered ? t`Nothing matches these filters.` : setType === 0 ? t`No one is authorized yet.` : t`No one is on the blacklist yet.`}</Text>
-              {!filtered && (
+          <ListFrame
+            list={list}
+            name="authority"
+            columns={columns}
+            rowKey={(item) => item.authorityKey}
+            rowProps={(item) => ({ 'data-testid': 'authority-row', 'data-key': item.authorityKey, 'data-state': item.syncState })}
+            filtered={filtered}
+            empty={
+              <>
+                <Text c="dimmed">{setType === 0 ? t`No one is authorized yet.` : t`No one is on the blacklist yet.`}</Text>
                 <Button variant="light" component={Link} to={SCREENS[setType].setting}>
                   {setType === 0 ? <Trans>Authorize</Trans> : <Trans>Add to blacklist</Trans>}
                 </Button>
-              )}
-            </Stack>
-          )}
-          {failed && (
-            <Stack align="center" py="xl" gap="xs" data-testid="authority-error">
-              <Text c="red">
-                <Trans>The list could not be loaded.</Trans>
-              </Text>
-              <Button variant="light" onClick={() => void load()}>
-                <Trans>Retry</Trans>
+              </>
+            }
+            selection={{ selected, onChange: setSelected, selectable: (item) => item.syncState === 'failed', allLabel: t`Select all that failed` }}
+            bulk={
+              <Button
+                size="xs"
+                variant="light"
+                leftSection={<IconRefresh size={14} />}
+                loading={busy}
+                onClick={() => void retry([...selected])}
+                data-testid="authority-retry-selected"
+              >
+                <Trans>Retry sync</Trans>
               </Button>
-            </Stack>
-          )}
-
-          <Group justify="flex-end">
-            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-          </Group>
+            }
+            footer={null}
+          />
         </Stack>
       </Paper>
       <EditValidityModal
@@ -331,9 +266,9 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
         onClose={() => setEditing(null)}
         onSaved={() => {
           setEditing(null);
-          void load();
+          reload();
         }}
-        onReload={() => void load()}
+        onReload={reload}
       />
     </ScreenPage>
   );
