@@ -7,6 +7,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
+import { invalidate } from '../../app/queries.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
 import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
@@ -168,10 +169,13 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
         setPerson(saved);
         form.resetDirty();
         notifySuccess(t`Saved`);
+        // A new photo or name goes to the devices: the lists and the sync panel follow.
+        void invalidate('people', 'authorities');
       } else {
         for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey'] as const) if (!body[name]) delete body[name];
         await api.post<Person>(basePath(kind), body, { silent: true });
         notifySuccess(t`Added`);
+        void invalidate('people');
         navigate(screens(kind).list);
       }
     } catch (error) {

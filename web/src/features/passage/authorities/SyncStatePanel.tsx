@@ -1,14 +1,13 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Avatar, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Avatar, Badge, Button, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { notifySuccess } from '../../../app/api.ts';
 import { formatNumber } from '../../../app/format.ts';
 import { getAuthorities } from '../../../app/session.ts';
-import { CursorPager } from '../../../components/CursorPager.tsx';
-import { ScrollTable } from '../../../components/ScrollTable.tsx';
+import { invalidate, useList } from '../../../app/queries.ts';
+import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import tables from '../../../components/DataTable.module.css';
 import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retryAllFailed, retrySync, type AuthorityItem, type SyncPage } from './api.ts';
 import { ListBadge, SYNC_COLOR, SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
 
@@ -77,42 +76,24 @@ export function SyncStatePanel(props: { personKey: string; deviceKey?: undefined
 function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKey?: string }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<SyncPage | null>(null);
-  const [failed, setFailed] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
+  // Moves on with each read the person asked for: the both-lists marker reads again then.
   const [generation, setGeneration] = useState(0);
-
-  const latest = useRef(0);
-  const load = useCallback(
-    async (background = false) => {
-      const request = ++latest.current;
-      if (!background) {
-        setFailed(false);
-        setGeneration((g) => g + 1);
-      }
-      try {
-        const answer = await listSync({ personKey, deviceKey, pageSize: PAGE_SIZE, cursor: cursors.at(-1) }, background ? { quiet: true, silent: true } : { silent: true });
-        if (request === latest.current) setPage(answer);
-      } catch {
-        if (request === latest.current && !background) setFailed(true);
-      }
-    },
-    [cursors, deviceKey, personKey],
-  );
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const items = page?.items ?? [];
+  const list = useList<AuthorityItem, SyncPage>({
+    resource: 'authorities',
+    path: '/v1/authorities/sync',
+    query: { personKey, deviceKey },
+    pageSize: PAGE_SIZE,
+    // Pending anywhere (not only on this page) keeps the counts moving.
+    refreshMs: (page) => ((page?.counts.pending ?? 0) > 0 || page?.items.some((i) => i.syncState === 'pending') ? PENDING_REFRESH_MS : false),
+  });
+  const page = list.page;
+  const items = list.items;
   const both = useBothLists(items, { personKey, deviceKey }, generation);
-  // Pending anywhere (not only on this page) keeps the counts moving.
-  const anyPending = (page?.counts.pending ?? 0) > 0 || items.some((i) => i.syncState === 'pending');
-  useEffect(() => {
-    if (!anyPending) return;
-    const timer = setTimeout(() => void load(true), PENDING_REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [anyPending, page, load]);
+  const reload = () => {
+    setGeneration((g) => g + 1);
+    void invalidate('authorities');
+  };
 
   const retry = async (keys: string[] | 'all', which: string) => {
     setBusy(which);
@@ -123,9 +104,66 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
       // The request client has shown why.
     } finally {
       setBusy(null);
-      void load();
+      reload();
     }
   };
+
+  const columns: Column<AuthorityItem>[] = [
+    {
+      key: 'who',
+      title: personKey ? t`Device` : t`Name`,
+      render: (item) =>
+        personKey ? (
+          <Truncated text={item.deviceName} maw={220} />
+        ) : (
+          <Group gap="xs" wrap="nowrap">
+            <Avatar src={item.avatar} size={28} radius="xl" alt="">
+              {item.name.slice(0, 1)}
+            </Avatar>
+            <Stack gap={0}>
+              <Truncated text={item.name} maw={200} />
+              <Text size="xs" c="dimmed">
+                {item.personId}
+              </Text>
+            </Stack>
+          </Group>
+        ),
+    },
+    {
+      key: 'list',
+      title: t`List`,
+      render: (item) => (
+        <Group gap={6} wrap="nowrap">
+          <ListBadge setType={item.setType} labels={labels} />
+          {both.has(pairOf(item)) && (
+            <Tooltip label={t`On both lists of this device: the blacklist wins, and the device refuses this person.`} multiline w={260} withArrow>
+              <Badge color="orange" variant="light" leftSection={<IconAlertTriangle size={12} aria-hidden />} data-testid="sync-both">
+                {t`On both lists`}
+              </Badge>
+            </Tooltip>
+          )}
+        </Group>
+      ),
+    },
+    { key: 'validity', title: t`Validity`, render: (item) => <ValidityCell item={item} labels={labels} /> },
+    { key: 'state', title: t`Sync state`, render: (item) => <SyncStateCell item={item} labels={labels} /> },
+    { key: 'time', title: t`Sync time`, render: (item) => syncTime(item) },
+    {
+      key: 'retry',
+      render: (item) =>
+        item.syncState === 'failed' && (
+          <Button
+            size="compact-xs"
+            variant="light"
+            loading={busy === item.authorityKey}
+            onClick={() => void retry([item.authorityKey], item.authorityKey)}
+            data-testid="sync-retry"
+          >
+            <Trans>Retry</Trans>
+          </Button>
+        ),
+    },
+  ];
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="sync-panel">
@@ -144,103 +182,37 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
           </Group>
           <Group gap="xs">
             {(page?.counts.failed ?? 0) > 0 && (
-              <Button size="xs" variant="light" color="red" leftSection={<IconRefresh size={14} />} loading={busy === 'all'} onClick={() => void retry('all', 'all')} data-testid="sync-retry-all">
+              <Button
+                size="xs"
+                variant="light"
+                color="red"
+                leftSection={<IconRefresh size={14} />}
+                loading={busy === 'all'}
+                onClick={() => void retry('all', 'all')}
+                data-testid="sync-retry-all"
+              >
                 <Trans>Retry all that failed</Trans>
               </Button>
             )}
-            <Button size="xs" variant="default" onClick={() => void load()} data-testid="sync-refresh">
+            <Button size="xs" variant="default" onClick={reload} data-testid="sync-refresh">
               <Trans>Refresh</Trans>
             </Button>
           </Group>
         </Group>
-        <ScrollTable>
-          <Table striped withRowBorders={false} verticalSpacing={6} className={tables.oneLine} data-testid="sync-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{personKey ? t`Device` : t`Name`}</Table.Th>
-                <Table.Th>{t`List`}</Table.Th>
-                <Table.Th>{t`Validity`}</Table.Th>
-                <Table.Th>{t`Sync state`}</Table.Th>
-                <Table.Th>{t`Sync time`}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((item) => (
-                <Table.Tr key={item.authorityKey} data-testid="sync-row" data-key={item.authorityKey} data-state={item.syncState}>
-                  <Table.Td>
-                    {personKey ? (
-                      <Truncated text={item.deviceName} maw={220} />
-                    ) : (
-                      <Group gap="xs" wrap="nowrap">
-                        <Avatar src={item.avatar} size={28} radius="xl" alt="">
-                          {item.name.slice(0, 1)}
-                        </Avatar>
-                        <Stack gap={0}>
-                          <Truncated text={item.name} maw={200} />
-                          <Text size="xs" c="dimmed">
-                            {item.personId}
-                          </Text>
-                        </Stack>
-                      </Group>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={6} wrap="nowrap">
-                      <ListBadge setType={item.setType} labels={labels} />
-                      {both.has(pairOf(item)) && (
-                        <Tooltip label={t`On both lists of this device: the blacklist wins, and the device refuses this person.`} multiline w={260} withArrow>
-                          <Badge color="orange" variant="light" leftSection={<IconAlertTriangle size={12} aria-hidden />} data-testid="sync-both">
-                            {t`On both lists`}
-                          </Badge>
-                        </Tooltip>
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <ValidityCell item={item} labels={labels} />
-                  </Table.Td>
-                  <Table.Td>
-                    <SyncStateCell item={item} labels={labels} />
-                  </Table.Td>
-                  <Table.Td>{syncTime(item)}</Table.Td>
-                  <Table.Td ta="end">
-                    {item.syncState === 'failed' && (
-                      <Button size="compact-xs" variant="light" loading={busy === item.authorityKey} onClick={() => void retry([item.authorityKey], item.authorityKey)} data-testid="sync-retry">
-                        <Trans>Retry</Trans>
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
-        {!page && !failed && (
-          <Center py="md">
-            <Loader size="sm" />
-          </Center>
-        )}
-        {page && items.length === 0 && (
-          <Text c="dimmed" size="sm" ta="center" py="md" data-testid="sync-empty">
-            {personKey ? t`This person is not authorized on any device.` : t`No faces are authorized on this device.`}
-          </Text>
-        )}
-        {failed && (
-          <Stack align="center" py="md" gap="xs">
-            <Text c="red" size="sm">
-              <Trans>The sync state could not be loaded.</Trans>
+        <ListFrame
+          list={list}
+          name="sync"
+          columns={columns}
+          rowKey={(item) => item.authorityKey}
+          rowProps={(item) => ({ 'data-testid': 'sync-row', 'data-key': item.authorityKey, 'data-state': item.syncState })}
+          empty={
+            <Text c="dimmed" size="sm">
+              {personKey ? t`This person is not authorized on any device.` : t`No faces are authorized on this device.`}
             </Text>
-            <Button size="xs" variant="light" onClick={() => void load()}>
-              <Trans>Retry</Trans>
-            </Button>
-          </Stack>
-        )}
-        {(cursors.length > 1 || page?.nextCursor) && (
-          <Group justify="flex-end">
-            <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-          </Group>
-        )}
+          }
+          footer={null}
+          paged={list.cursors.length > 1 || !!page?.nextCursor}
+        />
       </Stack>
     </Paper>
   );
