@@ -1,5 +1,6 @@
 import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
-import { Button, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
+import { ActionIcon, Button, Checkbox, Group, Loader, Menu, Stack, Table, Text } from '@mantine/core';
+import { IconDots } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { List, ListPage } from '../app/queries.ts';
 import { formatNumber } from '../app/format.ts';
@@ -203,4 +204,19 @@ export function ListFrame<T>({
 
 function stickyClass<T>(column: Column<T>): string | undefined {
   return column.sticky === 'start' ? tables.stickyStart : column.sticky === 'end' ? tables.stickyEnd : undefined;
+}
+
+/** A row's actions behind one "…" button, for the frame's last (pinned) column. */
+export function RowMenu({ children, testId }: { children: ReactNode; testId?: string }) {
+  const { t } = useLingui();
+  return (
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <ActionIcon variant="subtle" aria-label={t`Actions`} data-testid={testId}>
+          <IconDots size={16} />
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>{children}</Menu.Dropdown>
+    </Menu>
+  );
 }

@@ -1,24 +1,13 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import {
-  IconAdjustments,
-  IconCheck,
-  IconCopy,
-  IconDots,
-  IconDoorEnter,
-  IconEye,
-  IconRefresh,
-  IconSearch,
-  IconTrash,
-  IconUsersGroup,
-} from '@tabler/icons-react';
+import { IconAdjustments, IconCheck, IconCopy, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess } from '../../app/api.ts';
 import { getUser } from '../../app/session.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { GroupManager } from '../people/GroupManager.tsx';
@@ -192,24 +181,17 @@ export function DeviceListPage() {
       sticky: 'end',
       width: 50,
       render: (device) => (
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <ActionIcon variant="subtle" aria-label={t`Actions`}>
-              <IconDots size={16} />
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item leftSection={<IconEye size={14} />} onClick={() => navigate(deviceScreen(device.deviceKey))}>
-              <Trans>Details</Trans>
-            </Menu.Item>
-            <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => void openDoor(device)}>
-              <Trans>Open door</Trans>
-            </Menu.Item>
-            <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => remove(device)}>
-              <Trans>Delete</Trans>
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+        <RowMenu>
+          <Menu.Item leftSection={<IconEye size={14} />} onClick={() => navigate(deviceScreen(device.deviceKey))}>
+            <Trans>Details</Trans>
+          </Menu.Item>
+          <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => void openDoor(device)}>
+            <Trans>Open door</Trans>
+          </Menu.Item>
+          <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => remove(device)}>
+            <Trans>Delete</Trans>
+          </Menu.Item>
+        </RowMenu>
       ),
     },
   ];

@@ -1,17 +1,30 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconDots, IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
+import { IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import { basePath, downloadExport, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, type Department, type Group as PersonGroup, type Kind, type Page, type Person } from './api.ts';
+import {
+  basePath,
+  downloadExport,
+  flattenDepartments,
+  keyOf,
+  loadDepartments,
+  loadGroups,
+  screens,
+  type Department,
+  type Group as PersonGroup,
+  type Kind,
+  type Page,
+  type Person,
+} from './api.ts';
 import { GroupManager } from './GroupManager.tsx';
 
 const PAGE_SIZE = 20;
@@ -72,11 +85,23 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   };
 
   const confirm = (title: string, text: string, label: string, onConfirm: () => void) =>
-    modals.openConfirmModal({ title, children: <Text size="sm">{text}</Text>, labels: { confirm: label, cancel: t`Cancel` }, confirmProps: { color: 'red' }, onConfirm });
+    modals.openConfirmModal({
+      title,
+      children: <Text size="sm">{text}</Text>,
+      labels: { confirm: label, cancel: t`Cancel` },
+      confirmProps: { color: 'red' },
+      onConfirm,
+    });
 
   const remove = (people: Person[]) =>
-    confirm(t`Delete`, plural(people.length, { one: 'Delete # person? Their photo and records go with them.', other: 'Delete # people? Their photos and records go with them.' }), t`Delete`, () =>
-      void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
+    confirm(
+      t`Delete`,
+      plural(people.length, {
+        one: 'Delete # person? Their photo and records go with them.',
+        other: 'Delete # people? Their photos and records go with them.',
+      }),
+      t`Delete`,
+      () => void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
     );
   const setState = (people: Person[], action: 'resign' | 'entry') =>
     confirm(
@@ -89,7 +114,10 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     );
   const chosen = () => items.filter((p) => selected.has(keyOf(p)));
 
-  const departmentOptions = flattenDepartments(departments).map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }));
+  const departmentOptions = flattenDepartments(departments).map(({ department, depth }) => ({
+    value: department.departmentKey,
+    label: `${'— '.repeat(depth)}${department.name}`,
+  }));
 
   const columns: Column<Person>[] = [
     {
@@ -113,28 +141,29 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     { key: 'group', title: t`Group`, render: (person) => <Truncated text={groupName(person.groupKey)} maw={150} /> },
     { key: 'phone', title: t`Phone`, render: (person) => person.phone },
     { key: 'icCard', title: t`IC card number`, render: (person) => person.icCard },
-    { key: 'time', title: resigned ? t`Resignation time` : t`Creation time`, render: (person) => formatDateTime(resigned ? person.resignedAt : person.createTime) },
+    {
+      key: 'time',
+      title: resigned ? t`Resignation time` : t`Creation time`,
+      render: (person) => formatDateTime(resigned ? person.resignedAt : person.createTime),
+    },
     {
       key: 'actions',
       sticky: 'end',
       width: 50,
       render: (person) => (
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <ActionIcon variant="subtle" aria-label={t`Actions`}>
-              <IconDots size={16} />
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item onClick={() => navigate(paths.detail(keyOf(person)))}>
-              <Trans>Edit</Trans>
+        <RowMenu>
+          <Menu.Item onClick={() => navigate(paths.detail(keyOf(person)))}>
+            <Trans>Edit</Trans>
+          </Menu.Item>
+          {kind === 'employee' && (
+            <Menu.Item onClick={() => setState([person], resigned ? 'entry' : 'resign')}>
+              {resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}
             </Menu.Item>
-            {kind === 'employee' && <Menu.Item onClick={() => setState([person], resigned ? 'entry' : 'resign')}>{resigned ? <Trans>Re-enter</Trans> : <Trans>Resign</Trans>}</Menu.Item>}
-            <Menu.Item color="red" onClick={() => remove([person])}>
-              <Trans>Delete</Trans>
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+          )}
+          <Menu.Item color="red" onClick={() => remove([person])}>
+            <Trans>Delete</Trans>
+          </Menu.Item>
+        </RowMenu>
       ),
     },
   ];
@@ -156,9 +185,23 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                 miw={260}
                 data-testid="people-keyword"
               />
-              <Select label={t`Group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={draft.groupKey || null} onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })} w={180} />
+              <Select
+                label={t`Group`}
+                clearable
+                data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
+                value={draft.groupKey || null}
+                onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })}
+                w={180}
+              />
               {kind === 'employee' && (
-                <Select label={t`Department`} clearable data={departmentOptions} value={draft.departmentKey || null} onChange={(v) => setDraft({ ...draft, departmentKey: v ?? '' })} w={180} />
+                <Select
+                  label={t`Department`}
+                  clearable
+                  data={departmentOptions}
+                  value={draft.departmentKey || null}
+                  onChange={(v) => setDraft({ ...draft, departmentKey: v ?? '' })}
+                  w={180}
+                />
               )}
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="people-search">
                 <Trans>Search</Trans>
@@ -175,7 +218,11 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                   <Trans>Import</Trans>
                 </Button>
               )}
-              <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => downloadExport(kind, query).catch((e: Error) => toast(e.message))}>
+              <Button
+                variant="default"
+                leftSection={<IconDownload size={16} />}
+                onClick={() => downloadExport(kind, query).catch((e: Error) => toast(e.message))}
+              >
                 <Trans>Export</Trans>
               </Button>
               <Button variant="default" leftSection={<IconUsersGroup size={16} />} onClick={() => setGroupsOpen(true)}>

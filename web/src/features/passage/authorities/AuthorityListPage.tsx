@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'react';
-import { ActionIcon, Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconDots, IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
+import { IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { SYNC_STATES, VALIDITY_STATES } from '@passcloud/functions/contract/authorities';
 import { notifySuccess } from '../../../app/api.ts';
 import { invalidate, useList, useUrlFilters } from '../../../app/queries.ts';
-import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
+import { ListFrame, RowMenu, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import type { PickerDevice } from '../../../app/pickers.ts';
@@ -146,26 +146,19 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       sticky: 'end',
       width: 50,
       render: (item) => (
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <ActionIcon variant="subtle" aria-label={t`Actions`} data-testid="authority-actions">
-              <IconDots size={16} />
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item onClick={() => setEditing(item)} data-testid="action-edit">
-              <Trans>Change validity</Trans>
+        <RowMenu testId="authority-actions">
+          <Menu.Item onClick={() => setEditing(item)} data-testid="action-edit">
+            <Trans>Change validity</Trans>
+          </Menu.Item>
+          {item.syncState === 'failed' && (
+            <Menu.Item onClick={() => void retry([item.authorityKey])} data-testid="action-retry">
+              <Trans>Retry sync</Trans>
             </Menu.Item>
-            {item.syncState === 'failed' && (
-              <Menu.Item onClick={() => void retry([item.authorityKey])} data-testid="action-retry">
-                <Trans>Retry sync</Trans>
-              </Menu.Item>
-            )}
-            <Menu.Item color="red" onClick={() => remove(item)} data-testid="action-remove">
-              <Trans>Remove</Trans>
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+          )}
+          <Menu.Item color="red" onClick={() => remove(item)} data-testid="action-remove">
+            <Trans>Remove</Trans>
+          </Menu.Item>
+        </RowMenu>
       ),
     },
   ];
