@@ -22,6 +22,8 @@ export interface Column<T> {
 export interface Selection<T> {
   selected: ReadonlySet<string>;
   onChange(selected: Set<string>): void;
+  /** What a row's box is called for screen readers: the row's name. */
+  label(row: T): string;
   /** Rows a bulk action applies to (all when absent); the header box chooses all of these. */
   selectable?(row: T): boolean;
   /** What the header box says, when it chooses fewer than all rows. */

@@ -280,7 +280,7 @@ export function DeviceListPage() {
                 <AddTerminalHint />
               </>
             }
-            selection={{ selected, onChange: setSelected }}
+            selection={{ selected, onChange: setSelected, label: (device) => device.name }}
             bulk={
               <Button size="xs" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setBatchOpen(true)} data-testid="batch-configure">
                 <Trans>Batch configuration</Trans>

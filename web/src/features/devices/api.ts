@@ -56,11 +56,6 @@ export interface DeviceRequest {
   version: number;
 }
 
-export interface RequestPage {
-  items: DeviceRequest[];
-  nextCursor: string | null;
-}
-
 export interface DevicePage {
   items: Device[];
   nextCursor: string | null;

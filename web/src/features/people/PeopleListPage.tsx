@@ -253,7 +253,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                 )}
               </>
             }
-            selection={{ selected, onChange: setSelected }}
+            selection={{ selected, onChange: setSelected, label: (person) => person.name }}
             bulk={
               <>
                 {kind === 'employee' && (

@@ -237,7 +237,13 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 </Button>
               </>
             }
-            selection={{ selected, onChange: setSelected, selectable: (item) => item.syncState === 'failed', allLabel: t`Select all that failed` }}
+            selection={{
+              selected,
+              onChange: setSelected,
+              label: (item) => item.name,
+              selectable: (item) => item.syncState === 'failed',
+              allLabel: t`Select all that failed`,
+            }}
             bulk={
               <Button
                 size="xs"

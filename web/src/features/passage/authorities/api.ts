@@ -38,8 +38,8 @@ export const PENDING_REFRESH_MS = 3000;
 
 export const authorityPath = (authorityKey: string): string => `/v1/authorities/${encodeURIComponent(authorityKey)}`;
 
-export const listAuthorities = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<AuthorityPage>('/v1/authorities', { ...options, query });
-export const listSync = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) => api.get<SyncPage>('/v1/authorities/sync', { ...options, query });
+export const listSync = (query: Record<string, string | number | undefined>, options: RequestOptions = {}) =>
+  api.get<SyncPage>('/v1/authorities/sync', { ...options, query });
 export const retrySync = (authorityKeys: string[]) => api.post<RetryResult>('/v1/authorities/sync/retry', { authorityKeys });
 /** Sends every failed authorization of a person or device again: the server takes a part per request until none is left. */
 export async function retryAllFailed(of: { personKey?: string; deviceKey?: string }): Promise<number> {
@@ -51,12 +51,14 @@ export async function retryAllFailed(of: { personKey?: string; deviceKey?: strin
   }
   return resent;
 }
-export const checkCapacity = (setType: SetType, selection: Selection) => api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
+export const checkCapacity = (setType: SetType, selection: Selection) =>
+  api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
 /** A large grant answers 202 with `jobKey`: the server writes it in the background (`grantJob`). */
 export const grant = (setType: SetType, selection: Selection, validity: ValidityBody) =>
   api.post<{ people: number; devices: number; authorities: number; jobKey?: string }>('/v1/authorities', { setType, ...selection, validity }, { silent: true });
 export const grantJob = (jobKey: string) => api.get<GrantJobView>(`/v1/authorities/jobs/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
-export const changeValidity = (item: AuthorityItem, validity: ValidityBody) => api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
+export const changeValidity = (item: AuthorityItem, validity: ValidityBody) =>
+  api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 
 /** Every device of the company (all pages of the picker), for filters and the wizard's device step. */
