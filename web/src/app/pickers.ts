@@ -1,5 +1,5 @@
 import type { PickerDepartment, PickerDevice, PickerGroup, PickerPerson } from '@passcloud/functions/contract/pickers';
-import type { GroupType, PersonKind } from '@passcloud/functions/contract/people';
+import type { GroupType } from '@passcloud/functions/contract/people';
 import { api } from './api.ts';
 import type { RequestOptions } from './request.ts';
 
@@ -14,8 +14,6 @@ export interface PickerPage<T> {
   nextCursor: string | null;
 }
 
-export const pickPeople = (kind: PersonKind, query: Record<string, string | number | undefined>, options: RequestOptions = {}) =>
-  api.get<PickerPage<PickerPerson>>('/v1/pickers/people', { ...options, query: { ...query, type: kind } });
 export const pickGroups = (type: GroupType) => api.get<PickerPage<PickerGroup>>('/v1/pickers/groups', { query: { type } }).then((p) => p.items);
 export const pickDepartments = () => api.get<PickerPage<PickerDepartment>>('/v1/pickers/departments').then((p) => p.items);
 

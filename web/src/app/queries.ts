@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { QueryClient, keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
+import { QueryClient, keepPreviousData, useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { api } from './api.ts';
 import { onReset } from './auth.ts';
@@ -128,3 +128,30 @@ export function useList<T, P extends ListPage<T> = ListPage<T>>({ resource, path
 }
 
 export type List<T, P extends ListPage<T> = ListPage<T>> = ReturnType<typeof useList<T, P>>;
+
+/** What the list frame shows of a list: a paged one (useList) or one that comes whole (wholeList). */
+export type FrameList<T> = Pick<List<T>, 'items' | 'count' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {
+  page: ListPage<T> | undefined;
+  refetch(): Promise<unknown>;
+};
+
+const ONE_PAGE: (string | undefined)[] = [undefined];
+
+/**
+ * A list read whole by one query (devices to choose from, a device's recent commands), shown
+ * through the list frame: `shown` is what the screen's own filters leave of it.
+ */
+export function wholeList<T>(result: UseQueryResult<T[]>, shown: T[] | undefined = result.data): FrameList<T> {
+  const items = result.data ? (shown ?? []) : [];
+  return {
+    items,
+    page: result.data ? { items } : undefined,
+    count: undefined,
+    isPending: result.isPending,
+    isError: result.isError,
+    isFetching: result.isFetching,
+    cursors: ONE_PAGE,
+    setCursors: () => undefined,
+    refetch: result.refetch,
+  };
+}

@@ -2,7 +2,7 @@ import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
 import { ActionIcon, Button, Checkbox, Group, Loader, Menu, Stack, Table, Text } from '@mantine/core';
 import { IconDots } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import type { List, ListPage } from '../app/queries.ts';
+import type { FrameList } from '../app/queries.ts';
 import { formatNumber } from '../app/format.ts';
 import { CursorPager } from './CursorPager.tsx';
 import { ScrollTable } from './ScrollTable.tsx';
@@ -16,6 +16,8 @@ export interface Column<T> {
   /** Stays in place while the table scrolls sideways: who or what the row is, or its actions. */
   sticky?: 'start' | 'end';
   width?: number;
+  /** Long text that wraps onto more lines rather than being cut (a log message). */
+  wrap?: boolean;
 }
 
 /** Rows chosen for bulk actions, by row key. */
@@ -24,17 +26,14 @@ export interface Selection<T> {
   onChange(selected: Set<string>): void;
   /** What a row's box is called for screen readers: the row's name. */
   label(row: T): string;
-  /** Rows a bulk action applies to (all when absent); the header box chooses all of these. */
+  /** Rows a bulk action applies to (all when absent); the header box chooses these rows of the page, and keeps what other pages chose. */
   selectable?(row: T): boolean;
   /** What the header box says, when it chooses fewer than all rows. */
   allLabel?: string;
 }
 
 export interface ListFrameProps<T> {
-  list: Pick<List<T>, 'items' | 'count' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {
-    page: ListPage<T> | undefined;
-    refetch(): Promise<unknown>;
-  };
+  list: FrameList<T>;
   columns: Column<T>[];
   rowKey(row: T): string;
   /** Test ids: `<name>-table`, `<name>-empty`, `<name>-failed`, `<name>-loading`. */
@@ -82,11 +81,13 @@ export function ListFrame<T>({
   const keys = items.map(rowKey);
   const choosable = selection ? keys.filter((_, i) => selection.selectable?.(items[i]!) ?? true) : [];
   const allChecked = choosable.length > 0 && choosable.every((k) => selection!.selected.has(k));
-  const toggle = (key: string) => {
+  const choose = (chosen: string[], on: boolean) => {
     if (!selection) return;
     const next = new Set(selection.selected);
-    if (next.has(key)) next.delete(key);
-    else next.add(key);
+    for (const key of chosen) {
+      if (on) next.add(key);
+      else next.delete(key);
+    }
     selection.onChange(next);
   };
   // With a pinned first column, the checkboxes stay in place too, and the column beside them.
@@ -125,7 +126,7 @@ export function ListFrame<T>({
                     title={selection.allLabel}
                     disabled={choosable.length === 0}
                     checked={allChecked}
-                    onChange={() => selection.onChange(allChecked ? new Set() : new Set(choosable))}
+                    onChange={() => choose(choosable, !allChecked)}
                     data-testid={`${name}-select-all`}
                   />
                 </Table.Th>
@@ -143,15 +144,15 @@ export function ListFrame<T>({
                 {selection && (
                   <Table.Td className={pinSelection ? tables.stickyStart : undefined}>
                     <Checkbox
-                      aria-label={t`Select`}
+                      aria-label={selection.label(row)}
                       disabled={!(selection.selectable?.(row) ?? true)}
                       checked={selection.selected.has(keys[i]!)}
-                      onChange={() => toggle(keys[i]!)}
+                      onChange={() => choose([keys[i]!], !selection.selected.has(keys[i]!))}
                     />
                   </Table.Td>
                 )}
                 {columns.map((column) => (
-                  <Table.Td key={column.key} className={stickyClass(column)} style={offset(column)}>
+                  <Table.Td key={column.key} className={stickyClass(column)} style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}>
                     {column.render(row)}
                   </Table.Td>
                 ))}

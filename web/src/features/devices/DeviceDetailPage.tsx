@@ -9,7 +9,8 @@ import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
-import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
+import { CommandsPanel, LogsPanel, PhotoPanel, commandsKey, usePhotoCapture } from './panels.tsx';
+import { queryClient } from '../../app/queries.ts';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { OnlineBadge } from './parts.tsx';
@@ -41,8 +42,7 @@ export function DeviceDetailPage() {
   const [saving, setSaving] = useState(false);
   const [stale, setStale] = useState(false);
   const [busy, setBusy] = useState<CommandType | null>(null);
-  const [commandsSent, setCommandsSent] = useState(0);
-  const commandSent = useCallback(() => setCommandsSent((n) => n + 1), []);
+  const commandSent = useCallback(() => void queryClient.invalidateQueries({ queryKey: commandsKey(deviceKey) }), [deviceKey]);
   const photo = usePhotoCapture(deviceKey, commandSent);
 
   /** Shows a device and puts its values in the form. */
@@ -419,7 +419,7 @@ export function DeviceDetailPage() {
       </Paper>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <PhotoPanel photo={photo} />
-        <CommandsPanel deviceKey={deviceKey} refresh={commandsSent} />
+        <CommandsPanel deviceKey={deviceKey} />
       </SimpleGrid>
       <LogsPanel deviceKey={deviceKey} />
       <SyncStatePanel deviceKey={deviceKey} />

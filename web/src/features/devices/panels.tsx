@@ -1,13 +1,15 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { SETTING_NAMES, type CommandState, type CommandType, type SettingName } from '@passcloud/functions/contract/devices';
+import { useQuery } from '@tanstack/react-query';
 import { api } from '../../app/api.ts';
+import { useList, wholeList } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
 import { formatList, formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
 import { useSettingTexts } from './settings.tsx';
-import { CursorPager } from '../../components/CursorPager.tsx';
 
 /** The photo is asked for this often while the device takes it. */
 const PHOTO_POLL_MS = 1000;
@@ -139,34 +141,50 @@ export function useCommandTexts() {
   return { types, states, colors };
 }
 
+/** The query key of a device's recent commands: sending one refreshes it. */
+export const commandsKey = (deviceKey: string) => ['devices', deviceKey, 'commands'];
+
 /** The newest commands of the device and how each ended; queued ones are followed. */
-export function CommandsPanel({ deviceKey, refresh }: { deviceKey: string; refresh: number }) {
+export function CommandsPanel({ deviceKey }: { deviceKey: string }) {
   const { t } = useLingui();
   const texts = useCommandTexts();
-  const [items, setItems] = useState<Command[] | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  const load = useCallback(
-    (quiet: boolean) =>
-      api.get<{ items: Command[] }>(`${devicePath(deviceKey)}/commands`, { quiet, silent: true }).then(
-        (r) => {
-          setItems(r.items);
-          setFailed(false);
-        },
-        () => setFailed(true),
+  const commands = useQuery({
+    queryKey: commandsKey(deviceKey),
+    queryFn: () => api.get<{ items: Command[] }>(`${devicePath(deviceKey)}/commands`, { quiet: true, silent: true }).then((r) => r.items.slice(0, 10)),
+    refetchInterval: (q) => (q.state.data?.some((c) => c.state === 'queued') ? COMMANDS_POLL_MS : false),
+  });
+  const columns: Column<Command>[] = [
+    {
+      key: 'command',
+      title: t`Command`,
+      render: (c) => (
+        <>
+          <Text size="sm">{texts.types[c.type] ?? c.type}</Text>
+          <Text size="xs" c="dimmed">
+            {formatShortTime(c.createTime)}
+          </Text>
+        </>
       ),
-    [deviceKey],
-  );
-  useEffect(() => {
-    void load(true);
-  }, [load, refresh]);
-
-  const queued = items?.some((c) => c.state === 'queued') ?? false;
-  useEffect(() => {
-    if (!queued) return;
-    const timer = setInterval(() => void load(true), COMMANDS_POLL_MS);
-    return () => clearInterval(timer);
-  }, [queued, load]);
+    },
+    {
+      key: 'state',
+      title: t`State`,
+      render: (c) => (
+        <>
+          <Tooltip label={c.error} disabled={!c.error} multiline maw={260}>
+            <Badge color={texts.colors[c.state] ?? 'gray'} variant="light">
+              {texts.states[c.state] ?? c.state}
+            </Badge>
+          </Tooltip>
+          {c.finishTime && (
+            <Text size="xs" c="dimmed">
+              {formatShortTime(c.finishTime)}
+            </Text>
+          )}
+        </>
+      ),
+    },
+  ];
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="commands-panel">
@@ -175,54 +193,24 @@ export function CommandsPanel({ deviceKey, refresh }: { deviceKey: string; refre
           <Title order={4} size="h5">
             <Trans>Recent commands</Trans>
           </Title>
-          <ActionIcon variant="subtle" aria-label={t`Refresh`} onClick={() => void load(false)}>
+          <ActionIcon variant="subtle" aria-label={t`Refresh`} onClick={() => void commands.refetch()}>
             <IconRefresh size={16} />
           </ActionIcon>
         </Group>
-        {failed && (
-          <Text size="sm" c="red">
-            <Trans>The commands could not be loaded.</Trans>
-          </Text>
-        )}
-        {items && items.length === 0 && (
-          <Text size="sm" c="dimmed">
-            <Trans>No commands yet.</Trans>
-          </Text>
-        )}
-        {items && items.length > 0 && (
-          <Table verticalSpacing={6} fz="sm" data-testid="commands-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t`Command`}</Table.Th>
-                <Table.Th>{t`State`}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.slice(0, 10).map((c) => (
-                <Table.Tr key={c.commandKey} data-testid={`command-${c.commandKey}`} data-state={c.state}>
-                  <Table.Td>
-                    <Text size="sm">{texts.types[c.type] ?? c.type}</Text>
-                    <Text size="xs" c="dimmed">
-                      {formatShortTime(c.createTime)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Tooltip label={c.error} disabled={!c.error} multiline maw={260}>
-                      <Badge color={texts.colors[c.state] ?? 'gray'} variant="light">
-                        {texts.states[c.state] ?? c.state}
-                      </Badge>
-                    </Tooltip>
-                    {c.finishTime && (
-                      <Text size="xs" c="dimmed">
-                        {formatShortTime(c.finishTime)}
-                      </Text>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
+        <ListFrame
+          list={wholeList(commands)}
+          name="commands"
+          columns={columns}
+          rowKey={(c) => c.commandKey}
+          rowProps={(c) => ({ 'data-testid': `command-${c.commandKey}`, 'data-state': c.state })}
+          empty={
+            <Text size="sm" c="dimmed">
+              <Trans>No commands yet.</Trans>
+            </Text>
+          }
+          striped={false}
+          paged={false}
+        />
       </Stack>
     </Paper>
   );
@@ -307,43 +295,35 @@ export function useLogText(): (entry: LogEntry) => string {
   };
 }
 
-/** The device's own log, newest first, a page at a time. */
+/** The device's own log, newest first, a page at a time; the first page follows what the device sends. */
 export function LogsPanel({ deviceKey }: { deviceKey: string }) {
   const { t } = useLingui();
   const logText = useLogText();
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<{ items: LogEntry[]; nextCursor: string | null } | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  const load = useCallback(() => {
-    api
-      .get<{ items: LogEntry[]; nextCursor: string | null }>(`${devicePath(deviceKey)}/logs`, {
-        query: { pageSize: LOG_PAGE_SIZE, cursor: cursors.at(-1) },
-        silent: true,
-        quiet: true,
-      })
-      .then(
-        (p) => {
-          setPage(p);
-          setFailed(false);
-        },
-        () => setFailed(true),
-      );
-  }, [deviceKey, cursors]);
-  useEffect(load, [load]);
-  const first = cursors.length === 1;
-  useEffect(() => {
-    if (!first) return;
-    const timer = setInterval(load, LOG_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [first, load]);
-
+  const list = useList<LogEntry>({
+    resource: 'devices',
+    path: `${devicePath(deviceKey)}/logs`,
+    pageSize: LOG_PAGE_SIZE,
+    refreshMs: (_, pageIndex) => (pageIndex === 0 ? LOG_REFRESH_MS : false),
+  });
   const levels: Record<LogEntry['level'], { label: string; color: string }> = {
     info: { label: t`Info`, color: 'blue' },
     warn: { label: t`Warning`, color: 'orange' },
     error: { label: t`Error`, color: 'red' },
   };
-  const items = page?.items ?? [];
+  const columns: Column<LogEntry>[] = [
+    { key: 'time', title: t`Time`, width: 200, render: (entry) => formatTime(entry.time) },
+    {
+      key: 'level',
+      title: t`Level`,
+      width: 100,
+      render: (entry) => (
+        <Badge size="sm" variant="light" color={levels[entry.level]?.color ?? 'gray'}>
+          {levels[entry.level]?.label ?? entry.level}
+        </Badge>
+      ),
+    },
+    { key: 'message', title: t`Message`, wrap: true, render: logText },
+  ];
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="logs-panel">
@@ -352,49 +332,22 @@ export function LogsPanel({ deviceKey }: { deviceKey: string }) {
           <Title order={4} size="h5">
             <Trans>Device log</Trans>
           </Title>
-          <Button size="xs" variant="subtle" leftSection={<IconRefresh size={14} />} onClick={() => (cursors.length > 1 ? setCursors([undefined]) : load())}>
+          <Button size="xs" variant="subtle" leftSection={<IconRefresh size={14} />} onClick={() => (list.cursors.length > 1 ? list.restart() : void list.refetch())}>
             <Trans>Newest</Trans>
           </Button>
         </Group>
-        {failed ? (
-          <Text size="sm" c="red">
-            <Trans>The log could not be loaded.</Trans>
-          </Text>
-        ) : !page ? (
-          <Loader size="sm" />
-        ) : items.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            <Trans>The device has not sent any log entries yet.</Trans>
-          </Text>
-        ) : (
-          <Table.ScrollContainer minWidth={600}>
-            <Table striped verticalSpacing={4} fz="sm" data-testid="logs-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={200}>{t`Time`}</Table.Th>
-                  <Table.Th w={100}>{t`Level`}</Table.Th>
-                  <Table.Th>{t`Message`}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((entry) => (
-                  <Table.Tr key={entry.logKey} data-testid="log-row" data-code={entry.code}>
-                    <Table.Td>{formatTime(entry.time)}</Table.Td>
-                    <Table.Td>
-                      <Badge size="sm" variant="light" color={levels[entry.level]?.color ?? 'gray'}>
-                        {levels[entry.level]?.label ?? entry.level}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-word' }}>{logText(entry)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-        <Group justify="flex-end">
-          <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-        </Group>
+        <ListFrame
+          list={list}
+          name="logs"
+          columns={columns}
+          rowKey={(entry) => entry.logKey}
+          rowProps={(entry) => ({ 'data-testid': 'log-row', 'data-code': entry.code })}
+          empty={
+            <Text size="sm" c="dimmed">
+              <Trans>The device has not sent any log entries yet.</Trans>
+            </Text>
+          }
+        />
       </Stack>
     </Paper>
   );

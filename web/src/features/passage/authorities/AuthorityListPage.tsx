@@ -11,11 +11,10 @@ import { invalidate, useList, useUrlFilters } from '../../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import type { PickerDevice } from '../../../app/pickers.ts';
 import {
   PENDING_REFRESH_MS,
   SCREENS,
-  loadAllDevices,
+  useAllDevices,
   retrySync,
   revoke,
   type AuthorityItem,
@@ -45,16 +44,12 @@ const NO_FILTERS: Filters = { keyword: '', deviceKey: '', validity: '', state: '
 export function AuthorityListPage({ setType }: { setType: SetType }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
-  const [devices, setDevices] = useState<PickerDevice[]>([]);
+  const devices = useAllDevices().data ?? [];
   const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
   const [draft, setDraft] = useState<Filters>(filters);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<AuthorityItem | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    loadAllDevices().then(setDevices, () => undefined);
-  }, []);
 
   const list = useList<AuthorityItem, AuthorityPage>({
     resource: 'authorities',

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Badge, Button, Group, Modal, Paper, Progress, Stack, Stepper, Table, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
@@ -8,8 +8,8 @@ import { notifySuccess, toast } from '../../../app/api.ts';
 import { formatList, formatNumber } from '../../../app/format.ts';
 import { RequestError } from '../../../app/request.ts';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
-import { pickDepartments, pickGroups, type PickerDepartment, type PickerDevice, type PickerGroup } from '../../../app/pickers.ts';
-import { SCREENS, checkCapacity, grant, grantJob, loadAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
+import { pickDepartments, pickGroups, type PickerDepartment, type PickerGroup } from '../../../app/pickers.ts';
+import { SCREENS, checkCapacity, grant, grantJob, useAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
 import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
 import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
 import { ValidityFields, validityOf, type ValidityDraft } from './parts.tsx';
@@ -36,8 +36,7 @@ export function AuthorityWizardPage() {
   const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string }>({});
   const [personGroups, setPersonGroups] = useState<PickerGroup[]>([]);
   const [departments, setDepartments] = useState<PickerDepartment[]>([]);
-  const [devices, setDevices] = useState<PickerDevice[] | null>(null);
-  const [devicesFailed, setDevicesFailed] = useState(false);
+  const devices = useAllDevices();
   const [deviceGroups, setDeviceGroups] = useState<PickerGroup[]>([]);
   /** What the check found before granting: devices the grant would overfill, people it would put on both lists. */
   const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
@@ -45,16 +44,11 @@ export function AuthorityWizardPage() {
   /** A large grant the server writes in the background, followed until it is done. */
   const [job, setJob] = useState<{ jobKey: string; done: number; total: number; validity: ValidityBody; failed?: boolean; error?: string | null } | null>(null);
 
-  const loadDevices = useCallback(() => {
-    setDevicesFailed(false);
-    loadAllDevices().then(setDevices, () => setDevicesFailed(true));
-  }, []);
   useEffect(() => {
     Promise.all([pickGroups('employee'), pickGroups('visitor')]).then(([e, v]) => setPersonGroups([...e, ...v]), () => undefined);
     pickDepartments().then(setDepartments, () => undefined);
     pickGroups('device').then(setDeviceGroups, () => undefined);
-    loadDevices();
-  }, [loadDevices]);
+  }, []);
 
   const selection: Selection = {
     personKeys: [...people.people.keys()],
@@ -196,7 +190,7 @@ export function AuthorityWizardPage() {
 
           {step === 0 && <PeopleStep value={people} onChange={setPeople} groups={personGroups} departments={departments} error={errors.people ?? null} />}
           {step === 1 && (
-            <DevicesStep value={devicesChoice} onChange={setDevicesChoice} devices={devices} groups={deviceGroups} failed={devicesFailed} onReload={loadDevices} error={errors.devices ?? null} />
+            <DevicesStep value={devicesChoice} onChange={setDevicesChoice} devices={devices} groups={deviceGroups} error={errors.devices ?? null} />
           )}
           {step === 2 && (
             <Stack gap="md" data-testid="wizard-validity">

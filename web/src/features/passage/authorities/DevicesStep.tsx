@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Center, Checkbox, Group, Loader, MultiSelect, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, MultiSelect, Select, Stack, Text, TextInput } from '@mantine/core';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { ScrollTable } from '../../../components/ScrollTable.tsx';
+import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import tables from '../../../components/DataTable.module.css';
+import { wholeList } from '../../../app/queries.ts';
 import type { PickerDevice, PickerGroup } from '../../../app/pickers.ts';
 import { OnlineBadge } from '../../devices/parts.tsx';
 
@@ -21,34 +22,29 @@ export function DevicesStep({
   onChange,
   devices,
   groups,
-  failed,
-  onReload,
   error,
 }: {
   value: DevicesChoice;
   onChange: (value: DevicesChoice) => void;
-  devices: PickerDevice[] | null;
+  devices: UseQueryResult<PickerDevice[]>;
   groups: PickerGroup[];
-  failed: boolean;
-  onReload: () => void;
   error: string | null;
 }) {
   const { t } = useLingui();
   const [keyword, setKeyword] = useState('');
   const [groupKey, setGroupKey] = useState<string | null>(null);
   const word = keyword.trim().toLowerCase();
-  const shown = (devices ?? []).filter((d) => (!groupKey || d.groupKey === groupKey) && (!word || d.name.toLowerCase().includes(word) || d.serial.toLowerCase().includes(word)));
+  const shown = (devices.data ?? []).filter((d) => (!groupKey || d.groupKey === groupKey) && (!word || d.name.toLowerCase().includes(word) || d.serial.toLowerCase().includes(word)));
   const allChecked = shown.length > 0 && shown.every((d) => value.deviceKeys.has(d.deviceKey));
   const groupName = (key: string | null) => groups.find((g) => g.groupKey === key)?.name ?? '';
+  const choose = (deviceKeys: Set<string>) => onChange({ ...value, deviceKeys });
 
-  const set = (keys: string[], on: boolean) => {
-    const next = new Set(value.deviceKeys);
-    for (const key of keys) {
-      if (on) next.add(key);
-      else next.delete(key);
-    }
-    onChange({ ...value, deviceKeys: next });
-  };
+  const columns: Column<PickerDevice>[] = [
+    { key: 'name', title: t`Device name`, render: (device) => <Truncated text={device.name} maw={220} /> },
+    { key: 'serial', title: t`Serial number`, render: (device) => device.serial },
+    { key: 'group', title: t`Group`, render: (device) => <Truncated text={groupName(device.groupKey)} maw={160} /> },
+    { key: 'state', title: t`State`, render: (device) => <OnlineBadge online={device.online} /> },
+  ];
 
   return (
     <Stack gap="md" data-testid="wizard-devices">
@@ -67,74 +63,21 @@ export function DevicesStep({
       <Group align="flex-end" gap="sm" wrap="wrap">
         <TextInput label={t`Keyword`} placeholder={t`Device name or serial number`} value={keyword} onChange={(e) => setKeyword(e.currentTarget.value)} w={240} data-testid="wizard-device-keyword" />
         <Select label={t`Device group`} placeholder={t`Any group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={groupKey} onChange={setGroupKey} w={200} />
-        <Button variant="default" disabled={shown.length === 0 || allChecked} onClick={() => set(shown.map((d) => d.deviceKey), true)} data-testid="wizard-devices-all">
+        <Button variant="default" disabled={shown.length === 0 || allChecked} onClick={() => choose(new Set([...value.deviceKeys, ...shown.map((d) => d.deviceKey)]))} data-testid="wizard-devices-all">
           <Trans>Select all</Trans>
         </Button>
       </Group>
-      <ScrollTable>
-        <Table striped highlightOnHover withRowBorders={false} verticalSpacing={6} className={tables.oneLine} data-testid="wizard-devices-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={40}>
-                <Checkbox
-                  aria-label={t`Select all`}
-                  disabled={shown.length === 0}
-                  checked={allChecked}
-                  onChange={() =>
-                    set(
-                      shown.map((d) => d.deviceKey),
-                      !allChecked,
-                    )
-                  }
-                />
-              </Table.Th>
-              <Table.Th>{t`Device name`}</Table.Th>
-              <Table.Th>{t`Serial number`}</Table.Th>
-              <Table.Th>{t`Group`}</Table.Th>
-              <Table.Th>{t`State`}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {shown.map((device) => (
-              <Table.Tr key={device.deviceKey} data-testid="wizard-device-row" data-key={device.deviceKey}>
-                <Table.Td>
-                  <Checkbox aria-label={device.name} checked={value.deviceKeys.has(device.deviceKey)} onChange={() => set([device.deviceKey], !value.deviceKeys.has(device.deviceKey))} />
-                </Table.Td>
-                <Table.Td>
-                  <Truncated text={device.name} maw={220} />
-                </Table.Td>
-                <Table.Td>{device.serial}</Table.Td>
-                <Table.Td>
-                  <Truncated text={groupName(device.groupKey)} maw={160} />
-                </Table.Td>
-                <Table.Td>
-                  <OnlineBadge online={device.online} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
-      {!devices && !failed && (
-        <Center py="md">
-          <Loader size="sm" />
-        </Center>
-      )}
-      {devices && shown.length === 0 && (
-        <Text c="dimmed" ta="center" py="md">
-          {devices.length === 0 ? t`This company has no devices yet.` : t`Nothing matches these filters.`}
-        </Text>
-      )}
-      {failed && (
-        <Stack align="center" py="md" gap="xs">
-          <Text c="red">
-            <Trans>The list could not be loaded.</Trans>
-          </Text>
-          <Button variant="light" onClick={onReload}>
-            <Trans>Retry</Trans>
-          </Button>
-        </Stack>
-      )}
+      <ListFrame
+        list={wholeList(devices, shown)}
+        name="wizard-devices"
+        columns={columns}
+        rowKey={(device) => device.deviceKey}
+        rowProps={(device) => ({ 'data-testid': 'wizard-device-row', 'data-key': device.deviceKey })}
+        empty={<Text c="dimmed">{t`This company has no devices yet.`}</Text>}
+        filtered={!!(word || groupKey)}
+        selection={{ selected: value.deviceKeys, onChange: choose, label: (device) => device.name }}
+        paged={false}
+      />
       {error && (
         <Text size="sm" c="red" role="alert" data-testid="wizard-devices-error">
           {error}

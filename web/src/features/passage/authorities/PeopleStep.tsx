@@ -1,12 +1,11 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Avatar, Button, Center, Checkbox, Group, Loader, MultiSelect, Select, SimpleGrid, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { Avatar, Button, Group, MultiSelect, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { CursorPager } from '../../../components/CursorPager.tsx';
-import { ScrollTable } from '../../../components/ScrollTable.tsx';
+import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
-import tables from '../../../components/DataTable.module.css';
-import { pickPeople, pickedKey as keyOf, type PickerDepartment, type PickerGroup, type PickerPage, type PickerPerson as Person } from '../../../app/pickers.ts';
+import { useList } from '../../../app/queries.ts';
+import { pickedKey as keyOf, type PickerDepartment, type PickerGroup, type PickerPerson as Person } from '../../../app/pickers.ts';
 import { flattenDepartments, type Kind } from '../../people/api.ts';
 
 const PAGE_SIZE = 20;
@@ -50,12 +49,12 @@ export function PeopleStep({
     { group: t`Visitor groups`, items: groups.filter((g) => g.type === 'visitor').map((g) => ({ value: g.groupKey, label: g.name })) },
   ].filter((g) => g.items.length > 0);
 
-  const toggle = (persons: Person[], on: boolean) => {
-    const next = new Map(value.people);
-    for (const p of persons) {
+  /** The people now chosen, by key: those of other pages stay, those of the page shown come or go. */
+  const choose = (keys: ReadonlySet<string>, shown: Person[]) => {
+    const next = new Map([...value.people].filter(([key]) => keys.has(key)));
+    for (const p of shown) {
       const key = keyOf(p);
-      if (on) next.set(key, { key, name: p.name, personId: p.personId, kind: p.employeeKey ? 'employee' : 'visitor' });
-      else next.delete(key);
+      if (keys.has(key) && !next.has(key)) next.set(key, { key, name: p.name, personId: p.personId, kind: p.employeeKey ? 'employee' : 'visitor' });
     }
     onChange({ ...value, people: next });
   };
@@ -96,10 +95,10 @@ export function PeopleStep({
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="employee" pt="sm">
-          <PersonPicker kind="employee" picked={value.people} onToggle={toggle} groups={groups.filter((g) => g.type === 'employee')} departmentOptions={departmentOptions} />
+          <PersonPicker kind="employee" picked={value.people} onChoose={choose} groups={groups.filter((g) => g.type === 'employee')} departmentOptions={departmentOptions} />
         </Tabs.Panel>
         <Tabs.Panel value="visitor" pt="sm">
-          <PersonPicker kind="visitor" picked={value.people} onToggle={toggle} groups={groups.filter((g) => g.type === 'visitor')} departmentOptions={[]} />
+          <PersonPicker kind="visitor" picked={value.people} onChoose={choose} groups={groups.filter((g) => g.type === 'visitor')} departmentOptions={[]} />
         </Tabs.Panel>
       </Tabs>
       {error && (
@@ -121,50 +120,56 @@ const NO_FILTERS: Filters = { keyword: '', groupKey: null, departmentKey: null }
 function PersonPicker({
   kind,
   picked,
-  onToggle,
+  onChoose,
   groups,
   departmentOptions,
 }: {
   kind: Kind;
   picked: Map<string, PickedPerson>;
-  onToggle: (persons: Person[], on: boolean) => void;
+  onChoose: (keys: ReadonlySet<string>, shown: Person[]) => void;
   groups: PickerGroup[];
   departmentOptions: { value: string; label: string }[];
 }) {
   const { t } = useLingui();
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<PickerPage<Person> | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  const query = useMemo(() => ({ keyword: filters.keyword.trim() || undefined, groupKey: filters.groupKey ?? undefined, departmentKey: filters.departmentKey ?? undefined }), [filters]);
-  // An answer to an older request (a search typed since) is dropped.
-  const latest = useRef(0);
-  const load = useCallback(async () => {
-    const request = ++latest.current;
-    setFailed(false);
-    try {
-      const answer = await pickPeople(kind, { ...query, pageSize: PAGE_SIZE, cursor: cursors.at(-1) });
-      if (request === latest.current) setPage(answer);
-    } catch {
-      if (request === latest.current) {
-        setPage(null);
-        setFailed(true);
-      }
-    }
-  }, [cursors, kind, query]);
-  useEffect(() => {
-    void load();
-  }, [load]);
-
+  const list = useList<Person>({
+    resource: 'people',
+    path: '/v1/pickers/people',
+    query: { type: kind, keyword: filters.keyword.trim() || undefined, groupKey: filters.groupKey ?? undefined, departmentKey: filters.departmentKey ?? undefined },
+    pageSize: PAGE_SIZE,
+  });
   const search = () => {
-    setFilters(draft);
-    setCursors([undefined]);
+    if (draft === filters) void list.refetch();
+    else setFilters(draft);
   };
-  const items = page?.items ?? [];
-  const allChecked = items.length > 0 && items.every((p) => picked.has(keyOf(p)));
   const groupName = (key: string) => groups.find((g) => g.groupKey === key)?.name ?? '';
+
+  const columns: Column<Person>[] = [
+    {
+      key: 'name',
+      title: t`Name`,
+      render: (person) => (
+        <Group gap="xs" wrap="nowrap">
+          <Avatar src={person.avatarUrl} size={28} radius="xl" alt="">
+            {person.name.slice(0, 1)}
+          </Avatar>
+          <Truncated text={person.name} maw={200} />
+        </Group>
+      ),
+    },
+    { key: 'personId', title: t`Personnel ID`, render: (person) => <Truncated text={person.personId} maw={160} /> },
+    { key: 'group', title: t`Group`, render: (person) => <Truncated text={groupName(person.groupKey)} maw={160} /> },
+    {
+      key: 'photo',
+      title: t`Photo`,
+      render: (person) => (
+        <Text size="sm" c={person.hasPhoto ? undefined : 'orange.8'}>
+          {person.hasPhoto ? t`Has a photo` : t`No face photo`}
+        </Text>
+      ),
+    },
+  ];
 
   return (
     <Stack gap="sm">
@@ -186,75 +191,16 @@ function PersonPicker({
           <Trans>Search</Trans>
         </Button>
       </Group>
-      <ScrollTable>
-        <Table striped highlightOnHover withRowBorders={false} verticalSpacing={6} className={tables.oneLine} data-testid="wizard-people-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={40}>
-                <Checkbox aria-label={t`Select this page`} title={t`Select this page`} disabled={items.length === 0} checked={allChecked} onChange={() => onToggle(items, !allChecked)} data-testid="wizard-people-page" />
-              </Table.Th>
-              <Table.Th>{t`Name`}</Table.Th>
-              <Table.Th>{t`Personnel ID`}</Table.Th>
-              <Table.Th>{t`Group`}</Table.Th>
-              <Table.Th>{t`Photo`}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {items.map((person) => {
-              const key = keyOf(person);
-              return (
-                <Table.Tr key={key} data-testid="wizard-person-row" data-key={key}>
-                  <Table.Td>
-                    <Checkbox aria-label={person.name} checked={picked.has(key)} onChange={() => onToggle([person], !picked.has(key))} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Avatar src={person.avatarUrl} size={28} radius="xl" alt="">
-                        {person.name.slice(0, 1)}
-                      </Avatar>
-                      <Truncated text={person.name} maw={200} />
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Truncated text={person.personId} maw={160} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Truncated text={groupName(person.groupKey)} maw={160} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" c={person.hasPhoto ? undefined : 'orange.8'}>
-                      {person.hasPhoto ? t`Has a photo` : t`No face photo`}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
-      {!page && !failed && (
-        <Center py="md">
-          <Loader size="sm" />
-        </Center>
-      )}
-      {page && items.length === 0 && (
-        <Text c="dimmed" ta="center" py="md">
-          {filters.keyword || filters.groupKey || filters.departmentKey ? t`Nothing matches these filters.` : t`No one here yet.`}
-        </Text>
-      )}
-      {failed && (
-        <Stack align="center" py="md" gap="xs">
-          <Text c="red">
-            <Trans>The list could not be loaded.</Trans>
-          </Text>
-          <Button variant="light" onClick={() => void load()}>
-            <Trans>Retry</Trans>
-          </Button>
-        </Stack>
-      )}
-      <Group justify="flex-end">
-        <CursorPager cursors={cursors} nextCursor={page?.nextCursor} onChange={setCursors} />
-      </Group>
+      <ListFrame
+        list={list}
+        name="wizard-people"
+        columns={columns}
+        rowKey={keyOf}
+        rowProps={(person) => ({ 'data-testid': 'wizard-person-row', 'data-key': keyOf(person) })}
+        empty={<Text c="dimmed">{t`No one here yet.`}</Text>}
+        filtered={!!(filters.keyword || filters.groupKey || filters.departmentKey)}
+        selection={{ selected: new Set(picked.keys()), onChange: (keys) => onChoose(keys, list.items), label: (person) => person.name, allLabel: t`Select this page` }}
+      />
     </Stack>
   );
 }

@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import type { AuthorityItem, AuthorityPage, CapacityCheck, GrantJobView, RetryResult, SetType, SyncState } from '@passcloud/functions/contract/authorities';
 import { api } from '../../../app/api.ts';
 import type { RequestOptions } from '../../../app/request.ts';
@@ -62,7 +63,7 @@ export const changeValidity = (item: AuthorityItem, validity: ValidityBody) =>
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 
 /** Every device of the company (all pages of the picker), for filters and the wizard's device step. */
-export const loadAllDevices = (): Promise<PickerDevice[]> => pickDevices();
+export const useAllDevices = () => useQuery({ queryKey: ['devices', 'picker'], queryFn: (): Promise<PickerDevice[]> => pickDevices() });
 
 /** Today in the browser's calendar, as the API writes days. */
 export function today(): string {
