@@ -113,6 +113,8 @@ export const listQuery = z.object({
   departmentKey: key.optional(),
 });
 export const employeeListQuery = listQuery.extend({ state: z.enum(['active', 'resigned']).default('active') });
+/** Visitors belong to no department: a department filter is dropped. */
+export const visitorListQuery = listQuery.omit({ departmentKey: true });
 
 /** Groups hold employees, visitors or devices. */
 export const GROUP_TYPES = [...PERSON_KINDS, 'device'] as const;
@@ -134,6 +136,7 @@ export const importJobParams = z.object({ jobKey: key });
 
 export const employeeKeyParams = z.object({ employeeKey: key });
 export const visitorKeyParams = z.object({ visitorKey: key });
+export const PERSON_KEY_PARAMS = { employee: employeeKeyParams, visitor: visitorKeyParams } as const;
 export const groupKeyParams = z.object({ groupKey: key });
 export const departmentKeyParams = z.object({ departmentKey: key });
 

@@ -1,11 +1,15 @@
-import type { PersonKind } from '#contract/people';
+import type { z } from 'zod';
+import { PERSON_KEY_PARAMS, importJobBody, importJobParams, versionQuery, type PersonKind } from '#contract/people';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
-import { deletePerson, listPeople, type Person, type PersonChanges, type PeopleFilter } from '#data/people';
+import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput, type PeopleFilter } from '#data/people';
 import { ValidationError, type FieldIssue } from '#lib/errors';
+import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#lib/http';
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';
+import { createJob, readJob, startJob } from './importJobs.ts';
+import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
 
-/** What employees and visitors share: the JSON of a person, reference checks, listing and deletion. */
+/** What employees and visitors share: their routes, the JSON of a person, reference checks, listing and deletion. */
 
 const KEY_NAME = { employee: 'employeeKey', visitor: 'visitorKey' } as const;
 
@@ -60,4 +64,118 @@ export async function listJson(tenantId: string, kind: PersonKind, filter: Peopl
 export async function removePerson(tenantId: string, kind: PersonKind, personKey: string, version: number): Promise<void> {
   const person = await deletePerson(tenantId, kind, personKey, version);
   if (person.avatar) await deleteObject('photos', tenantId, person.avatar);
+}
+
+type Base<K extends PersonKind> = `/v1/${K}s`;
+type Item<K extends PersonKind> = `${Base<K>}/{${K}Key}`;
+/** The routes both kinds have; employees add leaving and coming back. */
+type SharedRoute<K extends PersonKind> =
+  | `GET ${Base<K>}`
+  | `POST ${Base<K>}`
+  | `GET ${Base<K>}/export`
+  | `POST ${Base<K>}/imports`
+  | `POST ${Base<K>}/imports/avatars`
+  | `POST ${Base<K>}/imports/jobs`
+  | `GET ${Base<K>}/imports/jobs/{jobKey}`
+  | `POST ${Base<K>}/imports/jobs/{jobKey}/start`
+  | `GET ${Item<K>}`
+  | `PATCH ${Item<K>}`
+  | `DELETE ${Item<K>}`;
+
+type SharedRoutes<K extends PersonKind> = { [R in SharedRoute<K>]: HandlerDef<'session'> };
+
+interface PersonSchemas {
+  listQuery: z.ZodType<PeopleFilter & { pageSize: number; cursor?: string | undefined }>;
+  createBody: z.ZodType<PersonInput>;
+  patchBody: z.ZodType<PersonChanges & { version: number }>;
+}
+
+/**
+ * The routes of one kind of person (`/v1/employees` or `/v1/visitors`): list, create, export,
+ * import, read, change and delete. The kinds differ only in their fields and list filters.
+ */
+export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchemas): SharedRoutes<K> {
+  const base = `/v1/${kind}s`;
+  const item = `${base}/{${kind}Key}`;
+  const keyParams = PERSON_KEY_PARAMS[kind];
+  const keyOf = (params: unknown) => (params as Record<string, string>)[KEY_NAME[kind]]!;
+  const routes = {
+    [`GET ${base}`]: sessionRoute({
+      query: schemas.listQuery,
+      async handle({ auth, query }) {
+        const { pageSize, cursor, ...filter } = query;
+        return ok(await listJson(auth.tenantId, kind, filter, pageSize, cursor));
+      },
+    }),
+    [`POST ${base}`]: sessionRoute({
+      body: schemas.createBody,
+      async handle({ auth, body }) {
+        await checkReferences(auth.tenantId, kind, body);
+        return created(await personJson(await createPerson(auth.tenantId, kind, body)));
+      },
+    }),
+    [`GET ${base}/export`]: sessionRoute({
+      query: schemas.listQuery,
+      async handle({ auth, query, locale }) {
+        const { pageSize: _pageSize, cursor: _cursor, ...filter } = query;
+        return exportWorkbook(auth.tenantId, kind, filter, locale);
+      },
+    }),
+    [`POST ${base}/imports`]: sessionRoute({
+      raw: true,
+      async handle({ auth, headers, rawBody, locale }) {
+        return created(await importWorkbook(auth.tenantId, kind, headers, rawBody, locale));
+      },
+    }),
+    [`POST ${base}/imports/avatars`]: sessionRoute({
+      raw: true,
+      async handle({ auth, headers, rawBody, locale }) {
+        return created(await importPhotos(auth.tenantId, kind, headers, rawBody, locale));
+      },
+    }),
+    [`POST ${base}/imports/jobs`]: sessionRoute({
+      body: importJobBody,
+      async handle({ auth, body, locale }) {
+        return created(await createJob(auth.tenantId, kind, body, locale));
+      },
+    }),
+    [`GET ${base}/imports/jobs/{jobKey}`]: sessionRoute({
+      params: importJobParams,
+      async handle({ auth, params, locale }) {
+        return ok(await readJob(auth.tenantId, kind, params.jobKey, locale));
+      },
+    }),
+    [`POST ${base}/imports/jobs/{jobKey}/start`]: sessionRoute({
+      params: importJobParams,
+      async handle({ auth, params, locale }) {
+        return queued(await startJob(auth.tenantId, kind, params.jobKey, locale));
+      },
+    }),
+    [`GET ${item}`]: sessionRoute({
+      params: keyParams,
+      async handle({ auth, params }) {
+        return ok(await personJson(await requirePerson(auth.tenantId, kind, keyOf(params))));
+      },
+    }),
+    [`PATCH ${item}`]: sessionRoute({
+      params: keyParams,
+      body: schemas.patchBody,
+      async handle({ auth, params, body }) {
+        const { version, ...changes } = body;
+        const current = await requirePerson(auth.tenantId, kind, keyOf(params));
+        await checkReferences(auth.tenantId, kind, changes);
+        return created(await personJson(await updatePerson(current, version, changes)));
+      },
+    }),
+    [`DELETE ${item}`]: sessionRoute({
+      params: keyParams,
+      query: versionQuery,
+      async handle({ auth, params, query }) {
+        await removePerson(auth.tenantId, kind, keyOf(params), query.version);
+        return deleted();
+      },
+    }),
+  };
+  // The keys are built from the kind; the type names them for defineResource's check.
+  return routes as SharedRoutes<K>;
 }
