@@ -21,7 +21,7 @@ export const mailRecords = lazy(
           sentAt: { type: 'string', required: true },
           /** What the mail is for (shown as its group). */
           kind: { type: 'string', required: true },
-          /** The recipient's name when known. */
+          /** Whom or what the mail is about, when it is about someone: the person of an alert, the account of an invitation, the licence of a reminder. */
           name: { type: 'string' },
           from: { type: 'string', required: true },
           to: { type: 'string', required: true },

@@ -86,7 +86,7 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
       log('warn', 'alert mail over the hourly limit, not sent', { tenantId: record.tenantId, kind, deviceKey: record.deviceKey, recordId: record.recordId });
       continue;
     }
-    mails.push({ to, subject, text, kind });
+    mails.push({ to, subject, text, kind, about: params.name });
   }
   // Recorded now, sent by the mail service: a slow SMTP server holds up neither the terminal's
   // upload nor the other recipients, and a failed send is tried again like any mail.

@@ -54,6 +54,7 @@ export async function sendLicenceReminders(now = Date.now()): Promise<number> {
       await deliver(tenantId, {
         to,
         kind: 'licenceReminder',
+        about: params.code,
         subject: translate(locale, 'mail.licenceReminderSubject', params),
         text: translate(locale, 'mail.licenceReminderBody', params),
       });

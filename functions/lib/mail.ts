@@ -23,8 +23,8 @@ import { env } from './env.ts';
  */
 export interface Mail {
   to: string;
-  /** The recipient's name when known, shown in the mail records. */
-  toName?: string;
+  /** Whom or what the mail is about (the person of an alert, the account of an invitation), the Name of its record. */
+  about?: string;
   subject: string;
   text: string;
   /** What the mail is for, shown as the record's group: `verification`, `feverAlert`, ... */
@@ -167,7 +167,7 @@ async function sendSmtp(smtp: SmtpSettings, from: string, mail: Mail): Promise<v
     socketTimeout: 20_000,
   });
   try {
-    await transport.sendMail({ from, to: mail.toName ? { name: mail.toName, address: mail.to } : mail.to, subject: mail.subject, text: mail.text });
+    await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
   } finally {
     transport.close();
   }
@@ -236,7 +236,7 @@ function recordOf(tenantId: string, mail: Mail, identity: MailIdentity, from: st
     mailId: identity.mailId,
     sentAt: identity.sentAt,
     kind: mail.kind,
-    ...(mail.toName ? { name: mail.toName } : {}),
+    ...(mail.about ? { name: mail.about } : {}),
     from,
     to: mail.to,
     title: mail.subject,
@@ -312,7 +312,7 @@ const RETRY_WIDTH = 10;
 async function retryOne(record: MailRecord, now: Date): Promise<boolean> {
   if (!(await claimRetry(record, new Date(now.getTime() + LEASE_MS)))) return false;
   const attempts = (record.attempts ?? 0) + 1;
-  const mail: Mail = { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) };
+  const mail: Mail = { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { about: record.name } : {}) };
   try {
     await attempt(record.tenantId, mail);
     await recordAttempt(record, { status: 'sent', attempts, at: new Date().toISOString() });

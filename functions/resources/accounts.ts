@@ -78,6 +78,7 @@ async function mailInvitation(locale: Locale, account: Account, reset: boolean):
   const sent = await sendMail(account.tenantId, {
     to: account.email!,
     kind: 'invitation',
+    about: account.nickname || account.username,
     subject: translate(locale, reset ? 'mail.passwordResetSubject' : 'mail.inviteSubject'),
     text: translate(locale, reset ? 'mail.passwordResetBody' : 'mail.inviteBody', params),
     secrets: [token],

@@ -77,7 +77,7 @@ export const mailRecords = defineResource('mailRecords', {
       }
       const outcome = await deliver(
         auth.tenantId,
-        { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { toName: record.name } : {}) },
+        { to: record.to, subject: record.title, text: record.content, kind: record.kind, ...(record.name ? { about: record.name } : {}) },
         { resendOf: params.mailKey, identity },
       );
       return created({ mailKey: outcome.mailKey, status: outcome.status, error: mailErrorText(locale, outcome.error, outcome.errorCode) });

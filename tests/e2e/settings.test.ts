@@ -596,6 +596,9 @@ describe('ports and versions, email and mail records', () => {
     await page.getByTestId('mail-search').click();
     await expect.poll(() => page.locator('[data-testid=mail-row][data-status=sent]').count()).toBe(0);
     expect(await mailRows.count()).toBe(2);
+    // Both are test mails: the group is said once above the table and its column gives way.
+    expect(await page.getByTestId('mail-folded').locator('[data-column=group]').innerText()).toBe('Group: Test mail');
+    expect(await page.getByTestId('mail-table').locator('th', { hasText: /^Group$/ }).count()).toBe(0);
 
     // The one no server took goes out again through the saved server; Cancel first changes nothing.
     const unsent = page.locator('[data-testid=mail-row]', { hasText: 'guard@company.test' });

@@ -36,6 +36,18 @@ export async function loginInBrowser(page: Page, username: string, password: str
 export async function toastText(page: Page): Promise<string> {
   const toast = page.locator('.mantine-Notification-root');
   await expect.poll(() => toast.count()).toBe(1);
+  // It covers no field or button of the screen: people read it while they correct the form.
+  const covered = await toast.first().evaluate((shown) => {
+    const box = shown.getBoundingClientRect();
+    // What scrolls under the fixed header is hidden there anyway: only the part below it counts.
+    const top = document.querySelector('header')?.getBoundingClientRect().bottom ?? 0;
+    return [...document.querySelectorAll(':is(main, form) :is(input, textarea, select, button, [role=combobox])')]
+      .filter((field) => !shown.contains(field))
+      .map((field) => ({ field, at: field.getBoundingClientRect() }))
+      .filter(({ at }) => at.width > 0 && at.height > 0 && at.left < box.right && at.right > box.left && Math.max(at.top, top) < box.bottom && at.bottom > box.top)
+      .map(({ field }) => field.outerHTML.slice(0, 120));
+  });
+  expect(covered).toEqual([]);
   // A toast on its way out can still be in the page beside the new one, which comes first.
   return (await toast.first().innerText()).trim();
 }

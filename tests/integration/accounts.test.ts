@@ -172,7 +172,9 @@ describe('accounts and permissions', () => {
     expect(link.origin).toBe(new URL(baseUrl()).origin);
     expect(link.pathname).toBe('/invitation');
     // The mail record keeps the link's token masked.
-    const recorded = (await call<{ items: { to: string; content: string }[] }>('GET', '/v1/mailRecords?group=invitation', { token: owner.token })).body.data.items.find((m) => m.to === email)!;
+    const recorded = (await call<{ items: { to: string; content: string; name: string | null }[] }>('GET', '/v1/mailRecords?group=invitation', { token: owner.token })).body.data.items.find((m) => m.to === email)!;
+    // The record is named after the account the invitation is for.
+    expect(recorded.name).toBe(username);
     expect(recorded.content).not.toContain(token);
     expect(recorded.content).toContain(`token=${'*'.repeat(token.length)}`);
 

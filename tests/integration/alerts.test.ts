@@ -26,6 +26,7 @@ interface MailRecord {
   title: string;
   content: string;
   status: string;
+  name: string | null;
 }
 
 let token: string;
@@ -116,6 +117,8 @@ describe('fever alerts', () => {
     const mail = sent.find((m) => m.title.includes('Other Person'))!;
     const name = (await call<{ name: string }>('GET', `/v1/devices/${device.deviceKey}`, { token })).body.data.name;
     expect(mail.title).toBe(`Fever alert: Other Person measured 37.8 °C at ${name}`);
+    // The record is named after the person the alert is about, not the recipient.
+    expect(mail.name).toBe('Other Person');
     expect(mail.content).toContain('Temperature: 37.8 °C');
     // The mail links the record's screen in the console, which opens it after a login.
     expect(mail.content).toMatch(new RegExp(`Record and capture: https?://\\S+/pass-platform/passage/record\\?record=${device.deviceKey}\\.\\w+`));

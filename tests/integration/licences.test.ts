@@ -182,8 +182,10 @@ describe('reminders', () => {
     await sendLicenceReminders();
     await sendLicenceReminders();
     expect((await mailsTo(c.email)).filter((m) => /licence expires/.test(m.subject))).toHaveLength(2);
-    const records = (await call<{ items: { group: string; to: string }[] }>('GET', '/v1/mailRecords?group=licenceReminder', { token: c.token })).body.data.items;
+    const records = (await call<{ items: { group: string; to: string; name: string | null }[] }>('GET', '/v1/mailRecords?group=licenceReminder', { token: c.token })).body.data.items;
     expect(records.map((r) => r.to)).toEqual([c.email, c.email]);
+    // The record's name is what the mail is about: the licence, by its short code.
+    expect(records.every((r) => !!r.name && reminders[0]!.text.includes(r.name))).toBe(true);
   });
 
   it('writes the reminder in the language the company registered in', async () => {

@@ -5,6 +5,7 @@ import './global.css';
 import { MantineProvider } from '@mantine/core';
 import { DatesProvider } from '@mantine/dates';
 import { Notifications } from '@mantine/notifications';
+import toasts from './Toasts.module.css';
 import { I18nProvider } from '@lingui/react';
 import { RouterProvider } from 'react-router-dom';
 import { i18n } from './i18n.ts';
@@ -25,7 +26,7 @@ export function App() {
     <I18nProvider i18n={i18n}>
       <MantineProvider theme={theme}>
         <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
-          <Notifications position="bottom-right" limit={1} />
+          <Notifications position="top-center" limit={1} containerWidth={640} classNames={{ root: toasts.root, notification: toasts.toast }} />
           <LoadingBar />
           <RouterProvider router={router} />
         </DatesProvider>

@@ -18,6 +18,12 @@ export interface Column<T> {
   width?: number;
   /** Long text that wraps onto more lines rather than being cut (a log message). */
   wrap?: boolean;
+  /**
+   * The column's value as text, for a column that often holds one value in every row (the sender
+   * of mails): when every row of the page has the same, the column gives its room to the others
+   * and the value is said once above the table.
+   */
+  folds?(row: T): string;
 }
 
 /** Rows chosen for bulk actions, by row key. */
@@ -79,6 +85,8 @@ export function ListFrame<T>({
   const { t } = useLingui();
   const items = list.items;
   const keys = items.map(rowKey);
+  const folded = items.length > 1 ? columns.filter((c) => c.folds && items.every((row) => c.folds!(row) === c.folds!(items[0]!))) : [];
+  const shownColumns = folded.length ? columns.filter((c) => !folded.includes(c)) : columns;
   const choosable = selection ? keys.filter((_, i) => selection.selectable?.(items[i]!) ?? true) : [];
   const allChecked = choosable.length > 0 && choosable.every((k) => selection!.selected.has(k));
   const choose = (chosen: string[], on: boolean) => {
@@ -107,6 +115,15 @@ export function ListFrame<T>({
           {bulk}
         </Group>
       )}
+      {folded.length > 0 && (
+        <Group gap="lg" data-testid={`${name}-folded`}>
+          {folded.map((column) => (
+            <Text key={column.key} size="sm" c="dimmed" data-column={column.key}>
+              {column.title}: <Text span inherit c="var(--mantine-color-text)">{column.folds!(items[0]!)}</Text>
+            </Text>
+          ))}
+        </Group>
+      )}
       <ScrollTable>
         <Table
           striped={striped}
@@ -131,7 +148,7 @@ export function ListFrame<T>({
                   />
                 </Table.Th>
               )}
-              {columns.map((column) => (
+              {shownColumns.map((column) => (
                 <Table.Th key={column.key} w={column.width} className={stickyClass(column)} style={offset(column)}>
                   {column.title}
                 </Table.Th>
@@ -151,7 +168,7 @@ export function ListFrame<T>({
                     />
                   </Table.Td>
                 )}
-                {columns.map((column) => (
+                {shownColumns.map((column) => (
                   <Table.Td key={column.key} className={stickyClass(column)} style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}>
                     {column.render(row)}
                   </Table.Td>

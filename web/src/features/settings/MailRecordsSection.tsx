@@ -139,8 +139,8 @@ export function MailRecordsSection() {
       ),
     },
     { key: 'name', title: t`Name`, render: (record) => <Truncated text={record.name} maw={140} /> },
-    { key: 'group', title: t`Group`, render: (record) => groupName(record.group) },
-    { key: 'from', title: t`From`, render: (record) => <Truncated text={record.from} maw={220} /> },
+    { key: 'group', title: t`Group`, render: (record) => groupName(record.group), folds: (record) => groupName(record.group) },
+    { key: 'from', title: t`From`, render: (record) => <Truncated text={record.from} maw={220} />, folds: (record) => record.from },
     { key: 'to', title: t`To`, render: (record) => <Truncated text={record.to} maw={220} /> },
     {
       key: 'status',
