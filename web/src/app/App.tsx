@@ -26,7 +26,7 @@ export function App() {
     <I18nProvider i18n={i18n}>
       <MantineProvider theme={theme}>
         <DatesProvider settings={{ locale: DAYJS_LOCALES[storedLocale()] }}>
-          <Notifications position="top-center" limit={1} containerWidth={640} classNames={{ root: toasts.root, notification: toasts.toast }} />
+          <Notifications position="top-center" limit={1} classNames={{ root: toasts.root, notification: toasts.toast }} />
           <LoadingBar />
           <RouterProvider router={router} />
         </DatesProvider>

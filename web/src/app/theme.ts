@@ -1,10 +1,14 @@
-import { createTheme } from '@mantine/core';
+import { Modal, createTheme } from '@mantine/core';
 
 export const theme = createTheme({
   primaryColor: 'blue',
   defaultRadius: 'sm',
   fontFamily:
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", sans-serif',
+  components: {
+    // Dialogs open below the header's band, where the one toast shows (App.tsx).
+    Modal: Modal.extend({ defaultProps: { yOffset: 72 } }),
+  },
 });
 
 /** Brand variants of the header; the build picks one by a fixed index (VITE_BRAND_INDEX). */

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { ActionIcon, Group, Menu, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconChevronDown, IconKey, IconLogout, IconSettings, IconUserCircle } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -11,6 +11,7 @@ import { firstPermitted, flatten } from '../menu.ts';
 import { menuTitle } from '../menuTitles.ts';
 import { LanguageMenu } from '../../components/LanguageMenu.tsx';
 import { ChangePasswordDialog } from './ChangePasswordDialog.tsx';
+import { useToastBand } from '../toasts.ts';
 import classes from './Header.module.css';
 
 /** Default page of each platform (SPEC.md §2). */
@@ -23,6 +24,9 @@ export function Header({ menu }: { menu: MenuItem[] }) {
   const { pathname } = useLocation();
   const { t } = useLingui();
   const [passwordOpen, setPasswordOpen] = useState(false);
+  const start = useRef<HTMLDivElement>(null);
+  const end = useRef<HTMLDivElement>(null);
+  useToastBand(start, end);
   const user = getUser();
   const platforms = menu.filter((item) => item.isShow);
   const settings = menu.find((item) => item.path === '/settings');
@@ -36,7 +40,7 @@ export function Header({ menu }: { menu: MenuItem[] }) {
 
   return (
     <Group h="100%" px="md" justify="space-between" wrap="nowrap" className={classes.header}>
-      <Group gap="xl" wrap="nowrap" style={{ minWidth: 0 }}>
+      <Group gap="xl" wrap="nowrap" style={{ minWidth: 0 }} ref={start}>
         <Brand />
         <Group gap={4} component="nav" aria-label={t`Platforms`} wrap="nowrap">
           {platforms.map((platform) => {
@@ -56,7 +60,7 @@ export function Header({ menu }: { menu: MenuItem[] }) {
           })}
         </Group>
       </Group>
-      <Group gap="xs" wrap="nowrap">
+      <Group gap="xs" wrap="nowrap" ref={end}>
         {settings && (
           <Tooltip label={menuTitle(settings.title)}>
             <ActionIcon
