@@ -43,16 +43,29 @@ beforeAll(async () => {
     if (made.body.code !== 201) throw new Error(`group answered ${made.status}: ${made.body.message}`);
     groupKeys.push(made.body.data.groupKey);
   }
+  const personKeys: string[] = [];
   for (const [i, person] of PEOPLE.entries()) {
     const { group, ...fields } = person;
     const body = { ...fields, personId: `EMP-2024-${String(1017 + i).padStart(5, '0')}`, groupKey: groupKeys[group], email: `person${i}@example.test` };
-    const made = await call('POST', '/v1/employees', { token, body });
+    const made = await call<{ employeeKey: string }>('POST', '/v1/employees', { token, body });
     if (made.body.code !== 201) throw new Error(`employee answered ${made.status}: ${made.body.message}`);
+    personKeys.push(made.body.data.employeeKey);
   }
   // A simulated face terminal bound to this company (a licence gives it a seat), for the device screens.
   await grantSeats(token, 5);
   fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('LAY').toUpperCase() });
   deviceKey = fleet.agents[0]!.deviceKey!;
+  // Invitations to two accounts, for the mail records.
+  for (const name of ['reception', 'nightshift']) {
+    const invited = await call('POST', '/v1/accounts', { token, body: { username: unique(name), email: `${unique(name)}@example.test`, authCodes: ['pass:dashboard'], invite: true } });
+    if (invited.body.code !== 201) throw new Error(`account answered ${invited.status}: ${invited.body.message}`);
+  }
+  // Authorizations on it, half of them until a date, for the authority list; none has a photo, so they fail.
+  for (const [i, key] of personKeys.entries()) {
+    const validity = i % 2 ? { permanent: false, start: '2026-01-01', end: '2030-12-31' } : { permanent: true };
+    const granted = await call('POST', '/v1/authorities', { token, body: { setType: 0, personKeys: [key], deviceKeys: [deviceKey], validity } });
+    if (granted.body.code !== 201) throw new Error(`authority answered ${granted.status}: ${granted.body.message}`);
+  }
 
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base() });
@@ -177,6 +190,39 @@ describe.each(LOCALES)('layout in %s', (locale) => {
         expect(b.x + b.width).toBeLessThanOrEqual(card.x + card.width + 1);
       }
       expect(await placeholderOverflow(page.getByTestId('people-keyword'))).toEqual({ scroll: 0, text: 0 });
+    });
+
+    it('shows the badges, times and states of the authority list and the mail records whole', async () => {
+      await page.setViewportSize({ width, height: HEIGHT });
+      for (const [path, name, columns] of [
+        ['/pass-platform/passage/authority', 'authority', ['validity', 'sync', 'syncTime']],
+        ['/settings/mail', 'mail', ['status', 'sendTime']],
+      ] as const) {
+        await open(path);
+        const table = page.getByTestId(`${name}-table`);
+        await expect.poll(() => table.locator('tbody tr').count()).toBeGreaterThan(0);
+        await page.waitForLoadState('networkidle');
+        await shot(`${name}-list`, locale, width);
+        // A badge narrower than its text is cut.
+        const cut = await table.evaluate((element) =>
+          [...element.querySelectorAll('td .mantine-Badge-root, td .mantine-Badge-label')]
+            .filter((e) => e.scrollWidth > e.clientWidth + 1)
+            .map((e) => e.textContent),
+        );
+        expect(cut).toEqual([]);
+        expect(await wrappedTexts(table, 'th')).toEqual([]);
+        // The states and times are in view without scrolling sideways, each on one line, left of the pinned actions.
+        const scroller = await box(table.locator('xpath=..'));
+        const actions = table.locator('thead th').last();
+        const actionsLeft = (await actions.getAttribute('data-column')) === 'actions' ? (await box(actions)).x : scroller.x + scroller.width;
+        for (const column of columns) {
+          const header = await box(table.locator(`th[data-column=${column}]`));
+          expect(header.x, column).toBeGreaterThanOrEqual(scroller.x - 1);
+          expect(header.x + header.width, column).toBeLessThanOrEqual(actionsLeft + 1);
+          // A failed sync's reason is written under its badge, on as many lines as it takes.
+          if (column !== 'sync') expect(await wrappedTexts(table, `td[data-column=${column}]`)).toEqual([]);
+        }
+      }
     });
 
     it('shows the person form', async () => {

@@ -24,6 +24,8 @@ export interface Column<T> {
    * and the value is said once above the table.
    */
   folds?(row: T): string;
+  /** For a column that is empty in many rows (a failed mail's Resend): it shows only when a row of the page has something in it. */
+  present?(row: T): boolean;
 }
 
 /** Rows chosen for bulk actions, by row key. */
@@ -86,7 +88,7 @@ export function ListFrame<T>({
   const items = list.items;
   const keys = items.map(rowKey);
   const folded = items.length > 1 ? columns.filter((c) => c.folds && items.every((row) => c.folds!(row) === c.folds!(items[0]!))) : [];
-  const shownColumns = folded.length ? columns.filter((c) => !folded.includes(c)) : columns;
+  const shownColumns = columns.filter((c) => !folded.includes(c) && (!c.present || items.some(c.present)));
   const choosable = selection ? keys.filter((_, i) => selection.selectable?.(items[i]!) ?? true) : [];
   const allChecked = choosable.length > 0 && choosable.every((k) => selection!.selected.has(k));
   const choose = (chosen: string[], on: boolean) => {
@@ -130,6 +132,7 @@ export function ListFrame<T>({
           highlightOnHover
           withRowBorders={false}
           verticalSpacing="xs"
+          horizontalSpacing={8}
           className={tables.oneLine}
           data-testid={`${name}-table`}
           data-refreshing={list.isFetching || undefined}
@@ -149,7 +152,7 @@ export function ListFrame<T>({
                 </Table.Th>
               )}
               {shownColumns.map((column) => (
-                <Table.Th key={column.key} w={column.width} className={stickyClass(column)} style={offset(column)}>
+                <Table.Th key={column.key} data-column={column.key} w={column.width} className={stickyClass(column)} style={offset(column)}>
                   {column.title}
                 </Table.Th>
               ))}
@@ -169,7 +172,7 @@ export function ListFrame<T>({
                   </Table.Td>
                 )}
                 {shownColumns.map((column) => (
-                  <Table.Td key={column.key} className={stickyClass(column)} style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}>
+                  <Table.Td key={column.key} data-column={column.key} className={stickyClass(column)} style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}>
                     {column.render(row)}
                   </Table.Td>
                 ))}

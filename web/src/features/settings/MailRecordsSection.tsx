@@ -157,6 +157,7 @@ export function MailRecordsSection() {
       key: 'actions',
       title: t`Actions`,
       sticky: 'end',
+      present: (record) => record.resendable,
       render: (record) =>
         record.resendable && (
           <Button

@@ -3,7 +3,7 @@ import { DatePickerInput } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
 import { useLingui } from '@lingui/react/macro';
-import { formatDate, formatDateTime } from '../../../app/format.ts';
+import { formatDate, formatShortTime } from '../../../app/format.ts';
 import { LIST_OF_SET_TYPE } from '@passcloud/functions/contract/authorities';
 import { today, type AuthorityItem, type SetType, type SyncFailure, type SyncState, type ValidityBody, type ValidityState } from './api.ts';
 
@@ -50,7 +50,7 @@ export function SyncStateCell({ item, labels }: { item: Pick<AuthorityItem, 'syn
   const detail = failed ? item.syncDetail : null;
   return (
     <Stack gap={2} align="flex-start">
-      <Badge color={SYNC_COLOR[item.syncState]} variant="light" data-testid="sync-badge" data-state={item.syncState}>
+      <Badge color={SYNC_COLOR[item.syncState]} variant="light" miw="max-content" data-testid="sync-badge" data-state={item.syncState}>
         {labels.sync[item.syncState]}
       </Badge>
       {failed && item.syncReason && (
@@ -74,14 +74,15 @@ export function ValidityCell({ item, labels }: { item: Pick<AuthorityItem, 'star
       <Text size="sm" span>
         {item.start && item.end ? `${formatDate(item.start)} – ${formatDate(item.end)}` : labels.permanent}
       </Text>
-      <Badge size="sm" variant="dot" color={VALIDITY_COLOR[item.validityState]} data-validity={item.validityState}>
+      <Badge size="sm" variant="dot" color={VALIDITY_COLOR[item.validityState]} miw="max-content" data-validity={item.validityState}>
         {labels.validity[item.validityState]}
       </Badge>
     </Group>
   );
 }
 
-export const syncTime = (item: Pick<AuthorityItem, 'syncTime'>): string => formatDateTime(item.syncTime);
+/** When the device last answered for the row: the time alone today, the day and minute before. */
+export const syncTime = (item: Pick<AuthorityItem, 'syncTime'>): string => formatShortTime(item.syncTime);
 
 /** A validity being chosen: permanent, or a range of days (either end may be missing while choosing). */
 export interface ValidityDraft {
