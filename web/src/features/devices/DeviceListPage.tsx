@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Badge, Button, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconAdjustments, IconCheck, IconCopy, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -16,6 +16,8 @@ import { RequestsPanel } from './RequestsPanel.tsx';
 import { devicePath, deviceScreen, loadDeviceGroups, sendCommand, type Device, type DeviceGroup, type DevicePage } from './api.ts';
 import { OnlineBadge } from './parts.tsx';
 import { formatNumber } from '../../app/format.ts';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
+import { GroupFilter } from '../../components/GroupFilter.tsx';
 
 const PAGE_SIZE = 20;
 /** While some online device on the page has unconfirmed settings, the page refreshes this often. */
@@ -214,26 +216,15 @@ export function DeviceListPage() {
           </Group>
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
-              <TextInput
-                label={t`Keyword`}
-                placeholder={t`Name, serial number, IP or MAC`}
-                title={t`Name, serial number, IP or MAC`}
+              <KeywordInput
+                hint={t`Name, serial number, IP or MAC`}
                 value={draft.keyword}
-                onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
-                onKeyDown={(e) => e.key === 'Enter' && search()}
-                style={{ flex: '1 1 300px', maxWidth: 400 }}
-                miw={260}
-                data-testid="device-keyword"
+                onChange={(keyword) => setDraft({ ...draft, keyword })}
+                onSearch={search}
+                wide
+                testId="device-keyword"
               />
-              <Select
-                label={t`Group`}
-                clearable
-                data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
-                value={draft.groupKey || null}
-                onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })}
-                w={180}
-                data-testid="device-group-filter"
-              />
+              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => setDraft({ ...draft, groupKey })} testId="device-group-filter" />
               <Input.Wrapper label={t`State`} labelElement="div" data-testid="device-presence-field">
                 <SegmentedControl
                   display="flex"

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
@@ -26,6 +26,9 @@ import {
   type Person,
 } from './api.ts';
 import { GroupManager } from './GroupManager.tsx';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
+import { PersonName } from '../../components/PersonName.tsx';
+import { GroupFilter } from '../../components/GroupFilter.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -124,16 +127,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
       key: 'name',
       title: t`Name`,
       sticky: 'start',
-      render: (person) => (
-        <Group gap="xs" wrap="nowrap">
-          <Avatar src={person.avatarUrl} size={32} radius="xl" alt="">
-            {person.name.slice(0, 1)}
-          </Avatar>
-          <Text size="sm" component={Link} to={paths.detail(keyOf(person))} c="blue.7" td="none" truncate="end" maw={180} title={person.name}>
-            {person.name}
-          </Text>
-        </Group>
-      ),
+      render: (person) => <PersonName name={person.name} avatar={person.avatarUrl} to={paths.detail(keyOf(person))} />,
     },
     { key: 'personId', title: t`Personnel ID`, render: (person) => person.personId },
     { key: 'role', title: t`Role`, render: (person) => <Truncated text={person.role} maw={150} /> },
@@ -174,25 +168,15 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
-              <TextInput
-                label={t`Keyword`}
-                placeholder={t`Name, personnel ID, phone or IC card`}
-                title={t`Name, personnel ID, phone or IC card`}
+              <KeywordInput
+                hint={t`Name, personnel ID, phone or IC card`}
                 value={draft.keyword}
-                onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
-                onKeyDown={(e) => e.key === 'Enter' && search()}
-                style={{ flex: '1 1 300px', maxWidth: 440 }}
-                miw={260}
-                data-testid="people-keyword"
+                onChange={(keyword) => setDraft({ ...draft, keyword })}
+                onSearch={search}
+                wide
+                testId="people-keyword"
               />
-              <Select
-                label={t`Group`}
-                clearable
-                data={groups.map((g) => ({ value: g.groupKey, label: g.name }))}
-                value={draft.groupKey || null}
-                onChange={(v) => setDraft({ ...draft, groupKey: v ?? '' })}
-                w={180}
-              />
+              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => setDraft({ ...draft, groupKey })} />
               {kind === 'employee' && (
                 <Select
                   label={t`Department`}

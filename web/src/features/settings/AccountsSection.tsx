@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
@@ -8,6 +8,7 @@ import { useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { ACCOUNTS_PATH, accountPath, type Account, type AccountPage } from './api.ts';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -80,17 +81,7 @@ export function AccountsSection() {
     <Stack gap="md">
       <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
         <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
-          <TextInput
-            label={t`Keyword`}
-            placeholder={t`Username, nickname, email, phone or remark`}
-            title={t`Username, nickname, email, phone or remark`}
-            value={draft}
-            onChange={(e) => setDraft(e.currentTarget.value)}
-            onKeyDown={(e) => e.key === 'Enter' && search()}
-            style={{ flex: '1 1 300px', maxWidth: 440 }}
-            miw={220}
-            data-testid="account-keyword"
-          />
+          <KeywordInput hint={t`Username, nickname, email, phone or remark`} value={draft} onChange={setDraft} onSearch={search} wide testId="account-keyword" />
           <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="account-search">
             <Trans>Search</Trans>
           </Button>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Avatar, Button, Group, Menu, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
@@ -25,6 +25,8 @@ import {
 } from './api.ts';
 import { EditValidityModal } from './EditValidityModal.tsx';
 import { SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
+import { KeywordInput } from '../../../components/KeywordInput.tsx';
+import { PersonName } from '../../../components/PersonName.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -121,14 +123,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       key: 'name',
       title: t`Name`,
       sticky: 'start',
-      render: (item) => (
-        <Group gap="xs" wrap="nowrap">
-          <Avatar src={item.avatar} size={32} radius="xl" alt="">
-            {item.name.slice(0, 1)}
-          </Avatar>
-          <Truncated text={item.name} maw={160} />
-        </Group>
-      ),
+      render: (item) => <PersonName name={item.name} avatar={item.avatar} maw={160} />,
     },
     { key: 'personId', title: t`Personnel ID`, render: (item) => <Truncated text={item.personId} maw={140} /> },
     { key: 'kind', title: t`Type`, render: (item) => labels.kind[item.personKind], folds: (item) => labels.kind[item.personKind] },
@@ -165,15 +160,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
-              <TextInput
-                label={t`Keyword`}
-                placeholder={t`Name or personnel ID`}
-                value={draft.keyword}
-                onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
-                onKeyDown={(e) => e.key === 'Enter' && search()}
-                w={220}
-                data-testid="authority-keyword"
-              />
+              <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="authority-keyword" />
               <Select
                 label={t`Device`}
                 placeholder={t`Any device`}

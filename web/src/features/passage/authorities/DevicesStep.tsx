@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Group, MultiSelect, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, MultiSelect, Stack, Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
@@ -7,6 +7,8 @@ import { Truncated } from '../../../components/Truncated.tsx';
 import { wholeList } from '../../../app/queries.ts';
 import type { PickerDevice, PickerGroup } from '../../../app/pickers.ts';
 import { OnlineBadge } from '../../devices/parts.tsx';
+import { KeywordInput } from '../../../components/KeywordInput.tsx';
+import { GroupFilter } from '../../../components/GroupFilter.tsx';
 
 export interface DevicesChoice {
   deviceKeys: Set<string>;
@@ -32,7 +34,7 @@ export function DevicesStep({
 }) {
   const { t } = useLingui();
   const [keyword, setKeyword] = useState('');
-  const [groupKey, setGroupKey] = useState<string | null>(null);
+  const [groupKey, setGroupKey] = useState('');
   const word = keyword.trim().toLowerCase();
   const shown = (devices.data ?? []).filter((d) => (!groupKey || d.groupKey === groupKey) && (!word || d.name.toLowerCase().includes(word) || d.serial.toLowerCase().includes(word)));
   const allChecked = shown.length > 0 && shown.every((d) => value.deviceKeys.has(d.deviceKey));
@@ -61,8 +63,8 @@ export function DevicesStep({
         data-testid="wizard-device-groups"
       />
       <Group align="flex-end" gap="sm" wrap="wrap">
-        <TextInput label={t`Keyword`} placeholder={t`Device name or serial number`} value={keyword} onChange={(e) => setKeyword(e.currentTarget.value)} w={240} data-testid="wizard-device-keyword" />
-        <Select label={t`Device group`} placeholder={t`Any group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={groupKey} onChange={setGroupKey} w={200} />
+        <KeywordInput hint={t`Device name or serial number`} value={keyword} onChange={setKeyword} testId="wizard-device-keyword" />
+        <GroupFilter label={t`Device group`} groups={groups} value={groupKey} onChange={setGroupKey} />
         <Button variant="default" disabled={shown.length === 0 || allChecked} onClick={() => choose(new Set([...value.deviceKeys, ...shown.map((d) => d.deviceKey)]))} data-testid="wizard-devices-all">
           <Trans>Select all</Trans>
         </Button>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Avatar, Button, Group, MultiSelect, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
+import { Button, Group, MultiSelect, Select, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
@@ -7,6 +7,8 @@ import { Truncated } from '../../../components/Truncated.tsx';
 import { useList } from '../../../app/queries.ts';
 import { pickedKey as keyOf, type PickerDepartment, type PickerGroup, type PickerPerson as Person } from '../../../app/pickers.ts';
 import { flattenDepartments, type Kind } from '../../people/api.ts';
+import { KeywordInput } from '../../../components/KeywordInput.tsx';
+import { PersonName } from '../../../components/PersonName.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -149,14 +151,7 @@ function PersonPicker({
     {
       key: 'name',
       title: t`Name`,
-      render: (person) => (
-        <Group gap="xs" wrap="nowrap">
-          <Avatar src={person.avatarUrl} size={28} radius="xl" alt="">
-            {person.name.slice(0, 1)}
-          </Avatar>
-          <Truncated text={person.name} maw={200} />
-        </Group>
-      ),
+      render: (person) => <PersonName name={person.name} avatar={person.avatarUrl} maw={200} size={28} />,
     },
     { key: 'personId', title: t`Personnel ID`, render: (person) => <Truncated text={person.personId} maw={160} /> },
     { key: 'group', title: t`Group`, render: (person) => <Truncated text={groupName(person.groupKey)} maw={160} /> },
@@ -174,15 +169,7 @@ function PersonPicker({
   return (
     <Stack gap="sm">
       <Group align="flex-end" gap="sm" wrap="wrap">
-        <TextInput
-          label={t`Keyword`}
-          placeholder={t`Name, personnel ID, phone or IC card`}
-          value={draft.keyword}
-          onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
-          onKeyDown={(e) => e.key === 'Enter' && search()}
-          w={240}
-          data-testid="wizard-keyword"
-        />
+        <KeywordInput hint={t`Name, personnel ID, phone or IC card`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="wizard-keyword" />
         <Select label={t`Group`} placeholder={t`Any group`} clearable data={groups.map((g) => ({ value: g.groupKey, label: g.name }))} value={draft.groupKey} onChange={(groupKey) => setDraft({ ...draft, groupKey })} w={180} />
         {kind === 'employee' && (
           <Select label={t`Department`} placeholder={t`Any department`} clearable data={departmentOptions} value={draft.departmentKey} onChange={(departmentKey) => setDraft({ ...draft, departmentKey })} w={180} />
