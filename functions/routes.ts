@@ -133,6 +133,8 @@ export const routes = [
   { method: 'GET', path: '/v1/mailRecords/{mailKey}', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'POST', path: '/v1/mailRecords/{mailKey}/resend', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   // Pass records the terminals uploaded, and the blacklist's view of them; exports run in the background.
+  { method: 'GET', path: '/v1/dashboard', resource: 'dashboard', access: 'session', authCode: 'pass:dashboard' },
+  { method: 'GET', path: '/v1/dashboard/captures', resource: 'dashboard', access: 'session', authCode: 'pass:dashboard' },
   { method: 'GET', path: '/v1/passRecords', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'POST', path: '/v1/passRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'GET', path: '/v1/passRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },

@@ -511,6 +511,12 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
   return result;
 }
 
+/** How many people of a kind are active, from their counter. */
+export async function activeCount(tenantId: string, kind: PersonKind): Promise<number> {
+  const counter = (await peopleCounters().get({ tenantId, kind, state: 'active' }).go()).data;
+  return Math.max(0, counter?.count ?? 0);
+}
+
 /**
  * The first page's count: from the counters when only the state is filtered, else by a COUNT
  * query that stops after reading COUNT_READ_LIMIT items.

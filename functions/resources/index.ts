@@ -2,6 +2,7 @@ import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { accounts } from './accounts.ts';
 import { authorities } from './authorities.ts';
+import { dashboard } from './dashboard.ts';
 import { departments } from './departments.ts';
 import { deviceSync } from './deviceSync.ts';
 import { devices } from './devices.ts';
@@ -34,5 +35,6 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   accounts: accounts.handler,
   settings: settings.handler,
   passRecords: passRecords.handler,
+  dashboard: dashboard.handler,
   pickers: pickers.handler,
 };

@@ -5,14 +5,11 @@ import {
   passRecordQuery,
   recordExportBody,
   recordKeyParams,
-  type PassRecordItem,
   type PassRecordPage,
   type RecordExportJob,
 } from '#contract/passRecords';
 import type { Locale } from '#contract/locales';
-import { findDevice } from '#data/devices';
-import { findGroup } from '#data/groups';
-import { createExportJob, failExportJob, findExportJob, findRecord, listRecords, recordFilterOf, recordKeyOf, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { createExportJob, failExportJob, findExportJob, findRecord, listRecords, recordFilterOf, type ExportJob, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { newId } from '#lib/crypto';
@@ -20,7 +17,8 @@ import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { lostWorker, startWorker } from '#lib/jobs';
-import { objectExists, presignedGet } from '#lib/storage';
+import { presignedGet } from '#lib/storage';
+import { recordItems } from './passRecordItems.ts';
 import { runExport } from '../jobs/recordExports.ts';
 import { declareEnvironment } from '#lib/env';
 
@@ -31,46 +29,6 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE'
  * `/v1/passRecords` and `/v1/blacklistRecords` (the blacklist's own screen: the same records,
  * the type fixed to `blacklist`): lists newest first, and exports made in the background.
  */
-
-/** Names of devices and groups, each read once per page. */
-export async function namesFor(tenantId: string, records: PassRecord[]): Promise<{ devices: Map<string, string>; groups: Map<string, string> }> {
-  const deviceKeys = [...new Set(records.map((r) => r.deviceKey))];
-  const groupKeys = [...new Set(records.map((r) => r.groupKey).filter((k): k is string => !!k))];
-  const [devices, groups] = await Promise.all([
-    Promise.all(deviceKeys.map(async (k) => [k, (await findDevice(tenantId, k))?.name ?? ''] as const)),
-    Promise.all(groupKeys.map(async (k) => [k, (await findGroup(tenantId, k))?.name ?? ''] as const)),
-  ]);
-  return { devices: new Map(devices), groups: new Map(groups) };
-}
-
-export async function recordItems(tenantId: string, records: PassRecord[]): Promise<PassRecordItem[]> {
-  const names = await namesFor(tenantId, records);
-  return Promise.all(
-    records.map(async (r): Promise<PassRecordItem> => {
-      // A capture is linked once the terminal has uploaded it (and until the retention sweep removes it).
-      const capture = r.captureKey && (await objectExists('captures', tenantId, r.captureKey)) ? await presignedGet('captures', tenantId, r.captureKey) : null;
-      return {
-        recordKey: recordKeyOf(r),
-        time: r.time,
-        verifyTime: r.verifyTime,
-        deviceKey: r.deviceKey,
-        deviceName: names.devices.get(r.deviceKey) ?? '',
-        personKey: r.personKey ?? null,
-        name: r.name ?? null,
-        groupName: r.groupKey ? names.groups.get(r.groupKey) || null : null,
-        type: r.type,
-        temperature: r.temperature ?? null,
-        fever: r.fever,
-        mask: r.mask ?? null,
-        passState: r.passState,
-        source: r.source,
-        violation: r.violation === true,
-        capture,
-        avatar: r.avatarKey ? await presignedGet('photos', tenantId, r.avatarKey) : null,
-      };
-    }),
-  );
-}
 
 async function page(tenantId: string, query: RecordQuery & { pageSize: number; cursor?: string | undefined }): Promise<PassRecordPage> {
   const filter = recordFilterOf(query, await companyTimezone(tenantId));

@@ -169,6 +169,12 @@ export class PassCloudStack extends Stack {
     this.grantObjects(files, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
     grantListing(files, buckets.data.imports);
     for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
+    // The dashboard reads counters (people, devices in the main table; the day counters and the newest records in the events table) and links captures and photos.
+    const { dashboard } = this.api.functions;
+    grantTable(dashboard, main, 'read');
+    grantTable(dashboard, events, 'read');
+    this.grantObjects(dashboard, [buckets.data.captures, buckets.data.photos], ['s3:GetObject']);
+    grantListing(dashboard, buckets.data.captures);
     // Pickers read names and keys (people, groups, departments, devices) and link people's photos.
     const { pickers } = this.api.functions;
     grantTable(pickers, main, 'read');

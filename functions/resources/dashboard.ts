@@ -1,0 +1,69 @@
+import { DASHBOARD_DAYS, FEED_SIZE, type CaptureFeed, type DashboardView } from '#contract/dashboard';
+import { allDevices } from '#data/devices';
+import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
+import { activeCount } from '#data/people';
+import { companyTimezone } from '#data/tenants';
+import { addDays, dayOf } from '#domain/time';
+import { defineResource, ok, sessionRoute } from '#lib/http';
+import { declareEnvironment } from '#lib/env';
+import { recordItems } from './passRecordItems.ts';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PHOTOS_BUCKET']);
+
+/** The figures of the dashboard: one query of the day counters (this month and the last 10 days), the people counters and the devices. */
+export async function dashboardOf(tenantId: string, now = new Date()): Promise<DashboardView> {
+  const timezone = await companyTimezone(tenantId);
+  const today = dayOf(now, timezone);
+  const firstOfMonth = `${today.slice(0, 8)}01`;
+  const tenDaysAgo = addDays(today, 1 - DASHBOARD_DAYS);
+  const from = firstOfMonth < tenDaysAgo ? firstOfMonth : tenDaysAgo;
+  const [counted, devices, employees, visitors] = await Promise.all([
+    dayCounters(tenantId, from, today),
+    allDevices(tenantId),
+    activeCount(tenantId, 'employee'),
+    activeCount(tenantId, 'visitor'),
+  ]);
+  const month = counted.filter((d) => d.day >= firstOfMonth);
+  const online = devices.filter((d) => d.online).length;
+  const counts = counted.at(-1)!.counts;
+  return {
+    timezone,
+    today,
+    todayCounts: {
+      total: counts.total,
+      passed: counts.passed,
+      refused: counts.refused,
+      normal: counts.normal,
+      fever: counts.fever,
+      employee: counts.employee,
+      visitor: counts.visitor,
+      stranger: counts.stranger,
+      blacklist: counts.blacklist,
+    },
+    month: { total: month.reduce((sum, d) => sum + d.counts.total, 0), stranger: month.reduce((sum, d) => sum + d.counts.stranger, 0) },
+    days: counted.filter((d) => d.day >= tenDaysAgo).map((d) => ({ day: d.day, total: d.counts.total, stranger: d.counts.stranger, fever: d.counts.fever })),
+    devices: { total: devices.length, online, offline: devices.length - online },
+    users: { employees, visitors, total: employees + visitors },
+  };
+}
+
+export const dashboard = defineResource('dashboard', {
+  'GET /v1/dashboard': sessionRoute({
+    async handle({ auth }) {
+      return ok(await dashboardOf(auth.tenantId));
+    },
+  }),
+  'GET /v1/dashboard/captures': sessionRoute({
+    async handle({ auth }): Promise<ReturnType<typeof ok>> {
+      const timezone = await companyTimezone(auth.tenantId);
+      const today = dayOf(new Date(), timezone);
+      const filter = recordFilterOf({ from: addDays(today, 1 - DASHBOARD_DAYS), to: today }, timezone);
+      const found = await listRecords(auth.tenantId, filter, FEED_SIZE);
+      const feed: CaptureFeed = { items: await recordItems(auth.tenantId, found.items) };
+      return ok(feed);
+    },
+  }),
+});
+
+export const handler = dashboard.handler;
