@@ -1,4 +1,1 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
-
-/** The dashboard sits on the dark background of the layout. */
-export const DashboardPage = () => <ScreenPage dark />;
+export { DashboardPage } from './DashboardPage.tsx';

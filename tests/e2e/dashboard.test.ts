@@ -1,0 +1,135 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
+import type { DeviceAgent } from '@passcloud/device-shadow/agent';
+import { launchBrowser } from '../support/browser.ts';
+import { call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
+import { base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+
+/**
+ * The dashboard, the first screen after login: today's figures from the counters, the ten-day
+ * chart, the newest captures with fevers and the blacklist marked, new passes arriving while it is
+ * open, and a full-screen view for a wall screen.
+ */
+
+let browser: Browser;
+let page: Page;
+let fleet: Fleet;
+let agent: DeviceAgent;
+let owner: { username: string; password: string; userCode: string };
+let token: string;
+let staffKey: string;
+
+function watch(target: Page): Page {
+  target.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+  });
+  return target;
+}
+
+beforeAll(async () => {
+  owner = await registerTenant();
+  token = (await login(owner.username, owner.password)).token;
+  await grantSeats(token, 2);
+  const group = await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Lobby staff', type: 'employee' } });
+  const staff = await call<{ employeeKey: string }>('POST', '/v1/employees', {
+    token,
+    body: { personId: unique('P'), name: 'Ada Park', role: 'Reception', gender: 'female', groupKey: group.body.data.groupKey },
+  });
+  expect(staff.body.code).toBe(201);
+  staffKey = staff.body.data.employeeKey;
+  fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('DB').toUpperCase() });
+  agent = fleet.agents[0]!;
+  agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.6, verifyTime: Date.now() - 60_000 }), captureJpeg());
+  agent.records.add(newPassRecord({ temperature: 38.4, passState: 'refused', verifyTime: Date.now() - 30_000 }), captureJpeg());
+  const end = Date.now() + 15_000;
+  while (agent.records.pending > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  await agent.records.settled();
+  browser = await launchBrowser();
+  ({ page } = await newPage(browser));
+  watch(page);
+  await loginInBrowser(page, owner.username, owner.password);
+});
+afterAll(async () => {
+  await browser?.close();
+  await fleet?.stop();
+});
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+const value = (tile: string) => page.getByTestId(`${tile}-value`).innerText();
+
+describe('the dashboard', () => {
+  it('is the first screen after login, with today’s figures, the devices, the people and the ten days', async () => {
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/pass-platform/dashboard');
+    await expect.poll(() => value('tile-today')).toBe('2');
+    expect(await value('tile-faces')).toBe('1');
+    expect(await value('tile-strangers')).toBe('1');
+    expect(await value('tile-blacklist')).toBe('0');
+    expect(await value('tile-devices')).toBe('1');
+    expect(await page.getByTestId('tile-devices').innerText()).toContain('1 online · 0 offline');
+    expect(await page.getByTestId('tile-today').innerText()).toContain('1 normal · 1 fever');
+    expect(await value('tile-users')).toBe('1');
+    // Ten days on the chart's axis, and its three lines.
+    await expect.poll(() => page.getByTestId('dashboard-chart').locator('svg path[fill="none"]').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.getByTestId('dashboard-attendance-setup').getAttribute('href')).toBe('/pass-platform/enterprise/attendance/settings/group');
+    await page.screenshot({ path: `${shotDir}/dashboard-en_US.png` });
+  });
+
+  it('lists the newest captures first, the fever marked, and takes in a new pass while it is open', async () => {
+    const captures = page.getByTestId('dashboard-capture');
+    await expect.poll(() => captures.count()).toBe(2);
+    expect(await captures.first().getAttribute('data-fever')).toBe('true');
+    expect(await captures.nth(1).innerText()).toContain('Ada Park');
+    agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.5 }), captureJpeg());
+    await expect.poll(() => captures.count(), { timeout: 15_000 }).toBe(3);
+    expect(await captures.first().innerText()).toContain('Ada Park');
+    // The figures follow the feed.
+    await expect.poll(() => value('tile-today'), { timeout: 15_000 }).toBe('3');
+    expect(await value('tile-faces')).toBe('2');
+  });
+
+  it('keeps its tiles in place while values arrive, and opens full screen and back', async () => {
+    // The figures answer a second late, so the tiles are measured before and after.
+    await page.route('**/v1/dashboard', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await route.continue();
+    });
+    await page.reload();
+    await page.getByTestId('tile-users').waitFor();
+    expect(await page.getByTestId('tile-users-value').innerText()).toBe('');
+    const boxes = () => page.locator('[data-testid^=tile-]:not([data-testid$=-value])').evaluateAll((tiles) => tiles.map((t) => t.getBoundingClientRect().toJSON() as DOMRect));
+    const before = await boxes();
+    await expect.poll(() => value('tile-users')).toBe('1');
+    expect(await boxes()).toEqual(before);
+    await page.unroute('**/v1/dashboard');
+    await page.getByTestId('dashboard-fullscreen').click();
+    await expect.poll(() => page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid') ?? null)).toBe('dashboard');
+    await expect.poll(() => page.getByTestId('dashboard-fullscreen').getAttribute('aria-label')).toBe('Leave full screen');
+    await page.getByTestId('dashboard-fullscreen').click();
+    await expect.poll(() => page.evaluate(() => document.fullscreenElement)).toBeNull();
+  });
+
+  it('reads in Japanese at 1280 px and on a 1920 px wall screen', async () => {
+    const { context, page: ja } = await newPage(browser, { locale: 'ja_JP' });
+    watch(ja);
+    await loginInBrowser(ja, owner.username, owner.password);
+    await expect.poll(() => ja.getByTestId('tile-today-value').innerText()).toBe('3');
+    for (const width of [1280, 1920]) {
+      await ja.setViewportSize({ width, height: width === 1920 ? 1080 : 900 });
+      await ja.waitForTimeout(300);
+      await ja.screenshot({ path: `${shotDir}/dashboard-ja_JP-${width}.png` });
+      // Every tile's label fits its tile.
+      const cut = await ja.getByTestId('dashboard').evaluate((element) =>
+        [...element.querySelectorAll('[data-testid^=tile-] > p:first-child')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent),
+      );
+      expect(cut).toEqual([]);
+    }
+    expect(await ja.getByTestId('dashboard-attendance').innerText()).not.toContain('Attendance');
+    await context.close();
+  });
+});

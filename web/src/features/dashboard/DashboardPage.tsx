@@ -1,0 +1,252 @@
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { ActionIcon, Anchor, Badge, Box, Group, Paper, ScrollArea, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { IconArrowsMaximize, IconArrowsMinimize } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
+import { queryClient } from '../../app/queries.ts';
+import { ResponsiveLine } from '@nivo/line';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { Link } from 'react-router-dom';
+import type { CaptureFeed, DashboardView } from '@passcloud/functions/contract/dashboard';
+import { api } from '../../app/api.ts';
+import { currentTag, formatNumber, formatShortTime } from '../../app/format.ts';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { RecordPhoto, Temperature } from '../passage/records/parts.tsx';
+import { useRecordLabels } from '../passage/records/labels.ts';
+import classes from './Dashboard.module.css';
+
+/** The figures are read again this often, the capture feed more often, while the tab is shown. */
+const FIGURES_MS = 10_000;
+const FEED_MS = 3_000;
+const ATTENDANCE_GROUPS = '/pass-platform/enterprise/attendance/settings/group';
+
+/**
+ * The first screen after login, on a dark background: today's and the month's passes, devices and
+ * people from the counters (GET /v1/dashboard), the last ten days as a chart and the newest
+ * captures. Every tile keeps its size while its value arrives, so nothing moves.
+ */
+export function DashboardPage() {
+  const { t } = useLingui();
+  const frame = useRef<HTMLDivElement>(null);
+  const [full, setFull] = useState(false);
+  const figures = useQuery({
+    queryKey: ['dashboard', 'figures'],
+    queryFn: () => api.get<DashboardView>('/v1/dashboard', { quiet: true }),
+    refetchInterval: FIGURES_MS,
+  });
+  const view = figures.data;
+  const n = (value: number | undefined) => (value === undefined ? undefined : formatNumber(value));
+
+  const toggleFull = () => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else
+      void frame.current?.requestFullscreen().then(
+        () => setFull(true),
+        () => undefined,
+      );
+  };
+  useEffect(() => {
+    const changed = () => setFull(!!document.fullscreenElement);
+    document.addEventListener('fullscreenchange', changed);
+    return () => document.removeEventListener('fullscreenchange', changed);
+  }, []);
+  const day = view ? new Intl.DateTimeFormat(currentTag(), { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${view.today}T00:00:00Z`)) : '';
+  const dash = (value: number | undefined) => n(value) ?? '–';
+  const [normal, fever, strangers, online, offline, employees, visitors] = [
+    dash(view?.todayCounts.normal),
+    dash(view?.todayCounts.fever),
+    dash(view?.month.stranger),
+    dash(view?.devices.online),
+    dash(view?.devices.offline),
+    dash(view?.users.employees),
+    dash(view?.users.visitors),
+  ];
+
+  return (
+    <ScreenPage dark>
+      <Box ref={frame} className={classes.frame} data-testid="dashboard">
+        <Group justify="space-between" mb="md">
+          <Text c="gray.4" size="sm" data-testid="dashboard-today">
+            {view ? <Trans>Today, {day}</Trans> : ' '}
+          </Text>
+          <Tooltip label={full ? t`Leave full screen` : t`Full screen`}>
+            <ActionIcon variant="subtle" color="gray.3" onClick={toggleFull} aria-label={full ? t`Leave full screen` : t`Full screen`} data-testid="dashboard-fullscreen">
+              {full ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+        {figures.isError && !view && (
+          <Text c="red.4" mb="md" data-testid="dashboard-failed">
+            <Trans>The figures could not be loaded. They are tried again in a few seconds.</Trans>
+          </Text>
+        )}
+        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+          <Tile label={t`Face verifications today`} value={n(view?.todayCounts.employee)} testId="tile-faces" />
+          <Tile label={t`Visitor passes today`} value={n(view?.todayCounts.visitor)} testId="tile-visitors" />
+          <Tile label={t`Strangers today`} value={n(view?.todayCounts.stranger)} testId="tile-strangers" tone="orange" />
+          <Tile label={t`Blacklist hits today`} value={n(view?.todayCounts.blacklist)} testId="tile-blacklist" tone="red" />
+          <Tile label={t`Passes today`} value={n(view?.todayCounts.total)} testId="tile-today">
+            <Trans>
+              {normal} normal · {fever} fever
+            </Trans>
+          </Tile>
+          <Tile label={t`Passes this month`} value={n(view?.month.total)} testId="tile-month">
+            <Trans>{strangers} strangers this month</Trans>
+          </Tile>
+          <Tile label={t`Devices`} value={n(view?.devices.total)} testId="tile-devices">
+            <Trans>
+              {online} online · {offline} offline
+            </Trans>
+          </Tile>
+          <Tile label={t`Users`} value={n(view?.users.total)} testId="tile-users">
+            <Trans>
+              {employees} employees · {visitors} visitors
+            </Trans>
+          </Tile>
+        </SimpleGrid>
+        <Box className={classes.lower} mt="md">
+          <Panel title={t`Passes in the last 10 days`} testId="dashboard-chart">
+            <Box h={300}>{view ? <DaysChart days={view.days} /> : <Skeleton h="100%" radius="md" className={classes.skeleton} />}</Box>
+          </Panel>
+          <CapturePanel />
+        </Box>
+        <Paper className={classes.panel} p="md" mt="md" data-testid="dashboard-attendance">
+          <Title order={3} size="h5" c="gray.1" mb="xs">
+            <Trans>Yesterday’s attendance</Trans>
+          </Title>
+          <Text c="gray.4" size="sm">
+            <Trans>Attendance is not set up yet: it is counted once employees belong to an attendance group.</Trans>{' '}
+            <Anchor component={Link} to={ATTENDANCE_GROUPS} c="blue.3" data-testid="dashboard-attendance-setup">
+              <Trans>Set up attendance groups</Trans>
+            </Anchor>
+          </Text>
+        </Paper>
+      </Box>
+    </ScreenPage>
+  );
+}
+
+function Panel({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
+  return (
+    <Paper className={classes.panel} p="md" data-testid={testId}>
+      <Title order={3} size="h5" c="gray.1" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Paper>
+  );
+}
+
+/** One figure with its label; while it loads a block of the same size stands in its place. */
+function Tile({ label, value, testId, tone, children }: { label: string; value: string | undefined; testId: string; tone?: 'orange' | 'red'; children?: ReactNode }) {
+  return (
+    <Paper className={classes.panel} p="md" data-testid={testId}>
+      <Text size="sm" c="gray.4" truncate="end" title={label}>
+        {label}
+      </Text>
+      <Text className={classes.figure} c={tone ? `${tone}.4` : 'gray.0'} data-testid={`${testId}-value`}>
+        {value ?? <Skeleton h={36} w={80} mt={4} radius="sm" className={classes.skeleton} component="span" display="block" />}
+      </Text>
+      <Text size="xs" c="gray.5" h={18} truncate="end">
+        {children}
+      </Text>
+    </Paper>
+  );
+}
+
+/** Passes, strangers and fevers per day, the days in the reader's short date. */
+function DaysChart({ days }: { days: DashboardView['days'] }) {
+  const { t } = useLingui();
+  const short = new Intl.DateTimeFormat(currentTag(), { month: 'numeric', day: 'numeric', timeZone: 'UTC' });
+  const label = (day: string) => short.format(new Date(`${day}T00:00:00Z`));
+  const series = [
+    { id: t`Passes`, color: '#4dabf7', data: days.map((d) => ({ x: label(d.day), y: d.total })) },
+    { id: t`Strangers`, color: '#ffa94d', data: days.map((d) => ({ x: label(d.day), y: d.stranger })) },
+    { id: t`Fever`, color: '#ff6b6b', data: days.map((d) => ({ x: label(d.day), y: d.fever })) },
+  ];
+  return (
+    <ResponsiveLine
+      data={series}
+      colors={(s) => (s as { color: string }).color}
+      margin={{ top: 10, right: 16, bottom: 56, left: 48 }}
+      yScale={{ type: 'linear', min: 0, max: 'auto' }}
+      axisLeft={{ tickSize: 0, tickPadding: 8, format: (v: number) => (Number.isInteger(v) ? formatNumber(v) : '') }}
+      axisBottom={{ tickSize: 0, tickPadding: 8 }}
+      enableGridX={false}
+      pointSize={6}
+      useMesh
+      animate={false}
+      yFormat={(v) => formatNumber(Number(v))}
+      legends={[{ anchor: 'bottom', direction: 'row', translateY: 52, itemWidth: 110, itemHeight: 16, symbolSize: 10, itemTextColor: '#ced4da' }]}
+      theme={{
+        text: { fill: '#ced4da', fontSize: 12 },
+        grid: { line: { stroke: 'rgba(255,255,255,0.08)' } },
+        tooltip: { container: { background: '#1b2b41', color: '#e9ecef', fontSize: 12 } },
+        crosshair: { line: { stroke: '#adb5bd' } },
+      }}
+    />
+  );
+}
+
+/** The newest captures of the company, newest first; fevers and the blacklist marked. */
+function CapturePanel() {
+  const { t } = useLingui();
+  const labels = useRecordLabels();
+  const feed = useQuery({
+    queryKey: ['dashboard', 'captures'],
+    queryFn: () => api.get<CaptureFeed>('/v1/dashboard/captures', { quiet: true, silent: true }),
+    refetchInterval: FEED_MS,
+  });
+  const items = feed.data?.items ?? [];
+  // A new capture counts too: the figures are read again with it.
+  const newest = items[0]?.recordKey;
+  const seen = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (seen.current && newest && newest !== seen.current) void queryClient.invalidateQueries({ queryKey: ['dashboard', 'figures'] });
+    seen.current = newest;
+  }, [newest]);
+  return (
+    <Panel title={t`Real-time captures`} testId="dashboard-feed">
+      <ScrollArea h={300} type="auto" offsetScrollbars>
+        {feed.data && items.length === 0 && (
+          <Text c="gray.5" size="sm" ta="center" py="xl" data-testid="dashboard-feed-empty">
+            <Trans>No passes in the last 10 days. Captures appear here as the terminals report them.</Trans>
+          </Text>
+        )}
+        {feed.isError && !feed.data && (
+          <Text c="red.4" size="sm" ta="center" py="xl">
+            <Trans>The captures could not be loaded. They are tried again in a few seconds.</Trans>
+          </Text>
+        )}
+        <Stack gap={6}>
+          {items.map((record) => (
+            <Group
+              key={record.recordKey}
+              gap="sm"
+              wrap="nowrap"
+              className={classes.capture}
+              data-fever={record.fever || undefined}
+              data-blacklist={record.type === 'blacklist' || undefined}
+              data-testid="dashboard-capture"
+            >
+              <RecordPhoto src={record.capture ?? record.avatar} size={44} alt={t`Capture`} />
+              <Box style={{ flex: 1, minWidth: 0 }}>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="sm" c="gray.0" fw={500} truncate="end">
+                    {record.name ?? labels.type[record.type]}
+                  </Text>
+                  <Badge size="xs" variant="light" color={record.type === 'blacklist' ? 'red' : record.type === 'stranger' ? 'orange' : 'blue'} miw="max-content">
+                    {labels.type[record.type]}
+                  </Badge>
+                </Group>
+                <Text size="xs" c="gray.5" truncate="end">
+                  {record.deviceName} · {formatShortTime(record.verifyTime)}
+                </Text>
+              </Box>
+              <Temperature record={record} />
+            </Group>
+          ))}
+        </Stack>
+      </ScrollArea>
+    </Panel>
+  );
+}
