@@ -115,9 +115,10 @@ describe('the dashboard', () => {
   });
 
   it('reads in Japanese at 1280 px and on a 1920 px wall screen', async () => {
-    const { context, page: ja } = await newPage(browser, { locale: 'ja_JP' });
-    watch(ja);
-    await loginInBrowser(ja, owner.username, owner.password);
+    // The language is chosen as the language menu does it (a second login would end this session).
+    const ja = page;
+    await ja.evaluate(() => localStorage.setItem('locale', 'ja_JP'));
+    await ja.reload();
     await expect.poll(() => ja.getByTestId('tile-today-value').innerText()).toBe('3');
     for (const width of [1280, 1920]) {
       await ja.setViewportSize({ width, height: width === 1920 ? 1080 : 900 });
@@ -129,7 +130,7 @@ describe('the dashboard', () => {
       );
       expect(cut).toEqual([]);
     }
-    expect(await ja.getByTestId('dashboard-attendance').innerText()).not.toContain('Attendance');
-    await context.close();
+    expect(await ja.getByTestId('dashboard-attendance').innerText()).toContain('勤怠');
+    await ja.evaluate(() => localStorage.setItem('locale', 'en_US'));
   });
 });

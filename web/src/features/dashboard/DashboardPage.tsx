@@ -143,8 +143,8 @@ function Tile({ label, value, testId, tone, children }: { label: string; value: 
       <Text size="sm" c="gray.4" truncate="end" title={label}>
         {label}
       </Text>
-      <Text className={classes.figure} c={tone ? `${tone}.4` : 'gray.0'} data-testid={`${testId}-value`}>
-        {value ?? <Skeleton h={36} w={80} mt={4} radius="sm" className={classes.skeleton} component="span" display="block" />}
+      <Text className={classes.figure} h={44} c={tone ? `${tone}.4` : 'gray.0'} data-testid={`${testId}-value`}>
+        {value ?? <Skeleton h={32} w={80} radius="sm" className={classes.skeleton} component="span" display="inline-block" style={{ verticalAlign: 'middle' }} />}
       </Text>
       <Text size="xs" c="gray.5" h={18} truncate="end">
         {children}
