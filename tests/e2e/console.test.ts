@@ -289,10 +289,10 @@ describe('account', () => {
     await loginInBrowser(first.page, username, password);
     const second = await newPage(browser);
     await loginInBrowser(second.page, username, password);
-    await first.page.goto('/settings');
-    // The login comes back to the page the session ended on.
-    await first.page.waitForURL((url) => url.pathname === '/login');
-    expect(new URL(first.page.url()).searchParams.get('redirect')).toBe('/settings');
+    // The first browser shows the dashboard, which reads its figures again every few seconds: its
+    // next read is refused, and the login comes back to the page the session ended on.
+    await first.page.waitForURL((url) => url.pathname === '/login', { timeout: 15_000 });
+    expect(new URL(first.page.url()).searchParams.get('redirect')).toBe('/pass-platform/dashboard');
     expect(await toastText(first.page)).toContain('logged in elsewhere');
     expect(await first.page.evaluate(() => localStorage.getItem('token'))).toBeNull();
     await second.page.goto('/pass-platform/device/management');
