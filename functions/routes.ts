@@ -1,4 +1,5 @@
 import type { AuthCode } from '#contract/menu';
+import { LIVE_TOPIC_CODES } from '#contract/live';
 import { PICKER_CODES } from '#contract/pickers';
 
 /**
@@ -34,6 +35,8 @@ export const routes = [
   { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true },
   { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true },
   { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true },
+  // Where the console's live channel is, for an account that sees passes as they happen (contract/live.ts).
+  { method: 'GET', path: '/v1/systems/live', resource: 'systems', access: 'session', authCodes: [...new Set(Object.values(LIVE_TOPIC_CODES).flat())] },
   { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true },
   { method: 'POST', path: '/v1/systems/validateCodes', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/register', resource: 'systems', access: 'public' },

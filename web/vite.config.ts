@@ -16,9 +16,9 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|react-router-dom|@lingui)[\\/]/, priority: 3 },
-            // Server state, the list frame and the parts of list filters are the console's, loaded with
+            // Server state, the list frame, the parts of list filters and the live channel are the console's, loaded with
             // its screens: kept out of the shared chunk that the public pages (/login, /entrance) load too.
-            { name: 'app', test: /web[\\/]src[\\/](app|components)[\\/](?!queries\.|ListFrame\.|KeywordInput\.|GroupFilter\.|PersonName\.)/, priority: 1, minShareCount: 2 },
+            { name: 'app', test: /web[\\/]src[\\/](app|components)[\\/](?!queries\.|ListFrame\.|KeywordInput\.|GroupFilter\.|PersonName\.|live[\\/])/, priority: 1, minShareCount: 2 },
           ],
         },
       },

@@ -1,5 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
+import { LIVE_CLIENTS_PER_SESSION, parseLiveClient } from '#contract/live';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_SECONDS, CODE_TTL_MINUTES, secondsUntilResend } from '#domain/verification';
 import { THROTTLES, blockedMinutes, throttleLimit, type ThrottleScope } from '#domain/throttle';
@@ -8,6 +9,8 @@ import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, s
 import { ConflictError, NotFoundError, ThrottledError, fieldError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import type { MessageId } from '#lib/i18n';
+import { disconnect } from '#lib/iot';
+import { log } from '#lib/log';
 import type { Locale } from '#contract/locales';
 import { accounts } from './accounts.ts';
 import { claims } from './claims.ts';
@@ -15,7 +18,7 @@ import { groupWrites } from './groups.ts';
 import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite, type TransactItem } from './entity.ts';
 import { securityKeys } from './securityKeys.ts';
 import { sessions } from './sessions.ts';
-import { SYSTEM_SCOPE } from './tables.ts';
+import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { tenants } from './tenants.ts';
 import { throttles } from './throttles.ts';
 import { verificationCodes } from './verificationCodes.ts';
@@ -229,7 +232,8 @@ export async function takeSecurityKey(securityId: string): Promise<RsaKeyPair | 
 
 /**
  * Opens the account's one live session: the login key pair becomes the session key pair, and
- * the account now points at this token, so any older token answers 662.
+ * the account now points at this token, so any older token answers 662 and loses its live
+ * connections at once.
  */
 export async function openSession(account: { tenantId: string; accountId: string; authVersion: number }, pair: RsaKeyPair): Promise<string> {
   const token = makeToken(account.tenantId, randomToken());
@@ -249,12 +253,16 @@ export async function openSession(account: { tenantId: string; accountId: string
       ttl: epochSeconds(new Date(expiresAt)) + 86_400,
     })
     .go();
-  await accounts().patch({ tenantId: account.tenantId, accountId: account.accountId }).set({ activeSession: tokenHash }).go();
+  const before = (await accounts().patch({ tenantId: account.tenantId, accountId: account.accountId }).set({ activeSession: tokenHash }).go({ response: 'all_old' })).data;
+  if (before?.activeSession && before.activeSession !== tokenHash) {
+    const replaced = (await sessions().get({ tenantId: account.tenantId, tokenHash: before.activeSession }).go()).data;
+    await endLiveClients(replaced?.liveClients);
+  }
   return token;
 }
 
 export async function closeSession(tenantId: string, tokenHash: string, accountId: string): Promise<void> {
-  await sessions().delete({ tenantId, tokenHash }).go();
+  const closed = (await sessions().delete({ tenantId, tokenHash }).go({ response: 'all_old' })).data;
   await accounts()
     .patch({ tenantId, accountId })
     .remove(['activeSession'])
@@ -263,6 +271,74 @@ export async function closeSession(tenantId: string, tokenHash: string, accountI
     .catch((error: unknown) => {
       if (!isConditionFailure(error)) throw error;
     });
+  await endLiveClients(closed?.liveClients);
+}
+
+/**
+ * Admits one live connection of a session (contract/live.ts): its client id joins the session's,
+ * at most LIVE_CLIENTS_PER_SESSION of them, in one conditional write so racing tabs cannot pass
+ * the cap. A client id already admitted (the broker checking again) is admitted again. False when
+ * the session is gone or full.
+ */
+export async function admitLiveClient(tenantId: string, tokenHash: string, clientId: string): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(MAIN_TABLE),
+        Key: { pk: tenantId, sk: `session#${tokenHash}` },
+        UpdateExpression: 'ADD #clients :client',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#clients) OR size(#clients) < :cap OR contains(#clients, :id))',
+        ExpressionAttributeNames: { '#clients': 'liveClients' },
+        ExpressionAttributeValues: { ':client': new Set([clientId]), ':cap': LIVE_CLIENTS_PER_SESSION, ':id': clientId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * A live connection ended (the broker's presence event): its client id leaves its session's, so
+ * the session counts only the connections it holds.
+ */
+export async function releaseLiveClient(clientId: string): Promise<void> {
+  const ids = parseLiveClient(clientId);
+  if (!ids) return;
+  const found = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(MAIN_TABLE),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': ids.tenantId, ':sk': `session#${ids.sessionRef}` },
+      ProjectionExpression: 'pk, sk',
+      Limit: 2,
+    }),
+  );
+  await Promise.all(
+    (found.Items ?? []).map((item) =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(MAIN_TABLE),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'DELETE #clients :client',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#clients': 'liveClients' },
+          ExpressionAttributeValues: { ':client': new Set([clientId]) },
+        }),
+      ).catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      }),
+    ),
+  );
+}
+
+/** Ends the live connections of a session that ended. A broker that cannot be reached does not keep anyone logged in: its authorizer refuses the session when it checks again. */
+async function endLiveClients(clientIds: readonly string[] | undefined): Promise<void> {
+  if (!clientIds?.length) return;
+  await Promise.all(
+    clientIds.map((clientId) => disconnect(clientId).catch((error: unknown) => log('warn', 'live connection not ended', { clientId, error: String(error) }))),
+  );
 }
 
 /**

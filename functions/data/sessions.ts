@@ -20,6 +20,8 @@ export const sessions = lazy(
           lastSeenAt: { type: 'number', required: true },
           expiresAt: { type: 'number', required: true },
           ttl: { type: 'number', required: true },
+          /** Client ids of the session's live connections (contract/live.ts), ended with it. */
+          liveClients: { type: 'set', items: 'string' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'session#${tokenHash}', casing: 'none' } },

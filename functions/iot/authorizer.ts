@@ -1,16 +1,23 @@
+import { LIVE_TAB_ID, LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTopics, type LiveTopic } from '#contract/live';
 import { parseThingName } from '#contract/protocol';
 import { deviceWithSecret } from '#data/devices';
+import { admitLiveClient } from '#data/identity';
+import { holdsAny, liveSession, parseToken } from '#lib/auth';
 import { log } from '#lib/log';
-import { devicePolicy, type PolicyDocument } from './policy.ts';
+import { consolePolicy, devicePolicy, type PolicyDocument } from './policy.ts';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_POLICY_PREFIX', 'MAIN_TABLE']);
 
 /**
- * The IoT Core custom authorizer for face terminals (MQTT username/password). The username is
- * the thing name (AWS appends `?x-amz-customauthorizer-name=...`), the password the secret
- * issued at binding. The local broker calls this same handler for every connection.
+ * The IoT Core custom authorizer (MQTT username/password; AWS appends
+ * `?x-amz-customauthorizer-name=...` to the username). The local broker calls this same handler
+ * for every connection, and again when the answer says to refresh.
+ * - A face terminal: the username and the client id are its thing name, the password the secret
+ *   issued at binding.
+ * - A console tab on the live channel (contract/live.ts): the username `console`, the password
+ *   the session token, a client id of that session's prefix.
  */
 export interface AuthorizerEvent {
   protocols?: string[];
@@ -43,6 +50,7 @@ export function policyPrefix(): string {
 export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult & { policies: PolicyDocument[] }> {
   const mqtt = event.protocolData?.mqtt;
   const thing = (mqtt?.username ?? '').split('?')[0]!;
+  if (thing === LIVE_USERNAME) return authorizeConsole(mqtt?.password, mqtt?.clientId);
   const ids = parseThingName(thing);
   const password = mqtt?.password ? Buffer.from(mqtt.password, 'base64').toString('utf8') : '';
   if (!ids || !password || mqtt?.clientId !== thing) return { ...DENIED, policies: [] };
@@ -55,6 +63,46 @@ export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResul
     isAuthenticated: true,
     principalId: ids.deviceKey,
     disconnectAfterInSeconds: 86_400,
+    refreshAfterInSeconds: REFRESH_SECONDS,
+    policyDocuments: [JSON.stringify(policy)],
+    policies: [policy],
+  };
+}
+
+/** The longest a live connection is held before it must connect again; the shortest IoT Core takes is 300 s. */
+const CONSOLE_MAX_SECONDS = 86_400;
+
+/**
+ * A console tab: admitted while its session lives, as one of the session's client ids, to the
+ * topics of its company that the account's rights open. It is asked again every REFRESH_SECONDS
+ * and let go when the session would expire; logging out ends it at once (data/identity.ts).
+ */
+async function authorizeConsole(password: string | undefined, clientId: string | undefined): Promise<AuthorizerResult & { policies: PolicyDocument[] }> {
+  const token = password ? Buffer.from(password, 'base64').toString('utf8') : '';
+  const parsed = parseToken(`Bearer ${token}`);
+  if (!parsed || !clientId) return { ...DENIED, policies: [] };
+  const { tenantId, tokenHash } = parsed;
+  const prefix = liveClientPrefix(tenantId, tokenHash);
+  if (!clientId.startsWith(prefix) || !LIVE_TAB_ID.test(clientId.slice(prefix.length))) return { ...DENIED, policies: [] };
+  let found;
+  try {
+    found = await liveSession(tenantId, tokenHash);
+  } catch {
+    return { ...DENIED, policies: [] };
+  }
+  const all = liveTopics(tenantId);
+  const topics = (Object.keys(all) as LiveTopic[]).filter((topic) => holdsAny(found.account.authCodes, LIVE_TOPIC_CODES[topic])).map((topic) => all[topic]);
+  if (topics.length === 0 || found.account.mustChangePassword) return { ...DENIED, policies: [] };
+  if (!(await admitLiveClient(tenantId, tokenHash, clientId))) {
+    log('warn', 'live connection refused: the session holds its most', { tenantId, clientId });
+    return { ...DENIED, policies: [] };
+  }
+  const policy = consolePolicy(clientId, topics, policyPrefix());
+  const left = Math.floor((found.session.expiresAt - Date.now()) / 1000);
+  return {
+    isAuthenticated: true,
+    principalId: `console${tenantId}`,
+    disconnectAfterInSeconds: Math.max(REFRESH_SECONDS, Math.min(CONSOLE_MAX_SECONDS, left)),
     refreshAfterInSeconds: REFRESH_SECONDS,
     policyDocuments: [JSON.stringify(policy)],
     policies: [policy],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fromDocument } from '#contract/shadow';
 import { commandResultMessage, heartbeatMessage, logMessage, parseThingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
+import { releaseLiveClient } from '#data/identity';
 import { log } from '#lib/log';
 import { deleteObject, objectSize } from '#lib/storage';
 import { CAPTURE_MAX_BYTES } from '#contract/protocol';
@@ -103,6 +104,9 @@ const ROUTES: [RegExp, Handler][] = [
 
 export async function ingest(event: IngestEvent): Promise<void> {
   const { topic } = event;
+  // A console tab left the live channel: its session no longer counts it.
+  const consoleGone = /^\$aws\/events\/presence\/disconnected\/(console-[^/]+)$/.exec(topic);
+  if (consoleGone) return releaseLiveClient(consoleGone[1]!);
   for (const [pattern, handle] of ROUTES) {
     const match = pattern.exec(topic);
     if (!match) continue;

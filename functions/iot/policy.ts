@@ -30,6 +30,22 @@ export function devicePolicy(thing: string, prefix: string): PolicyDocument {
   };
 }
 
+/**
+ * The IoT policy of one console tab on the live channel (contract/live.ts): connect as its own
+ * client id, subscribe to and receive its company's topics that the account's rights open, and
+ * publish nothing.
+ */
+export function consolePolicy(clientId: string, topics: readonly string[], prefix: string): PolicyDocument {
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      { Effect: 'Allow', Action: ['iot:Connect'], Resource: [`${prefix}:client/${clientId}`] },
+      { Effect: 'Allow', Action: ['iot:Subscribe'], Resource: topics.map((t) => `${prefix}:topicfilter/${t}`) },
+      { Effect: 'Allow', Action: ['iot:Receive'], Resource: topics.map((t) => `${prefix}:topic/${t}`) },
+    ],
+  };
+}
+
 const globToRegExp = (glob: string) =>
   new RegExp(
     `^${glob

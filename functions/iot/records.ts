@@ -9,6 +9,7 @@ import { privacySettings, retentionTtl } from '#data/settings';
 import { companyTimezone } from '#data/tenants';
 import { dayOf } from '#domain/time';
 import { publish } from '#lib/iot';
+import { announcePasses } from './live.ts';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { objectExists, presignedPut } from '#lib/storage';
@@ -165,10 +166,11 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
   if (ack.stored.length > 0 || ack.refused.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).recordsAck, ack);
 
-  // After the ack, all at once: a hook may wait (an alert for the capture it will attach).
-  await Promise.all(
-    fresh.flatMap((record) =>
+  // After the ack, all at once: the open consoles are told, and a hook may wait (an alert for the capture it will attach).
+  await Promise.all([
+    announcePasses(tenantId, fresh),
+    ...fresh.flatMap((record) =>
       onRecordStored.map((hook) => hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }))),
     ),
-  );
+  ]);
 }

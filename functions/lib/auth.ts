@@ -45,20 +45,31 @@ export async function authenticate(authorization: string | undefined, authCode?:
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
+  const { session, account } = await liveSession(tenantId, tokenHash, true);
+  if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
+  if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
+  if (Date.now() - session.lastSeenAt > TOUCH_EVERY_MS) {
+    await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: Date.now() }).go();
+  }
+  return { tenantId, accountId: account.accountId, account, session };
+}
+
+/**
+ * The session of a token and its account, while it lives: not expired, not idle too long, its
+ * account enabled and unchanged since the login, and no newer login of the account. Throws as
+ * `authenticate` answers. A request removes an expired session; the live channel's authorizer,
+ * which only reads, leaves that to the next request.
+ */
+export async function liveSession(tenantId: string, tokenHash: string, removeExpired = false): Promise<{ session: SessionRecord; account: AccountRecord }> {
   const session = (await sessions().get({ tenantId, tokenHash }).go()).data;
   if (!session) throw new LoginRequiredError();
   const now = Date.now();
   if (now > session.expiresAt || now - session.lastSeenAt > sessionIdleMs()) {
-    await sessions().delete({ tenantId, tokenHash }).go();
+    if (removeExpired) await sessions().delete({ tenantId, tokenHash }).go();
     throw new SessionEndedError(666);
   }
   const account = (await accounts().get({ tenantId, accountId: session.accountId }).go()).data;
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
-  if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
-  if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
-  if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
-    await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: now }).go();
-  }
-  return { tenantId, accountId: account.accountId, account, session };
+  return { session, account };
 }

@@ -17,12 +17,16 @@ export async function namesFor(tenantId: string, records: PassRecord[]): Promise
   return { devices: new Map(devices), groups: new Map(groups) };
 }
 
-export async function recordItems(tenantId: string, records: PassRecord[]): Promise<PassRecordItem[]> {
+/**
+ * `uploading`: the records were stored a moment ago and their terminals are uploading the
+ * captures now, so each announced capture is linked without asking whether it has arrived.
+ */
+export async function recordItems(tenantId: string, records: PassRecord[], uploading = false): Promise<PassRecordItem[]> {
   const names = await namesFor(tenantId, records);
   return Promise.all(
     records.map(async (r): Promise<PassRecordItem> => {
       // A capture is linked once the terminal has uploaded it (and until the retention sweep removes it).
-      const capture = r.captureKey && (await objectExists('captures', tenantId, r.captureKey)) ? await presignedGet('captures', tenantId, r.captureKey) : null;
+      const capture = r.captureKey && (uploading || (await objectExists('captures', tenantId, r.captureKey))) ? await presignedGet('captures', tenantId, r.captureKey) : null;
       return {
         recordKey: recordKeyOf(r),
         time: r.time,

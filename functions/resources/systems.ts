@@ -12,6 +12,7 @@ import {
   type InvitationInfo,
   type UserInfo,
 } from '#contract/systems';
+import { LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTopics, type LiveConnection, type LiveTopic } from '#contract/live';
 import type { AuthCode } from '#contract/menu';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
@@ -36,17 +37,17 @@ import {
 } from '#data/identity';
 import { acceptInvitation, findInvitation } from '#data/invitations';
 import { SYSTEM_SCOPE } from '#data/tables';
-import type { AccountRecord } from '#lib/auth';
+import { holdsAny, type AccountRecord } from '#lib/auth';
 import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
 import { AppError, ConflictError, NotFoundError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
-import { declareEnvironment } from '#lib/env';
+import { declareEnvironment, env } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 async function userInfo(account: AccountRecord, key: string, token?: string): Promise<UserInfo> {
   const tenant = await findTenant(account.tenantId);
@@ -162,6 +163,22 @@ export const systems = defineResource('systems', {
   'GET /v1/systems/routes': sessionRoute({
     async handle({ auth }) {
       return ok(permittedMenu(new Set(auth.account.authCodes as AuthCode[])));
+    },
+  }),
+
+  'GET /v1/systems/live': sessionRoute({
+    async handle({ auth }) {
+      const url = env('IOT_WS_URL');
+      if (!url) throw new Error('IOT_WS_URL is not set');
+      const authorizer = env('IOT_AUTHORIZER_NAME');
+      const all = liveTopics(auth.tenantId);
+      const topics = Object.fromEntries((Object.keys(all) as LiveTopic[]).filter((t) => holdsAny(auth.account.authCodes, LIVE_TOPIC_CODES[t])).map((t) => [t, all[t]]));
+      return ok({
+        url,
+        username: authorizer ? `${LIVE_USERNAME}?x-amz-customauthorizer-name=${encodeURIComponent(authorizer)}` : LIVE_USERNAME,
+        clientPrefix: liveClientPrefix(auth.tenantId, auth.session.tokenHash),
+        topics,
+      } satisfies LiveConnection);
     },
   }),
 

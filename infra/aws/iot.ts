@@ -211,6 +211,26 @@ export class DeviceIot extends Construct {
     });
   }
 
+  /** Lets ingest tell open consoles of new passes (`console/<tenantId>/...`, contract/live.ts); it needs IOT_DATA_ENDPOINT too. */
+  grantLiveAnnounce(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'console/*' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/console/*')}]`,
+      reason: 'Passes are announced on console/<tenantId>/passes and /blacklist of the tenant whose terminal sent them; the tenant comes from the topic the device policy held it to.',
+    });
+  }
+
+  /** Lets a function end the live connections of a session that ended (client ids `console-<tenantId>-...`); it needs IOT_DATA_ENDPOINT too. */
+  grantLiveDisconnect(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:DeleteConnection'], resources: [stack.formatArn({ service: 'iot', resource: 'client', resourceName: 'console-*' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'client/console-*')}]`,
+      reason: 'A session’s live connections have client ids console-<tenantId>-<session>-<tab>, known only when the session ends; the ids come from the session record of the caller’s tenant.',
+    });
+  }
+
   /**
    * Lets the `devices` function register things, keep their shadows and send commands. Thing names
    * (`<tenantId>_<deviceKey>`) are only known per request, so the resources end in wildcards,

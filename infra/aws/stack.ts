@@ -212,8 +212,14 @@ export class PassCloudStack extends Stack {
     }
     for (const fn of [authorities, employees, visitors, importWorker]) iot.grantFaceNotify(fn);
 
-    // The authorizer only looks devices up; ingest records what devices report.
+    // The authorizer looks devices and sessions up, and notes a session's live connections on it
+    // (so logging out ends them); ingest records what devices report and tells open consoles.
     grantTable(iot.authorizerFunction, main, 'read');
+    iot.authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [main.tableArn] }));
+    iot.grantLiveAnnounce(iot.ingestFunction);
+    this.grantObjects(iot.ingestFunction, [buckets.data.photos], ['s3:GetObject']);
+    // Logging out, a login elsewhere and a new password end the session's live connections.
+    for (const fn of [systems, accounts]) iot.grantLiveDisconnect(fn);
     grantTable(iot.ingestFunction, main, 'readWrite');
     grantTable(iot.ingestFunction, events, 'readWrite');
     // A photo command succeeds only when the picture arrived (HeadObject on the captures bucket)

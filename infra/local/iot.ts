@@ -8,7 +8,7 @@ import { WebSocketServer, createWebSocketStream } from 'ws';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/functions/contract/shadow';
 import { RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
-import { authorize, policyPrefix } from '@passcloud/functions/iot/authorizer';
+import { authorize, policyPrefix, type AuthorizerResult } from '@passcloud/functions/iot/authorizer';
 import { ingest } from '@passcloud/functions/iot/ingest';
 import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
 import { log } from '@passcloud/functions/lib/log';
@@ -346,18 +346,46 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
       broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(payload)), qos: 1, retain: false, dup: false }, () => resolve()),
     );
 
-  // Authentication and authorization: the custom authorizer's answer is the client's policy.
-  broker.authenticate = (client, username, password, done) => {
+  // Authentication and authorization: the custom authorizer's answer is the client's policy. As
+  // IoT Core does, the client is asked again after `refreshAfterInSeconds` (and let go when refused)
+  // and let go after `disconnectAfterInSeconds`.
+  const timers = new Map<Client, NodeJS.Timeout[]>();
+  const clearTimers = (client: Client) => {
+    for (const timer of timers.get(client) ?? []) clearTimeout(timer);
+    timers.delete(client);
+  };
+  const ask = (client: Client, username: string | undefined, password: Buffer | undefined) =>
     authorize({
       protocols: ['mqtt'],
       protocolData: { mqtt: { username: username ?? '', password: password?.toString('base64') ?? '', clientId: client.id } },
-    }).then(
+    });
+  const holdFor = (client: Client, username: string | undefined, password: Buffer | undefined, result: AuthorizerResult) => {
+    clearTimers(client);
+    const refresh = setTimeout(() => {
+      ask(client, username, password).then(
+        (next) => {
+          if (!clientsOf(broker)[client.id] || clientsOf(broker)[client.id] !== client) return;
+          if (!next.isAuthenticated) return void client.close();
+          policies.set(client, next.policies);
+          holdFor(client, username, password, next);
+        },
+        () => undefined,
+      );
+    }, result.refreshAfterInSeconds * 1000);
+    const end = setTimeout(() => client.close(), result.disconnectAfterInSeconds * 1000);
+    refresh.unref();
+    end.unref();
+    timers.set(client, [refresh, end]);
+  };
+  broker.authenticate = (client, username, password, done) => {
+    ask(client, username, password).then(
       (result) => {
         if (!result.isAuthenticated) {
           const error = Object.assign(new Error('Not authorized'), { returnCode: 5 });
           return done(error as never, false);
         }
         policies.set(client, result.policies);
+        holdFor(client, username, password, result);
         done(null, true);
       },
       (error: unknown) => {
@@ -370,12 +398,12 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
     !client || isAllowed(policies.get(client) ?? [], action, `${prefix}:${resource}`);
   broker.authorizePublish = (client, packet, done) => {
     if (allowed(client, 'iot:Publish', `topic/${packet.topic}`)) return done(null);
-    log('warn', 'device publish refused', { clientId: client?.id, topic: packet.topic });
+    log('warn', 'MQTT publish refused', { clientId: client?.id, topic: packet.topic });
     done(new Error('Publish not authorized'));
   };
   broker.authorizeSubscribe = (client, sub: Subscription, done) => {
     if (allowed(client, 'iot:Subscribe', `topicfilter/${sub.topic}`)) return done(null, sub);
-    log('warn', 'device subscribe refused', { clientId: client?.id, topic: sub.topic });
+    log('warn', 'MQTT subscribe refused', { clientId: client?.id, topic: sub.topic });
     done(null, null);
   };
   broker.authorizeForward = (client, packet) => (allowed(client, 'iot:Receive', `topic/${packet.topic}`) ? packet : null);
@@ -386,6 +414,7 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   });
   broker.on('clientDisconnect', (client) => {
     policies.delete(client);
+    clearTimers(client);
     // A client replaced by a newer connection with the same id is not a disconnect of the device.
     const current = clientsOf(broker)[client.id];
     if (current && current !== client) return;

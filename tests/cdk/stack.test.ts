@@ -341,10 +341,12 @@ describe('the AWS stack', () => {
     });
     const authorizer = template.findResources('AWS::Lambda::Function')[logicalId(iot().authorizerFunction)] as { Properties: Record<string, unknown> };
     expect(authorizer.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 5 });
-    // Read-only access to the main table, nothing else.
+    // Reads of the main table, and one update there (a session's live connections), nothing else.
     const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotAuthorizerFunction'));
     const actions = policies.flatMap(([, p]) => statements(p).flatMap((s) => [s.Action].flat()));
-    expect(actions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    expect(actions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    const update = policies.flatMap(([, p]) => statements(p)).find((s) => [s.Action].flat().includes('dynamodb:UpdateItem'))!;
+    expect(JSON.stringify(update.Resource)).not.toContain('/index/');
     expect(JSON.stringify(policies)).not.toContain('EventsTable');
   });
 
@@ -374,18 +376,21 @@ describe('the AWS stack', () => {
     }
   });
 
-  it('lets ingest read and write both tables, read captures, presign their uploads, remove an oversized photo and answer records on the ack topic only', () => {
+  it('lets ingest read and write both tables, read captures and photos, presign their uploads, remove an oversized photo, answer records on the ack topic and tell consoles only', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotIngestFunction'));
     const text = JSON.stringify(policies);
     expect(text).toContain('dynamodb:UpdateItem');
     expect(text).toContain('Tablesmain');
     expect(text).toContain('Tablesevents');
     expect(text).toContain('BucketsCaptures');
-    expect(text).not.toMatch(/BucketsPhotos|BucketsImports/);
+    expect(text).not.toMatch(/BucketsImports/);
     const statements = policies.flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement);
+    // Photos only to link a pass's enrolled photo.
+    const photos = statements.filter((st) => JSON.stringify(st.Resource).includes('BucketsPhotos'));
+    expect(photos.flatMap((st) => [st.Action].flat())).toEqual(['s3:GetObject']);
     const iotStatements = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('iot:')));
-    expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish']);
-    expect(JSON.stringify(iotStatements)).toContain('topic/pc/*/records/ack');
+    expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish', 'iot:Publish']);
+    expect(iotStatements.map((st) => flat([st.Resource].flat()[0])).sort()).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/console/*', 'arn:aws:iot:eu-west-1:123456789012:topic/pc/*/records/ack']);
     const puts = statements.filter((st) => [st.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(puts)).toContain('BucketsCaptures');
     const deletes = statements.filter((st) => [st.Action].flat().includes('s3:DeleteObject'));
@@ -559,11 +564,12 @@ describe('the AWS stack', () => {
     });
     // Only the devices function carries the IoT variables; the data endpoint also goes to the functions that tell terminals
     // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports).
-    const { settings, authorities, employees, visitors } = stack.api.functions;
-    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, iot().ingestFunction, stack.importWorker, stack.grantWorker].map(logicalId);
+    // The systems function names the authorizer to consoles (the live channel), and it and the accounts function end a closed session's live connections.
+    const { settings, authorities, employees, visitors, systems, accounts } = stack.api.functions;
+    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, systems, accounts, iot().ingestFunction, stack.importWorker, stack.grantWorker].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
-      if (id !== logicalId(stack.api.functions.devices)) expect(env).not.toContain('IOT_AUTHORIZER_NAME');
+      if (id !== logicalId(stack.api.functions.devices) && id !== logicalId(systems)) expect(env).not.toContain('IOT_AUTHORIZER_NAME');
       if (!tellers.includes(id)) expect(JSON.stringify(other)).not.toContain('IOT_DATA_ENDPOINT');
     }
 
@@ -586,9 +592,18 @@ describe('the AWS stack', () => {
     );
     // No other function may talk to IoT: the settings function only publishes commands, ingest only record acks, and the
     // functions that change faces only face notifications (each checked on its own).
-    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker'];
+    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
+    }
+    // Ending live connections: consoles' client ids only, never a terminal's.
+    for (const prefix of ['ApiSystemsFunction', 'ApiAccountsFunction']) {
+      const granted = Object.entries(template.findResources('AWS::IAM::Policy'))
+        .filter(([id]) => id.startsWith(prefix))
+        .flatMap(([, p]) => statements(p))
+        .filter((s) => [s.Action].flat().some((a) => a.startsWith('iot:')))
+        .flatMap((s) => [s.Action].flat().map((action) => `${action} ${[s.Resource].flat().map(flat).join(' ')}`));
+      expect(granted, prefix).toEqual([`iot:DeleteConnection ${arn}:client/console-*`]);
     }
   });
 });

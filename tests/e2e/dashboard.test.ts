@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, WebSocket } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
@@ -23,9 +23,18 @@ let owner: { username: string; password: string; userCode: string };
 let token: string;
 let staffKey: string;
 
+const liveSockets: WebSocket[] = [];
+let feedReads = 0;
+
 function watch(target: Page): Page {
   target.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+  });
+  target.on('websocket', (socket) => {
+    if (new URL(socket.url()).pathname === '/mqtt') liveSockets.push(socket);
+  });
+  target.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/v1/dashboard/captures') feedReads++;
   });
   return target;
 }
@@ -85,9 +94,19 @@ describe('the dashboard', () => {
     await expect.poll(() => captures.count()).toBe(2);
     expect(await captures.first().getAttribute('data-fever')).toBe('true');
     expect(await captures.nth(1).innerText()).toContain('Ada Park');
+    // It arrives over the live channel, not by reading the feed again.
+    await expect.poll(() => liveSockets.length).toBeGreaterThan(0);
+    expect(liveSockets.at(-1)!.isClosed()).toBe(false);
+    await page.waitForTimeout(500);
+    const readsBefore = feedReads;
+    const sent = Date.now();
     agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.5 }), captureJpeg());
-    await expect.poll(() => captures.count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => captures.count(), { timeout: 5000, interval: 50 }).toBe(3);
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(feedReads).toBe(readsBefore);
     expect(await captures.first().innerText()).toContain('Ada Park');
+    // Its capture shows once the terminal has uploaded it.
+    await expect.poll(() => captures.first().locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), { timeout: 10_000 }).toBe(true);
     // The figures follow the feed.
     await expect.poll(() => value('tile-today'), { timeout: 15_000 }).toBe('3');
     expect(await value('tile-faces')).toBe('2');
@@ -131,6 +150,24 @@ describe('the dashboard', () => {
       expect(cut).toEqual([]);
     }
     expect(await ja.getByTestId('dashboard-attendance').innerText()).toContain('勤怠');
+    await ja.evaluate(() => localStorage.setItem('locale', 'zh_CN'));
+    await ja.reload();
+    await ja.setViewportSize({ width: 1280, height: 900 });
+    await expect.poll(() => ja.getByTestId('tile-today-value').innerText()).toBe('3');
+    await expect.poll(() => ja.getByTestId('dashboard-capture').count()).toBe(3);
+    await ja.screenshot({ path: `${shotDir}/dashboard-zh_CN.png` });
     await ja.evaluate(() => localStorage.setItem('locale', 'en_US'));
+  });
+
+  it('reads the feed itself while the live channel cannot open', async () => {
+    await page.routeWebSocket(/\/mqtt/, (socket) => socket.close());
+    await page.reload();
+    const captures = page.getByTestId('dashboard-capture');
+    await expect.poll(() => captures.count()).toBe(3);
+    const readsBefore = feedReads;
+    agent.records.add(newPassRecord({ name: 'Walk In', temperature: 36.7 }), captureJpeg());
+    await expect.poll(() => captures.count(), { timeout: 15_000 }).toBe(4);
+    expect(feedReads).toBeGreaterThan(readsBefore);
+    expect(await captures.first().innerText()).toContain('Walk In');
   });
 });

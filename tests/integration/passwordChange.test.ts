@@ -40,8 +40,8 @@ describe('before the password is changed', () => {
       expect(answer.body.code, routeKey(route)).toBe(401);
       expect(answer.body.message, routeKey(route)).toMatch(/new password/);
     }
-    // The only systems session routes are the flagged ones: none is left to refuse.
-    expect(others.filter((r) => r.resource === 'systems')).toEqual([]);
+    // The systems session routes are the flagged ones, and the live channel's address (refused above like the rest).
+    expect(others.filter((r) => r.resource === 'systems').map(routeKey)).toEqual(['GET /v1/systems/live']);
 
     const me = await call<UserInfo>('GET', '/v1/systems/me', { token: user.token });
     expect(me.status).toBe(200);

@@ -6,7 +6,8 @@ import { queryClient } from '../../app/queries.ts';
 import { ResponsiveLine } from '@nivo/line';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
-import type { CaptureFeed, DashboardView } from '@passcloud/functions/contract/dashboard';
+import { FEED_SIZE, type CaptureFeed, type DashboardView } from '@passcloud/functions/contract/dashboard';
+import { useLive } from '../../app/live/channel.ts';
 import { api } from '../../app/api.ts';
 import { currentTag, formatNumber, formatShortTime } from '../../app/format.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
@@ -14,9 +15,12 @@ import { RecordPhoto, Temperature } from '../passage/records/parts.tsx';
 import { useRecordLabels } from '../passage/records/labels.ts';
 import classes from './Dashboard.module.css';
 
-/** The figures are read again this often, the capture feed more often, while the tab is shown. */
+/** The figures are read again this often, and the capture feed more often while the live channel is not open. */
 const FIGURES_MS = 10_000;
 const FEED_MS = 3_000;
+/** Figures follow new captures, read again at most this often however many arrive. */
+const FIGURES_AFTER_CAPTURE_MS = 1000;
+const FEED_KEY = ['dashboard', 'captures'];
 const ATTENDANCE_GROUPS = '/pass-platform/enterprise/attendance/settings/group';
 
 /**
@@ -30,7 +34,8 @@ export function DashboardPage() {
   const [full, setFull] = useState(false);
   const figures = useQuery({
     queryKey: ['dashboard', 'figures'],
-    queryFn: () => api.get<DashboardView>('/v1/dashboard', { quiet: true }),
+    // A refresh of figures already shown is silent: no toast every 10 s while the network is down.
+    queryFn: () => api.get<DashboardView>('/v1/dashboard', { quiet: true, silent: !!queryClient.getQueryState(['dashboard', 'figures'])?.dataUpdatedAt }),
     refetchInterval: FIGURES_MS,
   });
   const view = figures.data;
@@ -191,19 +196,36 @@ function DaysChart({ days }: { days: DashboardView['days'] }) {
 function CapturePanel() {
   const { t } = useLingui();
   const labels = useRecordLabels();
+  // Captures come over the live channel as they are stored; while it is not open, the feed is polled.
+  const live = useLive(
+    'passes',
+    (arrived) =>
+      queryClient.setQueryData<CaptureFeed>(FEED_KEY, (old) => {
+        const known = new Set(arrived.map((r) => r.recordKey));
+        return { items: [...arrived].reverse().concat((old?.items ?? []).filter((r) => !known.has(r.recordKey))).slice(0, FEED_SIZE) };
+      }),
+    { onOpen: () => void queryClient.invalidateQueries({ queryKey: FEED_KEY }) },
+  );
   const feed = useQuery({
-    queryKey: ['dashboard', 'captures'],
+    queryKey: FEED_KEY,
     queryFn: () => api.get<CaptureFeed>('/v1/dashboard/captures', { quiet: true, silent: true }),
-    refetchInterval: FEED_MS,
+    refetchInterval: live ? false : FEED_MS,
   });
   const items = feed.data?.items ?? [];
-  // A new capture counts too: the figures are read again with it.
+  // A new capture counts too: the figures are read again with it, at most every FIGURES_AFTER_CAPTURE_MS.
   const newest = items[0]?.recordKey;
   const seen = useRef<string | undefined>(undefined);
+  const figuresDue = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => {
-    if (seen.current && newest && newest !== seen.current) void queryClient.invalidateQueries({ queryKey: ['dashboard', 'figures'] });
+    if (seen.current && newest && newest !== seen.current && !figuresDue.current) {
+      figuresDue.current = setTimeout(() => {
+        figuresDue.current = undefined;
+        void queryClient.invalidateQueries({ queryKey: ['dashboard', 'figures'] });
+      }, FIGURES_AFTER_CAPTURE_MS);
+    }
     seen.current = newest;
   }, [newest]);
+  useEffect(() => () => clearTimeout(figuresDue.current), []);
   return (
     <Panel title={t`Real-time captures`} testId="dashboard-feed">
       <ScrollArea h={300} type="auto" offsetScrollbars>
@@ -228,7 +250,7 @@ function CapturePanel() {
               data-blacklist={record.type === 'blacklist' || undefined}
               data-testid="dashboard-capture"
             >
-              <RecordPhoto src={record.capture ?? record.avatar} size={44} alt={t`Capture`} />
+              <RecordPhoto src={record.capture ?? record.avatar} size={44} alt={t`Capture`} retries={record.capture ? 4 : 0} />
               <Box style={{ flex: 1, minWidth: 0 }}>
                 <Group gap={6} wrap="nowrap">
                   <Text size="sm" c="gray.0" fw={500} truncate="end">

@@ -11,6 +11,7 @@ import { getAuthorities } from '../../../app/session.ts';
 import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { BLACKLIST_RECORDS_SCREEN, today, unseenRecords, type SeenRecords } from './alerts.ts';
 import { RecordPhoto } from './parts.tsx';
+import { useLive } from '../../../app/live/channel.ts';
 import classes from './BlacklistAlerts.module.css';
 
 const POLL_MS = 15_000;
@@ -20,10 +21,11 @@ const LATEST = 5;
 const alerts = createNotificationsStore();
 
 /**
- * Blacklist hits while the console is open: for an account holding pass:blacklist, the day's
- * latest blacklist records are read every 15 s while the tab is visible, and each record newer
- * than those already seen raises an alert with the capture, the name, the device and the time.
- * The records there when the console opened are not alerts.
+ * Blacklist hits while the console is open: for an account holding pass:blacklist, each blacklist
+ * record the live channel announces raises an alert with the capture, the name, the device and
+ * the time. While the channel is not open, the day's latest blacklist records are read every
+ * 15 s while the tab is visible instead, and each newer than those already seen raises one. The
+ * records there when the console opened are not alerts.
  */
 export function BlacklistAlerts() {
   const [watching] = useState(() => getAuthorities().includes('pass:blacklist'));
@@ -32,88 +34,96 @@ export function BlacklistAlerts() {
   const go = useRef(navigate);
   go.current = navigate;
 
+  const show = (record: PassRecordItem) => {
+    const id = `blacklist-${record.recordKey}`;
+    const name = record.name ?? t`Unknown person`;
+    notifications.show(
+      {
+        id,
+        color: 'red',
+        icon: <IconAlertTriangle size={18} />,
+        title: t`Blacklist alert`,
+        autoClose: false,
+        withCloseButton: true,
+        closeButtonProps: { 'aria-label': t`Close` },
+        'data-testid': 'blacklist-alert',
+        'data-record': record.recordKey,
+        message: (
+          <Group gap="sm" wrap="nowrap" align="flex-start" mt={4}>
+            <RecordPhoto src={record.capture} size={64} alt={t`Capture`} retries={record.capture ? 4 : 0} />
+            <Stack gap={2} miw={0}>
+              <Text size="sm" fw={600} c="bright" truncate="end" title={name}>
+                {name}
+              </Text>
+              <Text size="xs" c="dimmed" truncate="end" title={record.deviceName}>
+                {record.deviceName}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {formatShortTime(record.time)}
+              </Text>
+              <Anchor
+                component="button"
+                type="button"
+                size="xs"
+                ta="start"
+                onClick={() => {
+                  notifications.hide(id, alerts);
+                  go.current(BLACKLIST_RECORDS_SCREEN);
+                }}
+              >
+                <Trans>Blacklist records</Trans>
+              </Anchor>
+            </Stack>
+          </Group>
+        ),
+      },
+      alerts,
+    );
+  };
+
+  // What was seen, shared by the reads and the live channel, kept across route changes.
+  const seen = useRef<SeenRecords | null>(null);
+  const reading = useRef(false);
+  const poll = useRef(async () => {
+    if (reading.current || document.visibilityState !== 'visible') return;
+    reading.current = true;
+    try {
+      // In the background: no loading bar and no toast every 15 s when the network is down.
+      const page = await api.get<PassRecordPage>('/v1/blacklistRecords', { query: { from: today(), pageSize: LATEST }, quiet: true, silent: true });
+      const next = unseenRecords(seen.current, page.items);
+      seen.current = next.seen;
+      next.fresh.forEach(show);
+    } catch {
+      // The next round tries again.
+    } finally {
+      reading.current = false;
+    }
+  });
+  // A record the live channel announces is new by definition, even before the first read answered.
+  const live = useLive(
+    'blacklist',
+    (items) => {
+      const next = unseenRecords(seen.current ?? { time: 0, keys: new Set() }, items);
+      seen.current = next.seen;
+      next.fresh.forEach(show);
+    },
+    { enabled: watching, onOpen: () => void poll.current() },
+  );
+
   useEffect(() => {
     if (!watching) return;
-    let seen: SeenRecords | null = null;
-    let stopped = false;
-    let reading = false;
-
-    const show = (record: PassRecordItem) => {
-      const id = `blacklist-${record.recordKey}`;
-      const name = record.name ?? t`Unknown person`;
-      notifications.show(
-        {
-          id,
-          color: 'red',
-          icon: <IconAlertTriangle size={18} />,
-          title: t`Blacklist alert`,
-          autoClose: false,
-          withCloseButton: true,
-          closeButtonProps: { 'aria-label': t`Close` },
-          'data-testid': 'blacklist-alert',
-          'data-record': record.recordKey,
-          message: (
-            <Group gap="sm" wrap="nowrap" align="flex-start" mt={4}>
-              <RecordPhoto src={record.capture} size={64} alt={t`Capture`} />
-              <Stack gap={2} miw={0}>
-                <Text size="sm" fw={600} c="bright" truncate="end" title={name}>
-                  {name}
-                </Text>
-                <Text size="xs" c="dimmed" truncate="end" title={record.deviceName}>
-                  {record.deviceName}
-                </Text>
-                <Text size="xs" c="dimmed">
-                  {formatShortTime(record.time)}
-                </Text>
-                <Anchor
-                  component="button"
-                  type="button"
-                  size="xs"
-                  ta="start"
-                  onClick={() => {
-                    notifications.hide(id, alerts);
-                    go.current(BLACKLIST_RECORDS_SCREEN);
-                  }}
-                >
-                  <Trans>Blacklist records</Trans>
-                </Anchor>
-              </Stack>
-            </Group>
-          ),
-        },
-        alerts,
-      );
-    };
-
-    const poll = async () => {
-      if (reading || stopped || document.visibilityState !== 'visible') return;
-      reading = true;
-      try {
-        // In the background: no loading bar and no toast every 15 s when the network is down.
-        const page = await api.get<PassRecordPage>('/v1/blacklistRecords', { query: { from: today(), pageSize: LATEST }, quiet: true, silent: true });
-        if (stopped) return;
-        const next = unseenRecords(seen, page.items);
-        seen = next.seen;
-        next.fresh.forEach(show);
-      } catch {
-        // The next round tries again.
-      } finally {
-        reading = false;
-      }
-    };
-
-    void poll();
-    const timer = setInterval(() => void poll(), POLL_MS);
-    // A tab coming back catches up at once rather than within the next 15 s.
-    const onVisibility = () => void poll();
+    void poll.current();
+    // Without the live channel, the day's latest are read every POLL_MS.
+    const timer = live ? undefined : setInterval(() => void poll.current(), POLL_MS);
+    // A tab coming back catches up at once rather than within the next round.
+    const onVisibility = () => void poll.current();
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
-      stopped = true;
       clearInterval(timer);
       document.removeEventListener('visibilitychange', onVisibility);
-      notifications.clean(alerts);
     };
-  }, [watching]);
+  }, [watching, live]);
+  useEffect(() => () => notifications.clean(alerts), []);
 
   if (!watching) return null;
   return <Notifications store={alerts} position="top-right" limit={4} notificationMaxHeight={320} classNames={{ root: classes.alerts }} />;

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Avatar, Button, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useThrottledCallback } from '@mantine/hooks';
 import { DatePickerInput } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
@@ -17,6 +18,7 @@ import {
 } from '@passcloud/functions/contract/passRecords';
 import { formatShortTime } from '../../../app/format.ts';
 import { useList } from '../../../app/queries.ts';
+import { useLive } from '../../../app/live/channel.ts';
 import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
@@ -29,8 +31,10 @@ import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
 
 const PAGE_SIZE = 20;
-/** The first page follows new records this often while it is shown and no record is open. */
+/** Without the live channel, the first page follows new records this often while it is shown and no record is open. */
 const LIVE_REFRESH_MS = 5000;
+/** With it, the first page is read again as records arrive, at most this often. */
+const LIVE_READ_MS = 1000;
 
 /**
  * Pass records, newest first: days (today unless chosen), device, type, temperature, pass state
@@ -77,15 +81,21 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
 
   const query = useMemo(() => recordQuery(filters, screen), [filters, screen]);
 
-  // The first page follows new records on its own; a later page, or an open record, stays as it is.
+  // The first page follows new records on its own: read again as the live channel announces them,
+  // or every LIVE_REFRESH_MS while it is not open. A later page, or an open record, stays as it is.
+  const [liveOpen, setLiveOpen] = useState(false);
   const list = useList<PassRecordItem, PassRecordPage>({
     resource: 'passRecords',
     path: recordsPath(screen),
     query,
     pageSize: PAGE_SIZE,
-    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting ? LIVE_REFRESH_MS : false),
+    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting && !liveOpen ? LIVE_REFRESH_MS : false),
   });
   const page = list.page;
+  const following = list.cursors.length === 1 && !open && !exporting;
+  const refetch = useThrottledCallback(() => void list.refetch(), LIVE_READ_MS);
+  const live = useLive(screen === 'blacklist' ? 'blacklist' : 'passes', refetch, { enabled: following, onOpen: refetch });
+  useEffect(() => setLiveOpen(live), [live]);
 
   // Records that arrived since the page was first shown are marked as new.
   const seen = useRef<{ of: string; keys: Set<string> }>({ of: '', keys: new Set() });

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { Badge, Center, Group, Image, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconPhotoOff, IconTemperature } from '@tabler/icons-react';
 import { formatTemperature } from '../../../app/format.ts';
@@ -11,13 +12,19 @@ export function RecordPhoto({
   alt,
   empty,
   testId,
+  retries = 0,
 }: {
   src: string | null;
   size: number | { w: number | string; h: number };
   alt: string;
   empty?: string;
   testId?: string;
+  /** A capture announced live may not have arrived yet: it is asked for again this many times, a second apart and then more. */
+  retries?: number;
 }) {
+  const [attempt, setAttempt] = useState(0);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
   const w = typeof size === 'number' ? size : size.w;
   const h = typeof size === 'number' ? size : size.h;
   if (!src)
@@ -35,8 +42,12 @@ export function RecordPhoto({
     );
   return (
     <Image
+      key={attempt}
       src={src}
       alt={alt}
+      onError={() => {
+        if (attempt < retries) timer.current = setTimeout(() => setAttempt(attempt + 1), 1000 * (attempt + 1));
+      }}
       w={w}
       h={h}
       fit={typeof size === 'number' ? 'cover' : 'contain'}
