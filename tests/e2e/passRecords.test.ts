@@ -174,10 +174,13 @@ describe('pass records in the console', () => {
     expect(await page.getByTestId('record-type-filter').count()).toBe(0);
     // The console has read the day's blacklist records once; a hit after that is an alert.
     await page.waitForTimeout(1000);
+    const sent = Date.now();
     agent.records.add(newPassRecord({ personKey: watchedKey, name: 'Mallory Stone', temperature: 36.9, passState: 'refused' }), captureJpeg());
-    await delivered();
     const alert = page.getByTestId('blacklist-alert');
-    await expect.poll(() => alert.count(), { timeout: 25_000 }).toBe(1);
+    // Over the live channel: within a second or two, not at the next 15 s read.
+    await expect.poll(() => alert.count(), { timeout: 5000, interval: 50 }).toBe(1);
+    expect(Date.now() - sent).toBeLessThan(2500);
+    await delivered();
     expect(await alert.innerText()).toContain('Mallory Stone');
     expect(await alert.innerText()).toContain(deviceName);
     await page.waitForTimeout(500);
@@ -207,9 +210,22 @@ describe('pass records in the console', () => {
   it('shows a record that arrives while the first page is open, marked new, without a reload', async () => {
     await page.goto('/pass-platform/passage/record');
     await expect.poll(() => rows().count()).toBe(3);
+    // Once the live channel is open (and the page read again to catch up), it is not read again on a timer.
+    await page.waitForTimeout(1500);
+    let reads = 0;
+    const count = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/v1/passRecords') reads++;
+    };
+    page.on('request', count);
+    await page.waitForTimeout(6000);
+    expect(reads).toBe(0);
+    const sent = Date.now();
     agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.4, mask: true, verifyTime: Date.now() }), captureJpeg());
+    await expect.poll(() => rows().count(), { timeout: 5000, interval: 50 }).toBe(4);
+    expect(Date.now() - sent).toBeLessThan(2500);
+    expect(reads).toBe(1);
+    page.off('request', count);
     await delivered();
-    await expect.poll(() => rows().count(), { timeout: 15_000 }).toBe(4);
     const marked = page.locator('[data-testid="record-row"][data-new="true"]');
     expect(await marked.count()).toBe(1);
     expect(await marked.innerText()).toMatch(/36\.4\s?°C/);
