@@ -18,7 +18,21 @@ export interface DashboardView {
   devices: { total: number; online: number; offline: number };
   /** Active employees and visitors. */
   users: { employees: number; visitors: number; total: number };
+  /**
+   * Face × terminal pairs not yet on their terminal (`pending`) and refused there (`failed`), per
+   * list, from the per-device counters kept with every change of state.
+   */
+  sync: { authority: { pending: number; failed: number }; blacklist: { pending: number; failed: number } };
+  /**
+   * Terminals offline for more than OFFLINE_ALERT_MINUTES: how many, and the longest-offline
+   * first (at most OFFLINE_LIST_MAX). `since` is when the broker saw them leave; null for a
+   * terminal that was bound but never connected.
+   */
+  offline: { count: number; devices: { deviceKey: string; name: string; since: string | null }[] };
 }
+
+export const OFFLINE_ALERT_MINUTES = 60;
+export const OFFLINE_LIST_MAX = 10;
 
 /** `GET /v1/dashboard/captures`: the newest passes of the last 10 days, newest first. */
 export interface CaptureFeed {

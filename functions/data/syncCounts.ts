@@ -84,6 +84,14 @@ export async function deviceSyncCounts(tenantId: string, deviceKey: string, setT
 
 /** The whole company's counts: every device's counter in one range, a device without one counted as above. */
 export async function companySyncCounts(tenantId: string, deviceKeys: string[], setTypes: readonly SetType[]): Promise<StateCounts> {
+  const byList = await companySyncCountsByList(tenantId, deviceKeys, setTypes);
+  const total: StateCounts = { pending: 0, synced: 0, failed: 0 };
+  for (const counts of Object.values(byList)) for (const state of SYNC_STATES) total[state] += counts[state];
+  return total;
+}
+
+/** The company's counts of each list apart, from the same one range. */
+export async function companySyncCountsByList<T extends SetType>(tenantId: string, deviceKeys: string[], setTypes: readonly T[]): Promise<Record<T, StateCounts>> {
   const stored = new Map<string, Record<string, unknown>>();
   let start: Record<string, unknown> | undefined;
   do {
@@ -99,12 +107,14 @@ export async function companySyncCounts(tenantId: string, deviceKeys: string[], 
     for (const item of page.Items ?? []) stored.set(String(item.sk).slice('syncCounts#'.length), item);
     start = page.LastEvaluatedKey;
   } while (start);
-  const total: StateCounts = { pending: 0, synced: 0, failed: 0 };
+  const totals = Object.fromEntries(setTypes.map((t) => [t, { pending: 0, synced: 0, failed: 0 }])) as Record<T, StateCounts>;
   for (const deviceKey of deviceKeys) {
-    const counts = stored.has(deviceKey) ? sum(stored.get(deviceKey), setTypes) : await deviceSyncCounts(tenantId, deviceKey, setTypes);
-    for (const state of SYNC_STATES) total[state] += counts[state];
+    for (const setType of setTypes) {
+      const counts = stored.has(deviceKey) ? sum(stored.get(deviceKey), [setType]) : await deviceSyncCounts(tenantId, deviceKey, [setType]);
+      for (const state of SYNC_STATES) totals[setType][state] += counts[state];
+    }
   }
-  return total;
+  return totals;
 }
 
 /** A person's counts over the given lists, read from their range (two authorizations per device at most). */

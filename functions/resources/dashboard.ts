@@ -1,5 +1,6 @@
-import { DASHBOARD_DAYS, FEED_SIZE, type CaptureFeed, type DashboardView } from '#contract/dashboard';
+import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, type CaptureFeed, type DashboardView } from '#contract/dashboard';
 import { allDevices } from '#data/devices';
+import { companySyncCountsByList } from '#data/syncCounts';
 import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
 import { activeCount } from '#data/people';
 import { companyTimezone } from '#data/tenants';
@@ -11,7 +12,11 @@ import { recordItems } from './passRecordItems.ts';
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
-/** The figures of the dashboard: one query of the day counters (this month and the last 10 days), the people counters and the devices. */
+/**
+ * The figures of the dashboard: one query of the day counters (this month and the last 10 days),
+ * the people counters, the devices (their presence as the broker last told it) and the devices'
+ * sync counters. None of it grows with the records.
+ */
 export async function dashboardOf(tenantId: string, now = new Date()): Promise<DashboardView> {
   const timezone = await companyTimezone(tenantId);
   const today = dayOf(now, timezone);
@@ -24,8 +29,14 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
     activeCount(tenantId, 'employee'),
     activeCount(tenantId, 'visitor'),
   ]);
+  const deviceKeys = devices.map((d) => d.deviceKey);
+  const { 0: authority, 1: blacklist } = await companySyncCountsByList(tenantId, deviceKeys, [0, 1] as const);
   const month = counted.filter((d) => d.day >= firstOfMonth);
   const online = devices.filter((d) => d.online).length;
+  const longAgo = now.getTime() - OFFLINE_ALERT_MINUTES * 60_000;
+  const gone = devices
+    .filter((d) => !d.online && d.presenceAt < longAgo && (d.presenceAt > 0 || Date.parse(d.createdAt) < longAgo))
+    .sort((x, y) => x.presenceAt - y.presenceAt);
   const counts = counted.at(-1)!.counts;
   return {
     timezone,
@@ -45,6 +56,11 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
     days: counted.filter((d) => d.day >= tenDaysAgo).map((d) => ({ day: d.day, total: d.counts.total, stranger: d.counts.stranger, fever: d.counts.fever })),
     devices: { total: devices.length, online, offline: devices.length - online },
     users: { employees, visitors, total: employees + visitors },
+    sync: { authority: { pending: authority.pending, failed: authority.failed }, blacklist: { pending: blacklist.pending, failed: blacklist.failed } },
+    offline: {
+      count: gone.length,
+      devices: gone.slice(0, OFFLINE_LIST_MAX).map((d) => ({ deviceKey: d.deviceKey, name: d.name, since: d.presenceAt > 0 ? new Date(d.presenceAt).toISOString() : null })),
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { makePng } from '../support/images.ts';
 import { base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
 /**
@@ -86,6 +87,9 @@ describe('the dashboard', () => {
     // Ten days on the chart's axis, and its three lines.
     await expect.poll(() => page.getByTestId('dashboard-chart').locator('svg path[fill="none"]').count()).toBeGreaterThanOrEqual(3);
     expect(await page.getByTestId('dashboard-attendance-setup').getAttribute('href')).toBe('/pass-platform/enterprise/attendance/settings/group');
+    // Nothing waits to sync and no terminal has been away long.
+    expect(await page.getByTestId('dashboard-sync-clear').innerText()).toBe('Every face is on its terminals.');
+    expect(await page.getByTestId('dashboard-offline-none').count()).toBe(1);
     await page.screenshot({ path: `${shotDir}/dashboard-en_US.png` });
   });
 
@@ -112,6 +116,32 @@ describe('the dashboard', () => {
     expect(await value('tile-faces')).toBe('2');
   });
 
+  it('links the faces a terminal refused to the authority list filtered to them', async () => {
+    // The browser's session: the account's login there ended the one the set-up used.
+    const own = (await page.evaluate(() => localStorage.getItem('token')))!;
+    const session = () => own;
+    const form = new FormData();
+    form.set('kind', 'avatar');
+    // Smaller than the terminal's 640 × 480: refused there.
+    form.set('file', new Blob([new Uint8Array(makePng(320, 240))]), 'face.png');
+    const avatar = (await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token: session(), form })).body.data.fileKey;
+    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token: session(), body: { name: unique('Blurry '), type: 'employee' } })).body.data.groupKey;
+    const blurry = (await call<{ employeeKey: string }>('POST', '/v1/employees', { token: session(), body: { personId: unique('B'), name: 'Blurry Face', role: 'Staff', gender: 'male', groupKey: group, avatar } })).body.data
+      .employeeKey;
+    const granted = await call('POST', '/v1/authorities', { token: session(), body: { setType: 0, personKeys: [blurry], deviceKeys: [agent.deviceKey], validity: { permanent: true } } });
+    expect(granted.body.code).toBe(201);
+    const failed = page.getByTestId('dashboard-sync-authority-failed');
+    await expect.poll(() => failed.innerText(), { timeout: 20_000 }).toBe('1 failed');
+    await failed.click();
+    await expect.poll(() => new URL(page.url()).pathname + new URL(page.url()).search).toBe('/pass-platform/passage/authority?state=failed');
+    const rows = page.getByTestId('authority-row');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-state')).toBe('failed');
+    expect(await rows.first().innerText()).toContain('Blurry Face');
+    await page.goBack();
+    await expect.poll(() => value('tile-today')).toBe('3');
+  });
+
   it('keeps its tiles in place while values arrive, and opens full screen and back', async () => {
     // The figures answer a second late, so the tiles are measured before and after.
     await page.route('**/v1/dashboard', async (route) => {
@@ -123,7 +153,8 @@ describe('the dashboard', () => {
     expect(await page.getByTestId('tile-users-value').innerText()).toBe('');
     const boxes = () => page.locator('[data-testid^=tile-]:not([data-testid$=-value])').evaluateAll((tiles) => tiles.map((t) => t.getBoundingClientRect().toJSON() as DOMRect));
     const before = await boxes();
-    await expect.poll(() => value('tile-users')).toBe('1');
+    // Ada, and the employee whose face the terminal refused.
+    await expect.poll(() => value('tile-users')).toBe('2');
     expect(await boxes()).toEqual(before);
     await page.unroute('**/v1/dashboard');
     await page.getByTestId('dashboard-fullscreen').click();

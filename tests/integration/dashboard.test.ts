@@ -4,11 +4,13 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { CaptureFeed, DashboardView } from '@passcloud/functions/contract/dashboard';
 import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
+import { devices } from '@passcloud/functions/data/devices';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { tenants } from '@passcloud/functions/data/tenants';
 import { addDays, dayOf, startOfDay } from '@passcloud/functions/domain/time';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
 
 /**
@@ -102,13 +104,47 @@ describe('the dashboard', () => {
     expect(feed.body.data.items).toHaveLength(5);
   });
 
-  it('counts a device that went away as offline', async () => {
+  it('tells the faces waiting for and refused by the terminals, per list, as the authority lists count them', async () => {
+    const before = (await dashboard()).body.data;
+    expect(before.sync).toEqual({ authority: { pending: 0, failed: 0 }, blacklist: { pending: 0, failed: 0 } });
+    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Synced '), type: 'employee' } })).body.data.groupKey;
+    const photo = async (width: number, height: number) => {
+      const form = new FormData();
+      form.set('kind', 'avatar');
+      form.set('file', new Blob([new Uint8Array(makePng(width, height))]), 'face.png');
+      return (await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form })).body.data.fileKey;
+    };
+    const hire = async (name: string, avatar: string) =>
+      (await call<{ employeeKey: string }>('POST', '/v1/employees', { token, body: { personId: unique('S'), name, role: 'Staff', gender: 'male', groupKey: group, avatar } })).body.data.employeeKey;
+    // Smaller than the terminal's 640 × 480: refused there.
+    const [fine, blurry, watched] = [await hire('Fine Face', await photo(800, 600)), await hire('Small Face', await photo(320, 240)), await hire('Watched Face', await photo(320, 240))];
+    const grant = async (setType: 0 | 1, personKeys: string[]) =>
+      expect((await call('POST', '/v1/authorities', { token, body: { setType, personKeys, deviceKeys: [device.deviceKey], validity: { permanent: true } } })).body.code).toBe(201);
+    await grant(0, [fine, blurry]);
+    await grant(1, [watched]);
+    const settled = await until(
+      async () => (await dashboard()).body.data.sync,
+      (sync) => sync.authority.pending === 0 && sync.blacklist.pending === 0,
+    );
+    expect(settled).toEqual({ authority: { pending: 0, failed: 1 }, blacklist: { pending: 0, failed: 1 } });
+    const listed = (await call<{ counts: Record<string, number> }>('GET', '/v1/authorities/sync?pageSize=1&setType=0', { token })).body.data.counts;
+    expect(listed.failed).toBe(1);
+  });
+
+  it('counts a device that went away as offline, and lists it with since when once it has been gone an hour', async () => {
     await device.stop();
     await until(
       async () => (await dashboard()).body.data.devices,
       (devices) => devices.offline === 1,
     );
-    expect((await dashboard()).body.data.devices).toEqual({ total: 1, online: 0, offline: 1 });
+    const now = (await dashboard()).body.data;
+    expect(now.devices).toEqual({ total: 1, online: 0, offline: 1 });
+    // Gone a moment ago: not yet worth a line.
+    expect(now.offline).toEqual({ count: 0, devices: [] });
+    // The broker saw it leave 61 minutes ago.
+    const left = Date.now() - 61 * 60_000;
+    await devices().patch({ tenantId, deviceKey: device.deviceKey! }).set({ presenceAt: left }).go();
+    expect((await dashboard()).body.data.offline).toEqual({ count: 1, devices: [{ deviceKey: device.deviceKey, name: expect.any(String), since: new Date(left).toISOString() }] });
   });
 
   it('is refused to an account without the dashboard permission, and to no session', async () => {

@@ -9,7 +9,8 @@ import { Link } from 'react-router-dom';
 import { FEED_SIZE, type CaptureFeed, type DashboardView } from '@passcloud/functions/contract/dashboard';
 import { useLive } from '../../app/live/channel.ts';
 import { api } from '../../app/api.ts';
-import { currentTag, formatNumber, formatShortTime } from '../../app/format.ts';
+import { currentTag, formatDateTime, formatNumber, formatShortTime } from '../../app/format.ts';
+import { getAuthorities } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { RecordPhoto, Temperature } from '../passage/records/parts.tsx';
 import { useRecordLabels } from '../passage/records/labels.ts';
@@ -114,6 +115,10 @@ export function DashboardPage() {
           </Panel>
           <CapturePanel />
         </Box>
+        <Box className={classes.health} mt="md">
+          <SyncHealth view={view} />
+          <OfflineTerminals view={view} />
+        </Box>
         <Paper className={classes.panel} p="md" mt="md" data-testid="dashboard-attendance">
           <Title order={3} size="h5" c="gray.1" mb="xs">
             <Trans>Yesterday’s attendance</Trans>
@@ -127,6 +132,104 @@ export function DashboardPage() {
         </Paper>
       </Box>
     </ScreenPage>
+  );
+}
+
+const SYNC_LISTS = [
+  { list: 'authority', path: '/pass-platform/passage/authority', code: 'pass:authority' },
+  { list: 'blacklist', path: '/pass-platform/passage/blacklist/monitoring', code: 'pass:blacklist' },
+] as const;
+
+/**
+ * Faces not yet on their terminals, per list: waiting and refused, each a link to the list
+ * filtered to them when the account may open it. All clear says so.
+ */
+function SyncHealth({ view }: { view: DashboardView | undefined }) {
+  const { t } = useLingui();
+  const held = getAuthorities();
+  const names = { authority: t`Pass authority`, blacklist: t`Blacklist` };
+  const clear = view && SYNC_LISTS.every(({ list }) => view.sync[list].pending + view.sync[list].failed === 0);
+  return (
+    <Panel title={t`Face sync`} testId="dashboard-sync">
+      <Stack gap={6} mih={52}>
+        {!view && <Skeleton h={44} radius="sm" className={classes.skeleton} />}
+        {clear && (
+          <Text size="sm" c="teal.3" data-testid="dashboard-sync-clear">
+            <Trans>Every face is on its terminals.</Trans>
+          </Text>
+        )}
+        {view &&
+          !clear &&
+          SYNC_LISTS.map(({ list, path, code }) => {
+            const counts = view.sync[list];
+            const link = (state: 'pending' | 'failed', text: string) => {
+              const testId = `dashboard-sync-${list}-${state}`;
+              return held.includes(code) && counts[state] > 0 ? (
+                <Anchor component={Link} to={`${path}?state=${state}`} size="sm" c={state === 'failed' ? 'red.3' : 'blue.3'} data-testid={testId}>
+                  {text}
+                </Anchor>
+              ) : (
+                <Text span size="sm" c={state === 'failed' && counts.failed > 0 ? 'red.3' : 'gray.4'} data-testid={testId}>
+                  {text}
+                </Text>
+              );
+            };
+            const pending = formatNumber(counts.pending);
+            const failed = formatNumber(counts.failed);
+            return (
+              <Group key={list} gap="xs" wrap="nowrap" justify="space-between">
+                <Text size="sm" c="gray.2" truncate="end">
+                  {names[list]}
+                </Text>
+                <Group gap={6} wrap="nowrap">
+                  {link('pending', t`${pending} waiting`)}
+                  <Text span size="sm" c="gray.6">
+                    ·
+                  </Text>
+                  {link('failed', t`${failed} failed`)}
+                </Group>
+              </Group>
+            );
+          })}
+      </Stack>
+    </Panel>
+  );
+}
+
+/** Terminals offline for more than an hour, longest first, with since when. */
+function OfflineTerminals({ view }: { view: DashboardView | undefined }) {
+  const { t } = useLingui();
+  const { count, devices } = view?.offline ?? { count: 0, devices: [] };
+  const more = count - devices.length;
+  return (
+    <Panel title={t`Offline for over an hour`} testId="dashboard-offline">
+      <Stack gap={4} mih={52}>
+        {!view && <Skeleton h={44} radius="sm" className={classes.skeleton} />}
+        {view && count === 0 && (
+          <Text size="sm" c="teal.3" data-testid="dashboard-offline-none">
+            <Trans>Every terminal has been online within the hour.</Trans>
+          </Text>
+        )}
+        {devices.map((device) => {
+          const since = device.since ? formatDateTime(device.since) : '';
+          return (
+            <Group key={device.deviceKey} gap="xs" wrap="nowrap" justify="space-between" data-testid="dashboard-offline-device">
+              <Text size="sm" c="gray.1" truncate="end" title={device.name}>
+                {device.name}
+              </Text>
+              <Text size="xs" c="orange.3" miw="max-content">
+                {device.since ? t`since ${since}` : t`never connected`}
+              </Text>
+            </Group>
+          );
+        })}
+        {more > 0 && (
+          <Text size="xs" c="gray.5">
+            <Trans>and {more} more</Trans>
+          </Text>
+        )}
+      </Stack>
+    </Panel>
   );
 }
 
