@@ -11,6 +11,7 @@ import { dayOf } from '@passcloud/functions/domain/time';
 import { dynamo, resetClients } from '@passcloud/functions/lib/aws';
 import { pool } from '@passcloud/functions/lib/pool';
 import { adminToken, fmt, percentile } from './api.ts';
+import { dashboardLatency } from './dashboard.ts';
 import type { OwnHost } from './host.ts';
 
 /**
@@ -105,7 +106,7 @@ async function ingest(devices: Device[], perDevice: number, twice: boolean): Pro
   return { seconds: (performance.now() - started) / 1000, sent, records };
 }
 
-async function seed(tenantId: string, deviceKeys: string[], total: number): Promise<number> {
+async function seed(tenantId: string, deviceKeys: string[], total: number, prefix = 'seed'): Promise<number> {
   const now = Date.now();
   const span = 10 * 86_400_000;
   const names = ['Alice', 'Bob', 'Chen Wei', 'Dana', 'Emil', 'Fatima', 'Goro', 'Hana', 'Ivan', 'Julia'];
@@ -123,7 +124,7 @@ async function seed(tenantId: string, deviceKeys: string[], total: number): Prom
       const record: PassRecord = {
         tenantId,
         deviceKey: deviceKeys[i % deviceKeys.length]!,
-        recordId: `seed${i}`,
+        recordId: `${prefix}${i}`,
         time: verifyTime,
         verifyTime,
         day: dayOf(new Date(verifyTime), 'UTC'),
@@ -217,8 +218,16 @@ export async function recordsListBench(stack: { url: string; env: Record<string,
   const token = await adminToken(url);
   const lines: string[] = [];
   const deviceKeys = Array.from({ length: 10 }, (_, i) => `benchdevice${String(i).padStart(4, '0')}`);
+  // The dashboard reads counters only: with a thousand records and with TOTAL it costs the same.
+  await seed(tenantId, deviceKeys, 1000, 'small');
+  const small = await dashboardLatency(url, token);
   const seeded = await seed(tenantId, deviceKeys, TOTAL);
   out(lines, `records: seeded ${TOTAL} records over ten days straight through the data layer at ${seeded.toFixed(0)} records/s`);
+  const large = await dashboardLatency(url, token);
+  out(
+    lines,
+    `dashboard: GET /v1/dashboard with 1,000 records p50 ${fmt(small.p50)}, p95 ${fmt(small.p95)}; with ${(TOTAL + 1000).toLocaleString('en')} p50 ${fmt(large.p50)}, p95 ${fmt(large.p95)}; p50 ratio ${(large.p50 / small.p50).toFixed(2)} (goal at most 1.1)`,
+  );
   const from = dayOf(new Date(Date.now() - 9 * 86_400_000), 'UTC');
   const probe = async (label: string, query: string) => {
     const times: number[] = [];

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '@passcloud/infra/local/stack';
 import { adminToken, apiBench, fmt } from './api.ts';
-import { initialJsKb, lighthouseScore } from './web.ts';
+import { dashboardChunk, initialJsKb, lighthouseScore } from './web.ts';
+import { captureToScreenBench } from './dashboard.ts';
 import { peopleBench } from './people.ts';
 import { devicesBench } from './devices.ts';
 import { withOwnHost } from './host.ts';
@@ -33,8 +34,11 @@ const recordsOnly = process.argv.includes('--records-only');
 const syncOnly = process.argv.includes('--sync-only');
 // `--crash-only` and `--no-crash` for the host killed during an ingest.
 const crashOnly = process.argv.includes('--crash-only');
+// `--dashboard-only` and `--no-dashboard` for the dashboard's capture feed and chunk.
+const dashboardOnly = process.argv.includes('--dashboard-only');
+const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly;
 try {
-  if (!peopleOnly && !devicesOnly && !recordsOnly && !syncOnly && !crashOnly) {
+  if (!only) {
     lines.push(...(await apiBench(stack)));
     for (const path of ['/login', '/entrance']) {
       const js = await initialJsKb(stack.url, path);
@@ -46,16 +50,23 @@ try {
       lines.push(`Lighthouse performance of ${path}: desktop ${desktop} (budget 95), mobile slow 4G ${mobile}`);
     }
   }
-  if (!process.argv.includes('--no-people') && !devicesOnly && !recordsOnly && !syncOnly && !crashOnly) {
+  if (!process.argv.includes('--no-people') && (!only || peopleOnly)) {
     lines.push(...(await withOwnHost(async (host) => peopleBench(host.url, await adminToken(host.url), host.env.DEMO_TENANT!, host.pid))));
   }
-  if (!process.argv.includes('--no-devices') && !peopleOnly && !recordsOnly && !syncOnly && !crashOnly) lines.push(...(await withOwnHost((host) => devicesBench(host))));
-  if (!process.argv.includes('--no-records') && !peopleOnly && !devicesOnly && !syncOnly && !crashOnly) {
+  if (!process.argv.includes('--no-devices') && (!only || devicesOnly)) lines.push(...(await withOwnHost((host) => devicesBench(host))));
+  if (!process.argv.includes('--no-records') && (!only || recordsOnly)) {
     lines.push(...(await withOwnHost((host) => recordsIngestBench(host))));
     lines.push(...(await recordsListBench(stack)));
   }
-  if (!process.argv.includes('--no-sync') && !peopleOnly && !devicesOnly && !recordsOnly && !crashOnly) lines.push(...(await withOwnHost((host) => faceSyncBench(host))));
-  if (!process.argv.includes('--no-crash') && !peopleOnly && !devicesOnly && !recordsOnly && !syncOnly) lines.push(...(await recordsCrashBench()));
+  if (!process.argv.includes('--no-sync') && (!only || syncOnly)) lines.push(...(await withOwnHost((host) => faceSyncBench(host))));
+  if (!process.argv.includes('--no-crash') && (!only || crashOnly)) lines.push(...(await recordsCrashBench()));
+  if (!process.argv.includes('--no-dashboard') && (!only || dashboardOnly)) {
+    const chunk = dashboardChunk();
+    lines.push(`dashboard chunk: ${chunk.kb.toFixed(1)} KB gzip (${chunk.file}); nivo in ${chunk.nivoIn.length} chunk(s): ${chunk.nivoIn.join(', ')}`);
+    const login = await initialJsKb(stack.url, '/login');
+    lines.push(`initial JavaScript of /login beside the dashboard: ${login.kb.toFixed(1)} KB gzip in ${login.files} files (173.5 KB before the dashboard)`);
+    lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
+  }
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

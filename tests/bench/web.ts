@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { REPO_ROOT } from '@passcloud/infra/local/stack';
 import lighthouse from 'lighthouse';
 import { launch } from 'chrome-launcher';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
@@ -46,4 +49,16 @@ export async function lighthouseScore(url: string, formFactor: 'desktop' | 'mobi
   } finally {
     chrome.kill();
   }
+}
+
+/**
+ * The dashboard's chunk (the one that draws its feed), gzip-compressed, and every chunk that
+ * carries nivo: the dashboard's alone, so no other screen loads the chart library.
+ */
+export function dashboardChunk(assets = resolve(REPO_ROOT, 'web/dist/assets')): { kb: number; nivoIn: string[]; file: string } {
+  const scripts = readdirSync(assets).filter((f) => f.endsWith('.js'));
+  const text = (f: string) => readFileSync(join(assets, f), 'utf8');
+  const file = scripts.find((f) => text(f).includes('dashboard-feed'));
+  if (!file) throw new Error('no chunk draws the dashboard: build the console first');
+  return { file, kb: gzipSync(readFileSync(join(assets, file))).length / 1024, nivoIn: scripts.filter((f) => text(f).includes('nivo')) };
 }
