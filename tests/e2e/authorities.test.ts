@@ -11,7 +11,7 @@ import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
-import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText } from './support.ts';
+import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
 /**
  * Pass authority in the console: the three-step wizard against simulated terminals that pull
@@ -38,16 +38,11 @@ const expectedFailures = new Set<string>();
 const expectFailure = (failure: string) => expectedFailures.add(failure);
 
 /** Console errors fail the test as page errors do, but for the failures the test provokes. */
-function watch(target: Page): Page {
-  target.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    const status = /status of (\d{3})/.exec(message.text())?.[1];
-    const url = message.location().url;
-    if (status && url && expectedFailures.has(`${status} ${new URL(url).pathname}`)) return;
-    pageErrors.push(`console: ${message.text()}`);
+const watch = (target: Page): Page =>
+  watchConsole(target, (text, url) => {
+    const status = /status of (\d{3})/.exec(text)?.[1];
+    return !!status && !!url && expectedFailures.has(`${status} ${new URL(url).pathname}`);
   });
-  return target;
-}
 
 async function photo(): Promise<string> {
   const form = new FormData();

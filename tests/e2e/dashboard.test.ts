@@ -8,7 +8,7 @@ import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
-import { base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+import { base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
 
 /**
  * The dashboard, the first screen after login: today's figures from the counters, the ten-day
@@ -28,9 +28,7 @@ const liveSockets: WebSocket[] = [];
 let feedReads = 0;
 
 function watch(target: Page): Page {
-  target.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
-  });
+  watchConsole(target);
   target.on('websocket', (socket) => {
     if (new URL(socket.url()).pathname === '/mqtt') liveSockets.push(socket);
   });

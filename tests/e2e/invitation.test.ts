@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
-import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText } from './support.ts';
+import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
 let browser: Browser;
 
@@ -20,14 +20,7 @@ afterEach(() => {
 });
 
 /** Console errors count as page errors, except the answers a test provokes on purpose. */
-function watchConsole(page: Page, expected: RegExp[] = []) {
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    const text = message.text();
-    if (/Failed to load resource/.test(text) && expected.some((pattern) => pattern.test(message.location().url ?? ''))) return;
-    pageErrors.push(`console: ${text}${message.location().url ? ` (${message.location().url})` : ''}`);
-  });
-}
+const watchAnswers = (page: Page, expected: RegExp[] = []) => watchConsole(page, (text, url) => /Failed to load resource/.test(text) && expected.some((pattern) => pattern.test(url)));
 
 /** The invitation link of the newest mail to `address`, as the local host's mail sink holds it. */
 async function mailedLink(address: string): Promise<URL> {
@@ -57,7 +50,7 @@ describe('an invitation link', () => {
   it('opens on the console, where the invited person chooses a password and then logs in with it', async () => {
     expect(link.origin).toBe(new URL(base()).origin);
     const { context, page } = await newPage(browser);
-    watchConsole(page);
+    watchAnswers(page);
     await page.goto(link.pathname + link.search);
     await expect.poll(() => page.getByTestId('invitation-username').inputValue()).toBe(username);
     expect(await page.getByText('Choose the password you will log in with.', { exact: false }).count()).toBe(1);
@@ -85,7 +78,7 @@ describe('an invitation link', () => {
   it('says in the reader’s language that a used link no longer works', async () => {
     const { context, page } = await newPage(browser, { locale: 'ja_JP' });
     // The check of the used link answers 404 on purpose.
-    watchConsole(page, [/\/v1\/systems\/invitation/]);
+    watchAnswers(page, [/\/v1\/systems\/invitation/]);
     await page.goto(link.pathname + link.search);
     await expect.poll(() => page.getByTestId('invitation-void').count()).toBe(1);
     expect(await page.getByTestId('invitation-void').innerText()).toMatch(/^この招待リンクは無効です/);

@@ -7,7 +7,7 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
-import { base, loginInBrowser, pageErrors, shotDir } from './support.ts';
+import { base, loginInBrowser, pageErrors, shotDir, watchConsole } from './support.ts';
 
 /**
  * The console at two desktop widths in a compact language (English), a long one (German) and a
@@ -71,9 +71,7 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base() });
   page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
-  });
+  watchConsole(page);
   await loginInBrowser(page, owner.username, owner.password);
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
-import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
 
 let browser: Browser;
 let page: Page;
@@ -21,13 +21,6 @@ let staffKey: string;
 let watchedKey: string;
 
 /** Console errors fail the test as page errors do. */
-function watch(target: Page): Page {
-  target.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
-  });
-  return target;
-}
-
 async function made<T extends Record<string, string>>(path: string, body: unknown): Promise<T> {
   const answer = await call<T>('POST', path, { token, body });
   expect(answer.body.code, answer.body.message).toBe(201);
@@ -82,7 +75,7 @@ beforeAll(async () => {
 
   browser = await launchBrowser();
   ({ page } = await newPage(browser));
-  watch(page);
+  watchConsole(page);
   await loginInBrowser(page, owner.username, owner.password);
 });
 afterAll(async () => {
@@ -235,7 +228,7 @@ describe('pass records in the console', () => {
     // The same account signing in again ends the English page's session, whose background reads would then be refused.
     await page.context().close();
     const { page: zh } = await newPage(browser, { locale: 'zh_CN' });
-    watch(zh);
+    watchConsole(zh);
     await loginInBrowser(zh, owner.username, owner.password);
     await zh.goto('/pass-platform/passage/record');
     // Ada twice, the stranger and Mallory's blacklist hit.

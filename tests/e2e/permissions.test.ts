@@ -9,7 +9,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
-import { loginInBrowser, newPage, pageErrors } from './support.ts';
+import { loginInBrowser, newPage, pageErrors, watchConsole } from './support.ts';
 
 /**
  * What a limited account can do, it can do fully: for every code of the menu, an account holding
@@ -38,9 +38,7 @@ async function watchedPage(): Promise<{ page: Page; refused: string[]; close: ()
     const url = new URL(response.url());
     if (url.pathname.startsWith('/v1/') && response.status() >= 400) refused.push(`${response.status()} ${response.request().method()} ${url.pathname}${url.search}`);
   });
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
-  });
+  watchConsole(page);
   return { page, refused, close: () => context.close() };
 }
 

@@ -56,8 +56,8 @@ function recordApi(page: Page): string[] {
   const seen: string[] = [];
   page.on('request', (request) => {
     const url = new URL(request.url());
-    // The dashboard (where a login lands) reads its figures again on its own; those reads are not the form's.
-    if (request.method() === 'GET' && url.pathname.startsWith('/v1/dashboard')) return;
+    // The dashboard (where a login lands) reads its figures again on its own, and asks where its live channel is; those reads are not the form's.
+    if (request.method() === 'GET' && (url.pathname.startsWith('/v1/dashboard') || url.pathname === '/v1/systems/live')) return;
     if (url.pathname.startsWith('/v1/')) seen.push(`${request.method()} ${url.pathname}`);
   });
   return seen;

@@ -17,6 +17,21 @@ export const pageErrors: string[] = [];
 
 export const TAGLINE = 'Pass Cloud · face recognition access control';
 
+/**
+ * Console errors of `page` fail the test as page errors do, but those `expected` lets through:
+ * a request the test makes fail on purpose, which the browser logs as an error with its address.
+ */
+export function watchConsole(page: Page, expected: (text: string, url: string) => boolean = () => false): Page {
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    const url = message.location().url ?? '';
+    if (expected(text, url)) return;
+    pageErrors.push(`console: ${text}${url ? ` (${url})` : ''}`);
+  });
+  return page;
+}
+
 export async function newPage(browser: Browser, options: { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1366, height: 820 }, baseURL: base() });
   if (options.locale) await context.addInitScript((locale) => localStorage.setItem('locale', locale), options.locale);

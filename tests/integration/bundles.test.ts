@@ -9,11 +9,12 @@ import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { PassCloudStack } from '@passcloud/infra/aws/stack';
 import { HandlerFunction } from '@passcloud/infra/aws/api';
 import { ruleEvent, thingName } from '@passcloud/functions/contract/protocol';
+import { LIVE_USERNAME, type LiveConnection } from '@passcloud/functions/contract/live';
 import { TABLES } from '@passcloud/functions/data/tables';
 import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
-import { encrypt, login, registerTenant, securityKey } from '../support/api.ts';
+import { call, encrypt, login, registerTenant, securityKey } from '../support/api.ts';
 
 /**
  * What deploys is the bundle `cdk synth` makes, not the source. The stack is synthesized, and
@@ -282,12 +283,24 @@ describe('the deployed bundles', () => {
       { protocolData: { mqtt: { username: thingName(tenantId, 'nosuchdevice01'), password: Buffer.from('wrong').toString('base64'), clientId: thingName(tenantId, 'nosuchdevice01') } }, connectionMetadata: { id: randomUUID() } },
     ]);
     expect(authorizer[0]).toMatchObject({ ok: true, value: { isAuthenticated: false } });
+    // A console tab on the live channel, with a session of the company (the logout above ended the last one).
+    const live = (await login(owner.username, owner.password)).token;
+    const where = (await call<LiveConnection>('GET', '/v1/systems/live', { token: live })).body.data;
+    const [tab] = await run(bundleOf(stack.iot.authorizerFunction), [
+      { protocolData: { mqtt: { username: `${LIVE_USERNAME}?x-amz-customauthorizer-name=PassCloudDeviceAuthorizer`, password: Buffer.from(live).toString('base64'), clientId: `${where.clientPrefix}bundle1` } } },
+    ]);
+    expect(tab, tab?.error).toMatchObject({ ok: true, value: { isAuthenticated: true, refreshAfterInSeconds: 300 } });
+    const policy = JSON.parse((tab!.value as { policyDocuments: string[] }).policyDocuments[0]!) as { Statement: { Action: string[]; Resource: string[] }[] };
+    expect(policy.Statement.flatMap((st) => st.Action).sort()).toEqual(['iot:Connect', 'iot:Receive', 'iot:Subscribe']);
+    expect(JSON.stringify(policy)).toContain(`client/${where.clientPrefix}bundle1`);
     const thing = thingName(tenantId, 'nosuchdevice01');
     const ingest = await run(bundleOf(stack.iot.ingestFunction), [
       ruleEvent(`pc/${thing}/heartbeat`, JSON.stringify({ time: Date.now(), info: {} })),
       ruleEvent(`pc/${thing}/records`, JSON.stringify({ records: [{ recordId: 'r1', passState: 'passed', source: 'face', verifyTime: Date.now() }] })),
       ruleEvent(`$aws/events/presence/connected/${thing}`, JSON.stringify({ clientId: thing, timestamp: Date.now(), eventType: 'connected' })),
       ruleEvent(`pc/${thing}/logs`, 'not json'),
+      // The console tab left: its session no longer counts it.
+      ruleEvent(`$aws/events/presence/disconnected/${where.clientPrefix}bundle1`, JSON.stringify({ clientId: `${where.clientPrefix}bundle1`, timestamp: Date.now(), eventType: 'disconnected' })),
     ]);
     for (const outcome of ingest) expect(outcome, outcome.error).toMatchObject({ ok: true });
   });

@@ -102,6 +102,18 @@ describe('the dashboard', () => {
     expect(feed.body.data.items.map((r) => r.verifyTime)).toEqual([...feed.body.data.items.map((r) => r.verifyTime)].sort().reverse());
     expect(feed.body.data.items[0]).toMatchObject({ type: 'stranger', deviceKey: device.deviceKey });
     expect(feed.body.data.items).toHaveLength(5);
+
+    // The terminal delivers the same records again (its ack was lost): nothing counts twice.
+    for (const record of records) device.records.add(record);
+    await until(
+      () => device.records.pending,
+      (pending) => pending === 0,
+    );
+    const again = (await dashboard()).body.data;
+    expect(again.todayCounts).toEqual(view.todayCounts);
+    expect(again.days).toEqual(view.days);
+    expect(again.month).toEqual(view.month);
+    expect((await call<CaptureFeed>('GET', '/v1/dashboard/captures', { token })).body.data.items).toHaveLength(5);
   });
 
   it('tells the faces waiting for and refused by the terminals, per list, as the authority lists count them', async () => {
