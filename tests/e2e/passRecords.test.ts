@@ -172,7 +172,7 @@ describe('pass records in the console', () => {
     const alert = page.getByTestId('blacklist-alert');
     // Over the live channel: within a second or two, not at the next 15 s read.
     await expect.poll(() => alert.count(), { timeout: 5000, interval: 50 }).toBe(1);
-    expect(Date.now() - sent).toBeLessThan(2500);
+    expect(Date.now() - sent).toBeLessThan(3000);
     await delivered();
     expect(await alert.innerText()).toContain('Mallory Stone');
     expect(await alert.innerText()).toContain(deviceName);
@@ -215,7 +215,7 @@ describe('pass records in the console', () => {
     const sent = Date.now();
     agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.4, mask: true, verifyTime: Date.now() }), captureJpeg());
     await expect.poll(() => rows().count(), { timeout: 5000, interval: 50 }).toBe(4);
-    expect(Date.now() - sent).toBeLessThan(2500);
+    expect(Date.now() - sent).toBeLessThan(3000);
     expect(reads).toBe(1);
     page.off('request', count);
     await delivered();
