@@ -52,6 +52,27 @@ export function startOfDay(day: string, timeZone: string): Date {
   return at;
 }
 
+/**
+ * The moment a wall-clock time has in the zone: `minutes` from the start of `day` (negative for
+ * the day before, past 1440 for the next). A time a change to daylight saving time skips is taken
+ * an hour later, one it repeats at its first occurrence.
+ */
+export function atLocalTime(day: string, minutes: number, timeZone: string): Date {
+  const date = addDays(day, Math.floor(minutes / 1440));
+  const tod = ((minutes % 1440) + 1440) % 1440;
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const wall = Date.UTC(y, m - 1, d, Math.floor(tod / 60), tod % 60);
+  let at = new Date(wall - offsetMinutes(new Date(wall), timeZone) * 60_000);
+  at = new Date(wall - offsetMinutes(at, timeZone) * 60_000);
+  return at;
+}
+
+/** The wall-clock time (`HH:mm`) of a moment in the zone. */
+export function clockOf(at: Date, timeZone: string): string {
+  const p = parts(at, timeZone);
+  return `${String(p.hour! % 24).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
+}
+
 /** The last millisecond of a day in the zone. */
 export function endOfDay(day: string, timeZone: string): Date {
   return new Date(startOfDay(addDays(day, 1), timeZone).getTime() - 1);

@@ -1,0 +1,248 @@
+import { addDays, atLocalTime, clockOf, dayOf } from '../time.ts';
+import { WEEKDAYS, minutesOf, shiftSpans, type EngineInput, type Holiday, type Period } from './input.ts';
+
+/**
+ * The attendance engine: punches + rules + calendar → one result per employed day, each figure
+ * with a line of trace. Pure: the daily statistics, the daily mail and `npm run attendance --
+ * explain` all call `attendanceDays`. The arithmetic is `../shared/ATTENDANCE.md`'s; where it is
+ * silent, the choices (as ZKTeco BioTime and Hikvision HikCentral make them) are noted here.
+ *
+ * Choices:
+ * - Minutes are whole: every difference of instants is cut to the whole minute (09:04:59 after
+ *   09:00 is 4 minutes), as terminals show times to the minute.
+ * - A punch counts in at most one period: the first period that takes it as a clock-in or a
+ *   clock-out keeps it (a punch exactly on the boundary of two windows closes the earlier period).
+ * - A workday's punches are those between its first check-in window's start and its last
+ *   check-out window's end: they give its temperature, its first and last punch, and its overtime.
+ *   A rest day's or day-off holiday's punches are those of its calendar date.
+ * - Workday overtime starts at `workdayOvertimeAfter` on the day it is not before the last period's
+ *   off duty (a night shift ending at 06:00 counts overtime from the next evening's 19:00, never
+ *   from the evening it started).
+ * - `firstIn` and `lastOut`: on a workday the earliest clock-in and the latest clock-out of its
+ *   periods; on a day off the first and last punch (the last only when there are two or more).
+ * - Late minutes are counted whenever there is a clock-in, early-leave minutes whenever there is a
+ *   clock-out, even when the other punch of the period is missing (ATTENDANCE.md: 17:30 alone is
+ *   missing clock-in and 30 minutes early).
+ * - A partly absent day is an `absence` too (`absence` < 1), beside its other statuses.
+ * - A day-off holiday wins over the weekday's shift; a make-up workday holiday over a rest day.
+ *   Of two holidays on one date, the make-up workday wins.
+ */
+
+export type DayKind = 'workday' | 'restDay' | 'holiday';
+export type DayStatus = 'normal' | 'late' | 'earlyLeave' | 'missingIn' | 'missingOut' | 'absence';
+
+export interface DayResult {
+  date: string;
+  kind: DayKind;
+  status: DayStatus[];
+  firstIn: string | null;
+  lastOut: string | null;
+  late: number;
+  earlyLeave: number;
+  work: number;
+  absence: number;
+  missingIn: number;
+  missingOut: number;
+  overtimeWorkday: number;
+  overtimeRestDay: number;
+  overtimeHoliday: number;
+  temperature: number | null;
+  trace: string[];
+}
+
+interface Instant {
+  ms: number;
+  temperature: number | null;
+}
+
+const MINUTE = 60_000;
+const whole = (ms: number): number => Math.max(0, Math.floor(ms / MINUTE));
+
+const localInstant = (day: string, minutes: number, timeZone: string): number => atLocalTime(day, minutes, timeZone).getTime();
+const clockAt = (ms: number, timeZone: string): string => clockOf(new Date(ms), timeZone);
+
+/** The holiday of a date, if any: a make-up workday before a day off. */
+function holidayOn(date: string, holidays: readonly Holiday[]): Holiday | undefined {
+  const on = holidays.filter((h) => h.start <= date && date <= h.end);
+  return on.find((h) => h.workday) ?? on[0];
+}
+
+/** Punches once each (identical instants count once, the higher temperature kept), in time order. */
+function distinctPunches(punches: EngineInput['punches']): Instant[] {
+  const byMs = new Map<number, number | null>();
+  for (const p of punches) {
+    const ms = Date.parse(p.at);
+    const temperature = p.temperature ?? null;
+    const seen = byMs.get(ms);
+    byMs.set(ms, seen === undefined ? temperature : seen === null ? temperature : temperature === null ? seen : Math.max(seen, temperature));
+  }
+  return [...byMs].map(([ms, temperature]) => ({ ms, temperature })).sort((a, b) => a.ms - b.ms);
+}
+
+const between = (punches: Instant[], from: number, to: number, toInclusive: boolean) => punches.filter((p) => p.ms >= from && (toInclusive ? p.ms <= to : p.ms < to));
+
+function emptyDay(date: string, kind: DayKind): DayResult {
+  return {
+    date,
+    kind,
+    status: [],
+    firstIn: null,
+    lastOut: null,
+    late: 0,
+    earlyLeave: 0,
+    work: 0,
+    absence: 0,
+    missingIn: 0,
+    missingOut: 0,
+    overtimeWorkday: 0,
+    overtimeRestDay: 0,
+    overtimeHoliday: 0,
+    temperature: null,
+    trace: [],
+  };
+}
+
+function highest(punches: Instant[]): number | null {
+  const measured = punches.map((p) => p.temperature).filter((t): t is number => t !== null);
+  return measured.length ? Math.max(...measured) : null;
+}
+
+/** One workday under a shift. */
+function workday(date: string, periods: readonly Period[], shiftName: string, input: EngineInput, punches: Instant[]): DayResult {
+  const tz = input.timezone;
+  const day = emptyDay(date, 'workday');
+  const spans = shiftSpans(periods).map((s) => ({
+    earliest: localInstant(date, s.earliest, tz),
+    on: localInstant(date, s.on, tz),
+    off: localInstant(date, s.off, tz),
+    latest: localInstant(date, s.latest, tz),
+  }));
+  const used = new Set<number>();
+  const clockIns: number[] = [];
+  const clockOuts: number[] = [];
+  let absent = 0;
+  spans.forEach((span, i) => {
+    const period = periods[i]!;
+    const label = spans.length > 1 ? `period ${i + 1} (${period.onDuty}-${period.offDuty})` : `${period.onDuty}-${period.offDuty}`;
+    const mid = span.on + Math.floor((span.off - span.on) / 2);
+    const inWindow = between(punches, span.earliest, mid, false).filter((p) => !used.has(p.ms));
+    const outWindow = between(punches, mid, span.latest, true).filter((p) => !used.has(p.ms));
+    const clockIn = inWindow[0];
+    const clockOut = outWindow.at(-1);
+    if (clockIn) used.add(clockIn.ms);
+    if (clockOut) used.add(clockOut.ms);
+    if (!clockIn && !clockOut) {
+      absent++;
+      day.trace.push(`absent ${label}: no punch between ${clockAt(span.earliest, tz)} and ${clockAt(span.latest, tz)}`);
+      return;
+    }
+    if (clockIn) {
+      clockIns.push(clockIn.ms);
+      const late = whole(clockIn.ms - span.on);
+      if (late > period.lateTolerance) {
+        day.late += late;
+        day.trace.push(`late ${late} min: clock-in ${clockAt(clockIn.ms, tz)}, on duty ${period.onDuty}, tolerance ${period.lateTolerance}`);
+      } else day.trace.push(`on time: clock-in ${clockAt(clockIn.ms, tz)}, on duty ${period.onDuty}, tolerance ${period.lateTolerance}`);
+    } else {
+      day.missingIn++;
+      day.trace.push(`missing clock-in for ${label}: no punch between ${clockAt(span.earliest, tz)} and ${clockAt(mid, tz)}`);
+    }
+    if (clockOut) {
+      clockOuts.push(clockOut.ms);
+      const early = whole(span.off - clockOut.ms);
+      if (early > period.earlyLeaveTolerance) {
+        day.earlyLeave += early;
+        day.trace.push(`leave early ${early} min: clock-out ${clockAt(clockOut.ms, tz)}, off duty ${period.offDuty}, tolerance ${period.earlyLeaveTolerance}`);
+      } else day.trace.push(`on time: clock-out ${clockAt(clockOut.ms, tz)}, off duty ${period.offDuty}, tolerance ${period.earlyLeaveTolerance}`);
+    } else {
+      day.missingOut++;
+      day.trace.push(`missing clock-out for ${label}: no punch between ${clockAt(mid, tz)} and ${clockAt(span.latest, tz)}`);
+    }
+    if (clockIn && clockOut) {
+      const work = whole(Math.min(clockOut.ms, span.off) - Math.max(clockIn.ms, span.on));
+      day.work += work;
+      day.trace.push(`work ${work} min in ${label}: from ${clockAt(Math.max(clockIn.ms, span.on), tz)} to ${clockAt(Math.min(clockOut.ms, span.off), tz)}`);
+    }
+  });
+  day.trace.unshift(`workday, shift ${shiftName}`);
+  if (absent > 0) {
+    day.absence = absent === spans.length ? 1 : Math.round((absent / spans.length) * 1000) / 1000;
+    day.trace.push(`absence ${day.absence} day: ${absent} of ${spans.length} period${spans.length > 1 ? 's' : ''} without a punch`);
+  }
+  day.firstIn = clockIns.length ? clockAt(Math.min(...clockIns), tz) : null;
+  day.lastOut = clockOuts.length ? clockAt(Math.max(...clockOuts), tz) : null;
+
+  const own = between(punches, spans[0]!.earliest, spans.at(-1)!.latest, true);
+  const after = input.group.workdayOvertimeAfter;
+  if (after !== null && own.length > 0) {
+    const lastOff = spans.at(-1)!.off;
+    let from = localInstant(date, minutesOf(after), tz);
+    for (let next = 1; from < lastOff && next <= 2; next++) from = localInstant(date, minutesOf(after) + 1440 * next, tz);
+    const last = own.at(-1)!.ms;
+    const overtime = whole(last - from);
+    if (overtime > 0) {
+      day.overtimeWorkday = overtime;
+      day.trace.push(`workday overtime ${overtime} min: last punch ${clockAt(last, tz)}, overtime after ${after}`);
+    }
+  }
+  day.temperature = highest(own);
+  if (day.temperature !== null) day.trace.push(`temperature ${day.temperature}: the highest of the day's punches`);
+
+  const flags: DayStatus[] = [];
+  if (day.late > 0) flags.push('late');
+  if (day.earlyLeave > 0) flags.push('earlyLeave');
+  if (day.missingIn > 0) flags.push('missingIn');
+  if (day.missingOut > 0) flags.push('missingOut');
+  if (day.absence > 0) flags.push('absence');
+  day.status = flags.length ? flags : ['normal'];
+  return day;
+}
+
+/** A rest day or a day-off holiday: overtime only. */
+function dayOff(date: string, kind: 'restDay' | 'holiday', holidayName: string | undefined, input: EngineInput, punches: Instant[]): DayResult {
+  const tz = input.timezone;
+  const day = emptyDay(date, kind);
+  day.trace.push(kind === 'holiday' ? `holiday ${holidayName}: no absence` : 'rest day: no absence');
+  const own = punches.filter((p) => dayOf(new Date(p.ms), tz) === date);
+  if (own.length === 0) return day;
+  const first = own[0]!.ms;
+  const last = own.at(-1)!.ms;
+  day.firstIn = clockAt(first, tz);
+  day.lastOut = own.length > 1 ? clockAt(last, tz) : null;
+  const span = whole(last - first);
+  const minHours = input.group.restDayMinHours;
+  if (minHours !== null && own.length > 1 && span >= minHours * 60) {
+    if (kind === 'holiday') day.overtimeHoliday = span;
+    else day.overtimeRestDay = span;
+    day.trace.push(`${kind === 'holiday' ? 'holiday' : 'rest-day'} overtime ${span} min: first punch ${day.firstIn}, last punch ${day.lastOut}, at least ${minHours} h`);
+  } else if (minHours !== null) {
+    day.trace.push(`no overtime: ${span} min from first to last punch, less than ${minHours} h`);
+  }
+  day.temperature = highest(own);
+  if (day.temperature !== null) day.trace.push(`temperature ${day.temperature}: the highest of the day's punches`);
+  return day;
+}
+
+/** Every employed date from `from` to `to`, in order. */
+export function attendanceDays(input: EngineInput): DayResult[] {
+  const punches = distinctPunches(input.punches);
+  const days: DayResult[] = [];
+  const first = input.from > input.employee.since ? input.from : input.employee.since;
+  const last = input.employee.resignedOn !== null && input.employee.resignedOn < input.to ? input.employee.resignedOn : input.to;
+  for (let date = first; date <= last; date = addDays(date, 1)) {
+    const holiday = holidayOn(date, input.holidays);
+    if (holiday && !holiday.workday) {
+      days.push(dayOff(date, 'holiday', holiday.name, input, punches));
+      continue;
+    }
+    const shiftName = holiday?.workday ? holiday.shift! : input.group.weekdays[WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!];
+    if (!shiftName) {
+      days.push(dayOff(date, 'restDay', undefined, input, punches));
+      continue;
+    }
+    const day = workday(date, input.shifts[shiftName]!, shiftName, input, punches);
+    if (holiday?.workday) day.trace.splice(1, 0, `make-up workday: holiday ${holiday.name}`);
+    days.push(day);
+  }
+  return days;
+}
