@@ -5,6 +5,7 @@ import { startLocalStack } from '@passcloud/infra/local/stack';
 import { adminToken, apiBench, fmt } from './api.ts';
 import { dashboardChunk, initialJsKb, lighthouseScore } from './web.ts';
 import { captureToScreenBench } from './dashboard.ts';
+import { attendanceBench } from './attendance.ts';
 import { peopleBench } from './people.ts';
 import { devicesBench } from './devices.ts';
 import { withOwnHost } from './host.ts';
@@ -36,7 +37,9 @@ const syncOnly = process.argv.includes('--sync-only');
 const crashOnly = process.argv.includes('--crash-only');
 // `--dashboard-only` and `--no-dashboard` for the dashboard's capture feed and chunk.
 const dashboardOnly = process.argv.includes('--dashboard-only');
-const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly;
+// `--attendance-only` and `--no-attendance` for the attendance engine.
+const attendanceOnly = process.argv.includes('--attendance-only');
+const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly;
 try {
   if (!only) {
     lines.push(...(await apiBench(stack)));
@@ -67,6 +70,7 @@ try {
     lines.push(`initial JavaScript of /login beside the dashboard: ${login.kb.toFixed(1)} KB gzip in ${login.files} files (173.5 KB before the dashboard)`);
     lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
   }
+  if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) lines.push(...attendanceBench());
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });
