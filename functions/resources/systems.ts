@@ -173,9 +173,11 @@ export const systems = defineResource('systems', {
       const authorizer = env('IOT_AUTHORIZER_NAME');
       const all = liveTopics(auth.tenantId);
       const topics = Object.fromEntries((Object.keys(all) as LiveTopic[]).filter((t) => holdsAny(auth.account.authCodes, LIVE_TOPIC_CODES[t])).map((t) => [t, all[t]]));
+      // On AWS the authorizer is named in the WebSocket's address and in the MQTT username alike: IoT Core reads either.
+      const named = authorizer ? `?x-amz-customauthorizer-name=${encodeURIComponent(authorizer)}` : '';
       return ok({
-        url,
-        username: authorizer ? `${LIVE_USERNAME}?x-amz-customauthorizer-name=${encodeURIComponent(authorizer)}` : LIVE_USERNAME,
+        url: `${url}${named}`,
+        username: `${LIVE_USERNAME}${named}`,
         clientPrefix: liveClientPrefix(auth.tenantId, auth.session.tokenHash),
         topics,
       } satisfies LiveConnection);
