@@ -451,7 +451,15 @@ export class DeviceAgent {
     clearTimeout(this.approvalTimer);
     const client = this.client;
     this.client = undefined;
-    if (client) await client.endAsync();
+    if (!client) return;
+    // A clean DISCONNECT waits for the broker to acknowledge what is on its way; a client that is
+    // not connected (refused, reconnecting), or a broker that does not answer within 5 s, is let go at once.
+    if (!client.connected) return void (await client.endAsync(true));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 5000)));
+    const ended = await Promise.race([client.endAsync().then(() => 'ended' as const), late]);
+    clearTimeout(timer);
+    if (ended === 'late') await client.endAsync(true);
   }
 
   /** Publishes a JSON message at QoS 1 (nothing while disconnected). */

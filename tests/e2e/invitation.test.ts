@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, registerTenant, unique } from '../support/api.ts';
-import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
+import { base, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
 let browser: Browser;
 
@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 /** Console errors count as page errors, except the answers a test provokes on purpose. */
-const watchAnswers = (page: Page, expected: RegExp[] = []) => watchConsole(page, (text, url) => /Failed to load resource/.test(text) && expected.some((pattern) => pattern.test(url)));
+const watchAnswers = (page: Page, expected: RegExp[] = []) => watchConsole(page, failedLoads(expected));
 
 /** The invitation link of the newest mail to `address`, as the local host's mail sink holds it. */
 async function mailedLink(address: string): Promise<URL> {

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { mailsTo, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
-import { TAGLINE, loginInBrowser, newPage, pageErrors, shotDir, toastText } from './support.ts';
+import { TAGLINE, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole as watchPage } from './support.ts';
 
 let browser: Browser;
 
@@ -24,14 +24,7 @@ afterEach(() => {
 });
 
 /** Console errors count as page errors, except the answers a test provokes on purpose. */
-function watchConsole(page: Page, expected: RegExp[] = []) {
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    const text = message.text();
-    if (/Failed to load resource/.test(text) && expected.some((pattern) => pattern.test(message.location().url ?? ''))) return;
-    pageErrors.push(`console: ${text}${message.location().url ? ` (${message.location().url})` : ''}`);
-  });
-}
+const watchConsole = (page: Page, expected: RegExp[] = []) => watchPage(page, failedLoads(expected));
 
 const demo = () => inject('demo');
 const rows = (page: Page) => page.getByTestId('account-row');

@@ -21,6 +21,12 @@ export const TAGLINE = 'Pass Cloud · face recognition access control';
  * Console errors of `page` fail the test as page errors do, but those `expected` lets through:
  * a request the test makes fail on purpose, which the browser logs as an error with its address.
  */
+/** The expected errors of `watchConsole`: failed loads of the addresses a test makes fail on purpose. */
+export const failedLoads =
+  (addresses: RegExp[]) =>
+  (text: string, url: string): boolean =>
+    /Failed to load resource/.test(text) && addresses.some((pattern) => pattern.test(url));
+
 export function watchConsole(page: Page, expected: (text: string, url: string) => boolean = () => false): Page {
   page.on('console', (message) => {
     if (message.type() !== 'error') return;

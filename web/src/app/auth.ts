@@ -13,6 +13,14 @@ export function onReset(listener: () => void): () => void {
   return () => resetListeners.delete(listener);
 }
 
+const leaveListeners = new Set<() => void>();
+
+/** Called as a logout starts, before the server hears of it: what runs on the session stops first. */
+export function onLeave(listener: () => void): () => void {
+  leaveListeners.add(listener);
+  return () => leaveListeners.delete(listener);
+}
+
 export class KeyFetchError extends Error {}
 
 /** A fresh login key from the server; used for login, sign-up and recovery. */
@@ -41,6 +49,7 @@ export async function login(username: string, password: string): Promise<UserInf
  * the settings tab, drops the permitted routes and goes to /login.
  */
 export async function logout(options: { skipServer?: boolean; returnTo?: string } = {}): Promise<void> {
+  for (const listener of leaveListeners) listener();
   if (!options.skipServer && getToken()) {
     await api.post('/v1/systems/logout', undefined, { silent: true }).catch(() => undefined);
   }

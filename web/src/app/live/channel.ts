@@ -2,7 +2,7 @@ import { useEffect, useRef, useSyncExternalStore } from 'react';
 import type { LiveConnection, LiveMessage, LiveTopic } from '@passcloud/functions/contract/live';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
 import { api } from '../api.ts';
-import { onReset } from '../auth.ts';
+import { onLeave, onReset } from '../auth.ts';
 import { getToken } from '../session.ts';
 import { connectMqtt, MqttRefused, type MqttConnection } from './mqtt.ts';
 
@@ -124,6 +124,8 @@ function listen(topic: LiveTopic, listener: Listener): () => void {
   };
 }
 
+// A logout closes the channel before the server ends the session (which would close it from its side).
+onLeave(stop);
 onReset(stop);
 
 const subscribeState = (listener: () => void) => {

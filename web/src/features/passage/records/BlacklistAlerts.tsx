@@ -110,9 +110,14 @@ export function BlacklistAlerts() {
     { enabled: watching, onOpen: () => void poll.current() },
   );
 
+  // The first read sets what counts as seen; later ones come from the timer, the tab coming back or the channel reopening.
+  const started = useRef(false);
   useEffect(() => {
     if (!watching) return;
-    void poll.current();
+    if (!started.current) {
+      started.current = true;
+      void poll.current();
+    }
     // Without the live channel, the day's latest are read every POLL_MS.
     const timer = live ? undefined : setInterval(() => void poll.current(), POLL_MS);
     // A tab coming back catches up at once rather than within the next round.
