@@ -58,8 +58,26 @@ interface Instant {
 const MINUTE = 60_000;
 const whole = (ms: number): number => Math.max(0, Math.floor(ms / MINUTE));
 
-const localInstant = (day: string, minutes: number, timeZone: string): number => atLocalTime(day, minutes, timeZone).getTime();
-const clockAt = (ms: number, timeZone: string): string => clockOf(new Date(ms), timeZone);
+/**
+ * Wall-clock arithmetic through Intl is the engine's main cost; the same dates, times and instants
+ * recur for every employee of a group, so their answers are kept (up to CACHE_MAX of each).
+ */
+const CACHE_MAX = 200_000;
+function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(key, (value = make()));
+  }
+  return value;
+}
+const instants = new Map<string, number>();
+const clocks = new Map<string, string>();
+const dates = new Map<string, string>();
+const localInstant = (day: string, minutes: number, timeZone: string): number =>
+  remembered(instants, `${timeZone}|${day}|${minutes}`, () => atLocalTime(day, minutes, timeZone).getTime());
+const clockAt = (ms: number, timeZone: string): string => remembered(clocks, `${timeZone}|${ms}`, () => clockOf(new Date(ms), timeZone));
+const dateAt = (ms: number, timeZone: string): string => remembered(dates, `${timeZone}|${Math.floor(ms / MINUTE)}`, () => dayOf(new Date(ms), timeZone));
 
 /** The holiday of a date, if any: a make-up workday before a day off. */
 function holidayOn(date: string, holidays: readonly Holiday[]): Holiday | undefined {
@@ -203,7 +221,7 @@ function dayOff(date: string, kind: 'restDay' | 'holiday', holidayName: string |
   const tz = input.timezone;
   const day = emptyDay(date, kind);
   day.trace.push(kind === 'holiday' ? `holiday ${holidayName}: no absence` : 'rest day: no absence');
-  const own = punches.filter((p) => dayOf(new Date(p.ms), tz) === date);
+  const own = punches.filter((p) => dateAt(p.ms, tz) === date);
   if (own.length === 0) return day;
   const first = own[0]!.ms;
   const last = own.at(-1)!.ms;
