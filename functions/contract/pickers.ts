@@ -19,8 +19,9 @@ export const PICKER_CODES = {
     visitor: ['pass:visitor', ...PASSAGE],
     device: ['pass:device', ...PASSAGE, 'pass:record'],
   } satisfies Record<GroupType, AuthCode[]>,
-  departments: ['pass:employee', ...PASSAGE] as AuthCode[],
-  devices: ['pass:device', ...PASSAGE, 'pass:record'] as AuthCode[],
+  departments: ['pass:employee', ...PASSAGE, 'pass:attendance-statistics'] as AuthCode[],
+  // An attendance group names the terminals whose passes count as clock-ins.
+  devices: ['pass:device', ...PASSAGE, 'pass:record', 'pass:attendance-settings'] as AuthCode[],
 };
 
 export const pickerPeopleQuery = listQuery.extend({ type: z.enum(PERSON_KINDS) });

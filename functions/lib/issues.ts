@@ -171,6 +171,30 @@ const FIELD_LABELS: Record<string, MessageId> = {
   results: 'field.results',
   reason: 'field.reason',
   detail: 'field.detail',
+  // Attendance rules
+  periods: 'field.periods',
+  onDuty: 'field.onDuty',
+  offDuty: 'field.offDuty',
+  earliestCheckIn: 'field.earliestCheckIn',
+  latestCheckOut: 'field.latestCheckOut',
+  lateTolerance: 'field.lateTolerance',
+  earlyLeaveTolerance: 'field.earlyLeaveTolerance',
+  weekdays: 'field.weekdays',
+  sun: 'field.sun',
+  mon: 'field.mon',
+  tue: 'field.tue',
+  wed: 'field.wed',
+  thu: 'field.thu',
+  fri: 'field.fri',
+  sat: 'field.sat',
+  workdayOvertimeAfter: 'field.workdayOvertimeAfter',
+  restDayMinHours: 'field.restDayMinHours',
+  employeeKeys: 'field.staff',
+  moveStaff: 'field.moveStaff',
+  shiftKey: 'field.shift',
+  workday: 'field.makeUpWorkday',
+  holidayKey: 'field.holiday',
+  year: 'field.year',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */
@@ -298,6 +322,10 @@ function collect(issue: z.core.$ZodIssue, at: string[], prefix: string, locale: 
       described = { message: 'issue.invalid' };
       break;
     }
+    case 'custom':
+      // A refinement's own parameters (`params` of addIssue) fill its message.
+      described = { message: 'issue.invalid', ...(issue.params ? { params: issue.params as MessageParams } : {}) };
+      break;
     default:
       described = { message: 'issue.invalid' };
   }

@@ -1,6 +1,7 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { accounts } from './accounts.ts';
+import { attendance } from './attendance.ts';
 import { authorities } from './authorities.ts';
 import { dashboard } from './dashboard.ts';
 import { departments } from './departments.ts';
@@ -25,6 +26,7 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   groups: groups.handler,
   departments: departments.handler,
   employees: employees.handler,
+  attendance: attendance.handler,
   visitors: visitors.handler,
   devices: devices.handler,
   authorities: authorities.handler,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { PERSON_KEY_PARAMS, importJobBody, importJobParams, versionQuery, type PersonKind } from '#contract/people';
+import { findAttendanceGroup } from '#data/attendanceRules';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
 import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput, type PeopleFilter } from '#data/people';
@@ -43,7 +44,7 @@ export async function personJson(person: Person) {
   return json;
 }
 
-/** The group must exist and be of the person's kind, the department must exist, the photo must be an upload of this tenant. */
+/** The group must exist and be of the person's kind, the department and attendance group must exist, the photo must be an upload of this tenant. */
 export async function checkReferences(tenantId: string, kind: PersonKind, input: PersonChanges): Promise<void> {
   const issues: FieldIssue[] = [];
   if (input.groupKey) {
@@ -51,6 +52,9 @@ export async function checkReferences(tenantId: string, kind: PersonKind, input:
     if (!group || group.type !== kind) issues.push({ path: 'groupKey', message: 'people.groupMissing' });
   }
   if (input.departmentKey && !(await findDepartment(tenantId, input.departmentKey))) issues.push({ path: 'departmentKey', message: 'people.departmentMissing' });
+  if (input.attendanceGroupKey && !(await findAttendanceGroup(tenantId, input.attendanceGroupKey))) {
+    issues.push({ path: 'attendanceGroupKey', message: 'attendance.groupMissing' });
+  }
   if (input.avatar && !(await objectExists('photos', tenantId, input.avatar))) issues.push({ path: 'avatar', message: 'people.avatarMissing' });
   if (issues.length) throw new ValidationError(issues);
 }

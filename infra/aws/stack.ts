@@ -169,6 +169,8 @@ export class PassCloudStack extends Stack {
     this.grantObjects(files, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
     grantListing(files, buckets.data.imports);
     for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
+    // Attendance rules: shifts, groups, holidays, and the attendance group of each employee they move.
+    grantTable(this.api.functions.attendance, main, 'readWrite');
     // The dashboard reads counters (people, devices in the main table; the day counters and the newest records in the events table) and links captures and photos.
     const { dashboard } = this.api.functions;
     grantTable(dashboard, main, 'read');

@@ -33,10 +33,27 @@ async function made(ctx: Ctx, path: string, body: unknown, key: string): Promise
   return answer.body.data[key]!;
 }
 
+const sweepShift = {
+  name: 'Sweep shift',
+  periods: [{ onDuty: '09:00', offDuty: '18:00', earliestCheckIn: '07:00', latestCheckOut: '21:00', lateTolerance: 5, earlyLeaveTolerance: 5 }],
+};
+const sweepAttendanceGroup = (shiftKey: string) => ({
+  name: 'Sweep attendance group',
+  weekdays: { sun: null, mon: shiftKey, tue: shiftKey, wed: shiftKey, thu: shiftKey, fri: shiftKey, sat: null },
+  workdayOvertimeAfter: null,
+  restDayMinHours: null,
+});
+
 /** Path parameter name -> a new record of the given tenant, answering its key. */
 const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
   groupKey: (ctx) => made(ctx, '/v1/groups', { name: 'Sweep staff', type: 'employee' }, 'groupKey'),
   departmentKey: (ctx) => made(ctx, '/v1/departments', { name: 'Sweep department' }, 'departmentKey'),
+  shiftKey: (ctx) => made(ctx, '/v1/attendance/shifts', sweepShift, 'shiftKey'),
+  attendanceGroupKey: async (ctx) => {
+    const shiftKey = await made(ctx, '/v1/attendance/shifts', sweepShift, 'shiftKey');
+    return made(ctx, '/v1/attendance/groups', sweepAttendanceGroup(shiftKey), 'attendanceGroupKey');
+  },
+  holidayKey: (ctx) => made(ctx, '/v1/attendance/holidays', { name: 'Sweep holiday', start: '2026-10-01', end: '2026-10-03', workday: false }, 'holidayKey'),
   employeeKey: async (ctx) => {
     const groupKey = await made(ctx, '/v1/groups', { name: 'Sweep employees', type: 'employee' }, 'groupKey');
     return made(
@@ -144,6 +161,12 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/groups/{groupKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'POST /v1/departments': () => ({ name: 'Sweep department' }),
   'PATCH /v1/departments/{departmentKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/attendance/shifts': () => ({ ...sweepShift, name: 'Intruder shift' }),
+  'PATCH /v1/attendance/shifts/{shiftKey}': () => ({ ...sweepShift, name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/attendance/groups': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Intruder group' }),
+  'PATCH /v1/attendance/groups/{attendanceGroupKey}': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/attendance/holidays': () => ({ name: 'Intruder holiday', start: '2026-12-24', end: '2026-12-26', workday: false }),
+  'PATCH /v1/attendance/holidays/{holidayKey}': () => ({ name: 'Renamed by sweep', start: '2026-10-01', end: '2026-10-02', workday: false, version: 1 }),
   'POST /v1/employees': (t) => ({ personId: unique('E'), name: 'Intruder', role: 'Staff', gender: 'male', groupKey: t.keys.groupKey }),
   'PATCH /v1/employees/{employeeKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'POST /v1/employees/{employeeKey}/resign': () => ({ version: 1 }),
@@ -191,6 +214,9 @@ const queries: Record<string, string> = {
   'GET /v1/blacklistRecords': '?passState=refused',
   'DELETE /v1/groups/{groupKey}': '?version=1',
   'DELETE /v1/departments/{departmentKey}': '?version=1',
+  'DELETE /v1/attendance/shifts/{shiftKey}': '?version=1',
+  'DELETE /v1/attendance/groups/{attendanceGroupKey}': '?version=1',
+  'DELETE /v1/attendance/holidays/{holidayKey}': '?version=1',
   'DELETE /v1/employees/{employeeKey}': '?version=1',
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',

@@ -1,2 +1,2 @@
 export { attendanceDays, type DayKind, type DayResult, type DayStatus } from './engine.ts';
-export { engineInputShape, shiftProblems, shiftSpans, MAX_PERIODS, WEEKDAYS, type EngineInput, type GroupRules, type Holiday, type Period, type Punch, type Weekday } from './input.ts';
+export { engineInputShape, shiftProblems, shiftSpans, MAX_PERIODS, WEEKDAYS, type ShiftProblemCode, type EngineInput, type GroupRules, type Holiday, type Period, type Punch, type Weekday } from './input.ts';

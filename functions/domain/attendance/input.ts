@@ -122,9 +122,14 @@ export function shiftSpans(periods: readonly Period[]): { earliest: number; on: 
   return spans;
 }
 
+/** What is wrong, for a reader's message: `other` is the earlier period (numbered from 1) it runs into. */
+export type ShiftProblemCode = 'toleranceTooLong' | 'windowOverDay' | 'periodsOverlap' | 'windowIntoPeriod' | 'shiftOverDay';
+
 export interface ShiftProblem {
   period: number;
   field: keyof Period;
+  code: ShiftProblemCode;
+  other?: number;
   message: string;
 }
 
@@ -138,16 +143,16 @@ export function shiftProblems(periods: readonly Period[]): ShiftProblem[] {
   const spans = shiftSpans(periods);
   spans.forEach((span, i) => {
     const length = span.off - span.on;
-    if (periods[i]!.lateTolerance > length) problems.push({ period: i, field: 'lateTolerance', message: 'longer than the period' });
-    if (periods[i]!.earlyLeaveTolerance > length) problems.push({ period: i, field: 'earlyLeaveTolerance', message: 'longer than the period' });
-    if (span.latest - span.earliest > 1440) problems.push({ period: i, field: 'latestCheckOut', message: 'the check-in and check-out windows span more than a day' });
+    if (periods[i]!.lateTolerance > length) problems.push({ period: i, field: 'lateTolerance', code: 'toleranceTooLong', message: 'longer than the period' });
+    if (periods[i]!.earlyLeaveTolerance > length) problems.push({ period: i, field: 'earlyLeaveTolerance', code: 'toleranceTooLong', message: 'longer than the period' });
+    if (span.latest - span.earliest > 1440) problems.push({ period: i, field: 'latestCheckOut', code: 'windowOverDay', message: 'the check-in and check-out windows span more than a day' });
     if (i === 0) return;
     const before = spans[i - 1]!;
-    if (span.on < before.off) problems.push({ period: i, field: 'onDuty', message: `overlaps period ${i}` });
-    else if (span.earliest < before.latest) problems.push({ period: i, field: 'earliestCheckIn', message: `before the latest check-out of period ${i}` });
+    if (span.on < before.off) problems.push({ period: i, field: 'onDuty', code: 'periodsOverlap', other: i, message: `overlaps period ${i}` });
+    else if (span.earliest < before.latest) problems.push({ period: i, field: 'earliestCheckIn', code: 'windowIntoPeriod', other: i, message: `before the latest check-out of period ${i}` });
   });
   if (spans.length > 1 && spans.at(-1)!.latest - spans[0]!.earliest > 1440) {
-    problems.push({ period: spans.length - 1, field: 'latestCheckOut', message: 'the shift spans more than a day' });
+    problems.push({ period: spans.length - 1, field: 'latestCheckOut', code: 'shiftOverDay', message: 'the shift spans more than a day' });
   }
   return problems;
 }

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { MAX_PERIODS, WEEKDAYS, shiftProblems, type ShiftProblemCode, type Weekday } from '#domain/attendance/index';
+import { isTimeZone } from '#domain/time';
+
+/**
+ * Attendance rules (SPEC.md §3): shifts of one to three periods, groups that give each weekday a
+ * shift or rest, and holidays. The engine's arithmetic is `domain/attendance`; these are the
+ * shapes the console sends and reads.
+ */
+
+/** How many of each a company keeps; a create beyond it answers 409 (one conditional write). */
+export const ATTENDANCE_LIMITS = { shift: 100, group: 100, holiday: 300 } as const;
+export type AttendanceKind = keyof typeof ATTENDANCE_LIMITS;
+
+/** Staff one group may hold: the group screen sends them in one request. */
+export const MAX_GROUP_STAFF = 5000;
+export const MAX_GROUP_DEVICES = 500;
+
+const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const name = z.string().trim().min(1).max(64);
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'devices.clockFormat' });
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'attendance.dateFormat' }).refine(isCalendarDate, { message: 'attendance.dateFormat' });
+const tolerance = z.number().int().min(0).max(24 * 60);
+
+function isCalendarDate(d: string): boolean {
+  const at = new Date(`${d}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(d);
+}
+
+/** The message that names what is wrong with a shift's period. */
+export const SHIFT_PROBLEM_MESSAGES: Record<ShiftProblemCode, `attendance.${string}`> = {
+  toleranceTooLong: 'attendance.toleranceTooLong',
+  windowOverDay: 'attendance.windowOverDay',
+  periodsOverlap: 'attendance.periodsOverlap',
+  windowIntoPeriod: 'attendance.windowIntoPeriod',
+  shiftOverDay: 'attendance.shiftOverDay',
+};
+
+export const periodBody = z
+  .object({
+    onDuty: clock,
+    offDuty: clock,
+    earliestCheckIn: clock,
+    latestCheckOut: clock,
+    lateTolerance: tolerance,
+    earlyLeaveTolerance: tolerance,
+  })
+  .strict();
+export type PeriodBody = z.infer<typeof periodBody>;
+
+export const shiftBody = z
+  .object({
+    name,
+    periods: z.array(periodBody).min(1).max(MAX_PERIODS),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    for (const problem of shiftProblems(body.periods)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['periods', problem.period, problem.field],
+        message: SHIFT_PROBLEM_MESSAGES[problem.code],
+        params: { period: problem.period + 1, ...(problem.other ? { other: problem.other } : {}) },
+      });
+    }
+  });
+export type ShiftBody = z.infer<typeof shiftBody>;
+export const shiftPatchBody = z.intersection(shiftBody, z.object({ version: z.number().int().min(1) }));
+
+export const shiftKeyParams = z.object({ shiftKey: key });
+export const attendanceGroupKeyParams = z.object({ attendanceGroupKey: key });
+export const holidayKeyParams = z.object({ holidayKey: key });
+
+/** A weekday's shift, or null for a rest day. */
+const weekdays = z
+  .object(Object.fromEntries(WEEKDAYS.map((d) => [d, key.nullable()])) as Record<Weekday, z.ZodNullable<typeof key>>)
+  .strict()
+  .refine((w) => Object.values(w).some((v) => v !== null), { message: 'attendance.noWorkday' });
+
+export const attendanceGroupBody = z
+  .object({
+    name,
+    employeeKeys: z.array(key).max(MAX_GROUP_STAFF).default([]),
+    deviceKeys: z.array(key).max(MAX_GROUP_DEVICES).default([]),
+    weekdays,
+    /** Overtime on a workday counts from this time; null: none is counted. */
+    workdayOvertimeAfter: clock.nullable(),
+    /** Work on a rest day or holiday counts as overtime from this many hours; null: none is counted. */
+    restDayMinHours: z.number().min(0).max(24).nullable(),
+    /** IANA time zone; the company's when absent. */
+    timezone: z.string().max(64).refine(isTimeZone, { message: 'attendance.timezoneUnknown' }).optional(),
+    /** Staff who belong to another group move here; without it such staff answer 409 naming them. */
+    moveStaff: z.boolean().default(false),
+  })
+  .strict();
+export type AttendanceGroupBody = z.infer<typeof attendanceGroupBody>;
+export const attendanceGroupPatchBody = z.intersection(attendanceGroupBody, z.object({ version: z.number().int().min(1) }));
+
+export const holidayBody = z
+  .object({
+    name,
+    start: dateOnly,
+    end: dateOnly,
+    remark: z.string().trim().max(500).optional(),
+    /** A make-up workday: worked with `shiftKey` although it may fall on a rest day. */
+    workday: z.boolean(),
+    shiftKey: key.nullable().optional(),
+  })
+  .strict()
+  .superRefine((h, ctx) => {
+    if (h.end < h.start) ctx.addIssue({ code: 'custom', path: ['end'], message: 'attendance.endBeforeStart' });
+    if (h.workday && !h.shiftKey) ctx.addIssue({ code: 'custom', path: ['shiftKey'], message: 'attendance.workdayNeedsShift' });
+    const days = (Date.parse(`${h.end}T00:00:00Z`) - Date.parse(`${h.start}T00:00:00Z`)) / 86_400_000;
+    if (days > 366) ctx.addIssue({ code: 'custom', path: ['end'], message: 'attendance.holidayTooLong' });
+  });
+export type HolidayBody = z.infer<typeof holidayBody>;
+export const holidayPatchBody = z.intersection(holidayBody, z.object({ version: z.number().int().min(1) }));
+
+export const attendanceListQuery = z.object({
+  pageSize: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: key.optional(),
+  keyword: z.string().trim().max(64).optional(),
+});
+export const holidayListQuery = attendanceListQuery.extend({
+  year: z.coerce.number().int().min(2000).max(2100).optional(),
+});
+export const staffListQuery = attendanceListQuery.extend({
+  pageSize: z.coerce.number().int().min(1).max(500).default(50),
+  attendanceGroupKey: key.optional(),
+});
+export const attendanceVersionQuery = z.object({ version: z.coerce.number().int().min(1) });
+
+export type PeriodJson = PeriodBody;
+export interface ShiftJson {
+  shiftKey: string;
+  name: string;
+  periods: PeriodJson[];
+  /** Attendance groups and holidays that use the shift. */
+  usedBy: { groups: { attendanceGroupKey: string; name: string }[] };
+  createTime: string;
+  version: number;
+}
+export interface AttendanceGroupJson {
+  attendanceGroupKey: string;
+  name: string;
+  staffCount: number;
+  deviceKeys: string[];
+  weekdays: Record<Weekday, string | null>;
+  workdayOvertimeAfter: string | null;
+  restDayMinHours: number | null;
+  timezone: string;
+  createTime: string;
+  version: number;
+}
+export interface HolidayJson {
+  holidayKey: string;
+  name: string;
+  start: string;
+  end: string;
+  remark: string | null;
+  workday: boolean;
+  shiftKey: string | null;
+  createTime: string;
+  version: number;
+}

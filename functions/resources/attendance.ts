@@ -1,0 +1,358 @@
+import {
+  attendanceGroupBody,
+  attendanceGroupKeyParams,
+  attendanceGroupPatchBody,
+  attendanceListQuery,
+  attendanceVersionQuery,
+  holidayBody,
+  holidayKeyParams,
+  holidayListQuery,
+  holidayPatchBody,
+  shiftBody,
+  shiftKeyParams,
+  shiftPatchBody,
+  staffListQuery,
+  type AttendanceGroupBody,
+  type AttendanceGroupJson,
+  type HolidayJson,
+  type ShiftJson,
+} from '#contract/attendance';
+import { WEEKDAYS } from '#domain/attendance/index';
+import {
+  attendanceStaff,
+  createAttendanceGroup,
+  createHoliday,
+  createShift,
+  deleteAttendanceGroup,
+  deleteHoliday,
+  deleteShift,
+  findShift,
+  listAttendanceGroups,
+  listHolidays,
+  listShifts,
+  moveStaff,
+  requireAttendanceGroup,
+  requireHoliday,
+  requireShift,
+  shiftUsers,
+  updateAttendanceGroup,
+  updateHoliday,
+  updateShift,
+  type AttendanceGroup,
+  type GroupRecord,
+  type Holiday,
+  type Shift,
+  type StaffMember,
+} from '#data/attendanceRules';
+import { allDevices } from '#data/devices';
+import { companyTimezone } from '#data/tenants';
+import { AppError, ConflictError, ValidationError, type FieldIssue } from '#lib/errors';
+import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { declareEnvironment } from '#lib/env';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment(['MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+
+/** Names as a message shows them: the first few, then how many more. */
+const NAMES_SHOWN = 5;
+const namesOf = (names: string[]): string => (names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} +${names.length - NAMES_SHOWN}` : names.join(', '));
+
+/** A page of an already bounded, sorted list: `cursor` is the key of the last item of the page before. */
+function pageOf<T>(all: T[], keyOf: (item: T) => string, pageSize: number, cursor?: string): { page: T[]; nextCursor: string | null; total: number } {
+  const start = cursor ? all.findIndex((item) => keyOf(item) === cursor) + 1 : 0;
+  const page = cursor && start === 0 ? [] : all.slice(start, start + pageSize);
+  const more = page.length > 0 && start + pageSize < all.length;
+  return { page, nextCursor: more ? keyOf(page.at(-1)!) : null, total: all.length };
+}
+
+const matches = (keyword: string | undefined, ...texts: (string | null | undefined)[]): boolean =>
+  !keyword || texts.some((t) => t?.toLocaleLowerCase().includes(keyword.toLocaleLowerCase()));
+
+function shiftJson(shift: Shift, groups: AttendanceGroup[]): ShiftJson {
+  return {
+    shiftKey: shift.shiftKey,
+    name: shift.name,
+    periods: shift.periods,
+    usedBy: {
+      groups: groups.filter((g) => Object.values(g.weekdays).includes(shift.shiftKey)).map((g) => ({ attendanceGroupKey: g.attendanceGroupKey, name: g.name })),
+    },
+    createTime: shift.createdAt,
+    version: shift.version,
+  };
+}
+
+function groupJson(group: AttendanceGroup, staffCount: number): AttendanceGroupJson {
+  return {
+    attendanceGroupKey: group.attendanceGroupKey,
+    name: group.name,
+    staffCount,
+    deviceKeys: group.deviceKeys,
+    weekdays: Object.fromEntries(WEEKDAYS.map((d) => [d, group.weekdays[d] ?? null])) as AttendanceGroupJson['weekdays'],
+    workdayOvertimeAfter: group.workdayOvertimeAfter ?? null,
+    restDayMinHours: group.restDayMinHours ?? null,
+    timezone: group.timezone,
+    createTime: group.createdAt,
+    version: group.version,
+  };
+}
+
+function holidayJson(holiday: Holiday): HolidayJson {
+  return {
+    holidayKey: holiday.holidayKey,
+    name: holiday.name,
+    start: holiday.start,
+    end: holiday.end,
+    remark: holiday.remark ?? null,
+    workday: holiday.workday,
+    shiftKey: holiday.shiftKey ?? null,
+    createTime: holiday.createdAt,
+    version: holiday.version,
+  };
+}
+
+const staffJson = (member: StaffMember, groupNames: Map<string, string>) => ({
+  employeeKey: member.personKey,
+  personId: member.personId,
+  name: member.name,
+  departmentKey: member.departmentKey,
+  attendanceGroupKey: member.attendanceGroupKey,
+  attendanceGroupName: member.attendanceGroupKey ? (groupNames.get(member.attendanceGroupKey) ?? null) : null,
+  needsAttendance: member.needsAttendance,
+  state: member.state,
+});
+
+/** The staff chosen elsewhere belong to other groups: 409 naming them, unless the caller confirmed the move. */
+class StaffInOtherGroupError extends AppError {
+  constructor(people: { employeeKey: string; name: string; attendanceGroupName: string }[]) {
+    super(409, 'attendance.staffInOtherGroup', { names: namesOf(people.map((p) => p.name)) }, { people });
+  }
+}
+
+/**
+ * Checks a group's references (shifts of the weekdays, devices, staff) and answers what to store
+ * and whom to move. An employee must exist and need attendance; one who belongs to another
+ * group moves only when the caller said so.
+ */
+async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attendanceGroupKey?: string) {
+  const [shiftList, devices, staff, groups] = await Promise.all([listShifts(tenantId), allDevices(tenantId), attendanceStaff(tenantId), listAttendanceGroups(tenantId)]);
+  const issues: FieldIssue[] = [];
+  const shiftKeys = new Set(shiftList.map((s) => s.shiftKey));
+  for (const day of WEEKDAYS) {
+    const key = body.weekdays[day];
+    if (key && !shiftKeys.has(key)) issues.push({ path: `weekdays.${day}`, message: 'attendance.shiftMissing' });
+  }
+  const deviceKeys = [...new Set(body.deviceKeys)];
+  const known = new Set(devices.map((d) => d.deviceKey));
+  if (deviceKeys.some((k) => !known.has(k))) issues.push({ path: 'deviceKeys', message: 'attendance.deviceMissing' });
+
+  const byKey = new Map(staff.map((m) => [m.personKey, m]));
+  const wanted = [...new Set(body.employeeKeys)];
+  const unknown = wanted.filter((k) => !byKey.has(k));
+  if (unknown.length) issues.push({ path: 'employeeKeys', message: 'attendance.staffMissing' });
+  const notNeeding = wanted.map((k) => byKey.get(k)).filter((m): m is StaffMember => !!m && !m.needsAttendance);
+  if (notNeeding.length) issues.push({ path: 'employeeKeys', message: 'attendance.staffNotNeeding', params: { names: namesOf(notNeeding.map((m) => m.name)) } });
+  if (issues.length) throw new ValidationError(issues);
+
+  const groupNames = new Map(groups.map((g) => [g.attendanceGroupKey, g.name]));
+  const joining = wanted.map((k) => byKey.get(k)!).filter((m) => m.attendanceGroupKey !== attendanceGroupKey || !attendanceGroupKey);
+  const elsewhere = joining.filter((m) => m.attendanceGroupKey && m.attendanceGroupKey !== attendanceGroupKey && groupNames.has(m.attendanceGroupKey));
+  if (elsewhere.length && !body.moveStaff) {
+    throw new StaffInOtherGroupError(elsewhere.map((m) => ({ employeeKey: m.personKey, name: m.name, attendanceGroupName: groupNames.get(m.attendanceGroupKey!)! })));
+  }
+  const wantedSet = new Set(wanted);
+  const leaving = attendanceGroupKey ? staff.filter((m) => m.attendanceGroupKey === attendanceGroupKey && !wantedSet.has(m.personKey)) : [];
+  const record: GroupRecord = {
+    name: body.name,
+    deviceKeys,
+    weekdays: body.weekdays,
+    workdayOvertimeAfter: body.workdayOvertimeAfter,
+    restDayMinHours: body.restDayMinHours,
+    timezone: body.timezone ?? (await companyTimezone(tenantId)),
+  };
+  return { record, joining, leaving, staffCount: wanted.length };
+}
+
+/** Moves the staff after the group is stored; someone moved meanwhile by another request stays where that put them. */
+async function settleStaff(tenantId: string, attendanceGroupKey: string, joining: StaffMember[], leaving: StaffMember[]): Promise<void> {
+  await moveStaff(
+    tenantId,
+    joining.map((m) => ({ personKey: m.personKey, from: m.attendanceGroupKey })),
+    attendanceGroupKey,
+  );
+  await moveStaff(
+    tenantId,
+    leaving.map((m) => ({ personKey: m.personKey, from: attendanceGroupKey })),
+    null,
+  );
+}
+
+async function groupDetail(tenantId: string, attendanceGroupKey: string) {
+  const [group, staff] = await Promise.all([requireAttendanceGroup(tenantId, attendanceGroupKey), attendanceStaff(tenantId)]);
+  const members = staff.filter((m) => m.attendanceGroupKey === attendanceGroupKey).sort((a, b) => a.name.localeCompare(b.name));
+  const names = new Map([[group.attendanceGroupKey, group.name]]);
+  return { ...groupJson(group, members.length), staff: members.map((m) => staffJson(m, names)) };
+}
+
+export const attendance = defineResource('attendance', {
+  'GET /v1/attendance/shifts': sessionRoute({
+    query: attendanceListQuery,
+    async handle({ auth, query }) {
+      const [all, groups] = await Promise.all([listShifts(auth.tenantId), listAttendanceGroups(auth.tenantId)]);
+      const { page, nextCursor, total } = pageOf(
+        all.filter((s) => matches(query.keyword, s.name)),
+        (s) => s.shiftKey,
+        query.pageSize,
+        query.cursor,
+      );
+      return ok({ items: page.map((s) => shiftJson(s, groups)), nextCursor, total });
+    },
+  }),
+  'POST /v1/attendance/shifts': sessionRoute({
+    body: shiftBody,
+    async handle({ auth, body }) {
+      return created(shiftJson(await createShift(auth.tenantId, body), []));
+    },
+  }),
+  'GET /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    params: shiftKeyParams,
+    async handle({ auth, params }) {
+      const [shift, groups] = await Promise.all([requireShift(auth.tenantId, params.shiftKey), listAttendanceGroups(auth.tenantId)]);
+      return ok(shiftJson(shift, groups));
+    },
+  }),
+  'PATCH /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    params: shiftKeyParams,
+    body: shiftPatchBody,
+    async handle({ auth, params, body }) {
+      const { version, ...rest } = body;
+      await requireShift(auth.tenantId, params.shiftKey);
+      const shift = await updateShift(auth.tenantId, params.shiftKey, version, rest);
+      return created(shiftJson(shift, await listAttendanceGroups(auth.tenantId)));
+    },
+  }),
+  'DELETE /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    params: shiftKeyParams,
+    query: attendanceVersionQuery,
+    async handle({ auth, params, query }) {
+      await requireShift(auth.tenantId, params.shiftKey);
+      const users = await shiftUsers(auth.tenantId, params.shiftKey);
+      if (users.groups.length) throw new ConflictError('attendance.shiftInUse', undefined, { groups: namesOf(users.groups.map((g) => g.name)) });
+      if (users.holidays.length) throw new ConflictError('attendance.shiftInUseByHoliday', undefined, { holidays: namesOf(users.holidays.map((h) => h.name)) });
+      await deleteShift(auth.tenantId, params.shiftKey, query.version);
+      return deleted();
+    },
+  }),
+
+  'GET /v1/attendance/groups': sessionRoute({
+    query: attendanceListQuery,
+    async handle({ auth, query }) {
+      const [all, staff] = await Promise.all([listAttendanceGroups(auth.tenantId), attendanceStaff(auth.tenantId)]);
+      const counts = new Map<string, number>();
+      for (const m of staff) if (m.attendanceGroupKey) counts.set(m.attendanceGroupKey, (counts.get(m.attendanceGroupKey) ?? 0) + 1);
+      const { page, nextCursor, total } = pageOf(
+        all.filter((g) => matches(query.keyword, g.name)),
+        (g) => g.attendanceGroupKey,
+        query.pageSize,
+        query.cursor,
+      );
+      return ok({ items: page.map((g) => groupJson(g, counts.get(g.attendanceGroupKey) ?? 0)), nextCursor, total });
+    },
+  }),
+  'POST /v1/attendance/groups': sessionRoute({
+    body: attendanceGroupBody,
+    async handle({ auth, body }) {
+      const { record, joining } = await prepareGroup(auth.tenantId, body);
+      const group = await createAttendanceGroup(auth.tenantId, record);
+      await settleStaff(auth.tenantId, group.attendanceGroupKey, joining, []);
+      return created(await groupDetail(auth.tenantId, group.attendanceGroupKey));
+    },
+  }),
+  'GET /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    params: attendanceGroupKeyParams,
+    async handle({ auth, params }) {
+      return ok(await groupDetail(auth.tenantId, params.attendanceGroupKey));
+    },
+  }),
+  'PATCH /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    params: attendanceGroupKeyParams,
+    body: attendanceGroupPatchBody,
+    async handle({ auth, params, body }) {
+      const current = await requireAttendanceGroup(auth.tenantId, params.attendanceGroupKey);
+      if (current.version !== body.version) throw new ConflictError();
+      const { record, joining, leaving } = await prepareGroup(auth.tenantId, body, params.attendanceGroupKey);
+      await updateAttendanceGroup(auth.tenantId, params.attendanceGroupKey, body.version, record);
+      await settleStaff(auth.tenantId, params.attendanceGroupKey, joining, leaving);
+      return created(await groupDetail(auth.tenantId, params.attendanceGroupKey));
+    },
+  }),
+  'DELETE /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    params: attendanceGroupKeyParams,
+    query: attendanceVersionQuery,
+    async handle({ auth, params, query }) {
+      await requireAttendanceGroup(auth.tenantId, params.attendanceGroupKey);
+      await deleteAttendanceGroup(auth.tenantId, params.attendanceGroupKey, query.version);
+      const staff = (await attendanceStaff(auth.tenantId)).filter((m) => m.attendanceGroupKey === params.attendanceGroupKey);
+      await settleStaff(auth.tenantId, params.attendanceGroupKey, [], staff);
+      return deleted();
+    },
+  }),
+  // Employees who need attendance, with the group each belongs to: whom a group screen may choose.
+  'GET /v1/attendance/staff': sessionRoute({
+    query: staffListQuery,
+    async handle({ auth, query }) {
+      const [staff, groups] = await Promise.all([attendanceStaff(auth.tenantId), listAttendanceGroups(auth.tenantId)]);
+      const names = new Map(groups.map((g) => [g.attendanceGroupKey, g.name]));
+      const chosen = staff
+        .filter((m) => m.needsAttendance && m.state === 'active')
+        .filter((m) => matches(query.keyword, m.name, m.personId))
+        .filter((m) => !query.attendanceGroupKey || m.attendanceGroupKey === query.attendanceGroupKey)
+        .sort((a, b) => a.name.localeCompare(b.name) || a.personKey.localeCompare(b.personKey));
+      const { page, nextCursor, total } = pageOf(chosen, (m) => m.personKey, query.pageSize, query.cursor);
+      return ok({ items: page.map((m) => staffJson(m, names)), nextCursor, total });
+    },
+  }),
+
+  'GET /v1/attendance/holidays': sessionRoute({
+    query: holidayListQuery,
+    async handle({ auth, query }) {
+      const all = (await listHolidays(auth.tenantId))
+        .filter((h) => matches(query.keyword, h.name, h.remark))
+        .filter((h) => !query.year || (h.start <= `${query.year}-12-31` && h.end >= `${query.year}-01-01`));
+      const { page, nextCursor, total } = pageOf(all, (h) => h.holidayKey, query.pageSize, query.cursor);
+      return ok({ items: page.map(holidayJson), nextCursor, total });
+    },
+  }),
+  'POST /v1/attendance/holidays': sessionRoute({
+    body: holidayBody,
+    async handle({ auth, body }) {
+      if (body.workday && body.shiftKey) await requireShiftOf(auth.tenantId, body.shiftKey);
+      return created(holidayJson(await createHoliday(auth.tenantId, body)));
+    },
+  }),
+  'PATCH /v1/attendance/holidays/{holidayKey}': sessionRoute({
+    params: holidayKeyParams,
+    body: holidayPatchBody,
+    async handle({ auth, params, body }) {
+      const { version, ...rest } = body;
+      await requireHoliday(auth.tenantId, params.holidayKey);
+      if (rest.workday && rest.shiftKey) await requireShiftOf(auth.tenantId, rest.shiftKey);
+      return created(holidayJson(await updateHoliday(auth.tenantId, params.holidayKey, version, rest)));
+    },
+  }),
+  'DELETE /v1/attendance/holidays/{holidayKey}': sessionRoute({
+    params: holidayKeyParams,
+    query: attendanceVersionQuery,
+    async handle({ auth, params, query }) {
+      await requireHoliday(auth.tenantId, params.holidayKey);
+      await deleteHoliday(auth.tenantId, params.holidayKey, query.version);
+      return deleted();
+    },
+  }),
+});
+
+/** A holiday's shift must be one of the company's: 422 naming `shiftKey` otherwise. */
+async function requireShiftOf(tenantId: string, shiftKey: string): Promise<void> {
+  if (!(await findShift(tenantId, shiftKey))) throw new ValidationError([{ path: 'shiftKey', message: 'attendance.shiftMissing' }]);
+}
+
+export const handler = attendance.handler;
