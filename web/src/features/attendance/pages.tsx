@@ -1,12 +1,8 @@
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 
-/** Screens of this area; each renders its localized title until its feature lands. */
+/** Screens of this area: the rules (shifts, groups, holidays) and the statistics. */
+export { ShiftListPage, ShiftCreatePage, ShiftDetailPage } from './Shifts.tsx';
+export { AttendanceGroupListPage, AttendanceGroupCreatePage, AttendanceGroupDetailPage } from './AttendanceGroups.tsx';
+export { HolidayPage } from './Holidays.tsx';
 export const DailyStatisticsPage = () => <ScreenPage />;
 export const MonthlyStatisticsPage = () => <ScreenPage />;
-export const AttendanceGroupListPage = () => <ScreenPage />;
-export const AttendanceGroupCreatePage = () => <ScreenPage />;
-export const AttendanceGroupDetailPage = () => <ScreenPage />;
-export const ShiftListPage = () => <ScreenPage />;
-export const ShiftCreatePage = () => <ScreenPage />;
-export const ShiftDetailPage = () => <ScreenPage />;
-export const HolidayPage = () => <ScreenPage />;

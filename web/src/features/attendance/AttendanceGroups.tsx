@@ -1,0 +1,413 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Button, Checkbox, Group, Loader, Menu, MultiSelect, NumberInput, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { TimePicker } from '@mantine/dates';
+import '@mantine/dates/styles.css';
+import { useForm } from '@mantine/form';
+import { modals } from '@mantine/modals';
+import { useQuery } from '@tanstack/react-query';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { currentTag, dayPeriods, formatDateTime, formatNumber, uses12HourClock } from '../../app/format.ts';
+import { pickDevices } from '../../app/pickers.ts';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { RequestError } from '../../app/request.ts';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
+import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
+import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type Weekday } from './api.ts';
+
+const PAGE_SIZE = 20;
+/** A Monday, from which the week's names are read in the reader's language. */
+const MONDAY = Date.UTC(2026, 10, 23, 12);
+const WEEK_INDEX: Record<Weekday, number> = { mon: 0, tue: 1, wed: 2, thu: 3, fri: 4, sat: 5, sun: 6 };
+
+/** "Monday" or "Mon" in the console's language. */
+export function weekdayName(day: Weekday, width: 'long' | 'short' = 'long', tag = currentTag()): string {
+  return new Intl.DateTimeFormat(tag, { weekday: width, timeZone: 'UTC' }).format(new Date(MONDAY + WEEK_INDEX[day] * 86_400_000));
+}
+
+/** The time zones this browser knows, for a group's time zone. */
+function timeZones(): string[] {
+  const known = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  return known.includes('UTC') ? known : ['UTC', ...known];
+}
+
+/** Attendance groups: how many staff, which days they work; search, add, edit, delete. */
+export function AttendanceGroupListPage() {
+  const { t } = useLingui();
+  const [filters, setFilters] = useUrlFilters({ keyword: '' });
+  const [draft, setDraft] = useState(filters.keyword);
+  const list = useList<AttendanceGroup, Page<AttendanceGroup>>({
+    resource: 'attendanceGroups',
+    path: '/v1/attendance/groups',
+    query: { keyword: filters.keyword || undefined },
+    pageSize: PAGE_SIZE,
+  });
+  const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
+
+  const remove = (group: AttendanceGroup) =>
+    modals.openConfirmModal({
+      title: t`Delete attendance group`,
+      children: <Text size="sm">{t`Delete the attendance group ${group.name}? Its staff keep their records but leave the group.`}</Text>,
+      labels: { confirm: t`Delete`, cancel: t`Cancel` },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
+      onConfirm: async () => {
+        try {
+          await api.del(`/v1/attendance/groups/${group.attendanceGroupKey}`, { query: { version: group.version } });
+          notifySuccess(t`Attendance group deleted`);
+        } finally {
+          await invalidate('attendanceGroups');
+        }
+      },
+    });
+
+  const columns: Column<AttendanceGroup>[] = [
+    {
+      key: 'name',
+      title: t`Group name`,
+      sticky: 'start',
+      render: (group) => (
+        <Text size="sm" component={Link} to={groupPath(group.attendanceGroupKey)} c="blue.7" td="none" truncate="end" maw={220} display="block" title={group.name}>
+          {group.name}
+        </Text>
+      ),
+    },
+    { key: 'staff', title: t`Staff`, render: (group) => formatNumber(group.staffCount) },
+    {
+      key: 'workdays',
+      title: t`Work days`,
+      render: (group) =>
+        WEEK.filter((d) => group.weekdays[d])
+          .map((d) => weekdayName(d, 'short'))
+          .join(' '),
+    },
+    { key: 'devices', title: t`Devices`, render: (group) => formatNumber(group.deviceKeys.length) },
+    { key: 'timezone', title: t`Time zone`, render: (group) => group.timezone },
+    { key: 'created', title: t`Creation time`, render: (group) => formatDateTime(group.createTime) },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 48,
+      render: (group) => (
+        <RowMenu testId="group-actions">
+          <Menu.Item component={Link} to={groupPath(group.attendanceGroupKey)}>
+            <Trans>Edit</Trans>
+          </Menu.Item>
+          <Menu.Item color="red" onClick={() => remove(group)} data-testid="group-delete">
+            <Trans>Delete</Trans>
+          </Menu.Item>
+        </RowMenu>
+      ),
+    },
+  ];
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <Stack gap="md">
+          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
+              <KeywordInput hint={t`Group name`} value={draft} onChange={setDraft} onSearch={search} wide testId="group-keyword" />
+              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="group-search">
+                <Trans>Search</Trans>
+              </Button>
+            </Group>
+            <Button leftSection={<IconPlus size={16} />} component={Link} to={`${GROUPS_PATH}/create`} data-testid="group-add">
+              <Trans>Add</Trans>
+            </Button>
+          </Group>
+          <ListFrame
+            list={list}
+            name="group"
+            columns={columns}
+            rowKey={(group) => group.attendanceGroupKey}
+            rowProps={() => ({ 'data-testid': 'group-row' })}
+            filtered={!!filters.keyword}
+            empty={<Text c="dimmed">{t`No attendance groups yet. A group gives its staff a shift for each weekday.`}</Text>}
+            showTotal
+          />
+        </Stack>
+      </Paper>
+    </ScreenPage>
+  );
+}
+
+interface GroupValues {
+  name: string;
+  employeeKeys: string[];
+  deviceKeys: string[];
+  weekdays: Record<Weekday, string>;
+  overtimeAfterOn: boolean;
+  workdayOvertimeAfter: string;
+  restDayOn: boolean;
+  restDayMinHours: number | string;
+  timezone: string;
+}
+
+/** A weekday without a shift is a rest day: the select's value for it. */
+const REST = 'rest';
+
+function valuesOf(group: AttendanceGroupDetail | undefined, defaultShift: string): GroupValues {
+  return {
+    name: group?.name ?? '',
+    employeeKeys: group?.staff.map((s) => s.employeeKey) ?? [],
+    deviceKeys: group?.deviceKeys ?? [],
+    weekdays: Object.fromEntries(WEEK.map((d) => [d, group ? (group.weekdays[d] ?? REST) : d === 'sat' || d === 'sun' || !defaultShift ? REST : defaultShift])) as Record<Weekday, string>,
+    overtimeAfterOn: group ? group.workdayOvertimeAfter !== null : false,
+    workdayOvertimeAfter: group?.workdayOvertimeAfter ?? '19:00',
+    restDayOn: group ? group.restDayMinHours !== null : false,
+    restDayMinHours: group?.restDayMinHours ?? 4,
+    timezone: group?.timezone ?? '',
+  };
+}
+
+/**
+ * A group's name, staff (employees who need attendance; one in another group moves here after a
+ * confirmation), devices whose passes count as clock-ins, a shift or rest for each weekday, the
+ * overtime rules and the time zone its days are counted in.
+ */
+function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const [saving, setSaving] = useState(false);
+  const shifts = useQuery({ queryKey: ['attendanceShifts', 'all'], queryFn: allShifts });
+  const staff = useQuery({ queryKey: ['attendanceStaff', 'all'], queryFn: allStaff });
+  const devices = useQuery({ queryKey: ['pickers', 'devices'], queryFn: () => pickDevices() });
+  const zones = useMemo(timeZones, []);
+  const form = useForm<GroupValues>({
+    mode: 'controlled',
+    initialValues: valuesOf(group, ''),
+    validate: {
+      name: (value) => (value.trim() ? null : t`Enter the group name`),
+      weekdays: (value) => (Object.values(value).some((v) => v !== REST) ? null : t`Choose a shift for at least one weekday`),
+      workdayOvertimeAfter: (value, values) => (values.overtimeAfterOn && !value ? t`Choose the time` : null),
+    },
+  });
+  // A new group starts with the first shift on weekdays, once the shifts are read.
+  const firstShift = shifts.data?.[0]?.shiftKey ?? '';
+  useEffect(() => {
+    if (!group && firstShift && !form.isDirty()) {
+      const initial = valuesOf(undefined, firstShift);
+      form.setValues(initial);
+      form.resetDirty(initial);
+    }
+  }, [firstShift]);
+
+  const back = () => navigate(GROUPS_PATH);
+  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const clock = { format: uses12HourClock() ? ('12h' as const) : ('24h' as const), amPmLabels: dayPeriods() };
+
+  const send = async (values: GroupValues, moveStaff: boolean): Promise<void> => {
+    const body = {
+      name: values.name.trim(),
+      employeeKeys: values.employeeKeys,
+      deviceKeys: values.deviceKeys,
+      weekdays: Object.fromEntries(WEEK.map((d) => [d, values.weekdays[d] === REST ? null : values.weekdays[d]])),
+      workdayOvertimeAfter: values.overtimeAfterOn ? values.workdayOvertimeAfter : null,
+      restDayMinHours: values.restDayOn ? Number(values.restDayMinHours) : null,
+      ...(values.timezone ? { timezone: values.timezone } : {}),
+      moveStaff,
+    };
+    setSaving(true);
+    try {
+      if (group) await api.patch(`/v1/attendance/groups/${group.attendanceGroupKey}`, { ...body, version: group.version }, { silent: true });
+      else await api.post('/v1/attendance/groups', body, { silent: true });
+      notifySuccess(group ? t`Attendance group saved` : t`Attendance group created`);
+      await invalidate('attendanceGroups', 'attendanceStaff', 'attendanceShifts');
+      form.resetDirty();
+      back();
+    } catch (error) {
+      if (error instanceof RequestError && error.status === 409 && (error.data as { people?: unknown[] } | null)?.people) {
+        modals.openConfirmModal({
+          title: t`Move staff`,
+          children: <Text size="sm">{error.message}</Text>,
+          labels: { confirm: t`Move them`, cancel: t`Cancel` },
+          confirmProps: { 'data-testid': 'confirm-move' } as never,
+          onConfirm: () => void send(values, true),
+        });
+        return;
+      }
+      const issues: Record<string, string> = {};
+      if (error instanceof RequestError) {
+        for (const issue of error.issues) {
+          const field = issue.path.startsWith('weekdays') ? 'weekdays' : issue.path.split('.')[0]!;
+          issues[field] ??= issue.message;
+        }
+      }
+      form.setErrors(issues);
+      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const submit = form.onSubmit((values) => send(values, false));
+
+  const shiftChoices = [{ value: REST, label: t`Rest` }, ...(shifts.data ?? []).map((s) => ({ value: s.shiftKey, label: s.name }))];
+  const staffChoices = (staff.data ?? []).map((m) => ({
+    value: m.employeeKey,
+    label: m.attendanceGroupKey && m.attendanceGroupKey !== group?.attendanceGroupKey ? `${m.name} · ${m.personId} (${m.attendanceGroupName ?? ''})` : `${m.name} · ${m.personId}`,
+  }));
+  const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
+
+  return (
+    <Paper withBorder p="lg" radius="md">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="lg">
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md" maw={860}>
+            <TextInput label={t`Group name`} required maxLength={64} {...form.getInputProps('name')} data-testid="group-name" />
+            <Select
+              label={t`Time zone`}
+              placeholder={t`The company's time zone`}
+              searchable
+              clearable
+              data={zones}
+              limit={50}
+              {...form.getInputProps('timezone')}
+              onChange={(value) => form.setFieldValue('timezone', value ?? '')}
+              data-testid="group-timezone"
+            />
+          </SimpleGrid>
+
+          <Stack gap="xs">
+            <Title order={4} size="h5">
+              <Trans>Work days</Trans>
+            </Title>
+            {shifts.data && shifts.data.length === 0 && (
+              <Text size="sm" c="orange.8" data-testid="group-no-shifts">
+                <Trans>There are no shifts yet.</Trans>{' '}
+                <Text span inherit component={Link} to="/pass-platform/enterprise/attendance/settings/shift/create" c="blue.7">
+                  <Trans>Add a shift first</Trans>
+                </Text>
+              </Text>
+            )}
+            <SimpleGrid cols={{ base: 2, sm: 4, lg: 7 }} spacing="sm">
+              {WEEK.map((day) => (
+                <Select
+                  key={day}
+                  label={weekdayName(day)}
+                  data={shiftChoices}
+                  allowDeselect={false}
+                  value={form.values.weekdays[day]}
+                  onChange={(value) => form.setFieldValue(`weekdays.${day}`, value ?? REST)}
+                  data-testid={`group-day-${day}`}
+                />
+              ))}
+            </SimpleGrid>
+            {form.errors.weekdays && (
+              <Text size="xs" c="red" data-testid="group-weekdays-error">
+                {form.errors.weekdays}
+              </Text>
+            )}
+          </Stack>
+
+          <Stack gap="xs">
+            <Title order={4} size="h5">
+              <Trans>Overtime rules</Trans>
+            </Title>
+            <Group align="flex-end" gap="sm">
+              <Checkbox label={t`Count workday overtime from`} {...form.getInputProps('overtimeAfterOn', { type: 'checkbox' })} data-testid="group-overtime-on" />
+              <TimePicker {...clock} disabled={!form.values.overtimeAfterOn} {...form.getInputProps('workdayOvertimeAfter')} aria-label={t`Workday overtime from`} data-testid="group-overtime-after" />
+            </Group>
+            <Group align="flex-end" gap="sm">
+              <Checkbox label={t`Count rest day and holiday work as overtime from (hours)`} {...form.getInputProps('restDayOn', { type: 'checkbox' })} data-testid="group-restday-on" />
+              <NumberInput
+                min={0}
+                max={24}
+                step={0.5}
+                w={100}
+                disabled={!form.values.restDayOn}
+                aria-label={t`Rest day and holiday overtime from (hours)`}
+                {...form.getInputProps('restDayMinHours')}
+                data-testid="group-restday-hours"
+              />
+            </Group>
+            <Text size="xs" c="dimmed">
+              <Trans>Without a rule, no overtime of that kind is counted.</Trans>
+            </Text>
+          </Stack>
+
+          <MultiSelect
+            label={t`Staff`}
+            description={t`Employees who need attendance. Someone in another group moves here after you confirm.`}
+            placeholder={staff.isPending ? t`Loading…` : t`Search by name or personnel ID`}
+            searchable
+            clearable
+            limit={100}
+            hidePickedOptions
+            data={staffChoices}
+            nothingFoundMessage={t`No employee who needs attendance matches`}
+            {...form.getInputProps('employeeKeys')}
+            data-testid="group-staff"
+          />
+          <MultiSelect
+            label={t`Devices`}
+            description={t`Passes on these terminals count as clock-ins.`}
+            searchable
+            clearable
+            data={deviceChoices}
+            nothingFoundMessage={t`No device matches`}
+            {...form.getInputProps('deviceKeys')}
+            data-testid="group-devices"
+          />
+
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={cancel} data-testid="group-cancel">
+              <Trans>Cancel</Trans>
+            </Button>
+            <Button type="submit" loading={saving} data-testid="group-submit">
+              {group ? <Trans>Save</Trans> : <Trans>Create</Trans>}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+export function AttendanceGroupCreatePage() {
+  return (
+    <ScreenPage>
+      <AttendanceGroupForm />
+    </ScreenPage>
+  );
+}
+
+export function AttendanceGroupDetailPage() {
+  const { attendanceGroupKey = '' } = useParams();
+  const [group, setGroup] = useState<AttendanceGroupDetail | null>(null);
+  const [missing, setMissing] = useState(false);
+  const load = useCallback(async () => {
+    try {
+      setGroup(await api.get<AttendanceGroupDetail>(`/v1/attendance/groups/${attendanceGroupKey}`, { silent: true }));
+    } catch (error) {
+      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
+      else if (error instanceof RequestError) toast(error.message);
+    }
+  }, [attendanceGroupKey]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return (
+    <ScreenPage>
+      {missing ? (
+        <Paper withBorder p="xl" radius="md">
+          <Stack gap="sm" align="flex-start">
+            <Text c="dimmed" data-testid="group-missing">
+              <Trans>This attendance group does not exist or was deleted.</Trans>
+            </Text>
+            <Button variant="light" component={Link} to={GROUPS_PATH}>
+              <Trans>Back to the list</Trans>
+            </Button>
+          </Stack>
+        </Paper>
+      ) : group ? (
+        <AttendanceGroupForm key={group.version} group={group} />
+      ) : (
+        <Loader />
+      )}
+    </ScreenPage>
+  );
+}

@@ -1,0 +1,224 @@
+import { useState } from 'react';
+import { Badge, Button, Group, Menu, Modal, Paper, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
+import '@mantine/dates/styles.css';
+import { useForm } from '@mantine/form';
+import { modals } from '@mantine/modals';
+import { useQuery } from '@tanstack/react-query';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { formatDate } from '../../app/format.ts';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { RequestError } from '../../app/request.ts';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
+import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { Truncated } from '../../components/Truncated.tsx';
+import { allShifts, type Holiday, type Page } from './api.ts';
+
+const PAGE_SIZE = 20;
+const THIS_YEAR = new Date().getFullYear();
+
+/** Holidays and make-up workdays: by year and keyword; added, edited and deleted in place. */
+export function HolidayPage() {
+  const { t } = useLingui();
+  const [filters, setFilters] = useUrlFilters({ keyword: '', year: String(THIS_YEAR) });
+  const [draft, setDraft] = useState(filters.keyword);
+  const [editing, setEditing] = useState<Holiday | 'new' | null>(null);
+  const list = useList<Holiday, Page<Holiday>>({
+    resource: 'attendanceHolidays',
+    path: '/v1/attendance/holidays',
+    query: { keyword: filters.keyword || undefined, year: filters.year || undefined },
+    pageSize: PAGE_SIZE,
+  });
+  const shifts = useQuery({ queryKey: ['attendanceShifts', 'all'], queryFn: allShifts });
+  const shiftName = (key: string | null) => shifts.data?.find((s) => s.shiftKey === key)?.name ?? '';
+  const search = () => setFilters({ ...filters, keyword: draft.trim() }) || void list.refetch();
+  const years = Array.from({ length: 7 }, (_, i) => String(THIS_YEAR + 1 - i));
+
+  const remove = (holiday: Holiday) =>
+    modals.openConfirmModal({
+      title: t`Delete holiday`,
+      children: <Text size="sm">{t`Delete the holiday ${holiday.name}? Attendance of its days is counted again by the weekly shifts.`}</Text>,
+      labels: { confirm: t`Delete`, cancel: t`Cancel` },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
+      onConfirm: async () => {
+        try {
+          await api.del(`/v1/attendance/holidays/${holiday.holidayKey}`, { query: { version: holiday.version } });
+          notifySuccess(t`Holiday deleted`);
+        } finally {
+          await invalidate('attendanceHolidays');
+        }
+      },
+    });
+
+  const columns: Column<Holiday>[] = [
+    { key: 'name', title: t`Holiday name`, sticky: 'start', render: (h) => <Truncated text={h.name} maw={220} /> },
+    { key: 'dates', title: t`Dates`, render: (h) => (h.start === h.end ? formatDate(h.start) : `${formatDate(h.start)} – ${formatDate(h.end)}`) },
+    {
+      key: 'kind',
+      title: t`Type`,
+      render: (h) =>
+        h.workday ? (
+          <Badge variant="light" color="orange" size="sm">
+            {t`Make-up workday`}
+          </Badge>
+        ) : (
+          <Badge variant="light" color="teal" size="sm">
+            {t`Day off`}
+          </Badge>
+        ),
+    },
+    { key: 'shift', title: t`Shift`, render: (h) => (h.workday ? shiftName(h.shiftKey) : '') },
+    { key: 'remark', title: t`Remark`, render: (h) => <Truncated text={h.remark} maw={240} /> },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 48,
+      render: (h) => (
+        <RowMenu testId="holiday-actions">
+          <Menu.Item onClick={() => setEditing(h)} data-testid="holiday-edit">
+            <Trans>Edit</Trans>
+          </Menu.Item>
+          <Menu.Item color="red" onClick={() => remove(h)} data-testid="holiday-delete">
+            <Trans>Delete</Trans>
+          </Menu.Item>
+        </RowMenu>
+      ),
+    },
+  ];
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <Stack gap="md">
+          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
+              <Select
+                label={t`Year`}
+                data={years}
+                value={filters.year}
+                onChange={(year) => setFilters({ ...filters, year: year ?? '' })}
+                clearable
+                placeholder={t`Any year`}
+                w={110}
+                data-testid="holiday-year"
+              />
+              <KeywordInput hint={t`Holiday name or remark`} value={draft} onChange={setDraft} onSearch={search} wide testId="holiday-keyword" />
+              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="holiday-search">
+                <Trans>Search</Trans>
+              </Button>
+            </Group>
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="holiday-add">
+              <Trans>Add</Trans>
+            </Button>
+          </Group>
+          <ListFrame
+            list={list}
+            name="holiday"
+            columns={columns}
+            rowKey={(h) => h.holidayKey}
+            rowProps={() => ({ 'data-testid': 'holiday-row' })}
+            filtered={!!filters.keyword}
+            empty={<Text c="dimmed">{t`No holidays in this year.`}</Text>}
+            showTotal
+          />
+        </Stack>
+      </Paper>
+      {editing && <HolidayModal holiday={editing === 'new' ? undefined : editing} shifts={shifts.data ?? []} onClose={() => setEditing(null)} />}
+    </ScreenPage>
+  );
+}
+
+interface HolidayValues {
+  name: string;
+  range: DatesRangeValue<string>;
+  remark: string;
+  workday: boolean;
+  shiftKey: string | null;
+}
+
+const FIELD_OF: Record<string, keyof HolidayValues> = { name: 'name', start: 'range', end: 'range', remark: 'remark', workday: 'workday', shiftKey: 'shiftKey' };
+
+function HolidayModal({ holiday, shifts, onClose }: { holiday?: Holiday; shifts: { shiftKey: string; name: string }[]; onClose: () => void }) {
+  const { t } = useLingui();
+  const [saving, setSaving] = useState(false);
+  const form = useForm<HolidayValues>({
+    mode: 'controlled',
+    initialValues: {
+      name: holiday?.name ?? '',
+      range: holiday ? [holiday.start, holiday.end] : [null, null],
+      remark: holiday?.remark ?? '',
+      workday: holiday?.workday ?? false,
+      shiftKey: holiday?.shiftKey ?? null,
+    },
+    validate: {
+      name: (value) => (value.trim() ? null : t`Enter the holiday name`),
+      range: (value) => (value[0] ? null : t`Choose the dates`),
+      shiftKey: (value, values) => (values.workday && !value ? t`Choose the shift of the make-up workday` : null),
+    },
+  });
+
+  const submit = form.onSubmit(async (values) => {
+    const [start, end] = values.range;
+    const body = {
+      name: values.name.trim(),
+      start: start!.slice(0, 10),
+      end: (end ?? start)!.slice(0, 10),
+      workday: values.workday,
+      ...(values.remark.trim() ? { remark: values.remark.trim() } : {}),
+      ...(values.workday ? { shiftKey: values.shiftKey } : {}),
+    };
+    setSaving(true);
+    try {
+      if (holiday) await api.patch(`/v1/attendance/holidays/${holiday.holidayKey}`, { ...body, version: holiday.version }, { silent: true });
+      else await api.post('/v1/attendance/holidays', body, { silent: true });
+      notifySuccess(holiday ? t`Holiday saved` : t`Holiday added`);
+      await invalidate('attendanceHolidays', 'attendanceShifts');
+      onClose();
+    } catch (error) {
+      const issues: Record<string, string> = {};
+      if (error instanceof RequestError) for (const issue of error.issues) issues[FIELD_OF[issue.path.split('.')[0]!] ?? 'name'] ??= issue.message;
+      form.setErrors(issues);
+      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  return (
+    <Modal opened onClose={onClose} title={holiday ? t`Edit holiday` : t`Add holiday`} size="md">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          <TextInput label={t`Holiday name`} required maxLength={64} {...form.getInputProps('name')} data-testid="holiday-name" />
+          <DatePickerInput type="range" allowSingleDateInRange label={t`Dates`} required {...form.getInputProps('range')} data-testid="holiday-range" />
+          <Switch
+            label={t`Make-up workday`}
+            description={t`People work on these days with the shift below, though they may fall on a rest day.`}
+            {...form.getInputProps('workday', { type: 'checkbox' })}
+            data-testid="holiday-workday"
+          />
+          {form.values.workday && (
+            <Select
+              label={t`Shift`}
+              required
+              data={shifts.map((s) => ({ value: s.shiftKey, label: s.name }))}
+              {...form.getInputProps('shiftKey')}
+              data-testid="holiday-shift"
+            />
+          )}
+          <Textarea label={t`Remark`} maxLength={500} autosize minRows={2} {...form.getInputProps('remark')} data-testid="holiday-remark" />
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={onClose} data-testid="holiday-cancel">
+              <Trans>Cancel</Trans>
+            </Button>
+            <Button type="submit" loading={saving} data-testid="holiday-submit">
+              {holiday ? <Trans>Save</Trans> : <Trans>Add</Trans>}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,286 @@
+import { useCallback, useEffect, useState } from 'react';
+import { ActionIcon, Badge, Button, Group, Loader, Menu, NumberInput, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { TimePicker } from '@mantine/dates';
+import '@mantine/dates/styles.css';
+import { useForm } from '@mantine/form';
+import { modals } from '@mantine/modals';
+import { IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { MAX_PERIODS } from '@passcloud/functions/domain/attendance/index';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { RequestError } from '../../app/request.ts';
+import { KeywordInput } from '../../components/KeywordInput.tsx';
+import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
+import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
+
+const PAGE_SIZE = 20;
+
+/** Shifts: their periods, the groups that use them; search by name, add, edit, delete. */
+export function ShiftListPage() {
+  const { t } = useLingui();
+  const [filters, setFilters] = useUrlFilters({ keyword: '' });
+  const [draft, setDraft] = useState(filters.keyword);
+  const list = useList<Shift, Page<Shift>>({ resource: 'attendanceShifts', path: '/v1/attendance/shifts', query: { keyword: filters.keyword || undefined }, pageSize: PAGE_SIZE });
+  const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
+
+  const remove = (shift: Shift) =>
+    modals.openConfirmModal({
+      title: t`Delete shift`,
+      children: <Text size="sm">{t`Delete the shift ${shift.name}?`}</Text>,
+      labels: { confirm: t`Delete`, cancel: t`Cancel` },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
+      onConfirm: async () => {
+        try {
+          await api.del(`/v1/attendance/shifts/${shift.shiftKey}`, { query: { version: shift.version } });
+          notifySuccess(t`Shift deleted`);
+        } finally {
+          await invalidate('attendanceShifts');
+        }
+      },
+    });
+
+  const columns: Column<Shift>[] = [
+    {
+      key: 'name',
+      title: t`Shift name`,
+      sticky: 'start',
+      render: (shift) => (
+        <Text size="sm" component={Link} to={shiftPath(shift.shiftKey)} c="blue.7" td="none" truncate="end" maw={220} display="block" title={shift.name}>
+          {shift.name}
+        </Text>
+      ),
+    },
+    {
+      key: 'periods',
+      title: t`Periods`,
+      render: (shift) => (
+        <Group gap={4} wrap="nowrap">
+          {shift.periods.map((p, i) => (
+            <Badge key={i} variant="light" size="sm" radius="sm" tt="none">
+              {periodText(p, t`next day`)}
+            </Badge>
+          ))}
+        </Group>
+      ),
+    },
+    {
+      key: 'usedBy',
+      title: t`Used by`,
+      render: (shift) => (shift.usedBy.groups.length ? shift.usedBy.groups.map((g) => g.name).join(', ') : <Text size="sm" c="dimmed">{t`No group`}</Text>),
+    },
+    { key: 'created', title: t`Creation time`, render: (shift) => formatDateTime(shift.createTime) },
+    {
+      key: 'actions',
+      sticky: 'end',
+      width: 48,
+      render: (shift) => (
+        <RowMenu testId="shift-actions">
+          <Menu.Item component={Link} to={shiftPath(shift.shiftKey)}>
+            <Trans>Edit</Trans>
+          </Menu.Item>
+          <Menu.Item color="red" onClick={() => remove(shift)} data-testid="shift-delete">
+            <Trans>Delete</Trans>
+          </Menu.Item>
+        </RowMenu>
+      ),
+    },
+  ];
+
+  return (
+    <ScreenPage>
+      <Paper withBorder p="lg" radius="md">
+        <Stack gap="md">
+          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
+              <KeywordInput hint={t`Shift name`} value={draft} onChange={setDraft} onSearch={search} wide testId="shift-keyword" />
+              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="shift-search">
+                <Trans>Search</Trans>
+              </Button>
+            </Group>
+            <Button leftSection={<IconPlus size={16} />} component={Link} to={`${SHIFTS_PATH}/create`} data-testid="shift-add">
+              <Trans>Add</Trans>
+            </Button>
+          </Group>
+          <ListFrame
+            list={list}
+            name="shift"
+            columns={columns}
+            rowKey={(shift) => shift.shiftKey}
+            rowProps={() => ({ 'data-testid': 'shift-row' })}
+            filtered={!!filters.keyword}
+            empty={<Text c="dimmed">{t`No shifts yet. Add one to build attendance groups on it.`}</Text>}
+            showTotal
+          />
+        </Stack>
+      </Paper>
+    </ScreenPage>
+  );
+}
+
+interface ShiftValues {
+  name: string;
+  periods: Period[];
+}
+
+/** Field problems of a refused shift, by form path (`periods.1.onDuty`). */
+function shiftIssues(error: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(error instanceof RequestError)) return out;
+  for (const issue of error.issues) if (!out[issue.path]) out[issue.path] = issue.message;
+  return out;
+}
+
+/** A shift's name and its one to three periods, each with its windows and tolerances. */
+function ShiftForm({ shift }: { shift?: Shift }) {
+  const { t } = useLingui();
+  const navigate = useNavigate();
+  const [saving, setSaving] = useState(false);
+  const form = useForm<ShiftValues>({
+    mode: 'controlled',
+    initialValues: shift ? { name: shift.name, periods: shift.periods } : { name: '', periods: [blankPeriod()] },
+    validate: {
+      name: (value) => (value.trim() ? null : t`Enter the shift name`),
+    },
+  });
+  const back = () => navigate(SHIFTS_PATH);
+  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const clock = { format: uses12HourClock() ? ('12h' as const) : ('24h' as const), amPmLabels: dayPeriods() };
+
+  const submit = form.onSubmit(async (values) => {
+    const body = { name: values.name.trim(), periods: values.periods.map((p) => ({ ...p, lateTolerance: Number(p.lateTolerance) || 0, earlyLeaveTolerance: Number(p.earlyLeaveTolerance) || 0 })) };
+    setSaving(true);
+    try {
+      if (shift) await api.patch(`/v1/attendance/shifts/${shift.shiftKey}`, { ...body, version: shift.version }, { silent: true });
+      else await api.post('/v1/attendance/shifts', body, { silent: true });
+      notifySuccess(shift ? t`Shift saved` : t`Shift created`);
+      await invalidate('attendanceShifts');
+      form.resetDirty();
+      back();
+    } catch (error) {
+      const issues = shiftIssues(error);
+      form.setErrors(issues);
+      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
+    } finally {
+      setSaving(false);
+    }
+  });
+
+  const periodLabel = (i: number) => t`Period ${i + 1}`;
+  return (
+    <Paper withBorder p="lg" radius="md">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="lg">
+          <TextInput label={t`Shift name`} required maw={420} maxLength={64} {...form.getInputProps('name')} data-testid="shift-name" />
+          {form.values.periods.map((_, i) => (
+            <Stack key={i} gap="xs" data-testid="shift-period">
+              <Group justify="space-between">
+                <Title order={4} size="h5">
+                  {periodLabel(i)}
+                </Title>
+                {form.values.periods.length > 1 && (
+                  <ActionIcon variant="subtle" color="red" aria-label={t`Remove ${periodLabel(i)}`} onClick={() => form.removeListItem('periods', i)} data-testid="period-remove">
+                    <IconTrash size={16} />
+                  </ActionIcon>
+                )}
+              </Group>
+              <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="sm">
+                <TimePicker label={t`On duty`} required {...clock} {...form.getInputProps(`periods.${i}.onDuty`)} data-testid={`period-${i}-onDuty`} />
+                <TimePicker label={t`Off duty`} required {...clock} {...form.getInputProps(`periods.${i}.offDuty`)} data-testid={`period-${i}-offDuty`} />
+                <NumberInput
+                  label={t`Late tolerance (minutes)`}
+                  min={0}
+                  max={1440}
+                  allowDecimal={false}
+                  {...form.getInputProps(`periods.${i}.lateTolerance`)}
+                  data-testid={`period-${i}-lateTolerance`}
+                />
+                <TimePicker label={t`Earliest check-in`} required {...clock} {...form.getInputProps(`periods.${i}.earliestCheckIn`)} data-testid={`period-${i}-earliestCheckIn`} />
+                <TimePicker label={t`Latest check-out`} required {...clock} {...form.getInputProps(`periods.${i}.latestCheckOut`)} data-testid={`period-${i}-latestCheckOut`} />
+                <NumberInput
+                  label={t`Early-leave tolerance (minutes)`}
+                  min={0}
+                  max={1440}
+                  allowDecimal={false}
+                  {...form.getInputProps(`periods.${i}.earlyLeaveTolerance`)}
+                  data-testid={`period-${i}-earlyLeaveTolerance`}
+                />
+              </SimpleGrid>
+            </Stack>
+          ))}
+          <Group gap="xs">
+            <Button
+              variant="light"
+              leftSection={<IconPlus size={16} />}
+              disabled={form.values.periods.length >= MAX_PERIODS}
+              onClick={() => form.insertListItem('periods', nextPeriod(form.values.periods.at(-1)!))}
+              data-testid="period-add"
+            >
+              <Trans>Add a period</Trans>
+            </Button>
+            <Text size="xs" c="dimmed">
+              <Trans>Up to three periods a day. A period whose off-duty time is not after its on-duty time ends the next day.</Trans>
+            </Text>
+          </Group>
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={cancel} data-testid="shift-cancel">
+              <Trans>Cancel</Trans>
+            </Button>
+            <Button type="submit" loading={saving} data-testid="shift-submit">
+              {shift ? <Trans>Save</Trans> : <Trans>Create</Trans>}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+export function ShiftCreatePage() {
+  return (
+    <ScreenPage>
+      <ShiftForm />
+    </ScreenPage>
+  );
+}
+
+export function ShiftDetailPage() {
+  const { shiftKey = '' } = useParams();
+  const [shift, setShift] = useState<Shift | null>(null);
+  const [missing, setMissing] = useState(false);
+  const load = useCallback(async () => {
+    try {
+      setShift(await api.get<Shift>(`/v1/attendance/shifts/${shiftKey}`, { silent: true }));
+    } catch (error) {
+      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
+      else if (error instanceof RequestError) toast(error.message);
+    }
+  }, [shiftKey]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return (
+    <ScreenPage>
+      {missing ? (
+        <Paper withBorder p="xl" radius="md">
+          <Stack gap="sm" align="flex-start">
+            <Text c="dimmed" data-testid="shift-missing">
+              <Trans>This shift does not exist or was deleted.</Trans>
+            </Text>
+            <Button variant="light" component={Link} to={SHIFTS_PATH}>
+              <Trans>Back to the list</Trans>
+            </Button>
+          </Stack>
+        </Paper>
+      ) : shift ? (
+        <ShiftForm key={shift.version} shift={shift} />
+      ) : (
+        <Loader />
+      )}
+    </ScreenPage>
+  );
+}
