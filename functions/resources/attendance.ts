@@ -51,7 +51,7 @@ import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 /** Names as a message shows them: the first few, then how many more. */
 const NAMES_SHOWN = 5;
