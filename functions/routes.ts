@@ -88,6 +88,10 @@ export const routes = [
   { method: 'POST', path: '/v1/attendance/holidays', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   { method: 'PATCH', path: '/v1/attendance/holidays/{holidayKey}', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   { method: 'DELETE', path: '/v1/attendance/holidays/{holidayKey}', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
+  // Attendance statistics: the stored days and months, and a range computed again on demand.
+  { method: 'GET', path: '/v1/attendance/daily', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'GET', path: '/v1/attendance/monthly', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'POST', path: '/v1/attendance/recompute', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },

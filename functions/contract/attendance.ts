@@ -163,3 +163,45 @@ export interface HolidayJson {
   createTime: string;
   version: number;
 }
+
+/** Daily statistics cover at most this many days per request. */
+export const DAILY_RANGE_MAX_DAYS = 31;
+export const DAY_STATUSES = ['normal', 'late', 'earlyLeave', 'missingIn', 'missingOut', 'absence'] as const;
+
+export const dailyQuery = z
+  .object({
+    from: dateOnly,
+    to: dateOnly,
+    departmentKey: key.optional(),
+    attendanceGroupKey: key.optional(),
+    status: z.enum(DAY_STATUSES).optional(),
+    keyword: z.string().trim().max(64).optional(),
+    pageSize: z.coerce.number().int().min(1).max(200).default(20),
+    cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.to < q.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.endBeforeStart' });
+    else if ((Date.parse(`${q.to}T00:00:00Z`) - Date.parse(`${q.from}T00:00:00Z`)) / 86_400_000 >= DAILY_RANGE_MAX_DAYS) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.rangeTooLong', params: { days: DAILY_RANGE_MAX_DAYS } });
+    }
+  });
+
+export const monthlyQuery = z.object({
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, { message: 'attendance.monthFormat' }),
+  departmentKey: key.optional(),
+  attendanceGroupKey: key.optional(),
+  keyword: z.string().trim().max(64).optional(),
+  pageSize: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+});
+
+/** Computes a range of days again (after a change of rules, holidays or punches). */
+export const recomputeBody = z
+  .object({ from: dateOnly, to: dateOnly })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.to < q.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.endBeforeStart' });
+    else if ((Date.parse(`${q.to}T00:00:00Z`) - Date.parse(`${q.from}T00:00:00Z`)) / 86_400_000 >= DAILY_RANGE_MAX_DAYS) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.rangeTooLong', params: { days: DAILY_RANGE_MAX_DAYS } });
+    }
+  });

@@ -6,8 +6,9 @@ import { dynamo } from '#lib/aws';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { pool } from '#lib/pool';
+import { claims } from './claims.ts';
 import { people } from './people.ts';
-import { MAIN_TABLE, tableName } from './tables.ts';
+import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 
 /**
@@ -52,6 +53,8 @@ export const attendanceGroups = lazy(
           workdayOvertimeAfter: { type: 'string' },
           restDayMinHours: { type: 'number' },
           timezone: { type: 'string', required: true },
+          /** The last day (in `timezone`) the day-close job computed for the group. */
+          closedThrough: { type: 'string' },
           createdAt: { type: 'string', required: true },
           updatedAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
@@ -239,6 +242,8 @@ export async function createAttendanceGroup(tenantId: string, record: GroupRecor
   const item = { tenantId, attendanceGroupKey: newTimeId(), ...groupAttributes(record), createdAt: now, updatedAt: now, version: 1 };
   const checks = groupShiftKeys(record).map((key) => shiftExists(tenantId, key));
   await createCounted(tenantId, 'group', attendanceGroups().create(item).params<Record<string, unknown>>(), checks, 'weekdays');
+  // The day-close job finds the companies that keep attendance through this claim.
+  await claims().put({ tenantId: SYSTEM_SCOPE, kind: 'attendanceTenant', value: tenantId, ownerTenantId: tenantId }).go();
   return item as AttendanceGroup;
 }
 
@@ -281,13 +286,15 @@ export interface StaffMember {
   attendanceGroupKey: string | null;
   needsAttendance: boolean;
   state: 'active' | 'resigned';
+  createdAt: string;
+  resignedAt: string | null;
 }
 
 /** Every employee of the company, with what attendance needs of them. */
 export async function attendanceStaff(tenantId: string): Promise<StaffMember[]> {
   const all = await people()
     .query.primary({ tenantId, kind: 'employee' })
-    .go({ pages: 'all', attributes: ['personKey', 'personId', 'name', 'departmentKey', 'attendanceGroupKey', 'needsAttendance', 'state'] });
+    .go({ pages: 'all', attributes: ['personKey', 'personId', 'name', 'departmentKey', 'attendanceGroupKey', 'needsAttendance', 'state', 'createdAt', 'resignedAt'] });
   return all.data.map((p) => ({
     personKey: p.personKey,
     personId: p.personId,
@@ -296,6 +303,8 @@ export async function attendanceStaff(tenantId: string): Promise<StaffMember[]> 
     attendanceGroupKey: p.attendanceGroupKey ?? null,
     needsAttendance: p.needsAttendance ?? false,
     state: p.state,
+    createdAt: p.createdAt,
+    resignedAt: p.resignedAt ?? null,
   }));
 }
 
@@ -379,4 +388,25 @@ export async function deleteHoliday(tenantId: string, holidayKey: string, versio
     .where((attr, op) => `${op.exists(attr.holidayKey)} AND ${op.eq(attr.version, version)}`)
     .params<Record<string, unknown>>();
   await deleteCounted(tenantId, 'holiday', remove, async () => !!(await findHoliday(tenantId, holidayKey)));
+}
+
+/** Companies that keep attendance (they made an attendance group once). */
+export async function attendanceTenants(): Promise<string[]> {
+  const found = await claims().query.primary({ tenantId: SYSTEM_SCOPE }).begins({ kind: 'attendanceTenant' }).go({ pages: 'all' });
+  return found.data.map((c) => c.ownerTenantId);
+}
+
+/** Marks a group's days closed through `day`, unless a run got there first: false then. */
+export async function markClosed(tenantId: string, attendanceGroupKey: string, day: string): Promise<boolean> {
+  try {
+    await attendanceGroups()
+      .patch({ tenantId, attendanceGroupKey })
+      .set({ closedThrough: day })
+      .where((attr, op) => `${op.notExists(attr.closedThrough)} OR ${op.lt(attr.closedThrough, day)}`)
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

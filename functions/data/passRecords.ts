@@ -118,7 +118,28 @@ export function recordPuts(record: PassRecord): Record<string, unknown>[] {
   return [
     { ...body, sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
     ...flagsOf(record).map((flag) => ({ ...body, sk: sparseSk(flag, record) })),
+    ...(record.personKind === 'employee' && record.personKey ? [punchItem(record)] : []),
   ];
+}
+
+/**
+ * An employee's clock-in for attendance: every record of a known employee is also kept under
+ * `punch#<personKey>#<verifyTime>#<deviceKey>#<recordId>`, so one employee's punches of a range
+ * are one key range (data/attendanceDays.ts).
+ */
+export const punchSk = (personKey: string, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string =>
+  `punch#${personKey}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+
+function punchItem(record: PassRecord): Record<string, unknown> {
+  return {
+    pk: record.tenantId,
+    sk: punchSk(record.personKey!, record),
+    kind: 'punch',
+    verifyTime: record.verifyTime,
+    deviceKey: record.deviceKey,
+    ...(record.temperature !== undefined ? { temperature: record.temperature } : {}),
+    ttl: record.ttl,
+  };
 }
 
 /** The items of one record's transaction: marker, record, rare-filter copies and the day counter. */

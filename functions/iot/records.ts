@@ -10,6 +10,7 @@ import { companyTimezone } from '#data/tenants';
 import { dayOf } from '#domain/time';
 import { publish } from '#lib/iot';
 import { announcePasses } from './live.ts';
+import { punchesArrived } from '#data/attendanceDays';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { objectExists, presignedPut } from '#lib/storage';
@@ -169,6 +170,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   // After the ack, all at once: the open consoles are told, and a hook may wait (an alert for the capture it will attach).
   await Promise.all([
     announcePasses(tenantId, fresh),
+    punchesArrived(tenantId, fresh).catch((error: unknown) => log('error', 'attendance not computed', { tenantId, deviceKey, error: String(error) })),
     ...fresh.flatMap((record) =>
       onRecordStored.map((hook) => hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }))),
     ),

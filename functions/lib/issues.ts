@@ -195,6 +195,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   workday: 'field.makeUpWorkday',
   holidayKey: 'field.holiday',
   year: 'field.year',
+  month: 'field.month',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */

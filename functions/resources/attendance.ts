@@ -4,6 +4,9 @@ import {
   attendanceGroupPatchBody,
   attendanceListQuery,
   attendanceVersionQuery,
+  dailyQuery,
+  monthlyQuery,
+  recomputeBody,
   holidayBody,
   holidayKeyParams,
   holidayListQuery,
@@ -18,6 +21,7 @@ import {
   type ShiftJson,
 } from '#contract/attendance';
 import { WEEKDAYS } from '#domain/attendance/index';
+import { dayOf } from '#domain/time';
 import {
   attendanceStaff,
   createAttendanceGroup,
@@ -44,6 +48,7 @@ import {
   type Shift,
   type StaffMember,
 } from '#data/attendanceRules';
+import { computeAttendance, listDays, listMonths } from '#data/attendanceDays';
 import { allDevices } from '#data/devices';
 import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, ValidationError, type FieldIssue } from '#lib/errors';
@@ -194,6 +199,30 @@ async function groupDetail(tenantId: string, attendanceGroupKey: string) {
 }
 
 export const attendance = defineResource('attendance', {
+  'GET /v1/attendance/daily': sessionRoute({
+    query: dailyQuery,
+    async handle({ auth, query }) {
+      const { pageSize, cursor, ...filter } = query;
+      return ok(await listDays(auth.tenantId, filter, pageSize, cursor));
+    },
+  }),
+  'GET /v1/attendance/monthly': sessionRoute({
+    query: monthlyQuery,
+    async handle({ auth, query }) {
+      const { pageSize, cursor, month, ...filter } = query;
+      return ok(await listMonths(auth.tenantId, month, filter, pageSize, cursor));
+    },
+  }),
+  'POST /v1/attendance/recompute': sessionRoute({
+    body: recomputeBody,
+    async handle({ auth, body }) {
+      const today = dayOf(new Date(), await companyTimezone(auth.tenantId));
+      const to = body.to > today ? today : body.to;
+      const stored = body.from > to ? 0 : await computeAttendance(auth.tenantId, body.from, to);
+      return ok({ from: body.from, to, stored });
+    },
+  }),
+
   'GET /v1/attendance/shifts': sessionRoute({
     query: attendanceListQuery,
     async handle({ auth, query }) {

@@ -58,6 +58,7 @@ export class PassCloudStack extends Stack {
   readonly grantWorker: HandlerFunction;
   readonly jobFailures: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
+  readonly attendanceClose: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -171,6 +172,8 @@ export class PassCloudStack extends Stack {
     for (const fn of [groups, departments]) grantTable(fn, main, 'readWrite');
     // Attendance rules: shifts, groups, holidays, and the attendance group of each employee they move.
     grantTable(this.api.functions.attendance, main, 'readWrite');
+    // Statistics: the stored days and months, and their computation on demand.
+    grantTable(this.api.functions.attendance, events, 'readWrite');
     // The dashboard reads counters (people, devices in the main table; the day counters and the newest records in the events table) and links captures and photos.
     const { dashboard } = this.api.functions;
     grantTable(dashboard, main, 'read');
@@ -326,6 +329,20 @@ export class PassCloudStack extends Stack {
       description: 'Pass Cloud: the daily licence reminders',
       schedule: Schedule.cron({ minute: '0', hour: '8' }),
       targets: [new LambdaFunction(licenceReminders, { retryAttempts: 2 })],
+    });
+    // Attendance days close every hour: each group's day ends at midnight in its own time zone.
+    const attendanceClose = (this.attendanceClose = new HandlerFunction(this, 'AttendanceClose', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/attendanceClose.ts'),
+      description: 'Pass Cloud: computes the attendance of each group’s day once it has ended',
+      environment,
+      timeout: Duration.minutes(15),
+    }));
+    grantTable(attendanceClose, main, 'readWrite');
+    grantTable(attendanceClose, events, 'readWrite');
+    new Rule(this, 'AttendanceCloseSchedule', {
+      description: 'Pass Cloud: the hourly close of attendance days',
+      schedule: Schedule.cron({ minute: '5' }),
+      targets: [new LambdaFunction(attendanceClose, { retryAttempts: 2 })],
     });
     new Rule(this, 'RetentionSweepSchedule', {
       description: 'Pass Cloud: the daily retention sweep',

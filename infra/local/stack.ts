@@ -116,6 +116,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const remind = () => void sendLicenceReminders().catch((error: unknown) => console.error('licence reminders failed', error));
   const reminders = setInterval(remind, 24 * 3600_000);
   reminders.unref();
+  // Attendance days close every hour, as each group's day ends in its own time zone.
+  const { closeAttendanceDays } = await import('@passcloud/functions/jobs/attendanceClose');
+  const closeDays = setInterval(() => void closeAttendanceDays().catch((error: unknown) => console.error('attendance day close failed', error)), 3600_000);
+  closeDays.unref();
   const seeded: { demo?: DemoTenant } = {};
   let open = (): void => undefined;
   const ready = new Promise<void>((resolvePromise) => (open = resolvePromise));
@@ -189,6 +193,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       traffic?.stop();
       clearInterval(mailRetries);
       clearInterval(sweeper);
+      clearInterval(closeDays);
       await fleet?.stop();
       await iot.stop();
       await host.close();

@@ -165,6 +165,7 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/attendance/shifts/{shiftKey}': () => ({ ...sweepShift, name: 'Renamed by sweep', version: 1 }),
   'POST /v1/attendance/groups': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Intruder group' }),
   'PATCH /v1/attendance/groups/{attendanceGroupKey}': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/attendance/recompute': () => ({ from: '2026-01-01', to: '2026-01-03' }),
   'POST /v1/attendance/holidays': () => ({ name: 'Intruder holiday', start: '2026-12-24', end: '2026-12-26', workday: false }),
   'PATCH /v1/attendance/holidays/{holidayKey}': () => ({ name: 'Renamed by sweep', start: '2026-10-01', end: '2026-10-02', workday: false, version: 1 }),
   'POST /v1/employees': (t) => ({ personId: unique('E'), name: 'Intruder', role: 'Staff', gender: 'male', groupKey: t.keys.groupKey }),
@@ -206,6 +207,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
 };
 const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
+  'GET /v1/attendance/daily': '?from=2026-01-01&to=2026-01-02',
+  'GET /v1/attendance/monthly': '?month=2026-01',
   'GET /v1/pickers/people': '?type=employee&keyword=a',
   'GET /v1/pickers/groups': '?type=device',
   'GET /v1/systems/invitation': `?token=${'A'.repeat(43)}`,

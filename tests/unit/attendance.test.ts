@@ -134,11 +134,11 @@ describe('a shift', () => {
   it('names the period and field that makes it unusable', () => {
     expect(shiftProblems([A])).toEqual([]);
     expect(shiftProblems([N])).toEqual([]);
-    expect(shiftProblems([A, { ...A, onDuty: '17:00', offDuty: '20:00' }])).toEqual([{ period: 1, field: 'onDuty', message: 'overlaps period 1' }]);
+    expect(shiftProblems([A, { ...A, onDuty: '17:00', offDuty: '20:00' }])).toEqual([{ period: 1, field: 'onDuty', code: 'periodsOverlap', other: 1, message: 'overlaps period 1' }]);
     expect(shiftProblems([{ ...A, offDuty: '12:00', latestCheckOut: '14:00' }, { ...A, onDuty: '13:00', earliestCheckIn: '12:30' }])).toEqual([
-      { period: 1, field: 'earliestCheckIn', message: 'before the latest check-out of period 1' },
+      { period: 1, field: 'earliestCheckIn', code: 'windowIntoPeriod', other: 1, message: 'before the latest check-out of period 1' },
     ]);
-    expect(shiftProblems([{ ...A, lateTolerance: 600 }])).toEqual([{ period: 0, field: 'lateTolerance', message: 'longer than the period' }]);
+    expect(shiftProblems([{ ...A, lateTolerance: 600 }])).toEqual([{ period: 0, field: 'lateTolerance', code: 'toleranceTooLong', message: 'longer than the period' }]);
     const refused = engineInputShape.safeParse({ ...input(), shifts: { A: [A, A, A, A] } });
     expect(refused.success).toBe(false);
   });

@@ -148,6 +148,8 @@ export const de_DE: Catalog = {
   'attendance.shiftInUse': 'Diese Schicht wird von den Zeiterfassungsgruppen {groups} verwendet. Weisen Sie ihnen zuerst eine andere Schicht zu',
   'attendance.shiftInUseByHoliday': 'Diese Schicht wird von den Feiertagen {holidays} verwendet. Weisen Sie ihnen zuerst eine andere Schicht zu',
   'attendance.groupMissing': 'Wählen Sie eine vorhandene Zeiterfassungsgruppe aus',
+  'attendance.rangeTooLong': 'Wählen Sie höchstens {days} Tage',
+  'attendance.monthFormat': 'Geben Sie den Monat als JJJJ-MM ein',
   'groups.devicesInUse': 'Dieser Gruppe sind noch Geräte zugeordnet. Bitte verschieben Sie diese zuerst',
   'devices.clockFormat': 'Geben Sie eine Uhrzeit im Format HH:mm zwischen 00:00 und 23:59 ein',
   'devices.oneDecimal': 'Verwenden Sie höchstens eine Nachkommastelle',
@@ -473,4 +475,5 @@ export const de_DE: Catalog = {
   'field.makeUpWorkday': 'Ersatzarbeitstag',
   'field.holiday': 'Feiertag',
   'field.year': 'Jahr',
+  'field.month': 'Monat',
 };

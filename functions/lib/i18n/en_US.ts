@@ -147,6 +147,8 @@ export const en_US = {
   'attendance.shiftInUse': 'This shift is used by the attendance groups {groups}; give them another shift first',
   'attendance.shiftInUseByHoliday': 'This shift is used by the holidays {holidays}; give them another shift first',
   'attendance.groupMissing': 'Choose an existing attendance group',
+  'attendance.rangeTooLong': 'Choose at most {days} days',
+  'attendance.monthFormat': 'Enter a month as YYYY-MM',
   'groups.devicesInUse': 'Devices still belong to this group; move them first',
   'devices.clockFormat': 'Use a time of day as HH:mm, from 00:00 to 23:59',
   'devices.oneDecimal': 'Use at most one decimal place',
@@ -472,6 +474,7 @@ export const en_US = {
   'field.makeUpWorkday': 'Make-up workday',
   'field.holiday': 'Holiday',
   'field.year': 'Year',
+  'field.month': 'Month',
 } as const;
 
 export type MessageId = keyof typeof en_US;

@@ -148,6 +148,8 @@ export const es_ES: Catalog = {
   'attendance.shiftInUse': 'Este turno lo usan los grupos de asistencia {groups}; asígneles primero otro turno',
   'attendance.shiftInUseByHoliday': 'Este turno lo usan los festivos {holidays}; asígneles primero otro turno',
   'attendance.groupMissing': 'Elija un grupo de asistencia existente',
+  'attendance.rangeTooLong': 'Elija como máximo {days} días',
+  'attendance.monthFormat': 'Introduzca el mes como AAAA-MM',
   'groups.devicesInUse': 'Todavía hay dispositivos en este grupo; muévalos primero',
   'devices.clockFormat': 'Utilice una hora con el formato HH:mm, entre 00:00 y 23:59',
   'devices.oneDecimal': 'Utilice como máximo un decimal',
@@ -473,4 +475,5 @@ export const es_ES: Catalog = {
   'field.makeUpWorkday': 'Día laborable de recuperación',
   'field.holiday': 'Festivo',
   'field.year': 'Año',
+  'field.month': 'Mes',
 };

@@ -148,6 +148,8 @@ export const fr_FR: Catalog = {
   'attendance.shiftInUse': 'Cet horaire est utilisé par les groupes de pointage {groups} ; attribuez-leur d\'abord un autre horaire',
   'attendance.shiftInUseByHoliday': 'Cet horaire est utilisé par les jours fériés {holidays} ; attribuez-leur d\'abord un autre horaire',
   'attendance.groupMissing': 'Choisissez un groupe de pointage existant',
+  'attendance.rangeTooLong': 'Choisissez au plus {days} jours',
+  'attendance.monthFormat': 'Saisissez le mois au format AAAA-MM',
   'groups.devicesInUse': 'Des appareils appartiennent encore à ce groupe ; déplacez-les d\'abord',
   'devices.clockFormat': 'Saisissez une heure au format HH:mm, de 00:00 à 23:59',
   'devices.oneDecimal': 'Utilisez au plus une décimale',
@@ -473,4 +475,5 @@ export const fr_FR: Catalog = {
   'field.makeUpWorkday': 'Jour travaillé de rattrapage',
   'field.holiday': 'Jour férié',
   'field.year': 'Année',
+  'field.month': 'Mois',
 };

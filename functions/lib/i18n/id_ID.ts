@@ -148,6 +148,8 @@ export const id_ID: Catalog = {
   'attendance.shiftInUse': 'Jam kerja ini digunakan oleh grup kehadiran {groups}; berikan jam kerja lain kepada grup tersebut terlebih dahulu',
   'attendance.shiftInUseByHoliday': 'Jam kerja ini digunakan oleh hari libur {holidays}; berikan jam kerja lain kepada hari libur tersebut terlebih dahulu',
   'attendance.groupMissing': 'Pilih grup kehadiran yang sudah ada',
+  'attendance.rangeTooLong': 'Pilih paling banyak {days} hari',
+  'attendance.monthFormat': 'Masukkan bulan dengan format YYYY-MM',
   'groups.devicesInUse': 'Masih ada perangkat di grup ini; pindahkan perangkat tersebut terlebih dahulu',
   'devices.clockFormat': 'Gunakan format waktu HH:mm, dari 00:00 hingga 23:59',
   'devices.oneDecimal': 'Gunakan paling banyak satu angka desimal',
@@ -473,4 +475,5 @@ export const id_ID: Catalog = {
   'field.makeUpWorkday': 'Hari kerja pengganti',
   'field.holiday': 'Hari libur',
   'field.year': 'Tahun',
+  'field.month': 'Bulan',
 };

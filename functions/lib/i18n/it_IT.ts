@@ -148,6 +148,8 @@ export const it_IT: Catalog = {
   'attendance.shiftInUse': 'Questo turno è usato dai gruppi presenze {groups}; assegna prima a questi gruppi un altro turno',
   'attendance.shiftInUseByHoliday': 'Questo turno è usato dalle festività {holidays}; assegna prima a queste festività un altro turno',
   'attendance.groupMissing': 'Scegli un gruppo presenze esistente',
+  'attendance.rangeTooLong': 'Scegli al massimo {days} giorni',
+  'attendance.monthFormat': 'Inserisci il mese nel formato AAAA-MM',
   'groups.devicesInUse': 'Questo gruppo contiene ancora dei dispositivi; spostali prima in un altro gruppo',
   'devices.clockFormat': 'Inserisci un orario nel formato HH:mm, da 00:00 a 23:59',
   'devices.oneDecimal': 'Usa al massimo una cifra decimale',
@@ -473,4 +475,5 @@ export const it_IT: Catalog = {
   'field.makeUpWorkday': 'Giorno lavorativo di recupero',
   'field.holiday': 'Festività',
   'field.year': 'Anno',
+  'field.month': 'Mese',
 };

@@ -148,6 +148,8 @@ export const ja_JP: Catalog = {
   'attendance.shiftInUse': 'このシフトは次の勤怠グループで使用されています：{groups}。先にそれらに別のシフトを割り当ててください',
   'attendance.shiftInUseByHoliday': 'このシフトは次の休日で使用されています：{holidays}。先にそれらに別のシフトを割り当ててください',
   'attendance.groupMissing': '既存の勤怠グループを選択してください',
+  'attendance.rangeTooLong': '{days} 日以内で選択してください',
+  'attendance.monthFormat': '月を YYYY-MM の形式で入力してください',
   'groups.devicesInUse': 'このグループにはまだ所属しているデバイスがあります。先に他のグループへ移動してください',
   'devices.clockFormat': '時刻は 00:00～23:59 の範囲で HH:mm 形式で入力してください',
   'devices.oneDecimal': '小数点以下は 1 桁までで入力してください',
@@ -473,4 +475,5 @@ export const ja_JP: Catalog = {
   'field.makeUpWorkday': '振替出勤日',
   'field.holiday': '休日',
   'field.year': '年',
+  'field.month': '月',
 };

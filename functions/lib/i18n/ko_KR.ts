@@ -148,6 +148,8 @@ export const ko_KR: Catalog = {
   'attendance.shiftInUse': '이 근무조를 사용하는 근태 그룹이 있습니다: {groups}. 먼저 해당 그룹에 다른 근무조를 지정해 주세요',
   'attendance.shiftInUseByHoliday': '이 근무조를 사용하는 휴일이 있습니다: {holidays}. 먼저 해당 휴일에 다른 근무조를 지정해 주세요',
   'attendance.groupMissing': '기존 근태 그룹을 선택해 주세요',
+  'attendance.rangeTooLong': '최대 {days}일까지 선택하세요',
+  'attendance.monthFormat': '월을 YYYY-MM 형식으로 입력하세요',
   'groups.devicesInUse': '이 그룹에 아직 소속된 장치가 있습니다. 먼저 다른 그룹으로 옮겨 주세요',
   'devices.clockFormat': '00:00~23:59 사이의 시간을 HH:mm 형식으로 입력해 주세요',
   'devices.oneDecimal': '소수점 이하 한 자리까지만 입력해 주세요',
@@ -473,4 +475,5 @@ export const ko_KR: Catalog = {
   'field.makeUpWorkday': '대체 근무일',
   'field.holiday': '휴일',
   'field.year': '연도',
+  'field.month': '월',
 };

@@ -148,6 +148,8 @@ export const ru_RU: Catalog = {
   'attendance.shiftInUse': 'Эта смена используется группами учёта {groups}; сначала назначьте им другую смену',
   'attendance.shiftInUseByHoliday': 'Эта смена используется праздниками {holidays}; сначала назначьте им другую смену',
   'attendance.groupMissing': 'Выберите существующую группу учёта',
+  'attendance.rangeTooLong': 'Выберите не более {days} дн.',
+  'attendance.monthFormat': 'Введите месяц в формате ГГГГ-ММ',
   'groups.devicesInUse': 'В этой группе ещё есть устройства; сначала переместите их',
   'devices.clockFormat': 'Укажите время в формате ЧЧ:ММ от 00:00 до 23:59',
   'devices.oneDecimal': 'Используйте не более одного знака после запятой',
@@ -473,4 +475,5 @@ export const ru_RU: Catalog = {
   'field.makeUpWorkday': 'Перенесённый рабочий день',
   'field.holiday': 'Праздник',
   'field.year': 'Год',
+  'field.month': 'Месяц',
 };

@@ -148,6 +148,8 @@ export const zh_CN: Catalog = {
   'attendance.shiftInUse': '该班次正被以下考勤组使用：{groups}；请先为这些考勤组更换班次',
   'attendance.shiftInUseByHoliday': '该班次正被以下节假日使用：{holidays}；请先为这些节假日更换班次',
   'attendance.groupMissing': '请选择已有的考勤组',
+  'attendance.rangeTooLong': '最多选择 {days} 天',
+  'attendance.monthFormat': '请按 YYYY-MM 格式输入月份',
   'groups.devicesInUse': '该分组下仍有设备，请先将其移至其他分组',
   'devices.clockFormat': '请使用 HH:mm 格式的时间，范围为 00:00 至 23:59',
   'devices.oneDecimal': '最多保留一位小数',
@@ -473,4 +475,5 @@ export const zh_CN: Catalog = {
   'field.makeUpWorkday': '调休上班日',
   'field.holiday': '节假日',
   'field.year': '年份',
+  'field.month': '月份',
 };

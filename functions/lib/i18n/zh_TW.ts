@@ -148,6 +148,8 @@ export const zh_TW: Catalog = {
   'attendance.shiftInUse': '此班別正由下列出勤群組使用：{groups}；請先為這些出勤群組改用其他班別',
   'attendance.shiftInUseByHoliday': '此班別正由下列假日使用：{holidays}；請先為這些假日改用其他班別',
   'attendance.groupMissing': '請選擇既有的出勤群組',
+  'attendance.rangeTooLong': '最多選擇 {days} 天',
+  'attendance.monthFormat': '請依 YYYY-MM 格式輸入月份',
   'groups.devicesInUse': '此群組中仍有設備，請先將其移至其他群組',
   'devices.clockFormat': '請使用 HH:mm 格式的時間，範圍為 00:00 至 23:59',
   'devices.oneDecimal': '最多只能有一位小數',
@@ -473,4 +475,5 @@ export const zh_TW: Catalog = {
   'field.makeUpWorkday': '補班日',
   'field.holiday': '假日',
   'field.year': '年份',
+  'field.month': '月份',
 };

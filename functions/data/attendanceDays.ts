@@ -1,0 +1,424 @@
+import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { attendanceDays, type DayResult, type EngineInput } from '#domain/attendance/index';
+import { addDays, dayOf, endOfDay, startOfDay } from '#domain/time';
+import { dynamo } from '#lib/aws';
+import { pool } from '#lib/pool';
+import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
+import { finishBatch, nowIso } from './entity.ts';
+import { EVENTS_TABLE, tableName } from './tables.ts';
+
+/**
+ * Attendance results, stored in the events table under the tenant's partition:
+ *
+ * - a day:   `attDay#<date>#<personKey>`: the engine's DayResult for one employee and date, with
+ *            who they are (name, department, group) and when it was computed, so a day's list is
+ *            one key range read newest date first;
+ * - a month: `attMonth#<YYYY-MM>#<personKey>`: the sums of that employee's days of the month,
+ *            rewritten whenever one of its days is, so the monthly list reads one item per person.
+ *
+ * Punches are the employees' pass records (`punch#…`, data/passRecords.ts). The engine is pure
+ * (domain/attendance); this module feeds it and keeps what it answers.
+ */
+
+const table = () => tableName(EVENTS_TABLE);
+const HIGH = '\u{10FFFF}';
+const daySk = (date: string, personKey: string): string => `attDay#${date}#${personKey}`;
+const monthSk = (month: string, personKey: string): string => `attMonth#${month}#${personKey}`;
+
+export interface StoredDay extends DayResult {
+  personKey: string;
+  personId: string;
+  name: string;
+  departmentKey: string | null;
+  attendanceGroupKey: string;
+  shiftName: string | null;
+  /** Today's day, still going on: a period not over yet may still get its punches. */
+  open: boolean;
+  computedAt: string;
+}
+
+export interface MonthTotals {
+  personKey: string;
+  personId: string;
+  name: string;
+  departmentKey: string | null;
+  attendanceGroupKey: string;
+  month: string;
+  /** Workdays of the month so far, and those with at least one clock-in or clock-out. */
+  workdays: number;
+  attended: number;
+  lateCount: number;
+  late: number;
+  earlyLeaveCount: number;
+  earlyLeave: number;
+  work: number;
+  absence: number;
+  missing: number;
+  overtimeWorkday: number;
+  overtimeRestDay: number;
+  overtimeHoliday: number;
+  computedAt: string;
+}
+
+interface Punch {
+  verifyTime: string;
+  deviceKey: string;
+  temperature?: number;
+}
+
+/** One employee's punches between two instants. */
+export async function punchesOf(tenantId: string, personKey: string, fromIso: string, toIso: string): Promise<Punch[]> {
+  const out: Punch[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `punch#${personKey}#${fromIso}`, ':hi': `punch#${personKey}#${toIso}#${HIGH}` },
+        ProjectionExpression: 'verifyTime, deviceKey, temperature',
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...((page.Items ?? []) as Punch[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** What the engine needs of the company's rules, read once for a computation. */
+export interface Rules {
+  shifts: Shift[];
+  groups: Map<string, AttendanceGroup>;
+  holidays: EngineInput['holidays'];
+  /** Shift keys by the name the engine (and its trace) calls them. */
+  shiftNames: Map<string, string>;
+}
+
+export async function readRules(tenantId: string): Promise<Rules> {
+  const [shifts, groups, holidays] = await Promise.all([listShifts(tenantId), listAttendanceGroups(tenantId), listHolidays(tenantId)]);
+  // The trace names shifts; two shifts of one name are told apart by their key.
+  const counts = new Map<string, number>();
+  for (const s of shifts) counts.set(s.name, (counts.get(s.name) ?? 0) + 1);
+  const shiftNames = new Map(shifts.map((s) => [s.shiftKey, counts.get(s.name)! > 1 ? `${s.name} (${s.shiftKey.slice(-4)})` : s.name]));
+  return {
+    shifts,
+    groups: new Map(groups.map((g) => [g.attendanceGroupKey, g])),
+    shiftNames,
+    holidays: holidays.map((h) => ({
+      name: h.name,
+      start: h.start,
+      end: h.end,
+      workday: h.workday && !!h.shiftKey && shiftNames.has(h.shiftKey),
+      ...(h.workday && h.shiftKey && shiftNames.has(h.shiftKey) ? { shift: shiftNames.get(h.shiftKey)! } : {}),
+    })),
+  };
+}
+
+/** The engine's input for one employee over `from`..`to`, from the stored rules and punches. */
+export async function engineInputOf(tenantId: string, rules: Rules, member: StaffMember, group: AttendanceGroup, from: string, to: string): Promise<EngineInput> {
+  const tz = group.timezone;
+  // Periods may reach into the day before (an early check-in window) and the day after (a night shift).
+  const punches = await punchesOf(tenantId, member.personKey, startOfDay(addDays(from, -1), tz).toISOString(), endOfDay(addDays(to, 2), tz).toISOString());
+  const devices = new Set(group.deviceKeys);
+  const counted = devices.size ? punches.filter((p) => devices.has(p.deviceKey)) : punches;
+  const created = dayOf(new Date(member.createdAt), tz);
+  const firstPunch = counted.length ? dayOf(new Date(counted[0]!.verifyTime), tz) : created;
+  return {
+    timezone: tz,
+    from,
+    to,
+    shifts: Object.fromEntries(rules.shifts.map((s) => [rules.shiftNames.get(s.shiftKey)!, s.periods])),
+    group: {
+      weekdays: Object.fromEntries(Object.entries(group.weekdays).map(([d, key]) => [d, key && rules.shiftNames.has(key) ? rules.shiftNames.get(key)! : null])) as EngineInput['group']['weekdays'],
+      workdayOvertimeAfter: group.workdayOvertimeAfter ?? null,
+      restDayMinHours: group.restDayMinHours ?? null,
+    },
+    holidays: rules.holidays,
+    // Employed from the day they were added, or their first punch when history came with them.
+    employee: { since: firstPunch < created ? firstPunch : created, resignedOn: member.resignedAt ? dayOf(new Date(member.resignedAt), tz) : null },
+    punches: counted.map((p) => ({ at: p.verifyTime, temperature: p.temperature ?? null })),
+  };
+}
+
+async function writeAll(items: Record<string, unknown>[], deletes: Record<string, unknown>[] = []): Promise<void> {
+  const requests = [...items.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((Key) => ({ DeleteRequest: { Key } }))];
+  for (let i = 0; i < requests.length; i += 25) {
+    await finishBatch('attendance results', requests.slice(i, i + 25), async (part) => {
+      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table()]: part } }));
+      return { unprocessed: out.UnprocessedItems?.[table()] ?? [] };
+    });
+  }
+}
+
+const WEEKDAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+
+/** The shift a workday was counted under: a make-up workday's, else its weekday's. */
+function shiftOfDay(day: DayResult, input: EngineInput): string | null {
+  if (day.kind !== 'workday') return null;
+  const makeUp = input.holidays.find((h) => h.workday && h.start <= day.date && day.date <= h.end);
+  return makeUp?.shift ?? input.group.weekdays[WEEKDAY_NAMES[new Date(`${day.date}T00:00:00Z`).getUTCDay()]!] ?? null;
+}
+
+/** The sums of a month's days. */
+export function monthTotals(days: StoredDay[], member: Pick<StoredDay, 'personKey' | 'personId' | 'name' | 'departmentKey' | 'attendanceGroupKey'>, month: string): MonthTotals {
+  const totals: MonthTotals = {
+    personKey: member.personKey,
+    personId: member.personId,
+    name: member.name,
+    departmentKey: member.departmentKey,
+    attendanceGroupKey: member.attendanceGroupKey,
+    month,
+    workdays: 0,
+    attended: 0,
+    lateCount: 0,
+    late: 0,
+    earlyLeaveCount: 0,
+    earlyLeave: 0,
+    work: 0,
+    absence: 0,
+    missing: 0,
+    overtimeWorkday: 0,
+    overtimeRestDay: 0,
+    overtimeHoliday: 0,
+    computedAt: nowIso(),
+  };
+  for (const day of days) {
+    if (day.kind === 'workday') {
+      totals.workdays++;
+      if (day.firstIn || day.lastOut) totals.attended++;
+    }
+    if (day.late > 0) totals.lateCount++;
+    if (day.earlyLeave > 0) totals.earlyLeaveCount++;
+    totals.late += day.late;
+    totals.earlyLeave += day.earlyLeave;
+    totals.work += day.work;
+    totals.absence += day.absence;
+    totals.missing += day.missingIn + day.missingOut;
+    totals.overtimeWorkday += day.overtimeWorkday;
+    totals.overtimeRestDay += day.overtimeRestDay;
+    totals.overtimeHoliday += day.overtimeHoliday;
+  }
+  totals.absence = Math.round(totals.absence * 100) / 100;
+  return totals;
+}
+
+async function daysOfMonth(tenantId: string, personKey: string, month: string): Promise<StoredDay[]> {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const count = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const keys = Array.from({ length: count }, (_, i) => ({ pk: tenantId, sk: daySk(`${month}-${String(i + 1).padStart(2, '0')}`, personKey) }));
+  const out: StoredDay[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    const read = await finishBatch('attendance days', keys.slice(i, i + 100), async (part) => {
+      const answer = await dynamo().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: part } } }));
+      return { data: (answer.Responses?.[table()] ?? []) as StoredDay[], unprocessed: answer.UnprocessedKeys?.[table()]?.Keys ?? [] };
+    });
+    out.push(...read);
+  }
+  return out.sort((a, b) => a.date.localeCompare(b.date));
+}
+
+/**
+ * Computes and stores the days `from`..`to` of the company's employees who need attendance and
+ * belong to a group (or only of `only`), and the months those days fall in. Days stored before
+ * for an employee who no longer belongs to a group, or no longer needs attendance, are removed.
+ * Answers how many employee-days were stored.
+ */
+export async function computeAttendance(tenantId: string, from: string, to: string, only?: ReadonlySet<string>): Promise<number> {
+  const [rules, staff] = await Promise.all([readRules(tenantId), attendanceStaff(tenantId)]);
+  const counted = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && rules.groups.has(m.attendanceGroupKey) && (!only || only.has(m.personKey)));
+  const computedAt = nowIso();
+  let stored = 0;
+  const months = new Set<string>();
+  await pool(counted, 8, async (member) => {
+    const group = rules.groups.get(member.attendanceGroupKey!)!;
+    // Days to come are not counted; today is, as far as it went.
+    const today = dayOf(new Date(), group.timezone);
+    const end = to < today ? to : today;
+    if (end < from) return;
+    const input = await engineInputOf(tenantId, rules, member, group, from, end);
+    const days = attendanceDays(input);
+    const items = days.map(
+      (day): StoredDay & Record<string, unknown> => ({
+        pk: tenantId,
+        sk: daySk(day.date, member.personKey),
+        ...day,
+        personKey: member.personKey,
+        personId: member.personId,
+        name: member.name,
+        departmentKey: member.departmentKey,
+        attendanceGroupKey: group.attendanceGroupKey,
+        shiftName: shiftOfDay(day, input),
+        open: day.date === today,
+        computedAt,
+      }),
+    );
+    await writeAll(items);
+    stored += items.length;
+    const touched = new Set(days.map((d) => d.date.slice(0, 7)));
+    for (const month of touched) {
+      months.add(month);
+      const monthDays = await daysOfMonth(tenantId, member.personKey, month);
+      await writeAll([{ pk: tenantId, sk: monthSk(month, member.personKey), kind: 'attendanceMonth', ...monthTotals(monthDays, items[0]!, month) }]);
+    }
+  });
+  // Whoever is not counted any more loses the days of the range (and their months are summed again).
+  const keep = new Set(counted.map((m) => m.personKey));
+  const stale = only ? dayKeysOf([...only].filter((k) => !keep.has(k)), from, to) : (await storedDayKeys(tenantId, from, to)).filter((k) => !keep.has(k.personKey));
+  if (stale.length) {
+    await writeAll([], stale.map((k) => ({ pk: tenantId, sk: daySk(k.date, k.personKey) })));
+    const gone = new Map<string, Set<string>>();
+    for (const k of stale) gone.set(k.personKey, (gone.get(k.personKey) ?? new Set()).add(k.date.slice(0, 7)));
+    for (const [personKey, monthsOf] of gone) {
+      for (const month of monthsOf) {
+        const rest = await daysOfMonth(tenantId, personKey, month);
+        if (rest.length) await writeAll([{ pk: tenantId, sk: monthSk(month, personKey), kind: 'attendanceMonth', ...monthTotals(rest, rest[0]!, month) }]);
+        else await writeAll([], [{ pk: tenantId, sk: monthSk(month, personKey) }]);
+      }
+    }
+  }
+  return stored;
+}
+
+/** Every date of the range for each of `personKeys`. */
+function dayKeysOf(personKeys: string[], from: string, to: string): { date: string; personKey: string }[] {
+  const out: { date: string; personKey: string }[] = [];
+  for (const personKey of personKeys) for (let date = from; date <= to; date = addDays(date, 1)) out.push({ date, personKey });
+  return out;
+}
+
+async function storedDayKeys(tenantId: string, from: string, to: string): Promise<{ date: string; personKey: string }[]> {
+  const out: { date: string; personKey: string }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `attDay#${from}`, ':hi': `attDay#${to}#${HIGH}` },
+        ProjectionExpression: '#d, personKey',
+        ExpressionAttributeNames: { '#d': 'date' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push({ date: String(item.date), personKey: String(item.personKey) });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+export interface DayFilter {
+  from: string;
+  to: string;
+  departmentKey?: string | undefined;
+  attendanceGroupKey?: string | undefined;
+  status?: string | undefined;
+  keyword?: string | undefined;
+}
+
+/** Most items one page reads before it answers (with a cursor where reading stopped). */
+const READ_BUDGET = 3000;
+const encodeCursor = (sk: string): string => Buffer.from(sk, 'utf8').toString('base64url');
+const decodeCursor = (cursor: string): string | undefined => {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  return sk.startsWith('attDay#') || sk.startsWith('attMonth#') ? sk : undefined;
+};
+
+function matches(item: StoredDay | MonthTotals, filter: Omit<DayFilter, 'from' | 'to'>): boolean {
+  if (filter.departmentKey && item.departmentKey !== filter.departmentKey) return false;
+  if (filter.attendanceGroupKey && item.attendanceGroupKey !== filter.attendanceGroupKey) return false;
+  if (filter.status && !('status' in item && item.status.includes(filter.status as never))) return false;
+  if (filter.keyword) {
+    const k = filter.keyword.toLocaleLowerCase();
+    if (!item.name.toLocaleLowerCase().includes(k) && !item.personId.toLocaleLowerCase().includes(k)) return false;
+  }
+  return true;
+}
+
+/** Reads a key range newest first, keeping what `keep` keeps, within the read budget. */
+async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: number, keep: (item: T) => boolean, cursor?: string): Promise<{ items: T[]; nextCursor: string | null }> {
+  let upper = hi;
+  const after = cursor ? decodeCursor(cursor) : undefined;
+  if (after && after < upper) upper = after;
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  let read = 0;
+  for (;;) {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': lo, ':hi': upper },
+        ScanIndexForward: false,
+        Limit: Math.min(500, READ_BUDGET - read + 1),
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      read++;
+      if (item.sk === after) continue;
+      if (keep(item as T)) items.push(item as T);
+      if (items.length === pageSize) {
+        const more = !!page.LastEvaluatedKey || (page.Items ?? []).indexOf(item) < (page.Items ?? []).length - 1;
+        return { items, nextCursor: more ? encodeCursor(String(item.sk)) : null };
+      }
+    }
+    start = page.LastEvaluatedKey;
+    if (!start) return { items, nextCursor: null };
+    if (read >= READ_BUDGET) return { items, nextCursor: encodeCursor(String(start.sk)) };
+  }
+}
+
+/** Stored days of a date range, newest date first, filtered. */
+export function listDays(tenantId: string, filter: DayFilter, pageSize: number, cursor?: string) {
+  return readRange<StoredDay>(tenantId, `attDay#${filter.from}`, `attDay#${filter.to}#${HIGH}`, pageSize, (item) => matches(item, filter), cursor);
+}
+
+/** Month totals of a month, filtered. */
+export function listMonths(tenantId: string, month: string, filter: Omit<DayFilter, 'from' | 'to' | 'status'>, pageSize: number, cursor?: string) {
+  return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, (item) => matches(item, filter), cursor);
+}
+
+/** One stored day of one employee. */
+export async function findDay(tenantId: string, personKey: string, date: string): Promise<StoredDay | undefined> {
+  const page = await dynamo().send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': tenantId, ':sk': daySk(date, personKey) } }));
+  return page.Items?.[0] as StoredDay | undefined;
+}
+
+/** Counts by status of one date's stored days (the dashboard's yesterday). */
+export async function dayCounts(tenantId: string, date: string): Promise<Record<string, number> & { total: number }> {
+  const counts: Record<string, number> & { total: number } = { total: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `attDay#${date}#`, ':hi': `attDay#${date}#${HIGH}` },
+        ProjectionExpression: '#s, kind',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      counts.total++;
+      for (const status of (item.status as string[]) ?? []) counts[status] = (counts[status] ?? 0) + 1;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return counts;
+}
+
+/**
+ * Punches just stored: the days they belong to are computed again for their employees, so today
+ * shows who is late already. A punch may belong to the day before (a night shift), so that day is
+ * computed too.
+ */
+export async function punchesArrived(tenantId: string, records: readonly { personKey?: string; personKind?: string; verifyTime: string }[]): Promise<void> {
+  const punched = records.filter((r) => r.personKind === 'employee' && r.personKey);
+  if (!punched.length) return;
+  const times = punched.map((r) => r.verifyTime).sort();
+  const from = addDays(times[0]!.slice(0, 10), -1);
+  const to = addDays(times.at(-1)!.slice(0, 10), 1);
+  await computeAttendance(tenantId, from, to, new Set(punched.map((r) => r.personKey!)));
+}

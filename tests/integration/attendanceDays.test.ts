@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceAgent } from '@passcloud/device-shadow/agent';
+import { simulatedInfo } from '@passcloud/device-shadow/fleet';
+import { newPassRecord } from '@passcloud/device-shadow/records';
+import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
+import { createAccount } from '@passcloud/functions/data/identity';
+import { tenants } from '@passcloud/functions/data/tenants';
+import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
+import { closeAttendanceDays } from '@passcloud/functions/jobs/attendanceClose';
+import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
+import { until } from '../support/wait.ts';
+
+/**
+ * Attendance statistics end to end: punches arrive from a terminal over MQTT, their days are
+ * computed as they arrive, the day-close job computes days nobody punched in, a rule change is
+ * applied to past days on demand, and the daily and monthly lists read what was stored.
+ */
+
+const ZONE = 'Asia/Tokyo';
+let token: string;
+let tenantId: string;
+let device: DeviceAgent;
+let shiftKey: string;
+let groupKey: string;
+let worker: string;
+let idle: string;
+const workerName = unique('Wren ');
+const idleName = unique('Ivo ');
+
+const period = { onDuty: '09:00', offDuty: '18:00', earliestCheckIn: '07:00', latestCheckOut: '21:00', lateTolerance: 0, earlyLeaveTolerance: 0 };
+const everyDay = (key: string) => ({ sun: key, mon: key, tue: key, wed: key, thu: key, fri: key, sat: key });
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+type Issues = { issues: { path: string; message: string }[] };
+
+const today = () => dayOf(new Date(), ZONE);
+const at = (day: string, hhmm: string) => atLocalTime(day, Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3)), ZONE).getTime();
+const daily = (query: string, as = token) => call<Page<StoredDay>>('GET', `/v1/attendance/daily?pageSize=200&${query}`, { token: as });
+const dayOfWorker = async (date: string) => (await daily(`from=${date}&to=${date}&keyword=${encodeURIComponent(workerName)}`)).body.data.items[0];
+
+async function employee(name: string): Promise<string> {
+  const group = await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Staff '), type: 'employee' } });
+  const answer = await call<{ employeeKey: string }>('POST', '/v1/employees', {
+    token,
+    body: { personId: unique('W'), name, role: 'Clerk', gender: 'male', groupKey: group.body.data.groupKey, needsAttendance: true },
+  });
+  expect(answer.body.code).toBe(201);
+  return answer.body.data.employeeKey;
+}
+
+beforeAll(async () => {
+  const owner = await registerTenant();
+  token = (await login(owner.username, owner.password)).token;
+  tenantId = token.split('.')[0]!;
+  await tenants().patch({ tenantId }).set({ timezone: ZONE }).go();
+  await grantSeats(token, 1);
+  device = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('AT').toUpperCase(), 1), heartbeatMs: 60_000 });
+  await device.start();
+  worker = await employee(workerName);
+  idle = await employee(idleName);
+  shiftKey = (await call<{ shiftKey: string }>('POST', '/v1/attendance/shifts', { token, body: { name: 'Day', periods: [period] } })).body.data.shiftKey;
+  const group = await call<{ attendanceGroupKey: string }>('POST', '/v1/attendance/groups', {
+    token,
+    body: { name: 'Everyone', employeeKeys: [worker, idle], deviceKeys: [device.deviceKey], weekdays: everyDay(shiftKey), workdayOvertimeAfter: '19:00', restDayMinHours: null },
+  });
+  expect(group.body.code).toBe(201);
+  groupKey = group.body.data.attendanceGroupKey;
+});
+
+afterAll(async () => {
+  await device?.stop();
+});
+
+describe('attendance statistics', () => {
+  it('computes the days of punches as they arrive, each figure with its trace', async () => {
+    const first = addDays(today(), -3);
+    const second = addDays(today(), -2);
+    for (const verifyTime of [at(first, '09:10'), at(first, '19:40'), at(second, '08:55')]) {
+      device.records.add(newPassRecord({ personKey: worker, name: workerName, verifyTime, temperature: 36.5 }));
+    }
+    const late = await until(() => dayOfWorker(first), (day) => !!day);
+    expect(late).toMatchObject({ date: first, kind: 'workday', status: ['late'], late: 10, work: 530, overtimeWorkday: 40, shiftName: 'Day', open: false, attendanceGroupKey: groupKey });
+    expect(late!.trace).toEqual(expect.arrayContaining([expect.stringMatching(/^late 10 min: clock-in 09:10, on duty 09:00/), expect.stringMatching(/^workday overtime 40 min/)]));
+    const missing = await until(() => dayOfWorker(second), (day) => !!day);
+    expect(missing).toMatchObject({ status: ['missingOut'], missingOut: 1, firstIn: expect.stringContaining('08:55') });
+
+    const onlyLate = await daily(`from=${first}&to=${second}&status=late`);
+    expect(onlyLate.body.data.items.map((d) => [d.name, d.date])).toEqual([[workerName, first]]);
+    const byGroup = await daily(`from=${first}&to=${second}&attendanceGroupKey=zzzzzzzzzzzzzzzz`);
+    expect(byGroup.body.data.items).toEqual([]);
+  });
+
+  it('closes a day nobody punched in with the hourly job, once', async () => {
+    // Run as if tomorrow had begun in Tokyo: today is the day that closes.
+    const tomorrow = new Date(at(addDays(today(), 1), '00:30'));
+    expect(await closeAttendanceDays(tomorrow)).toBeGreaterThanOrEqual(1);
+    const closed = await daily(`from=${today()}&to=${today()}&keyword=${encodeURIComponent(idleName)}`);
+    expect(closed.body.data.items).toEqual([expect.objectContaining({ personKey: idle, status: ['absence'], absence: 1, open: true })]);
+    // A second run finds the day closed and leaves it as it was.
+    const computedAt = closed.body.data.items[0]!.computedAt;
+    await closeAttendanceDays(tomorrow);
+    const again = await daily(`from=${today()}&to=${today()}&keyword=${encodeURIComponent(idleName)}`);
+    expect(again.body.data.items[0]!.computedAt).toBe(computedAt);
+  });
+
+  it('applies a changed rule to past days when asked, and the month sums its days', async () => {
+    const first = addDays(today(), -3);
+    const before = (await dayOfWorker(first))!;
+    const shift = await call<{ version: number }>('GET', `/v1/attendance/shifts/${shiftKey}`, { token });
+    expect((await call('PATCH', `/v1/attendance/shifts/${shiftKey}`, { token, body: { name: 'Day', periods: [{ ...period, lateTolerance: 15 }], version: shift.body.data.version } })).body.code).toBe(201);
+    // The stored figures stay until the range is computed again.
+    expect((await dayOfWorker(first))!.late).toBe(10);
+    const recomputed = await call<{ stored: number }>('POST', '/v1/attendance/recompute', { token, body: { from: first, to: today() } });
+    expect(recomputed.body.code).toBe(200);
+    expect(recomputed.body.data.stored).toBeGreaterThanOrEqual(2);
+    const after = (await dayOfWorker(first))!;
+    expect(after).toMatchObject({ status: ['normal'], late: 0 });
+    expect(after.computedAt > before.computedAt).toBe(true);
+
+    const month = first.slice(0, 7);
+    const days = (await daily(`from=${month}-01&to=${addDays(`${month}-01`, 30) < today() ? addDays(`${month}-01`, 30) : today()}&keyword=${encodeURIComponent(workerName)}`)).body.data.items.filter((d) => d.date.startsWith(month));
+    const totals = await call<Page<MonthTotals>>('GET', `/v1/attendance/monthly?month=${month}&keyword=${encodeURIComponent(workerName)}`, { token });
+    expect(totals.body.data.items).toHaveLength(1);
+    expect(totals.body.data.items[0]).toMatchObject({
+      personKey: worker,
+      workdays: days.filter((d) => d.kind === 'workday').length,
+      late: days.reduce((n, d) => n + d.late, 0),
+      work: days.reduce((n, d) => n + d.work, 0),
+      missing: days.reduce((n, d) => n + d.missingIn + d.missingOut, 0),
+      overtimeWorkday: days.reduce((n, d) => n + d.overtimeWorkday, 0),
+    });
+  });
+
+  it('refuses a range backwards or over 31 days and a month that is not one, and a reader without the permission', async () => {
+    const backwards = await call<Issues>('GET', `/v1/attendance/daily?from=${today()}&to=${addDays(today(), -1)}`, { token });
+    expect(backwards.status).toBe(422);
+    expect(backwards.body.data.issues[0]!.path).toBe('to');
+    expect((await call('GET', `/v1/attendance/daily?from=${addDays(today(), -40)}&to=${today()}`, { token })).status).toBe(422);
+    expect((await call('GET', '/v1/attendance/monthly?month=2026-13', { token })).status).toBe(422);
+    expect((await call('POST', '/v1/attendance/recompute', { token, body: { from: today(), to: addDays(today(), -3) } })).status).toBe(422);
+
+    const username = unique('rules');
+    await createAccount(tenantId, { username, password: 'rules-only-1', authCodes: ['pass:attendance-settings'] });
+    const clerk = (await login(username, 'rules-only-1')).token;
+    expect((await call('GET', `/v1/attendance/daily?from=${today()}&to=${today()}`, { token: clerk })).status).toBe(401);
+    expect((await call('GET', `/v1/attendance/monthly?month=${today().slice(0, 7)}`, { token: clerk })).status).toBe(401);
+  });
+});
