@@ -91,6 +91,8 @@ export const routes = [
   // Attendance statistics: the stored days and months, and a range computed again on demand.
   { method: 'GET', path: '/v1/attendance/daily', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
   { method: 'GET', path: '/v1/attendance/monthly', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  // The names of the attendance groups, for the statistics' group filter.
+  { method: 'GET', path: '/v1/attendance/groupNames', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'POST', path: '/v1/attendance/recompute', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },

@@ -29,6 +29,11 @@ export interface DashboardView {
    * terminal that was bound but never connected.
    */
   offline: { count: number; devices: { deviceKey: string; name: string; since: string | null }[] };
+  /**
+   * Yesterday's attendance (company calendar): how many employee-days were counted, and how many
+   * had each status; null when none were.
+   */
+  attendance: { day: string; total: number; normal: number; late: number; earlyLeave: number; missing: number; absence: number } | null;
 }
 
 export const OFFLINE_ALERT_MINUTES = 60;

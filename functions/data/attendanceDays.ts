@@ -402,7 +402,10 @@ export async function dayCounts(tenantId: string, date: string): Promise<Record<
     );
     for (const item of page.Items ?? []) {
       counts.total++;
-      for (const status of (item.status as string[]) ?? []) counts[status] = (counts[status] ?? 0) + 1;
+      const statuses = (item.status as string[]) ?? [];
+      for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+      // A day missing a clock-in and a clock-out is one day missing punches.
+      if (statuses.includes('missingIn') || statuses.includes('missingOut')) counts.missingDays = (counts.missingDays ?? 0) + 1;
     }
     start = page.LastEvaluatedKey;
   } while (start);
@@ -417,8 +420,9 @@ export async function dayCounts(tenantId: string, date: string): Promise<Record<
 export async function punchesArrived(tenantId: string, records: readonly { personKey?: string; personKind?: string; verifyTime: string }[]): Promise<void> {
   const punched = records.filter((r) => r.personKind === 'employee' && r.personKey);
   if (!punched.length) return;
+  // A punch's local date is its UTC date or the day either side; a night shift's day starts the day before.
   const times = punched.map((r) => r.verifyTime).sort();
-  const from = addDays(times[0]!.slice(0, 10), -1);
+  const from = addDays(times[0]!.slice(0, 10), -2);
   const to = addDays(times.at(-1)!.slice(0, 10), 1);
   await computeAttendance(tenantId, from, to, new Set(punched.map((r) => r.personKey!)));
 }

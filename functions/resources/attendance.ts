@@ -213,6 +213,12 @@ export const attendance = defineResource('attendance', {
       return ok(await listMonths(auth.tenantId, month, filter, pageSize, cursor));
     },
   }),
+  'GET /v1/attendance/groupNames': sessionRoute({
+    async handle({ auth }) {
+      const groups = await listAttendanceGroups(auth.tenantId);
+      return ok({ items: groups.map((g) => ({ attendanceGroupKey: g.attendanceGroupKey, name: g.name })), nextCursor: null });
+    },
+  }),
   'POST /v1/attendance/recompute': sessionRoute({
     body: recomputeBody,
     async handle({ auth, body }) {

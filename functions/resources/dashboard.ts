@@ -1,4 +1,5 @@
 import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, type CaptureFeed, type DashboardView } from '#contract/dashboard';
+import { dayCounts } from '#data/attendanceDays';
 import { allDevices } from '#data/devices';
 import { companySyncCountsByList } from '#data/syncCounts';
 import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
@@ -15,7 +16,8 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE'
 /**
  * The figures of the dashboard: one query of the day counters (this month and the last 10 days),
  * the people counters, the devices (their presence as the broker last told it) and the devices'
- * sync counters. None of it grows with the records.
+ * sync counters, and yesterday's attendance days (one key range, which grows with the staff, not
+ * the records). None of it grows with the records.
  */
 export async function dashboardOf(tenantId: string, now = new Date()): Promise<DashboardView> {
   const timezone = await companyTimezone(tenantId);
@@ -23,11 +25,13 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
   const firstOfMonth = `${today.slice(0, 8)}01`;
   const tenDaysAgo = addDays(today, 1 - DASHBOARD_DAYS);
   const from = firstOfMonth < tenDaysAgo ? firstOfMonth : tenDaysAgo;
-  const [counted, devices, employees, visitors] = await Promise.all([
+  const yesterday = addDays(today, -1);
+  const [counted, devices, employees, visitors, attended] = await Promise.all([
     dayCounters(tenantId, from, today),
     allDevices(tenantId),
     activeCount(tenantId, 'employee'),
     activeCount(tenantId, 'visitor'),
+    dayCounts(tenantId, yesterday),
   ]);
   const deviceKeys = devices.map((d) => d.deviceKey);
   const { 0: authority, 1: blacklist } = await companySyncCountsByList(tenantId, deviceKeys, [0, 1] as const);
@@ -61,6 +65,17 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
       count: gone.length,
       devices: gone.slice(0, OFFLINE_LIST_MAX).map((d) => ({ deviceKey: d.deviceKey, name: d.name, since: d.presenceAt > 0 ? new Date(d.presenceAt).toISOString() : null })),
     },
+    attendance: attended.total
+      ? {
+          day: yesterday,
+          total: attended.total,
+          normal: attended.normal ?? 0,
+          late: attended.late ?? 0,
+          earlyLeave: attended.earlyLeave ?? 0,
+          missing: attended.missingDays ?? 0,
+          absence: attended.absence ?? 0,
+        }
+      : null,
   };
 }
 

@@ -10,13 +10,15 @@ import { anyPerson, createPerson, type Person } from '@passcloud/functions/data/
 import { companyTimezone } from '@passcloud/functions/data/tenants';
 import { addDays, dayOf, endOfDay, startOfDay } from '@passcloud/functions/domain/time';
 import { putObject } from '@passcloud/functions/lib/storage';
+import { seedDemoAttendance } from './demoAttendance.ts';
 
 /**
  * The demo company's people and authorizations, made on the first start so that a newcomer sees
  * a living product: about 60 employees in departments and 15 visitors with drawn portraits (no
  * photo of a real person), everyone authorized on the simulated terminals, one employee without a
  * photo and one whose photo is too small for the terminals (so failed syncs show), and one visitor
- * on the blacklist. Then the terminals make passes at SIMULATE_TRAFFIC a minute.
+ * on the blacklist, and a month of attendance (demoAttendance.ts). Then the terminals make passes
+ * at SIMULATE_TRAFFIC a minute.
  */
 
 const FIRST = ['Ada', 'Ben', 'Chen', 'Dana', 'Eli', 'Fatima', 'Gus', 'Hana', 'Ivan', 'Jun', 'Kofi', 'Lena', 'Mateo', 'Nia', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sven', 'Tara'];
@@ -130,11 +132,9 @@ export async function authorizeDemo(tenantId: string, people: DemoPeople, device
 export async function startDemo(tenantId: string, fleet: Fleet | undefined, perMinute: number): Promise<Traffic | undefined> {
   const people = await seedDemoPeople(tenantId);
   if (fleet && people) {
-    await authorizeDemo(
-      tenantId,
-      people,
-      fleet.agents.map((a) => a.deviceKey).filter((k): k is string => !!k),
-    );
+    const deviceKeys = fleet.agents.map((a) => a.deviceKey).filter((k): k is string => !!k);
+    await authorizeDemo(tenantId, people, deviceKeys);
+    await seedDemoAttendance(tenantId, deviceKeys);
   }
   if (!fleet || perMinute <= 0) return undefined;
   return simulateTraffic(fleet.agents, { perMinute });

@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
+import { storeRecord } from '@passcloud/functions/data/passRecords';
+import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
 
@@ -10,6 +12,8 @@ import { failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole
 
 let browser: Browser;
 let owner: { username: string; password: string };
+let tenantId: string;
+const employeeKeys: Record<string, string> = {};
 const names = { ana: unique('Ana '), ben: unique('Ben ') };
 const BASE = '/pass-platform/enterprise/attendance/settings';
 
@@ -18,10 +22,12 @@ beforeAll(async () => {
   mkdirSync(shotDir, { recursive: true });
   owner = await registerTenant();
   const { token } = await login(owner.username, owner.password);
+  tenantId = token.split('.')[0]!;
   const groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Office', type: 'employee' } })).body.data.groupKey;
-  for (const name of Object.values(names)) {
-    const answer = await call('POST', '/v1/employees', { token, body: { personId: unique('E'), name, role: 'Clerk', gender: 'female', groupKey, needsAttendance: true } });
+  for (const [who, name] of Object.entries(names)) {
+    const answer = await call<{ employeeKey: string }>('POST', '/v1/employees', { token, body: { personId: unique('E'), name, role: 'Clerk', gender: 'female', groupKey, needsAttendance: true } });
     expect(answer.body.code).toBe(201);
+    employeeKeys[who] = answer.body.data.employeeKey;
   }
 });
 afterAll(async () => {
@@ -166,6 +172,71 @@ describe('attendance rules', () => {
     await page.goto(`${BASE}/shift/create`);
     await page.getByTestId('period-add').click();
     await page.screenshot({ path: `${shotDir}/attendance-shift-form-zh.png`, fullPage: true });
+    await context.close();
+  });
+
+  it("reads a day's statistics and opens the trace of a figure", async () => {
+    // Ana clocked in at 09:12 and out at 18:30 on the last weekday (company time, UTC for a new company) on some terminal.
+    let lastWeekday = addDays(dayOf(new Date(), 'UTC'), -1);
+    while ([0, 6].includes(new Date(`${lastWeekday}T00:00:00Z`).getUTCDay())) lastWeekday = addDays(lastWeekday, -1);
+    for (const hhmm of ['09:12', '18:30']) {
+      const at = atLocalTime(lastWeekday, Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3)), 'UTC').toISOString();
+      const record = {
+        tenantId,
+        deviceKey: 'frontdoor0000001',
+        recordId: unique('r'),
+        time: at,
+        verifyTime: at,
+        day: lastWeekday,
+        personKey: employeeKeys.ana!,
+        personKind: 'employee' as const,
+        name: names.ana,
+        nameLower: names.ana.toLowerCase(),
+        type: 'employee' as const,
+        measured: true,
+        temperature: 36.6,
+        fever: false,
+        passState: 'passed' as const,
+        source: 'face' as const,
+        ttl: Math.floor(Date.now() / 1000) + 86_400,
+      };
+      await storeRecord(record, 9);
+    }
+    const { context, page } = await newPage(browser);
+    watchConsole(page);
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto(`/pass-platform/enterprise/attendance/statistics/daily?from=${lastWeekday}&to=${lastWeekday}`);
+    await page.getByTestId('daily-empty').waitFor();
+    // The punches were stored behind the ingest's back: the day is computed on demand.
+    await page.getByTestId('daily-recompute').click();
+    const rows = page.getByTestId('daily-row');
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(1);
+    const ana = rows.filter({ hasText: names.ana });
+    const text = await ana.innerText();
+    for (const part of ['late', '09:12', '18:30', '12 min']) expect(text.toLowerCase()).toContain(part);
+    await page.screenshot({ path: `${shotDir}/attendance-daily-en.png` });
+    await ana.getByTestId('day-late').click();
+    const trace = page.getByTestId('day-trace');
+    await trace.waitFor();
+    expect(await page.getByTestId('day-trace-lines').innerText()).toContain('late 12 min: clock-in 09:12, on duty 09:00, tolerance 10');
+    expect(await page.getByTestId('day-computed').innerText()).toMatch(/^Computed at /);
+    await page.screenshot({ path: `${shotDir}/attendance-trace-en.png` });
+    await page.getByTestId('day-trace-close').click();
+    await trace.waitFor({ state: 'detached' });
+
+    // Only the late show with the status filter; the month counts the day.
+    await page.getByTestId('daily-status').click();
+    await page.getByRole('option', { name: 'Absent' }).click();
+    await page.getByTestId('daily-search').click();
+    await expect.poll(() => rows.filter({ hasText: names.ana }).count()).toBe(0);
+    await page.goto(`/pass-platform/enterprise/attendance/statistics/monthly?month=${lastWeekday.slice(0, 7)}`);
+    const month = page.getByTestId('monthly-row').filter({ hasText: names.ana });
+    await month.waitFor();
+    expect(await month.innerText()).toMatch(/1 · 12 min/);
+    await page.evaluate(() => localStorage.setItem('locale', 'ja_JP'));
+    await page.reload();
+    await month.waitFor();
+    await page.screenshot({ path: `${shotDir}/attendance-monthly-ja.png` });
     await context.close();
   });
 });

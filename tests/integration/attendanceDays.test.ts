@@ -91,6 +91,7 @@ describe('attendance statistics', () => {
     expect(onlyLate.body.data.items.map((d) => [d.name, d.date])).toEqual([[workerName, first]]);
     const byGroup = await daily(`from=${first}&to=${second}&attendanceGroupKey=zzzzzzzzzzzzzzzz`);
     expect(byGroup.body.data.items).toEqual([]);
+
   });
 
   it('closes a day nobody punched in with the hourly job, once', async () => {
@@ -104,6 +105,11 @@ describe('attendance statistics', () => {
     await closeAttendanceDays(tomorrow);
     const again = await daily(`from=${today()}&to=${today()}&keyword=${encodeURIComponent(idleName)}`);
     expect(again.body.data.items[0]!.computedAt).toBe(computedAt);
+
+    // The dashboard reads yesterday's days by status: the worker punched nothing yesterday,
+    // and the idle employee was not employed yet.
+    const view = await call<{ attendance: unknown }>('GET', '/v1/dashboard', { token });
+    expect(view.body.data.attendance).toEqual({ day: addDays(today(), -1), total: 1, normal: 0, late: 0, earlyLeave: 0, missing: 0, absence: 1 });
   });
 
   it('applies a changed rule to past days when asked, and the month sums its days', async () => {

@@ -123,12 +123,22 @@ export function DashboardPage() {
           <Title order={3} size="h5" c="gray.1" mb="xs">
             <Trans>Yesterday’s attendance</Trans>
           </Title>
-          <Text c="gray.4" size="sm">
-            <Trans>Attendance is not set up yet: it is counted once employees belong to an attendance group.</Trans>{' '}
-            <Anchor component={Link} to={ATTENDANCE_GROUPS} c="blue.3" data-testid="dashboard-attendance-setup">
-              <Trans>Set up attendance groups</Trans>
-            </Anchor>
-          </Text>
+          {view?.attendance ? (
+            <YesterdayAttendance attendance={view.attendance} />
+          ) : (
+            <Text c="gray.4" size="sm">
+              {view && view.attendance === null ? (
+                <>
+                  <Trans>No attendance was counted yesterday: it is counted for employees who belong to an attendance group.</Trans>{' '}
+                  <Anchor component={Link} to={ATTENDANCE_GROUPS} c="blue.3" data-testid="dashboard-attendance-setup">
+                    <Trans>Attendance groups</Trans>
+                  </Anchor>
+                </>
+              ) : (
+                <Skeleton h={18} w={240} radius="sm" className={classes.skeleton} component="span" display="inline-block" />
+              )}
+            </Text>
+          )}
         </Paper>
       </Box>
     </ScreenPage>
@@ -241,6 +251,41 @@ function Panel({ title, testId, children }: { title: string; testId: string; chi
       </Title>
       {children}
     </Paper>
+  );
+}
+
+/** Yesterday's employee-days by status, each opening the daily statistics of yesterday with that status. */
+function YesterdayAttendance({ attendance }: { attendance: NonNullable<DashboardView['attendance']> }) {
+  const { t } = useLingui();
+  const daily = (status?: string) => `/pass-platform/enterprise/attendance/statistics/daily?from=${attendance.day}&to=${attendance.day}${status ? `&status=${status}` : ''}`;
+  const figures = [
+    { key: 'total', label: t`Counted`, value: attendance.total, status: undefined, tone: 'gray.0' },
+    { key: 'normal', label: t({ message: 'Normal', context: 'attendance status' }), value: attendance.normal, status: 'normal', tone: 'teal.3' },
+    { key: 'late', label: t`Late`, value: attendance.late, status: 'late', tone: 'orange.4' },
+    { key: 'earlyLeave', label: t`Left early`, value: attendance.earlyLeave, status: 'earlyLeave', tone: 'yellow.4' },
+    { key: 'missing', label: t`Missing punches`, value: attendance.missing, status: undefined, tone: 'grape.3' },
+    { key: 'absence', label: t`Absent`, value: attendance.absence, status: 'absence', tone: 'red.4' },
+  ];
+  const linked = getAuthorities().includes('pass:attendance-statistics');
+  return (
+    <SimpleGrid cols={{ base: 3, md: 6 }} spacing="sm">
+      {figures.map((f) => (
+        <Stack key={f.key} gap={0} data-testid={`attendance-${f.key}`}>
+          <Text size="xs" c="gray.4" truncate="end" title={f.label}>
+            {f.label}
+          </Text>
+          {linked ? (
+            <Anchor component={Link} to={daily(f.status)} c={f.tone} fz={24} fw={600} data-testid={`attendance-${f.key}-value`}>
+              {formatNumber(f.value)}
+            </Anchor>
+          ) : (
+            <Text c={f.tone} fz={24} fw={600} data-testid={`attendance-${f.key}-value`}>
+              {formatNumber(f.value)}
+            </Text>
+          )}
+        </Stack>
+      ))}
+    </SimpleGrid>
   );
 }
 
