@@ -336,7 +336,7 @@ function matches(item: StoredDay | MonthTotals, filter: Omit<DayFilter, 'from' |
 }
 
 /** Reads a key range newest first, keeping what `keep` keeps, within the read budget. */
-async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: number, keep: (item: T) => boolean, cursor?: string): Promise<{ items: T[]; nextCursor: string | null }> {
+async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: number, keep: ((item: T) => boolean) | undefined, cursor?: string): Promise<{ items: T[]; nextCursor: string | null }> {
   let upper = hi;
   const after = cursor ? decodeCursor(cursor) : undefined;
   if (after && after < upper) upper = after;
@@ -350,14 +350,15 @@ async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: 
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
         ExpressionAttributeValues: { ':pk': tenantId, ':lo': lo, ':hi': upper },
         ScanIndexForward: false,
-        Limit: Math.min(500, READ_BUDGET - read + 1),
+        // Unfiltered, a page reads what it shows (and one more, to know there is more).
+        Limit: keep ? Math.min(500, READ_BUDGET - read + 1) : pageSize + 2,
         ExclusiveStartKey: start,
       }),
     );
     for (const item of page.Items ?? []) {
       read++;
       if (item.sk === after) continue;
-      if (keep(item as T)) items.push(item as T);
+      if (!keep || keep(item as T)) items.push(item as T);
       if (items.length === pageSize) {
         const more = !!page.LastEvaluatedKey || (page.Items ?? []).indexOf(item) < (page.Items ?? []).length - 1;
         return { items, nextCursor: more ? encodeCursor(String(item.sk)) : null };
@@ -371,12 +372,14 @@ async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: 
 
 /** Stored days of a date range, newest date first, filtered. */
 export function listDays(tenantId: string, filter: DayFilter, pageSize: number, cursor?: string) {
-  return readRange<StoredDay>(tenantId, `attDay#${filter.from}`, `attDay#${filter.to}#${HIGH}`, pageSize, (item) => matches(item, filter), cursor);
+  const filtered = !!(filter.departmentKey || filter.attendanceGroupKey || filter.status || filter.keyword);
+  return readRange<StoredDay>(tenantId, `attDay#${filter.from}`, `attDay#${filter.to}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
 }
 
 /** Month totals of a month, filtered. */
 export function listMonths(tenantId: string, month: string, filter: Omit<DayFilter, 'from' | 'to' | 'status'>, pageSize: number, cursor?: string) {
-  return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, (item) => matches(item, filter), cursor);
+  const filtered = !!(filter.departmentKey || filter.attendanceGroupKey || filter.keyword);
+  return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
 }
 
 /** One stored day of one employee. */

@@ -59,6 +59,7 @@ export class PassCloudStack extends Stack {
   readonly jobFailures: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
   readonly attendanceClose: HandlerFunction;
+  readonly attendanceMail: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -339,6 +340,26 @@ export class PassCloudStack extends Stack {
     }));
     grantTable(attendanceClose, main, 'readWrite');
     grantTable(attendanceClose, events, 'readWrite');
+    // The daily attendance summary goes at each company's own time of day: the job looks every 5 minutes.
+    const attendanceMail = (this.attendanceMail = new HandlerFunction(this, 'AttendanceMail', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/attendanceMail.ts'),
+      description: 'Pass Cloud: mails each company’s daily attendance summary at its chosen time',
+      environment,
+      timeout: Duration.minutes(5),
+    }));
+    grantTable(attendanceMail, main, 'read');
+    grantTable(attendanceMail, events, 'readWrite');
+    mail.grantSecrets(attendanceMail);
+    mail.grantSend(attendanceMail);
+    Validations.of(attendanceMail).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'SES checks ses:SendEmail against the sender and every recipient identity; the condition ses:FromAddress limits it to the stack’s sender.',
+    });
+    new Rule(this, 'AttendanceMailSchedule', {
+      description: 'Pass Cloud: the daily attendance summaries, at each company’s time',
+      schedule: Schedule.rate(Duration.minutes(5)),
+      targets: [new LambdaFunction(attendanceMail, { retryAttempts: 2 })],
+    });
     new Rule(this, 'AttendanceCloseSchedule', {
       description: 'Pass Cloud: the hourly close of attendance days',
       schedule: Schedule.cron({ minute: '5' }),

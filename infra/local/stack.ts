@@ -120,6 +120,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { closeAttendanceDays } = await import('@passcloud/functions/jobs/attendanceClose');
   const closeDays = setInterval(() => void closeAttendanceDays().catch((error: unknown) => console.error('attendance day close failed', error)), 3600_000);
   closeDays.unref();
+  // The daily attendance summaries go at each company's own time of day.
+  const { sendAttendanceSummaries } = await import('@passcloud/functions/jobs/attendanceMail');
+  const summaries = setInterval(() => void sendAttendanceSummaries().catch((error: unknown) => console.error('attendance summaries failed', error)), 5 * 60_000);
+  summaries.unref();
   const seeded: { demo?: DemoTenant } = {};
   let open = (): void => undefined;
   const ready = new Promise<void>((resolvePromise) => (open = resolvePromise));
@@ -194,6 +198,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(mailRetries);
       clearInterval(sweeper);
       clearInterval(closeDays);
+      clearInterval(summaries);
       await fleet?.stop();
       await iot.stop();
       await host.close();

@@ -1,6 +1,10 @@
 import { attendanceDays, engineInputShape, type EngineInput } from '@passcloud/functions/domain/attendance/index';
 import { addDays, atLocalTime } from '@passcloud/functions/domain/time';
-import { fmt } from './api.ts';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { monthTotals } from '@passcloud/functions/data/attendanceDays';
+import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { dynamo, resetClients } from '@passcloud/functions/lib/aws';
+import { adminToken, fmt, percentile } from './api.ts';
 
 /**
  * The attendance engine alone: a month of 1,000 employees with four punches a day (two periods),
@@ -57,5 +61,50 @@ export function attendanceBench(): string[] {
   return [
     `attendance engine: 1,000 employees x ${DAYS} days x 4 punches: ${fmt(small.ms)} (budget 2 s), ${small.days} days`,
     `attendance engine: 10,000 employees: ${fmt(large.ms)}, ${(large.ms / small.ms).toFixed(1)} times the time (budget 11)`,
+  ];
+}
+
+/**
+ * The monthly statistics' first page over 1,000 employees: a month of totals stored for each
+ * (as the day computation leaves them), then `GET /v1/attendance/monthly` read 40 times, plainly
+ * and with a keyword that matches one employee (the whole month read).
+ */
+export async function monthlyPageBench(stack: { url: string; env: Record<string, string>; demo?: { tenantId: string } }): Promise<string[]> {
+  Object.assign(process.env, stack.env);
+  resetClients();
+  const tenantId = stack.demo!.tenantId;
+  const month = '2026-03';
+  const items = Array.from({ length: 1000 }, (_, i) => {
+    const personKey = `benchperson${String(i).padStart(5, '0')}`;
+    return {
+      pk: tenantId,
+      sk: `attMonth#${month}#${personKey}`,
+      kind: 'attendanceMonth',
+      ...monthTotals([], { personKey, personId: `B${i}`, name: `Bench Employee ${i}`, departmentKey: null, attendanceGroupKey: 'benchgroup000001' }, month),
+      workdays: 22,
+      attended: 21,
+      late: i % 37,
+      lateCount: i % 3,
+    };
+  });
+  for (let i = 0; i < items.length; i += 25) {
+    await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName(EVENTS_TABLE)]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  }
+  const token = await adminToken(stack.url);
+  const probe = async (query: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < 45; i++) {
+      const started = performance.now();
+      const res = await fetch(`${stack.url}/v1/attendance/monthly?month=${month}&pageSize=20${query}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { code: number; data: { items: unknown[] } };
+      if (body.code !== 200 || body.data.items.length === 0) throw new Error(`GET /v1/attendance/monthly answered ${body.code} with ${body.data?.items?.length} items`);
+      if (i >= 5) times.push(performance.now() - started);
+    }
+    return { p50: percentile(times, 50), p95: percentile(times, 95) };
+  };
+  const plain = await probe('');
+  const keyword = await probe('&keyword=Employee%20999');
+  return [
+    `attendance: monthly first page over 1,000 employees p50 ${fmt(plain.p50)}, p95 ${fmt(plain.p95)} (budget 200 ms); with a keyword matching one p50 ${fmt(keyword.p50)}, p95 ${fmt(keyword.p95)}`,
   ];
 }

@@ -5,7 +5,7 @@ import { startLocalStack } from '@passcloud/infra/local/stack';
 import { adminToken, apiBench, fmt } from './api.ts';
 import { dashboardChunk, initialJsKb, lighthouseScore } from './web.ts';
 import { captureToScreenBench } from './dashboard.ts';
-import { attendanceBench } from './attendance.ts';
+import { attendanceBench, monthlyPageBench } from './attendance.ts';
 import { peopleBench } from './people.ts';
 import { devicesBench } from './devices.ts';
 import { withOwnHost } from './host.ts';
@@ -70,7 +70,10 @@ try {
     lines.push(`initial JavaScript of /login beside the dashboard: ${login.kb.toFixed(1)} KB gzip in ${login.files} files (173.5 KB before the dashboard)`);
     lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
   }
-  if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) lines.push(...attendanceBench());
+  if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) {
+    lines.push(...attendanceBench());
+    lines.push(...(await monthlyPageBench(stack)));
+  }
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

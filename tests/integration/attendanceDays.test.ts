@@ -7,7 +7,8 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import { tenants } from '@passcloud/functions/data/tenants';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { closeAttendanceDays } from '@passcloud/functions/jobs/attendanceClose';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { sendAttendanceSummaries } from '@passcloud/functions/jobs/attendanceMail';
+import { baseUrl, call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
 
@@ -138,6 +139,27 @@ describe('attendance statistics', () => {
       missing: days.reduce((n, d) => n + d.missingIn + d.missingOut, 0),
       overtimeWorkday: days.reduce((n, d) => n + d.overtimeWorkday, 0),
     });
+  });
+
+  it('mails the daily summary at the time of the email settings, once a day', async () => {
+    const hr = `${unique('hr')}@example.test`;
+    const settings = await call<{ version: number }>('GET', '/v1/settings/email', { token });
+    const saved = await call('PUT', '/v1/settings/email', {
+      token,
+      body: { senderName: 'HR', recipients: [hr], attendanceSummary: true, attendanceSummaryTime: '00:00', version: settings.body.data.version },
+    });
+    expect(saved.body.code).toBe(201);
+    expect(await sendAttendanceSummaries()).toBeGreaterThanOrEqual(1);
+    const mails = await until(() => mailsTo(hr), (found) => found.length > 0);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toBe(`Attendance summary of ${today()}`);
+    expect(mails[0]!.text).toMatch(/^Attendance on \d{4}-\d{2}-\d{2}: 2 counted/);
+    expect(mails[0]!.text).toContain(idleName);
+    // A second run the same day sends nothing more.
+    await sendAttendanceSummaries();
+    expect(await mailsTo(hr)).toHaveLength(1);
+    const records = await call<{ items: { group: string; status: string }[] }>('GET', '/v1/mailRecords?group=attendanceSummary', { token });
+    expect(records.body.data.items).toEqual([expect.objectContaining({ group: 'attendanceSummary', status: 'sent' })]);
   });
 
   it('refuses a range backwards or over 31 days and a month that is not one, and a reader without the permission', async () => {
