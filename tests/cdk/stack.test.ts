@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -297,13 +297,24 @@ describe('the AWS stack', () => {
     expect(syncPolicy).not.toContain('s3:PutObject');
   });
 
-  it('verifies the sender in SES and lets only the functions that mail (codes, invitations, test mails, resends, retries, alerts) send mail', () => {
+  it('verifies the sender in SES and lets only the functions that mail (codes, invitations, test mails, resends, retries, alerts, summaries) send mail', () => {
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     const sending = policies.filter(([, p]) => JSON.stringify(p).includes('ses:SendEmail'));
-    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'IotIngest', 'LicenceReminders', 'MailRetry']);
+    expect(sending.map(([id]) => id.replace(/(Function|ServiceRole).*$/, '')).sort()).toEqual(['ApiAccounts', 'ApiMailRecords', 'ApiMailSettings', 'ApiSystems', 'AttendanceMail', 'IotIngest', 'LicenceReminders', 'MailRetry']);
     const filesPolicy = policies.find(([id]) => /FilesFunction/.test(id));
     expect(JSON.stringify(filesPolicy)).not.toContain('EventsTable');
+  });
+
+  it('closes attendance days every hour and looks for due attendance summaries every 5 minutes', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(5 * * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.attendanceClose), 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.attendanceMail), 'Arn'] } })],
+    });
   });
 
   it('has no unsuppressed cdk-nag AwsSolutions finding, and every suppression gives a reason', () => {
@@ -510,6 +521,7 @@ describe('the AWS stack', () => {
       [roleOf(accounts)]: ['kms:Decrypt'],
       [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
       [roleOf(stack.licenceReminders)]: ['kms:Decrypt'],
+      [roleOf(stack.attendanceMail)]: ['kms:Decrypt'],
       // Fever and blacklist alerts are mailed from ingest.
       [roleOf(iot().ingestFunction)]: ['kms:Decrypt'],
     });

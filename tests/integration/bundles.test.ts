@@ -317,7 +317,7 @@ describe('the deployed bundles', () => {
       { version: '1.0', requestContext: { condition: 'RetriesExhausted', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:worker:$LATEST' }, requestPayload: task, responseContext: { functionError: 'Unhandled' } },
     ]);
     expect(failure, failure?.error).toMatchObject({ ok: true });
-    for (const fn of [stack.mail.retryFunction, stack.retentionSweep, stack.licenceReminders]) {
+    for (const fn of [stack.mail.retryFunction, stack.retentionSweep, stack.licenceReminders, stack.attendanceClose, stack.attendanceMail]) {
       const [outcome] = await run(bundleOf(fn), [scheduled]);
       expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
     }
@@ -338,6 +338,8 @@ describe('the deployed bundles', () => {
       stack.mail.retryFunction,
       stack.retentionSweep,
       stack.licenceReminders,
+      stack.attendanceClose,
+      stack.attendanceMail,
       stack.jobFailures,
     ].map((fn) => stack.getLogicalId(fn.node.defaultChild as CfnElement)));
     expect(bundles.map((b) => b.id).filter((id) => !covered.has(id))).toEqual([]);
