@@ -90,7 +90,9 @@ export const routes = [
   { method: 'DELETE', path: '/v1/attendance/holidays/{holidayKey}', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   // Attendance statistics: the stored days and months, and a range computed again on demand.
   { method: 'GET', path: '/v1/attendance/daily', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'GET', path: '/v1/attendance/daily/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
   { method: 'GET', path: '/v1/attendance/monthly', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'GET', path: '/v1/attendance/monthly/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
   // The names of the attendance groups, for the statistics' group filter.
   { method: 'GET', path: '/v1/attendance/groupNames', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'POST', path: '/v1/attendance/recompute', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },

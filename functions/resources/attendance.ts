@@ -50,6 +50,7 @@ import {
 } from '#data/attendanceRules';
 import { computeAttendance, listDays, listMonths } from '#data/attendanceDays';
 import { allDevices } from '#data/devices';
+import { dailyWorkbook, monthlyWorkbook } from './attendanceExport.ts';
 import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, ValidationError, type FieldIssue } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
@@ -204,6 +205,20 @@ export const attendance = defineResource('attendance', {
     async handle({ auth, query }) {
       const { pageSize, cursor, ...filter } = query;
       return ok(await listDays(auth.tenantId, filter, pageSize, cursor));
+    },
+  }),
+  'GET /v1/attendance/daily/export': sessionRoute({
+    query: dailyQuery,
+    async handle({ auth, query, locale }) {
+      const { pageSize: _pageSize, cursor: _cursor, ...filter } = query;
+      return dailyWorkbook(auth.tenantId, filter, locale);
+    },
+  }),
+  'GET /v1/attendance/monthly/export': sessionRoute({
+    query: monthlyQuery,
+    async handle({ auth, query, locale }) {
+      const { pageSize: _pageSize, cursor: _cursor, month, ...filter } = query;
+      return monthlyWorkbook(auth.tenantId, month, filter, locale);
     },
   }),
   'GET /v1/attendance/monthly': sessionRoute({

@@ -7,6 +7,7 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import { tenants } from '@passcloud/functions/data/tenants';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { closeAttendanceDays } from '@passcloud/functions/jobs/attendanceClose';
+import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { sendAttendanceSummaries } from '@passcloud/functions/jobs/attendanceMail';
 import { baseUrl, call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
@@ -139,6 +140,25 @@ describe('attendance statistics', () => {
       missing: days.reduce((n, d) => n + d.missingIn + d.missingOut, 0),
       overtimeWorkday: days.reduce((n, d) => n + d.overtimeWorkday, 0),
     });
+  });
+
+  it('exports the daily and monthly statistics as workbooks in the caller\'s language', async () => {
+    const first = addDays(today(), -3);
+    const sheet = async (path: string, locale: string) => {
+      const res = await fetch(`${baseUrl()}${path}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': locale } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('spreadsheetml');
+      return readFirstSheet(Buffer.from(await res.arrayBuffer()));
+    };
+    const daily = await sheet(`/v1/attendance/daily/export?from=${first}&to=${first}&keyword=${encodeURIComponent(workerName)}`, 'en_US');
+    expect(daily[0]!.slice(0, 7)).toEqual(['Personnel ID', 'Name', 'Department', 'Attendance group', 'Date', 'Shift', 'Status']);
+    expect(daily).toHaveLength(2);
+    expect(daily[1]!.slice(1, 7)).toEqual([workerName, '', 'Everyone', first, 'Day', 'Normal']);
+    const zh = await sheet(`/v1/attendance/monthly/export?month=${first.slice(0, 7)}&keyword=${encodeURIComponent(workerName)}`, 'zh_CN');
+    expect(zh[0]![1]).toBe('姓名');
+    expect(zh[1]![1]).toBe(workerName);
+    const refused = await fetch(`${baseUrl()}/v1/attendance/daily/export?from=${today()}&to=${addDays(today(), -1)}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(422);
   });
 
   it('mails the daily summary at the time of the email settings, once a day', async () => {

@@ -209,6 +209,8 @@ const queries: Record<string, string> = {
   'GET /v1/groups': '?type=employee',
   'GET /v1/attendance/daily': '?from=2026-01-01&to=2026-01-02',
   'GET /v1/attendance/monthly': '?month=2026-01',
+  'GET /v1/attendance/daily/export': '?from=2026-01-01&to=2026-01-02',
+  'GET /v1/attendance/monthly/export': '?month=2026-01',
   'GET /v1/pickers/people': '?type=employee&keyword=a',
   'GET /v1/pickers/groups': '?type=device',
   'GET /v1/systems/invitation': `?token=${'A'.repeat(43)}`,

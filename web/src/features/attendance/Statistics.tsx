@@ -3,11 +3,12 @@ import { Badge, Button, Group, List, Modal, Paper, Select, Stack, Text, Tooltip 
 import { DatePickerInput, MonthPickerInput, type DatesRangeValue } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useQuery } from '@tanstack/react-query';
-import { IconRefresh, IconSearch } from '@tabler/icons-react';
+import { IconDownload, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { DayStatus } from '@passcloud/functions/domain/attendance/index';
 import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { downloadFile } from '../../app/download.ts';
 import { formatDate, formatDateTime, formatDecimal, formatNumber, formatTemperature } from '../../app/format.ts';
 import { pickDepartments, type PickerDepartment } from '../../app/pickers.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
@@ -265,6 +266,14 @@ export function DailyStatisticsPage() {
                 <Trans>Compute again</Trans>
               </Button>
             )}
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={() => downloadFile('/v1/attendance/daily/export', { ...filters }).catch((e: Error) => toast(e.message))}
+              data-testid="daily-export"
+            >
+              <Trans>Export</Trans>
+            </Button>
           </Group>
           <ListFrame
             list={list}
@@ -357,6 +366,14 @@ export function MonthlyStatisticsPage() {
             <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="monthly-keyword" />
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="monthly-search">
               <Trans>Search</Trans>
+            </Button>
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={() => downloadFile('/v1/attendance/monthly/export', { ...filters }).catch((e: Error) => toast(e.message))}
+              data-testid="monthly-export"
+            >
+              <Trans>Export</Trans>
             </Button>
           </Group>
           <ListFrame

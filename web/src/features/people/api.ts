@@ -1,7 +1,6 @@
 import type { PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
 import { api } from '../../app/api.ts';
-import { getToken } from '../../app/session.ts';
-import { storedLocale } from '../../app/locales.ts';
+import { downloadFile } from '../../app/download.ts';
 import { putFile } from '../../app/upload.ts';
 import type { PhotoContentType } from './photoCheck.ts';
 
@@ -69,21 +68,7 @@ export function flattenDepartments<T extends { children: T[] }>(tree: T[], depth
 }
 
 /** Downloads the filtered list as a workbook (the request carries the token, so it goes through fetch). */
-export async function downloadExport(kind: Kind, query: Record<string, string | undefined>): Promise<void> {
-  const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => !!e[1]));
-  const res = await fetch(`${basePath(kind)}/export?${params}`, { headers: { authorization: `Bearer ${getToken() ?? ''}`, 'accept-language': storedLocale() } });
-  if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as { message?: string } | null;
-    throw new Error(body?.message ?? String(res.status));
-  }
-  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.xlsx';
-  const url = URL.createObjectURL(await res.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  URL.revokeObjectURL(url);
-}
+export const downloadExport = (kind: Kind, query: Record<string, string | undefined>): Promise<void> => downloadFile(`${basePath(kind)}/export`, query);
 
 /**
  * Uploads a person's photo: presign (the type and size are checked), PUT the file straight to
