@@ -3,7 +3,7 @@ import { attendanceDays, type DayResult, type EngineInput } from '#domain/attend
 import { addDays, dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { pool } from '#lib/pool';
-import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
+import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, staffByKeys, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
 import { finishBatch, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 
@@ -225,7 +225,8 @@ async function daysOfMonth(tenantId: string, personKey: string, month: string): 
  * Answers how many employee-days were stored.
  */
 export async function computeAttendance(tenantId: string, from: string, to: string, only?: ReadonlySet<string>): Promise<number> {
-  const [rules, staff] = await Promise.all([readRules(tenantId), attendanceStaff(tenantId)]);
+  // A few employees (new punches) are read by key; a whole company at once.
+  const [rules, staff] = await Promise.all([readRules(tenantId), only && only.size <= 100 ? staffByKeys(tenantId, [...only]) : attendanceStaff(tenantId)]);
   const counted = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && rules.groups.has(m.attendanceGroupKey) && (!only || only.has(m.personKey)));
   const computedAt = nowIso();
   let stored = 0;

@@ -290,12 +290,25 @@ export interface StaffMember {
   resignedAt: string | null;
 }
 
+const STAFF_ATTRIBUTES = ['personKey', 'personId', 'name', 'departmentKey', 'attendanceGroupKey', 'needsAttendance', 'state', 'createdAt', 'resignedAt'] as const;
+
 /** Every employee of the company, with what attendance needs of them. */
 export async function attendanceStaff(tenantId: string): Promise<StaffMember[]> {
-  const all = await people()
-    .query.primary({ tenantId, kind: 'employee' })
-    .go({ pages: 'all', attributes: ['personKey', 'personId', 'name', 'departmentKey', 'attendanceGroupKey', 'needsAttendance', 'state', 'createdAt', 'resignedAt'] });
-  return all.data.map((p) => ({
+  const all = await people().query.primary({ tenantId, kind: 'employee' }).go({ pages: 'all', attributes: [...STAFF_ATTRIBUTES] });
+  return all.data.map(staffMemberOf);
+}
+
+/** The employees of `personKeys` (those that exist), read by key: what a few new punches need. */
+export async function staffByKeys(tenantId: string, personKeys: readonly string[]): Promise<StaffMember[]> {
+  const found = await people()
+    .get(personKeys.map((personKey) => ({ tenantId, kind: 'employee' as const, personKey })))
+    .go({ attributes: [...STAFF_ATTRIBUTES] });
+  if (found.unprocessed.length) return (await attendanceStaff(tenantId)).filter((m) => personKeys.includes(m.personKey));
+  return found.data.map(staffMemberOf);
+}
+
+function staffMemberOf(p: Pick<EntityItem<ReturnType<typeof people>>, (typeof STAFF_ATTRIBUTES)[number]>): StaffMember {
+  return {
     personKey: p.personKey,
     personId: p.personId,
     name: p.name,
@@ -305,7 +318,7 @@ export async function attendanceStaff(tenantId: string): Promise<StaffMember[]> 
     state: p.state,
     createdAt: p.createdAt,
     resignedAt: p.resignedAt ?? null,
-  }));
+  };
 }
 
 /**
