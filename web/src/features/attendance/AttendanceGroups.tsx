@@ -1,11 +1,10 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Button, Checkbox, Group, Loader, Menu, MultiSelect, NumberInput, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useEffect, useMemo, useState } from 'react';
+import { Button, Checkbox, Group, MultiSelect, NumberInput, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { TimePicker } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
 import { modals } from '@mantine/modals';
 import { useQuery } from '@tanstack/react-query';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
@@ -13,9 +12,9 @@ import { currentTag, dayPeriods, formatDateTime, formatNumber, uses12HourClock }
 import { pickDevices } from '../../app/pickers.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { KeywordInput } from '../../components/KeywordInput.tsx';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { Detail, EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
 import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
 import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type Weekday } from './api.ts';
 
@@ -48,20 +47,16 @@ export function AttendanceGroupListPage() {
   });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
+  const labels = useDeleteLabels();
   const remove = (group: AttendanceGroup) =>
-    modals.openConfirmModal({
+    confirmDelete({
+      ...labels,
       title: t`Delete attendance group`,
-      children: <Text size="sm">{t`Delete the attendance group ${group.name}? Its staff keep their records but leave the group.`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
-      onConfirm: async () => {
-        try {
-          await api.del(`/v1/attendance/groups/${group.attendanceGroupKey}`, { query: { version: group.version } });
-          notifySuccess(t`Attendance group deleted`);
-        } finally {
-          await invalidate('attendanceGroups');
-        }
-      },
+      text: t`Delete the attendance group ${group.name}? Its staff keep their records but leave the group.`,
+      path: `/v1/attendance/groups/${group.attendanceGroupKey}`,
+      version: group.version,
+      done: t`Attendance group deleted`,
+      list: 'attendanceGroups',
     });
 
   const columns: Column<AttendanceGroup>[] = [
@@ -91,16 +86,7 @@ export function AttendanceGroupListPage() {
       key: 'actions',
       sticky: 'end',
       width: 48,
-      render: (group) => (
-        <RowMenu testId="group-actions">
-          <Menu.Item component={Link} to={groupPath(group.attendanceGroupKey)}>
-            <Trans>Edit</Trans>
-          </Menu.Item>
-          <Menu.Item color="red" onClick={() => remove(group)} data-testid="group-delete">
-            <Trans>Delete</Trans>
-          </Menu.Item>
-        </RowMenu>
-      ),
+      render: (group) => <EditDeleteMenu name="group" edit={groupPath(group.attendanceGroupKey)} onDelete={() => remove(group)} />,
     },
   ];
 
@@ -108,17 +94,7 @@ export function AttendanceGroupListPage() {
     <ScreenPage>
       <Paper withBorder p="lg" radius="md">
         <Stack gap="md">
-          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
-            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
-              <KeywordInput hint={t`Group name`} value={draft} onChange={setDraft} onSearch={search} wide testId="group-keyword" />
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="group-search">
-                <Trans>Search</Trans>
-              </Button>
-            </Group>
-            <Button leftSection={<IconPlus size={16} />} component={Link} to={`${GROUPS_PATH}/create`} data-testid="group-add">
-              <Trans>Add</Trans>
-            </Button>
-          </Group>
+          <SearchBar name="group" hint={t`Group name`} keyword={draft} onKeyword={setDraft} onSearch={search} add={`${GROUPS_PATH}/create`} />
           <ListFrame
             list={list}
             name="group"
@@ -186,14 +162,13 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
       workdayOvertimeAfter: (value, values) => (values.overtimeAfterOn && !value ? t`Choose the time` : null),
     },
   });
-  // A new group starts with the first shift on weekdays, once the shifts are read.
+  // A new group starts with the first shift on weekdays once the shifts are read, unless the days were chosen meanwhile.
   const firstShift = shifts.data?.[0]?.shiftKey ?? '';
   useEffect(() => {
-    if (!group && firstShift && !form.isDirty()) {
-      const initial = valuesOf(undefined, firstShift);
-      form.setValues(initial);
-      form.resetDirty(initial);
-    }
+    if (group || !firstShift || form.isDirty('weekdays')) return;
+    const weekdays = valuesOf(undefined, firstShift).weekdays;
+    form.setFieldValue('weekdays', weekdays);
+    form.resetDirty({ ...valuesOf(undefined, ''), weekdays });
   }, [firstShift]);
 
   const back = () => navigate(GROUPS_PATH);
@@ -377,37 +352,16 @@ export function AttendanceGroupCreatePage() {
 
 export function AttendanceGroupDetailPage() {
   const { attendanceGroupKey = '' } = useParams();
-  const [group, setGroup] = useState<AttendanceGroupDetail | null>(null);
-  const [missing, setMissing] = useState(false);
-  const load = useCallback(async () => {
-    try {
-      setGroup(await api.get<AttendanceGroupDetail>(`/v1/attendance/groups/${attendanceGroupKey}`, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
-      else if (error instanceof RequestError) toast(error.message);
-    }
-  }, [attendanceGroupKey]);
-  useEffect(() => {
-    void load();
-  }, [load]);
   return (
     <ScreenPage>
-      {missing ? (
-        <Paper withBorder p="xl" radius="md">
-          <Stack gap="sm" align="flex-start">
-            <Text c="dimmed" data-testid="group-missing">
-              <Trans>This attendance group does not exist or was deleted.</Trans>
-            </Text>
-            <Button variant="light" component={Link} to={GROUPS_PATH}>
-              <Trans>Back to the list</Trans>
-            </Button>
-          </Stack>
-        </Paper>
-      ) : group ? (
-        <AttendanceGroupForm key={group.version} group={group} />
-      ) : (
-        <Loader />
-      )}
+      <Detail<AttendanceGroupDetail>
+        path={`/v1/attendance/groups/${attendanceGroupKey}`}
+        name="group"
+        back={GROUPS_PATH}
+        missing={<Trans>This attendance group does not exist or was deleted.</Trans>}
+      >
+        {(group) => <AttendanceGroupForm key={group.version} group={group} />}
+      </Detail>
     </ScreenPage>
   );
 }

@@ -1,19 +1,17 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Menu, Modal, Paper, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Badge, Button, Group, Modal, Paper, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { useQuery } from '@tanstack/react-query';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { formatDate } from '../../app/format.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { KeywordInput } from '../../components/KeywordInput.tsx';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { allShifts, type Holiday, type Page } from './api.ts';
 
@@ -37,20 +35,16 @@ export function HolidayPage() {
   const search = () => setFilters({ ...filters, keyword: draft.trim() }) || void list.refetch();
   const years = Array.from({ length: 7 }, (_, i) => String(THIS_YEAR + 1 - i));
 
+  const labels = useDeleteLabels();
   const remove = (holiday: Holiday) =>
-    modals.openConfirmModal({
+    confirmDelete({
+      ...labels,
       title: t`Delete holiday`,
-      children: <Text size="sm">{t`Delete the holiday ${holiday.name}? Attendance of its days is counted again by the weekly shifts.`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
-      onConfirm: async () => {
-        try {
-          await api.del(`/v1/attendance/holidays/${holiday.holidayKey}`, { query: { version: holiday.version } });
-          notifySuccess(t`Holiday deleted`);
-        } finally {
-          await invalidate('attendanceHolidays');
-        }
-      },
+      text: t`Delete the holiday ${holiday.name}? Attendance of its days is counted again by the weekly shifts.`,
+      path: `/v1/attendance/holidays/${holiday.holidayKey}`,
+      version: holiday.version,
+      done: t`Holiday deleted`,
+      list: 'attendanceHolidays',
     });
 
   const columns: Column<Holiday>[] = [
@@ -76,16 +70,7 @@ export function HolidayPage() {
       key: 'actions',
       sticky: 'end',
       width: 48,
-      render: (h) => (
-        <RowMenu testId="holiday-actions">
-          <Menu.Item onClick={() => setEditing(h)} data-testid="holiday-edit">
-            <Trans>Edit</Trans>
-          </Menu.Item>
-          <Menu.Item color="red" onClick={() => remove(h)} data-testid="holiday-delete">
-            <Trans>Delete</Trans>
-          </Menu.Item>
-        </RowMenu>
-      ),
+      render: (h) => <EditDeleteMenu name="holiday" edit={() => setEditing(h)} onDelete={() => remove(h)} />,
     },
   ];
 
@@ -93,27 +78,18 @@ export function HolidayPage() {
     <ScreenPage>
       <Paper withBorder p="lg" radius="md">
         <Stack gap="md">
-          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
-            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
-              <Select
-                label={t`Year`}
-                data={years}
-                value={filters.year}
-                onChange={(year) => setFilters({ ...filters, year: year ?? '' })}
-                clearable
-                placeholder={t`Any year`}
-                w={110}
-                data-testid="holiday-year"
-              />
-              <KeywordInput hint={t`Holiday name or remark`} value={draft} onChange={setDraft} onSearch={search} wide testId="holiday-keyword" />
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="holiday-search">
-                <Trans>Search</Trans>
-              </Button>
-            </Group>
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="holiday-add">
-              <Trans>Add</Trans>
-            </Button>
-          </Group>
+          <SearchBar name="holiday" hint={t`Holiday name or remark`} keyword={draft} onKeyword={setDraft} onSearch={search} add={() => setEditing('new')}>
+            <Select
+              label={t`Year`}
+              data={years}
+              value={filters.year}
+              onChange={(year) => setFilters({ ...filters, year: year ?? '' })}
+              clearable
+              placeholder={t`Any year`}
+              w={110}
+              data-testid="holiday-year"
+            />
+          </SearchBar>
           <ListFrame
             list={list}
             name="holiday"

@@ -1,10 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Badge, Button, Group, Loader, Menu, NumberInput, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import { ActionIcon, Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { TimePicker } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
-import { IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { MAX_PERIODS } from '@passcloud/functions/domain/attendance/index';
@@ -12,9 +11,9 @@ import { api, notifySuccess, toast } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { KeywordInput } from '../../components/KeywordInput.tsx';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { Detail, EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
 import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
 import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
 
@@ -28,20 +27,16 @@ export function ShiftListPage() {
   const list = useList<Shift, Page<Shift>>({ resource: 'attendanceShifts', path: '/v1/attendance/shifts', query: { keyword: filters.keyword || undefined }, pageSize: PAGE_SIZE });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
+  const labels = useDeleteLabels();
   const remove = (shift: Shift) =>
-    modals.openConfirmModal({
+    confirmDelete({
+      ...labels,
       title: t`Delete shift`,
-      children: <Text size="sm">{t`Delete the shift ${shift.name}?`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
-      onConfirm: async () => {
-        try {
-          await api.del(`/v1/attendance/shifts/${shift.shiftKey}`, { query: { version: shift.version } });
-          notifySuccess(t`Shift deleted`);
-        } finally {
-          await invalidate('attendanceShifts');
-        }
-      },
+      text: t`Delete the shift ${shift.name}?`,
+      path: `/v1/attendance/shifts/${shift.shiftKey}`,
+      version: shift.version,
+      done: t`Shift deleted`,
+      list: 'attendanceShifts',
     });
 
   const columns: Column<Shift>[] = [
@@ -78,16 +73,7 @@ export function ShiftListPage() {
       key: 'actions',
       sticky: 'end',
       width: 48,
-      render: (shift) => (
-        <RowMenu testId="shift-actions">
-          <Menu.Item component={Link} to={shiftPath(shift.shiftKey)}>
-            <Trans>Edit</Trans>
-          </Menu.Item>
-          <Menu.Item color="red" onClick={() => remove(shift)} data-testid="shift-delete">
-            <Trans>Delete</Trans>
-          </Menu.Item>
-        </RowMenu>
-      ),
+      render: (shift) => <EditDeleteMenu name="shift" edit={shiftPath(shift.shiftKey)} onDelete={() => remove(shift)} />,
     },
   ];
 
@@ -95,17 +81,7 @@ export function ShiftListPage() {
     <ScreenPage>
       <Paper withBorder p="lg" radius="md">
         <Stack gap="md">
-          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
-            <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
-              <KeywordInput hint={t`Shift name`} value={draft} onChange={setDraft} onSearch={search} wide testId="shift-keyword" />
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="shift-search">
-                <Trans>Search</Trans>
-              </Button>
-            </Group>
-            <Button leftSection={<IconPlus size={16} />} component={Link} to={`${SHIFTS_PATH}/create`} data-testid="shift-add">
-              <Trans>Add</Trans>
-            </Button>
-          </Group>
+          <SearchBar name="shift" hint={t`Shift name`} keyword={draft} onKeyword={setDraft} onSearch={search} add={`${SHIFTS_PATH}/create`} />
           <ListFrame
             list={list}
             name="shift"
@@ -250,37 +226,11 @@ export function ShiftCreatePage() {
 
 export function ShiftDetailPage() {
   const { shiftKey = '' } = useParams();
-  const [shift, setShift] = useState<Shift | null>(null);
-  const [missing, setMissing] = useState(false);
-  const load = useCallback(async () => {
-    try {
-      setShift(await api.get<Shift>(`/v1/attendance/shifts/${shiftKey}`, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
-      else if (error instanceof RequestError) toast(error.message);
-    }
-  }, [shiftKey]);
-  useEffect(() => {
-    void load();
-  }, [load]);
   return (
     <ScreenPage>
-      {missing ? (
-        <Paper withBorder p="xl" radius="md">
-          <Stack gap="sm" align="flex-start">
-            <Text c="dimmed" data-testid="shift-missing">
-              <Trans>This shift does not exist or was deleted.</Trans>
-            </Text>
-            <Button variant="light" component={Link} to={SHIFTS_PATH}>
-              <Trans>Back to the list</Trans>
-            </Button>
-          </Stack>
-        </Paper>
-      ) : shift ? (
-        <ShiftForm key={shift.version} shift={shift} />
-      ) : (
-        <Loader />
-      )}
+      <Detail<Shift> path={`/v1/attendance/shifts/${shiftKey}`} name="shift" back={SHIFTS_PATH} missing={<Trans>This shift does not exist or was deleted.</Trans>}>
+        {(shift) => <ShiftForm key={shift.version} shift={shift} />}
+      </Detail>
     </ScreenPage>
   );
 }

@@ -66,6 +66,46 @@ function useFilterChoices() {
   return { departmentChoices, departmentName, groupChoices, groupName };
 }
 
+/** The department and attendance group filters both statistics screens have. */
+function WhoFilters({
+  name,
+  choices,
+  value,
+  onChange,
+}: {
+  name: string;
+  choices: ReturnType<typeof useFilterChoices>;
+  value: { departmentKey: string; attendanceGroupKey: string };
+  onChange: (who: { departmentKey?: string; attendanceGroupKey?: string }) => void;
+}) {
+  const { t } = useLingui();
+  return (
+    <>
+      <Select
+        label={t`Department`}
+        placeholder={t`Any department`}
+        data={choices.departmentChoices}
+        clearable
+        searchable
+        value={value.departmentKey || null}
+        onChange={(departmentKey) => onChange({ departmentKey: departmentKey ?? '' })}
+        w={180}
+        data-testid={`${name}-department`}
+      />
+      <Select
+        label={t`Attendance group`}
+        placeholder={t`Any group`}
+        data={choices.groupChoices}
+        clearable
+        value={value.attendanceGroupKey || null}
+        onChange={(attendanceGroupKey) => onChange({ attendanceGroupKey: attendanceGroupKey ?? '' })}
+        w={180}
+        data-testid={`${name}-group`}
+      />
+    </>
+  );
+}
+
 /** One day of one employee: every figure and the line of arithmetic behind it. */
 function DayTrace({ day, onClose }: { day: StoredDay; onClose: () => void }) {
   const { t } = useLingui();
@@ -226,27 +266,7 @@ export function DailyStatisticsPage() {
               w={250}
               data-testid="daily-range"
             />
-            <Select
-              label={t`Department`}
-              placeholder={t`Any department`}
-              data={choices.departmentChoices}
-              clearable
-              searchable
-              value={draft.departmentKey || null}
-              onChange={(value) => setDraft({ ...draft, departmentKey: value ?? '' })}
-              w={180}
-              data-testid="daily-department"
-            />
-            <Select
-              label={t`Attendance group`}
-              placeholder={t`Any group`}
-              data={choices.groupChoices}
-              clearable
-              value={draft.attendanceGroupKey || null}
-              onChange={(value) => setDraft({ ...draft, attendanceGroupKey: value ?? '' })}
-              w={180}
-              data-testid="daily-group"
-            />
+            <WhoFilters name="daily" choices={choices} value={draft} onChange={(who) => setDraft({ ...draft, ...who })} />
             <Select
               label={t`Status`}
               placeholder={t`Any status`}
@@ -342,27 +362,7 @@ export function MonthlyStatisticsPage() {
               w={150}
               data-testid="monthly-month"
             />
-            <Select
-              label={t`Department`}
-              placeholder={t`Any department`}
-              data={choices.departmentChoices}
-              clearable
-              searchable
-              value={draft.departmentKey || null}
-              onChange={(value) => setDraft({ ...draft, departmentKey: value ?? '' })}
-              w={180}
-              data-testid="monthly-department"
-            />
-            <Select
-              label={t`Attendance group`}
-              placeholder={t`Any group`}
-              data={choices.groupChoices}
-              clearable
-              value={draft.attendanceGroupKey || null}
-              onChange={(value) => setDraft({ ...draft, attendanceGroupKey: value ?? '' })}
-              w={180}
-              data-testid="monthly-group"
-            />
+            <WhoFilters name="monthly" choices={choices} value={draft} onChange={(who) => setDraft({ ...draft, ...who })} />
             <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="monthly-keyword" />
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="monthly-search">
               <Trans>Search</Trans>
