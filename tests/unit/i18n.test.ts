@@ -18,6 +18,8 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.account',
   ],
   de_DE: [
+    'column.attendanceStatus',
+    'value.attendance.normal',
     'field.person',
     'column.name',
     'option.temperatureOffsetMode.normal',
@@ -27,6 +29,9 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.firmware',
   ],
   fr_FR: [
+    'column.date',
+    'value.attendance.normal',
+    'value.attendance.absence',
     'field.invite',
     'setting.volume',
     'option.temperatureOffsetMode.normal',
@@ -39,8 +44,10 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.permanent',
     'field.message',
   ],
-  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no', 'field.error'],
+  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no', 'field.error', 'value.attendance.normal'],
   id_ID: [
+    'column.attendanceStatus',
+    'value.attendance.normal',
     'column.email',
     'setting.volume',
     'option.temperatureOffsetMode.normal',
