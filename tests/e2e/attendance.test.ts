@@ -134,6 +134,10 @@ describe('attendance rules', () => {
     await page.locator('.mantine-MultiSelect-pill', { hasText: names.ana }).waitFor();
     await page.getByTestId('group-cancel').click();
     await page.waitForURL(`**${BASE}/group`);
+
+    // The employee's own form shows the group they are in.
+    await page.goto(`/pass-platform/enterprise/employee/${employeeKeys.ana}`);
+    await expect.poll(() => page.getByTestId('attendance-group-select').inputValue()).toBe('Front desk');
     await context.close();
   });
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Avatar, Button, FileButton, Grid, Group, Input, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useQuery } from '@tanstack/react-query';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -8,6 +9,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { invalidate } from '../../app/queries.ts';
+import { getAuthorities } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
 import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
@@ -24,6 +26,7 @@ interface Values {
   gender: 'male' | 'female';
   groupKey: string | null;
   departmentKey: string | null;
+  attendanceGroupKey: string | null;
   phone: string;
   email: string;
   icCard: string;
@@ -40,6 +43,7 @@ const EMPTY: Values = {
   gender: 'male',
   groupKey: null,
   departmentKey: null,
+  attendanceGroupKey: null,
   phone: '',
   email: '',
   icCard: '',
@@ -58,6 +62,13 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   const [person, setPerson] = useState<Person | null>(null);
   const [groups, setGroups] = useState<PersonGroup[]>([]);
   const [departments, setDepartments] = useState<Department[]>([]);
+  // The attendance group is chosen here by those who see attendance; the group screens move staff too.
+  const seesAttendance = getAuthorities().some((code) => code === 'pass:attendance-settings' || code === 'pass:attendance-statistics');
+  const attendanceGroups = useQuery({
+    queryKey: ['attendanceGroups', 'names'],
+    queryFn: () => api.get<{ items: { attendanceGroupKey: string; name: string }[] }>('/v1/attendance/groupNames').then((p) => p.items),
+    enabled: kind === 'employee' && seesAttendance,
+  });
   const [preview, setPreview] = useState<string | null>(null);
   const [photoError, setPhotoError] = useState<string | null>(null);
   /** The photo on its way to storage, in percent. */
@@ -104,6 +115,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
           gender: p.gender,
           groupKey: p.groupKey,
           departmentKey: p.departmentKey ?? null,
+          attendanceGroupKey: p.attendanceGroupKey ?? null,
           phone: p.phone ?? '',
           email: p.email ?? '',
           icCard: p.icCard ?? '',
@@ -162,6 +174,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
     };
     if (values.avatar) body.avatar = values.avatar;
     if (kind === 'employee') Object.assign(body, { departmentKey: values.departmentKey ?? '', needsAttendance: values.needsAttendance, remoteDoorOpen: values.remoteDoorOpen });
+    if (kind === 'employee' && seesAttendance) body.attendanceGroupKey = values.attendanceGroupKey ?? '';
     setSaving(true);
     try {
       if (person) {
@@ -172,7 +185,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
         // A new photo or name goes to the devices: the lists and the sync panel follow.
         void invalidate('people', 'authorities');
       } else {
-        for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey'] as const) if (!body[name]) delete body[name];
+        for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey', 'attendanceGroupKey'] as const) if (!body[name]) delete body[name];
         await api.post<Person>(basePath(kind), body, { silent: true });
         notifySuccess(t`Added`);
         void invalidate('people');
@@ -304,6 +317,18 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 <Grid.Col span={{ base: 12, sm: 6 }}>
                   <TextInput label={t`IC card number`} {...form.getInputProps('icCard')} />
                 </Grid.Col>
+                {kind === 'employee' && seesAttendance && (
+                  <Grid.Col span={{ base: 12, sm: 6 }}>
+                    <Select
+                      label={t`Attendance group`}
+                      clearable
+                      placeholder={t`None`}
+                      data={(attendanceGroups.data ?? []).map((g) => ({ value: g.attendanceGroupKey, label: g.name }))}
+                      {...form.getInputProps('attendanceGroupKey')}
+                      data-testid="attendance-group-select"
+                    />
+                  </Grid.Col>
+                )}
                 {kind === 'employee' && (
                   <Grid.Col span={{ base: 12, sm: 6 }}>
                     <Stack gap="xs" pt={24}>
