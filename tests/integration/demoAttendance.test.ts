@@ -26,10 +26,11 @@ beforeAll(async () => {
 
 describe('the demo attendance', () => {
   it('back-fills weeks of punches into daily and monthly statistics, once', async () => {
-    const stored = await seedDemoAttendance(tenantId, ['demodevice000001', 'demodevice000002'], 14);
+    // Three weeks back, so the holiday (8 to 14 days ago, a Wednesday) falls after everyone's first punch.
+    const stored = await seedDemoAttendance(tenantId, ['demodevice000001', 'demodevice000002'], 21);
     expect(stored).toBeGreaterThan(0);
     const today = dayOf(new Date(), 'UTC');
-    const days = (await call<{ items: StoredDay[] }>('GET', `/v1/attendance/daily?from=${addDays(today, -14)}&to=${addDays(today, -1)}&pageSize=200`, { token })).body.data.items;
+    const days = (await call<{ items: StoredDay[] }>('GET', `/v1/attendance/daily?from=${addDays(today, -21)}&to=${addDays(today, -1)}&pageSize=200`, { token })).body.data.items;
     // Everyone who needs attendance has every day since their first punch; the one who does not, none.
     expect(new Set(days.map((d) => d.personKey))).toEqual(new Set(people.slice(0, 3)));
     expect(days.some((d) => d.kind === 'holiday')).toBe(true);
@@ -41,6 +42,6 @@ describe('the demo attendance', () => {
 
     const groups = (await call<{ items: { name: string; staffCount: number }[] }>('GET', '/v1/attendance/groups', { token })).body.data.items;
     expect(groups).toEqual([expect.objectContaining({ name: 'Head office', staffCount: 3 })]);
-    expect(await seedDemoAttendance(tenantId, ['demodevice000001'], 14)).toBe(0);
+    expect(await seedDemoAttendance(tenantId, ['demodevice000001'], 21)).toBe(0);
   });
 });
