@@ -25,6 +25,28 @@ const HIGH = '\u{10FFFF}';
 const daySk = (date: string, personKey: string): string => `attDay#${date}#${personKey}`;
 const monthSk = (month: string, personKey: string): string => `attMonth#${month}#${personKey}`;
 
+/** Every item of the tenant's key range `lo`..`hi`, with only the attributes asked for. */
+async function readAll(tenantId: string, lo: string, hi: string, attributes: string[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': tenantId, ':lo': lo, ':hi': hi },
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: names,
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
 export interface StoredDay extends DayResult {
   personKey: string;
   personId: string;
@@ -68,22 +90,7 @@ interface Punch {
 
 /** One employee's punches between two instants. */
 export async function punchesOf(tenantId: string, personKey: string, fromIso: string, toIso: string): Promise<Punch[]> {
-  const out: Punch[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `punch#${personKey}#${fromIso}`, ':hi': `punch#${personKey}#${toIso}#${HIGH}` },
-        ProjectionExpression: 'verifyTime, deviceKey, temperature',
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...((page.Items ?? []) as Punch[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await readAll(tenantId, `punch#${personKey}#${fromIso}`, `punch#${personKey}#${toIso}#${HIGH}`, ['verifyTime', 'deviceKey', 'temperature'])) as unknown as Punch[];
 }
 
 /** What the engine needs of the company's rules, read once for a computation. */
@@ -221,16 +228,20 @@ async function daysOfMonth(tenantId: string, personKey: string, month: string): 
 /**
  * Computes and stores the days `from`..`to` of the company's employees who need attendance and
  * belong to a group (or only of `only`), and the months those days fall in. Days stored before
- * for an employee who no longer belongs to a group, or no longer needs attendance, are removed.
- * Answers how many employee-days were stored.
+ * for an employee who no longer belongs to a group, or no longer needs attendance, are removed,
+ * unless `keepStale` (new punches: who left a group is the group screens' and the recompute's
+ * business, not every pass's). Answers how many employee-days were stored.
  */
-export async function computeAttendance(tenantId: string, from: string, to: string, only?: ReadonlySet<string>): Promise<number> {
+export async function computeAttendance(tenantId: string, from: string, to: string, only?: ReadonlySet<string>, keepStale = false): Promise<number> {
   // A few employees (new punches) are read by key; a whole company at once.
-  const [rules, staff] = await Promise.all([readRules(tenantId), only && only.size <= 100 ? staffByKeys(tenantId, [...only]) : attendanceStaff(tenantId)]);
-  const counted = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && rules.groups.has(m.attendanceGroupKey) && (!only || only.has(m.personKey)));
+  const staff = only && only.size <= 100 ? await staffByKeys(tenantId, [...only]) : await attendanceStaff(tenantId);
+  const candidates = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && (!only || only.has(m.personKey)));
+  // Passes of employees outside attendance, most of any company's, cost no read of the rules.
+  if (keepStale && candidates.length === 0) return 0;
+  const rules = await readRules(tenantId);
+  const counted = candidates.filter((m) => rules.groups.has(m.attendanceGroupKey!));
   const computedAt = nowIso();
   let stored = 0;
-  const months = new Set<string>();
   await pool(counted, 8, async (member) => {
     const group = rules.groups.get(member.attendanceGroupKey!)!;
     // Days to come are not counted; today is, as far as it went.
@@ -258,11 +269,11 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
     stored += items.length;
     const touched = new Set(days.map((d) => d.date.slice(0, 7)));
     for (const month of touched) {
-      months.add(month);
       const monthDays = await daysOfMonth(tenantId, member.personKey, month);
       await writeAll([{ pk: tenantId, sk: monthSk(month, member.personKey), kind: 'attendanceMonth', ...monthTotals(monthDays, items[0]!, month) }]);
     }
   });
+  if (keepStale) return stored;
   // Whoever is not counted any more loses the days of the range (and their months are summed again).
   const keep = new Set(counted.map((m) => m.personKey));
   const stale = only ? dayKeysOf([...only].filter((k) => !keep.has(k)), from, to) : (await storedDayKeys(tenantId, from, to)).filter((k) => !keep.has(k.personKey));
@@ -289,23 +300,8 @@ function dayKeysOf(personKeys: string[], from: string, to: string): { date: stri
 }
 
 async function storedDayKeys(tenantId: string, from: string, to: string): Promise<{ date: string; personKey: string }[]> {
-  const out: { date: string; personKey: string }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `attDay#${from}`, ':hi': `attDay#${to}#${HIGH}` },
-        ProjectionExpression: '#d, personKey',
-        ExpressionAttributeNames: { '#d': 'date' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ date: String(item.date), personKey: String(item.personKey) });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await readAll(tenantId, `attDay#${from}`, `attDay#${to}#${HIGH}`, ['date', 'personKey']);
+  return items.map((item) => ({ date: String(item.date), personKey: String(item.personKey) }));
 }
 
 export interface DayFilter {
@@ -356,12 +352,13 @@ async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: 
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) {
+    const found = page.Items ?? [];
+    for (const [i, item] of found.entries()) {
       read++;
       if (item.sk === after) continue;
       if (!keep || keep(item as T)) items.push(item as T);
       if (items.length === pageSize) {
-        const more = !!page.LastEvaluatedKey || (page.Items ?? []).indexOf(item) < (page.Items ?? []).length - 1;
+        const more = !!page.LastEvaluatedKey || i < found.length - 1;
         return { items, nextCursor: more ? encodeCursor(String(item.sk)) : null };
       }
     }
@@ -383,36 +380,16 @@ export function listMonths(tenantId: string, month: string, filter: Omit<DayFilt
   return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
 }
 
-/** One stored day of one employee. */
-export async function findDay(tenantId: string, personKey: string, date: string): Promise<StoredDay | undefined> {
-  const page = await dynamo().send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': tenantId, ':sk': daySk(date, personKey) } }));
-  return page.Items?.[0] as StoredDay | undefined;
-}
-
 /** Counts by status of one date's stored days (the dashboard's yesterday). */
 export async function dayCounts(tenantId: string, date: string): Promise<Record<string, number> & { total: number }> {
   const counts: Record<string, number> & { total: number } = { total: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `attDay#${date}#`, ':hi': `attDay#${date}#${HIGH}` },
-        ProjectionExpression: '#s, kind',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      counts.total++;
-      const statuses = (item.status as string[]) ?? [];
-      for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-      // A day missing a clock-in and a clock-out is one day missing punches.
-      if (statuses.includes('missingIn') || statuses.includes('missingOut')) counts.missingDays = (counts.missingDays ?? 0) + 1;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const item of await readAll(tenantId, `attDay#${date}#`, `attDay#${date}#${HIGH}`, ['status'])) {
+    counts.total++;
+    const statuses = (item.status as string[] | undefined) ?? [];
+    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+    // A day missing a clock-in and a clock-out is one day missing punches.
+    if (statuses.includes('missingIn') || statuses.includes('missingOut')) counts.missingDays = (counts.missingDays ?? 0) + 1;
+  }
   return counts;
 }
 
@@ -428,5 +405,5 @@ export async function punchesArrived(tenantId: string, records: readonly { perso
   const times = punched.map((r) => r.verifyTime).sort();
   const from = addDays(times[0]!.slice(0, 10), -2);
   const to = addDays(times.at(-1)!.slice(0, 10), 1);
-  await computeAttendance(tenantId, from, to, new Set(punched.map((r) => r.personKey!)));
+  await computeAttendance(tenantId, from, to, new Set(punched.map((r) => r.personKey!)), true);
 }
