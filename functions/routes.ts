@@ -95,7 +95,10 @@ export const routes = [
   { method: 'GET', path: '/v1/attendance/monthly/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
   // The names of the attendance groups, for the statistics' group filter.
   { method: 'GET', path: '/v1/attendance/groupNames', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
+  // Computing a range again runs in the background, one at a time per company; the statistics screen shows the newest run.
   { method: 'POST', path: '/v1/attendance/recompute', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
+  { method: 'GET', path: '/v1/attendance/recompute', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
+  { method: 'GET', path: '/v1/attendance/recompute/{jobKey}', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },

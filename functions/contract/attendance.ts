@@ -205,3 +205,22 @@ export const recomputeBody = z
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.rangeTooLong', params: { days: DAILY_RANGE_MAX_DAYS } });
     }
   });
+export const recomputeJobParams = z.object({ jobKey: key });
+
+/**
+ * `GET /v1/attendance/recompute/{jobKey}` and `GET /v1/attendance/recompute` (the newest, or null):
+ * a recomputation in the background. `done` employees of `total` are computed; a failed run says
+ * why in `error`, and the days it did not reach keep their earlier figures.
+ */
+export interface RecomputeJobJson {
+  jobKey: string;
+  from: string;
+  to: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
+  done: number;
+  total: number;
+  stored: number;
+  error: string | null;
+  createTime: string;
+  finishTime: string | null;
+}

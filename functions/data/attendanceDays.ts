@@ -225,6 +225,15 @@ async function daysOfMonth(tenantId: string, personKey: string, month: string): 
   return out.sort((a, b) => a.date.localeCompare(b.date));
 }
 
+export interface ComputeOptions {
+  /** Only these employees (new punches, a closing day's staff). */
+  only?: ReadonlySet<string> | undefined;
+  /** Leave the days of employees no longer counted alone. */
+  keepStale?: boolean | undefined;
+  /** Told of the employees computed so far, of how many, after each one (a background job's progress). */
+  onProgress?: ((done: number, total: number, stored: number) => Promise<void>) | undefined;
+}
+
 /**
  * Computes and stores the days `from`..`to` of the company's employees who need attendance and
  * belong to a group (or only of `only`), and the months those days fall in. Days stored before
@@ -232,7 +241,7 @@ async function daysOfMonth(tenantId: string, personKey: string, month: string): 
  * unless `keepStale` (new punches: who left a group is the group screens' and the recompute's
  * business, not every pass's). Answers how many employee-days were stored.
  */
-export async function computeAttendance(tenantId: string, from: string, to: string, only?: ReadonlySet<string>, keepStale = false): Promise<number> {
+export async function computeAttendance(tenantId: string, from: string, to: string, { only, keepStale = false, onProgress }: ComputeOptions = {}): Promise<number> {
   // A few employees (new punches) are read by key; a whole company at once.
   const staff = only && only.size <= 100 ? await staffByKeys(tenantId, [...only]) : await attendanceStaff(tenantId);
   const candidates = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && (!only || only.has(m.personKey)));
@@ -242,12 +251,17 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
   const counted = candidates.filter((m) => rules.groups.has(m.attendanceGroupKey!));
   const computedAt = nowIso();
   let stored = 0;
+  let done = 0;
+  await onProgress?.(0, counted.length, 0);
   await pool(counted, 8, async (member) => {
     const group = rules.groups.get(member.attendanceGroupKey!)!;
     // Days to come are not counted; today is, as far as it went.
     const today = dayOf(new Date(), group.timezone);
     const end = to < today ? to : today;
-    if (end < from) return;
+    if (end < from) {
+      await onProgress?.(++done, counted.length, stored);
+      return;
+    }
     const input = await engineInputOf(tenantId, rules, member, group, from, end);
     const days = attendanceDays(input);
     const items = days.map(
@@ -272,6 +286,7 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
       const monthDays = await daysOfMonth(tenantId, member.personKey, month);
       await writeAll([{ pk: tenantId, sk: monthSk(month, member.personKey), kind: 'attendanceMonth', ...monthTotals(monthDays, items[0]!, month) }]);
     }
+    await onProgress?.(++done, counted.length, stored);
   });
   if (keepStale) return stored;
   // Whoever is not counted any more loses the days of the range (and their months are summed again).
@@ -405,5 +420,5 @@ export async function punchesArrived(tenantId: string, records: readonly { perso
   const times = punched.map((r) => r.verifyTime).sort();
   const from = addDays(times[0]!.slice(0, 10), -2);
   const to = addDays(times.at(-1)!.slice(0, 10), 1);
-  await computeAttendance(tenantId, from, to, new Set(punched.map((r) => r.personKey!)), true);
+  await computeAttendance(tenantId, from, to, { only: new Set(punched.map((r) => r.personKey!)), keepStale: true });
 }

@@ -13,15 +13,16 @@ import { env, type EnvName } from '#lib/env';
  * done or failed; a slot held longer than any run of its kind can last (a worker that died
  * without a word) is taken back by the next start that finds the set full.
  */
-export type JobKind = 'grant' | 'export';
+export type JobKind = 'grant' | 'export' | 'recompute';
 
-/** Jobs of a kind one company may have running at once (`JOB_LIMIT_GRANT`, `JOB_LIMIT_EXPORT`). */
+/** Jobs of a kind one company may have running at once (`JOB_LIMIT_GRANT`, `JOB_LIMIT_EXPORT`, `JOB_LIMIT_RECOMPUTE`). */
 export function jobLimit(kind: JobKind): number {
   const configured = Number(env(LIMIT_VARIABLES[kind]));
   return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_LIMITS[kind];
 }
-const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3 };
-const LIMIT_VARIABLES: Record<JobKind, EnvName> = { grant: 'JOB_LIMIT_GRANT', export: 'JOB_LIMIT_EXPORT' };
+const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3, recompute: 1 };
+const LIMIT_VARIABLES: Record<JobKind, EnvName> = { grant: 'JOB_LIMIT_GRANT', export: 'JOB_LIMIT_EXPORT', recompute: 'JOB_LIMIT_RECOMPUTE' };
+const RUNNING_MESSAGES = { grant: 'jobs.grantRunning', export: 'jobs.exportRunning', recompute: 'jobs.recomputeRunning' } as const satisfies Record<JobKind, string>;
 
 /** Longer than a worker can run (a Lambda function stops at 15 minutes), with a margin. */
 const HOLD_MS = 20 * 60_000;
@@ -36,7 +37,7 @@ const parse = (text: string): { startedAt: string; jobKey: string } => {
 /** The company already runs as many jobs of the kind as it may: 429 naming the one running longest. */
 export class JobsRunningError extends AppError {
   constructor(kind: JobKind, running: { startedAt: string; jobKey: string }, limit: number) {
-    super(429, kind === 'grant' ? 'jobs.grantRunning' : 'jobs.exportRunning', { job: running.jobKey, since: running.startedAt, limit }, {
+    super(429, RUNNING_MESSAGES[kind], { job: running.jobKey, since: running.startedAt, limit }, {
       jobKey: running.jobKey,
       startTime: running.startedAt,
       limit,

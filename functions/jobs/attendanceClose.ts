@@ -31,7 +31,7 @@ export async function closeAttendanceDays(now = new Date()): Promise<number> {
         const earliest = addDays(yesterday, 1 - CATCH_UP_DAYS);
         const from = group.closedThrough && addDays(group.closedThrough, 1) > earliest ? addDays(group.closedThrough, 1) : earliest;
         const members = new Set(staff.filter((m) => m.attendanceGroupKey === group.attendanceGroupKey).map((m) => m.personKey));
-        if (members.size) await computeAttendance(tenantId, from, yesterday, members);
+        if (members.size) await computeAttendance(tenantId, from, yesterday, { only: members });
         if (await markClosed(tenantId, group.attendanceGroupKey, yesterday)) closed++;
       }
     } catch (error) {

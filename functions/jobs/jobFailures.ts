@@ -1,4 +1,5 @@
 import type { Locale } from '#contract/locales';
+import { failRecomputeJob, findRecomputeJob } from '#data/attendanceJobs';
 import { failGrantJob, findGrantJob } from '#data/grantJobs';
 import { findImportJob, moveImportJob } from '#data/importJobs';
 import { failExportJob, findExportJob } from '#data/passRecords';
@@ -11,7 +12,7 @@ export const environment = declareEnvironment(['EVENTS_TABLE']);
 
 /**
  * The background workers' on-failure destination on AWS: Lambda hands it every asynchronous
- * invocation of an import, export or grant worker that failed (an error, a timeout, running out
+ * invocation of an import, export, grant or attendance recomputation worker that failed (an error, a timeout, running out
  * of memory) or expired before it started (throttled past the maximum event age). The job the
  * invocation was for is marked failed at once, with its slot given back, so the console stops
  * waiting for it. Elsewhere, and as a second line on AWS, a job whose worker was lost is marked
@@ -23,7 +24,7 @@ export interface FailedInvocation {
   responseContext?: { functionError?: string };
 }
 
-export async function failJobOf(event: FailedInvocation): Promise<'grant' | 'export' | 'import' | undefined> {
+export async function failJobOf(event: FailedInvocation): Promise<'grant' | 'export' | 'import' | 'recompute' | undefined> {
   const { tenantId, jobKey } = event.requestPayload ?? {};
   if (typeof tenantId !== 'string' || typeof jobKey !== 'string') return undefined;
   // Never started: the event expired or ran out of retries before a worker took it.
@@ -37,6 +38,11 @@ export async function failJobOf(event: FailedInvocation): Promise<'grant' | 'exp
   if (exported) {
     await failExportJob(exported, translate(exported.locale as Locale, notStarted || exported.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
     return 'export';
+  }
+  const recompute = await findRecomputeJob(tenantId, jobKey);
+  if (recompute) {
+    await failRecomputeJob(recompute, translate(recompute.locale as Locale, notStarted || recompute.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
+    return 'recompute';
   }
   const imported = await findImportJob(tenantId, jobKey);
   if (imported && (imported.state === 'queued' || imported.state === 'running')) {

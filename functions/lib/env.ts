@@ -32,6 +32,7 @@ export const VARIABLES = {
   IMPORT_WORKER_FUNCTION: { kind: 'stack', about: 'The background import worker' },
   EXPORT_WORKER_FUNCTION: { kind: 'stack', about: 'The pass record export worker' },
   GRANT_WORKER_FUNCTION: { kind: 'stack', about: 'The large grant worker' },
+  RECOMPUTE_WORKER_FUNCTION: { kind: 'stack', about: 'The attendance recomputation worker' },
   MAIL_WORKER_FUNCTION: { kind: 'stack', about: 'The mail service, started when alerts are queued' },
   LICENCE_PUBLIC_KEY: { kind: 'operator', about: 'The operator’s licence public key; without it activations answer 503' },
 
@@ -52,6 +53,7 @@ export const VARIABLES = {
   GRANT_MAX_PAIRS: { kind: 'local', about: 'Largest grant accepted' },
   JOB_LIMIT_GRANT: { kind: 'local', about: 'Grant jobs a company may run at once' },
   JOB_LIMIT_EXPORT: { kind: 'local', about: 'Export jobs a company may run at once' },
+  JOB_LIMIT_RECOMPUTE: { kind: 'local', about: 'Attendance recomputations a company may run at once' },
   SESSION_IDLE_MINUTES: { kind: 'local', about: 'Idle time that ends a session' },
   SESSION_MAX_MINUTES: { kind: 'local', about: 'Longest session' },
   THROTTLE_ACCOUNT_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },

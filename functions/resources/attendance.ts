@@ -7,6 +7,7 @@ import {
   dailyQuery,
   monthlyQuery,
   recomputeBody,
+  recomputeJobParams,
   holidayBody,
   holidayKeyParams,
   holidayListQuery,
@@ -18,6 +19,7 @@ import {
   type AttendanceGroupBody,
   type AttendanceGroupJson,
   type HolidayJson,
+  type RecomputeJobJson,
   type ShiftJson,
 } from '#contract/attendance';
 import { WEEKDAYS } from '#domain/attendance/index';
@@ -48,16 +50,23 @@ import {
   type Shift,
   type StaffMember,
 } from '#data/attendanceRules';
-import { computeAttendance, listDays, listMonths } from '#data/attendanceDays';
+import { listDays, listMonths } from '#data/attendanceDays';
+import { createRecomputeJob, failRecomputeJob, findRecomputeJob, latestRecomputeJob, type RecomputeJob } from '#data/attendanceJobs';
+import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
+import type { Locale } from '#contract/locales';
+import { runRecompute } from '../jobs/attendanceRecompute.ts';
+import { translate } from '#lib/i18n';
+import { lostWorker, startWorker } from '#lib/jobs';
+import { newTimeId } from '#lib/crypto';
 import { allDevices } from '#data/devices';
 import { dailyWorkbook, monthlyWorkbook } from './attendanceExport.ts';
 import { companyTimezone } from '#data/tenants';
-import { AppError, ConflictError, ValidationError, type FieldIssue } from '#lib/errors';
-import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
+import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
 
 /** Names as a message shows them: the first few, then how many more. */
 const NAMES_SHOWN = 5;
@@ -199,6 +208,45 @@ async function groupDetail(tenantId: string, attendanceGroupKey: string) {
   return { ...groupJson(group, members.length), staff: members.map((m) => staffJson(m, names)) };
 }
 
+/** Starts a recomputation in the background, one (JOB_LIMIT_RECOMPUTE) per company at a time. */
+async function startRecompute(tenantId: string, from: string, to: string, locale: string): Promise<string> {
+  const now = new Date();
+  const jobKey = newTimeId(now.getTime());
+  // The slot first: a refused start leaves no job behind, and the running one stays the newest.
+  await takeJobSlot(tenantId, 'recompute', jobKey, now.toISOString(), now.getTime());
+  let job: RecomputeJob | undefined;
+  try {
+    job = await createRecomputeJob(tenantId, jobKey, from, to, locale, now);
+    await startWorker('RECOMPUTE_WORKER_FUNCTION', { tenantId, jobKey }, runRecompute, 'attendance recomputation');
+  } catch (error) {
+    if (job) await failRecomputeJob(job, translate(locale as Locale, 'jobs.notStarted'));
+    else await releaseJobSlot(tenantId, 'recompute', jobKey, now.toISOString());
+    throw error;
+  }
+  return jobKey;
+}
+
+/** A job whose worker was lost says so (lib/jobs.ts), and the screen stops waiting for it. */
+async function settled(job: RecomputeJob): Promise<RecomputeJob> {
+  if (!lostWorker(job.state, job.startedAt ?? job.createdAt)) return job;
+  return failRecomputeJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
+}
+
+function recomputeJson(job: RecomputeJob): RecomputeJobJson {
+  return {
+    jobKey: job.jobKey,
+    from: job.from,
+    to: job.to,
+    state: job.state,
+    done: job.done,
+    total: job.total,
+    stored: job.stored,
+    error: job.error ?? null,
+    createTime: job.createdAt,
+    finishTime: job.finishedAt ?? null,
+  };
+}
+
 export const attendance = defineResource('attendance', {
   'GET /v1/attendance/daily': sessionRoute({
     query: dailyQuery,
@@ -236,11 +284,25 @@ export const attendance = defineResource('attendance', {
   }),
   'POST /v1/attendance/recompute': sessionRoute({
     body: recomputeBody,
-    async handle({ auth, body }) {
+    async handle({ auth, body, locale }) {
       const today = dayOf(new Date(), await companyTimezone(auth.tenantId));
+      if (body.from > today) throw fieldError('from', 'attendance.fromInFuture');
       const to = body.to > today ? today : body.to;
-      const stored = body.from > to ? 0 : await computeAttendance(auth.tenantId, body.from, to);
-      return ok({ from: body.from, to, stored });
+      return queued({ jobKey: await startRecompute(auth.tenantId, body.from, to, locale) });
+    },
+  }),
+  'GET /v1/attendance/recompute': sessionRoute({
+    async handle({ auth }) {
+      const job = await latestRecomputeJob(auth.tenantId);
+      return ok(job ? recomputeJson(await settled(job)) : null);
+    },
+  }),
+  'GET /v1/attendance/recompute/{jobKey}': sessionRoute({
+    params: recomputeJobParams,
+    async handle({ auth, params }) {
+      const job = await findRecomputeJob(auth.tenantId, params.jobKey);
+      if (!job) throw new NotFoundError();
+      return ok(recomputeJson(await settled(job)));
     },
   }),
 

@@ -30,7 +30,7 @@ export interface PassCloudStackProps extends StackProps {
    */
   licencePublicKey?: string;
   /**
-   * Concurrent runs each background worker (imports, record exports, grants) may have, reserved
+   * Concurrent runs each background worker (imports, record exports, grants, attendance recomputations) may have, reserved
    * for it and capped there, so background work of one company can neither take the account's
    * Lambda concurrency from the API nor be starved by it. 10 unless the context says
    * (`--context workerConcurrency=N`); 0 leaves the workers unreserved (an account whose
@@ -60,6 +60,7 @@ export class PassCloudStack extends Stack {
   readonly licenceReminders: HandlerFunction;
   readonly attendanceClose: HandlerFunction;
   readonly attendanceMail: HandlerFunction;
+  readonly recomputeWorker: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -92,7 +93,7 @@ export class PassCloudStack extends Stack {
     // The workers' on-failure destination: a job whose worker failed, timed out or never started is marked failed at once.
     const jobFailures = (this.jobFailures = new HandlerFunction(this, 'JobFailures', {
       entry: resolve(REPO_ROOT, 'functions/jobs/jobFailures.ts'),
-      description: 'Pass Cloud: marks failed the import, export or grant job whose worker failed or never started',
+      description: 'Pass Cloud: marks failed the import, export, grant or recomputation job whose worker failed or never started',
       environment,
       timeout: Duration.seconds(30),
     }));
@@ -340,6 +341,25 @@ export class PassCloudStack extends Stack {
     }));
     grantTable(attendanceClose, main, 'readWrite');
     grantTable(attendanceClose, events, 'readWrite');
+    // A range of attendance days computed again on demand, by its own worker (the job record in the events table).
+    const recomputeWorker = (this.recomputeWorker = new HandlerFunction(this, 'RecomputeWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/attendanceRecompute.ts'),
+      description: 'Pass Cloud: computes a range of attendance days again in the background',
+      environment,
+      memorySize: 1024,
+      timeout: Duration.minutes(15),
+      ...workerConcurrency,
+    }));
+    // A retried run would find its job already running and stop.
+    recomputeWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
+    Validations.of(recomputeWorker).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFailures.node.defaultChild as CfnElement)}.Arn>:*]`,
+      reason: 'The on-failure destination grants lambda:InvokeFunction on the job failure function and its versions (ARN:*); it names that one function only.',
+    });
+    grantTable(recomputeWorker, main, 'read');
+    grantTable(recomputeWorker, events, 'readWrite');
+    environment.RECOMPUTE_WORKER_FUNCTION = recomputeWorker.functionName;
+    this.api.functions.attendance.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recomputeWorker.functionArn] }));
     // The daily attendance summary goes at each company's own time of day: the job looks every 5 minutes.
     const attendanceMail = (this.attendanceMail = new HandlerFunction(this, 'AttendanceMail', {
       entry: resolve(REPO_ROOT, 'functions/jobs/attendanceMail.ts'),

@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(stack.recomputeWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -91,7 +91,7 @@ describe('the AWS stack', () => {
 
   it('reserves a bounded concurrency for each background worker, and for no API function', () => {
     const functions = template.findResources('AWS::Lambda::Function') as Record<string, { Properties: { ReservedConcurrentExecutions?: number } }>;
-    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker].map(logicalId);
+    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.recomputeWorker].map(logicalId);
     for (const id of workers) expect(functions[id]!.Properties.ReservedConcurrentExecutions, id).toBe(10);
     for (const fn of Object.values(stack.api.functions)) expect(functions[logicalId(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -99,7 +99,7 @@ describe('the AWS stack', () => {
   it('sends every failed or expired worker invocation to the function that marks its job failed', () => {
     const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as { Properties: { FunctionName: { Ref: string }; DestinationConfig?: { OnFailure?: { Destination: unknown } } } }[];
     const failures = { 'Fn::GetAtt': [logicalId(stack.jobFailures), 'Arn'] };
-    for (const worker of [stack.importWorker, stack.recordExportWorker, stack.grantWorker]) {
+    for (const worker of [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.recomputeWorker]) {
       const config = configs.find((c) => c.Properties.FunctionName.Ref === logicalId(worker));
       expect(config?.Properties.DestinationConfig?.OnFailure?.Destination, worker.node.id).toEqual(failures);
     }
@@ -407,6 +407,27 @@ describe('the AWS stack', () => {
     const deletes = statements.filter((st) => [st.Action].flat().includes('s3:DeleteObject'));
     expect(deletes.length).toBeGreaterThan(0);
     expect(JSON.stringify(deletes)).not.toMatch(/BucketsPhotos|BucketsImports|BucketsRecordings|BucketsPackages/);
+  });
+
+  it('gives attendance its recomputation worker, which writes only the events table', () => {
+    const attendance = logicalId(stack.api.functions.attendance);
+    const vars = template.toJSON().Resources[attendance].Properties.Environment.Variables as Record<string, unknown>;
+    expect(vars.RECOMPUTE_WORKER_FUNCTION).toEqual({ Ref: logicalId(stack.recomputeWorker) });
+    const roleOfFn = (id: string) => (template.toJSON().Resources[id].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statementsOf = (id: string) =>
+      Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleOfFn(id)))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const invoke = statementsOf(attendance).find((st) => [st.Action].flat().includes('lambda:InvokeFunction'))!;
+    expect(JSON.stringify(invoke.Resource)).toContain(logicalId(stack.recomputeWorker));
+    const worker = statementsOf(logicalId(stack.recomputeWorker));
+    const writes = worker.filter((st) => [st.Action].flat().some((a) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(a)));
+    expect(writes.length).toBeGreaterThan(0);
+    expect(JSON.stringify(writes)).toContain('Tablesevents');
+    expect(JSON.stringify(writes)).not.toContain('Tablesmain');
+    expect(worker.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('s3:') || a.startsWith('iot:'))).toEqual([]);
+    const fn = template.toJSON().Resources[logicalId(stack.recomputeWorker)].Properties as { Timeout: number };
+    expect(fn.Timeout).toBe(900);
   });
 
   it('gives pass records their export worker, and the worker only what it writes', () => {

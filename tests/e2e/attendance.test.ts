@@ -4,6 +4,8 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { storeRecord } from '@passcloud/functions/data/passRecords';
+import { createRecomputeJob, moveRecomputeJob } from '@passcloud/functions/data/attendanceJobs';
+import { newTimeId } from '@passcloud/functions/lib/crypto';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -227,6 +229,28 @@ describe('attendance rules', () => {
     await page.screenshot({ path: `${shotDir}/attendance-trace-en.png` });
     await page.getByTestId('day-trace-close').click();
     await trace.waitFor({ state: 'detached' });
+
+    // A run that stopped midway is shown, with what it means for the figures, until it is closed.
+    const stopped = await createRecomputeJob(tenantId, newTimeId(), lastWeekday, lastWeekday, 'en_US');
+    await moveRecomputeJob(tenantId, stopped.jobKey, 'queued', 'failed', { done: 3, total: 7, error: 'The background work stopped before it was complete' });
+    await page.reload();
+    const notice = page.getByTestId('recompute-failed');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('3 of 7 employees were computed again. The others keep their earlier figures');
+    await page.screenshot({ path: `${shotDir}/attendance-recompute-failed-en.png` });
+    await page.evaluate(() => localStorage.setItem('locale', 'zh_CN'));
+    await page.reload();
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('7 名员工中已重新计算 3 名');
+    await page.screenshot({ path: `${shotDir}/attendance-recompute-failed-zh.png` });
+    await page.evaluate(() => localStorage.setItem('locale', 'en_US'));
+    await page.reload();
+    await notice.waitFor();
+    await notice.getByRole('button', { name: 'Close' }).click();
+    await notice.waitFor({ state: 'detached' });
+    await page.reload();
+    await rows.first().waitFor();
+    expect(await page.getByTestId('recompute-failed').count()).toBe(0);
 
     // Only the late show with the status filter; the month counts the day.
     await page.getByTestId('daily-status').click();

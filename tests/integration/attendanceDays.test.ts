@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
+import type { RecomputeJobJson } from '@passcloud/functions/contract/attendance';
 import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
 import { createAccount } from '@passcloud/functions/data/identity';
+import { createRecomputeJob } from '@passcloud/functions/data/attendanceJobs';
+import { attendanceGroups } from '@passcloud/functions/data/attendanceRules';
+import { releaseJobSlot, takeJobSlot } from '@passcloud/functions/data/jobSlots';
+import { newTimeId } from '@passcloud/functions/lib/crypto';
 import { tenants } from '@passcloud/functions/data/tenants';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { closeAttendanceDays } from '@passcloud/functions/jobs/attendanceClose';
@@ -121,9 +126,21 @@ describe('attendance statistics', () => {
     expect((await call('PATCH', `/v1/attendance/shifts/${shiftKey}`, { token, body: { name: 'Day', periods: [{ ...period, lateTolerance: 15 }], version: shift.body.data.version } })).body.code).toBe(201);
     // The stored figures stay until the range is computed again.
     expect((await dayOfWorker(first))!.late).toBe(10);
-    const recomputed = await call<{ stored: number }>('POST', '/v1/attendance/recompute', { token, body: { from: first, to: today() } });
-    expect(recomputed.body.code).toBe(200);
-    expect(recomputed.body.data.stored).toBeGreaterThanOrEqual(2);
+    const started = await call<{ jobKey: string }>('POST', '/v1/attendance/recompute', { token, body: { from: first, to: addDays(today(), 5) } });
+    expect(started.body.code).toBe(202);
+    const job = await until(
+      async () => (await call<RecomputeJobJson>('GET', `/v1/attendance/recompute/${started.body.data.jobKey}`, { token })).body.data,
+      (j) => j.state === 'done' || j.state === 'failed',
+      30_000,
+    );
+    // Days to come are not computed: the range ends today.
+    expect(job).toMatchObject({ state: 'done', from: first, to: today(), error: null });
+    expect(job.done).toBe(job.total);
+    expect(job.total).toBeGreaterThanOrEqual(2);
+    expect(job.stored).toBeGreaterThanOrEqual(2);
+    expect(job.finishTime).not.toBeNull();
+    // The statistics screen finds it as the newest run.
+    expect((await call<RecomputeJobJson>('GET', '/v1/attendance/recompute', { token })).body.data.jobKey).toBe(started.body.data.jobKey);
     const after = (await dayOfWorker(first))!;
     expect(after).toMatchObject({ status: ['normal'], late: 0 });
     expect(after.computedAt > before.computedAt).toBe(true);
@@ -196,4 +213,71 @@ describe('attendance statistics', () => {
     expect((await call('GET', `/v1/attendance/daily?from=${today()}&to=${today()}`, { token: clerk })).status).toBe(401);
     expect((await call('GET', `/v1/attendance/monthly?month=${today().slice(0, 7)}`, { token: clerk })).status).toBe(401);
   });
+
+  it('computes one range at a time per company, says when a run stopped midway, and keeps the earlier figures readable', async () => {
+    const date = addDays(today(), -2);
+    const before = (await dayOfWorker(date))!;
+    const latest = async () => (await call<RecomputeJobJson | null>('GET', '/v1/attendance/recompute', { token })).body.data;
+    const newest = await latest();
+
+    // A run in progress holds the company's one slot: another start answers 429 naming it and creates nothing.
+    const held = { jobKey: `held${Date.now().toString(36)}`, at: new Date().toISOString() };
+    await takeJobSlot(tenantId, 'recompute', held.jobKey, held.at);
+    const refused = await call<{ jobKey: string; limit: number }>('POST', '/v1/attendance/recompute', { token, locale: 'ja_JP', body: { from: date, to: date } });
+    expect(refused.status).toBe(429);
+    expect(refused.body.data).toMatchObject({ jobKey: held.jobKey, limit: 1 });
+    expect(refused.body.message).toContain('再計算');
+    expect((await latest())?.jobKey).toBe(newest?.jobKey);
+    await releaseJobSlot(tenantId, 'recompute', held.jobKey, held.at);
+
+    // A range starting after today cannot be computed.
+    const future = await call<Issues>('POST', '/v1/attendance/recompute', { token, body: { from: addDays(today(), 2), to: addDays(today(), 3) } });
+    expect(future.status).toBe(422);
+    expect(future.body.data.issues[0]!.path).toBe('from');
+
+    // A run that fails midway (here: a group whose time zone cannot be read) is marked failed with
+    // the reason, gives its slot back, and every day keeps the figures it had.
+    const group = (await attendanceGroups().get({ tenantId, attendanceGroupKey: groupKey }).go()).data!;
+    await attendanceGroups().patch({ tenantId, attendanceGroupKey: groupKey }).set({ timezone: 'Nowhere/Atlantis' }).go();
+    try {
+      const started = await call<{ jobKey: string }>('POST', '/v1/attendance/recompute', { token, body: { from: date, to: date } });
+      expect(started.body.code).toBe(202);
+      const failed = await until(
+        async () => (await call<RecomputeJobJson>('GET', `/v1/attendance/recompute/${started.body.data.jobKey}`, { token })).body.data,
+        (j) => j.state === 'done' || j.state === 'failed',
+        30_000,
+      );
+      expect(failed).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it was complete') });
+      expect(failed.done).toBeLessThan(failed.total);
+      expect((await latest())).toMatchObject({ jobKey: started.body.data.jobKey, state: 'failed' });
+      expect(await dayOfWorker(date)).toMatchObject({ computedAt: before.computedAt, late: before.late, status: before.status });
+    } finally {
+      await attendanceGroups().patch({ tenantId, attendanceGroupKey: groupKey }).set({ timezone: group.timezone }).go();
+    }
+    const again = await call<{ jobKey: string }>('POST', '/v1/attendance/recompute', { token, body: { from: date, to: date } });
+    expect(again.body.code).toBe(202);
+    await until(
+      async () => (await call<RecomputeJobJson>('GET', `/v1/attendance/recompute/${again.body.data.jobKey}`, { token })).body.data.state,
+      (state) => state === 'done',
+      30_000,
+    );
+    expect((await dayOfWorker(date))!.computedAt > before.computedAt).toBe(true);
+
+    // A job whose worker was lost (still queued long after it was created) is failed when read.
+    const lost = await createRecomputeJob(tenantId, newTimeId(Date.now() - 20 * 60_000), date, date, 'en_US', new Date(Date.now() - 20 * 60_000));
+    const read = await call<RecomputeJobJson>('GET', `/v1/attendance/recompute/${lost.jobKey}`, { token });
+    expect(read.body.data).toMatchObject({ state: 'failed', error: expect.stringContaining('never started') });
+
+    // Statistics readers see the runs; only rule keepers start them; another company sees none.
+    const username = unique('stats');
+    await createAccount(tenantId, { username, password: 'stats-only-1', authCodes: ['pass:attendance-statistics'] });
+    const reader = (await login(username, 'stats-only-1')).token;
+    expect((await call('GET', '/v1/attendance/recompute', { token: reader })).status).toBe(200);
+    expect((await call('POST', '/v1/attendance/recompute', { token: reader, body: { from: date, to: date } })).status).toBe(401);
+    const other = await registerTenant();
+    const stranger = (await login(other.username, other.password)).token;
+    expect((await call('GET', `/v1/attendance/recompute/${again.body.data.jobKey}`, { token: stranger })).status).toBe(404);
+    expect((await call('GET', '/v1/attendance/recompute', { token: stranger })).body.data).toBeNull();
+  });
 });
+

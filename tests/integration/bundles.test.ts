@@ -308,7 +308,7 @@ describe('the deployed bundles', () => {
   it('take their scheduled and worker events', async () => {
     const task = { tenantId, jobKey: 'nosuchjob0000001' };
     const scheduled = { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: 'eu-west-1', resources: [], detail: {} };
-    for (const fn of [stack.importWorker, stack.recordExportWorker, stack.grantWorker]) {
+    for (const fn of [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.recomputeWorker]) {
       const [outcome] = await run(bundleOf(fn), [task]);
       expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
     }
@@ -340,6 +340,7 @@ describe('the deployed bundles', () => {
       stack.licenceReminders,
       stack.attendanceClose,
       stack.attendanceMail,
+      stack.recomputeWorker,
       stack.jobFailures,
     ].map((fn) => stack.getLogicalId(fn.node.defaultChild as CfnElement)));
     expect(bundles.map((b) => b.id).filter((id) => !covered.has(id))).toEqual([]);

@@ -177,10 +177,13 @@ describe('limits on work a company can start', () => {
     const tenant = `limit${Date.now().toString(36)}`;
     const limit = jobLimit('grant');
     const started = new Date().toISOString();
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => takeJobSlot(tenant, 'grant', `job${i}`, started)));
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(limit);
-    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
-    expect(refused.every((o) => (o.reason as { code?: number }).code === 429)).toBe(true);
+    for (const kind of ['grant', 'export', 'recompute'] as const) {
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => takeJobSlot(tenant, kind, `job${i}`, started)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled'), kind).toHaveLength(jobLimit(kind));
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused.every((o) => (o.reason as { code?: number }).code === 429)).toBe(true);
+    }
+    expect(jobLimit('recompute')).toBe(1);
 
     // A slot held past any run's length (its worker died) is taken back by the next start.
     const other = `stale${Date.now().toString(36)}`;

@@ -296,9 +296,9 @@ async function send(route: RouteEntry, token: string | undefined, target: Tenant
   const key = routeKey(route);
   const body = bodies[key]?.(target) ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
   const answer = await call(route.method, pathFor(route, target.keys) + (queries[key] ?? ''), { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
-  // A background export started in the caller's own company finishes before the next snapshot.
+  // A background export or recomputation started in the caller's own company finishes before the next snapshot.
   const jobKey = (answer.body.data as { jobKey?: string } | null)?.jobKey;
-  if (answer.body.code === 202 && jobKey && route.path.endsWith('/exports')) {
+  if (answer.body.code === 202 && jobKey && (route.path.endsWith('/exports') || route.path.endsWith('/recompute'))) {
     for (let i = 0; i < 200; i++) {
       const job = await call<{ state: string }>('GET', `${route.path}/${jobKey}`, { token: token! });
       if (job.body.data?.state === 'done' || job.body.data?.state === 'failed') break;

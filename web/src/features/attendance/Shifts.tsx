@@ -54,7 +54,7 @@ export function ShiftListPage() {
       key: 'periods',
       title: t`Periods`,
       render: (shift) => (
-        <Group gap={4} wrap="nowrap">
+        <Group gap={4} wrap="nowrap" w="max-content">
           {shift.periods.map((p, i) => (
             <Badge key={i} variant="light" size="sm" radius="sm" tt="none">
               {periodText(p, t`next day`)}

@@ -7,16 +7,17 @@ import { IconDownload, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { DayStatus } from '@passcloud/functions/domain/attendance/index';
 import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api, toast } from '../../app/api.ts';
 import { downloadFile } from '../../app/download.ts';
 import { formatDate, formatDateTime, formatDecimal, formatNumber, formatTemperature } from '../../app/format.ts';
 import { pickDepartments, type PickerDepartment } from '../../app/pickers.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { useList, useUrlFilters } from '../../app/queries.ts';
 import { getAuthorities } from '../../app/session.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import type { Page } from './api.ts';
+import { RecomputeNotice, useRecompute } from './Recompute.tsx';
 
 /** The statuses a day may have, as the daily filter offers them. */
 const DAY_STATUSES = ['normal', 'late', 'earlyLeave', 'missingIn', 'missingOut', 'absence'] as const satisfies readonly DayStatus[];
@@ -151,7 +152,8 @@ export function DailyStatisticsPage() {
   const [filters, setFilters] = useUrlFilters({ from: today, to: today, departmentKey: '', attendanceGroupKey: '', status: '', keyword: '' });
   const [draft, setDraft] = useState(filters);
   const [traced, setTraced] = useState<StoredDay | null>(null);
-  const [recomputing, setRecomputing] = useState(false);
+  const [starting, setStarting] = useState(false);
+  const recomputation = useRecompute();
   const choices = useFilterChoices();
   const list = useList<StoredDay, Page<StoredDay>>({
     resource: 'attendanceDays',
@@ -169,14 +171,12 @@ export function DailyStatisticsPage() {
   const search = () => setFilters({ ...draft, keyword: draft.keyword.trim() }) || void list.refetch();
   const range: DatesRangeValue<string> = [draft.from, draft.to];
   const maySettle = getAuthorities().includes('pass:attendance-settings');
-  const recompute = async () => {
-    setRecomputing(true);
+  const recompute = async (from = filters.from, to = filters.to) => {
+    setStarting(true);
     try {
-      await api.post('/v1/attendance/recompute', { from: filters.from, to: filters.to });
-      notifySuccess(t`Attendance computed again`);
-      await invalidate('attendanceDays');
+      await recomputation.start(from, to);
     } finally {
-      setRecomputing(false);
+      setStarting(false);
     }
   };
 
@@ -210,7 +210,7 @@ export function DailyStatisticsPage() {
       key: 'status',
       title: t`Status`,
       render: (day) => (
-        <Group gap={4} wrap="nowrap">
+        <Group gap={4} wrap="nowrap" w="max-content">
           {day.kind !== 'workday' && day.status.length === 0 ? (
             <Badge variant="light" color="gray" size="sm" style={{ flexShrink: 0 }}>
               {day.kind === 'holiday' ? t`Holiday` : t`Rest day`}
@@ -282,7 +282,14 @@ export function DailyStatisticsPage() {
               <Trans>Search</Trans>
             </Button>
             {maySettle && (
-              <Button variant="light" leftSection={<IconRefresh size={16} />} loading={recomputing} onClick={() => void recompute()} data-testid="daily-recompute">
+              <Button
+                variant="light"
+                leftSection={<IconRefresh size={16} />}
+                loading={starting}
+                disabled={recomputation.running}
+                onClick={() => void recompute()}
+                data-testid="daily-recompute"
+              >
                 <Trans>Compute again</Trans>
               </Button>
             )}
@@ -295,6 +302,13 @@ export function DailyStatisticsPage() {
               <Trans>Export</Trans>
             </Button>
           </Group>
+          {recomputation.shown && recomputation.job && (
+            <RecomputeNotice
+              job={recomputation.job}
+              onRetry={maySettle ? () => void recompute(recomputation.job!.from, recomputation.job!.to) : undefined}
+              onClose={recomputation.dismiss}
+            />
+          )}
           <ListFrame
             list={list}
             name="daily"

@@ -15,7 +15,7 @@ const PAGE_SIZE = 20;
 /** Owner, disabled and must-change-password marks of an account. */
 export function AccountBadges({ account }: { account: Account }) {
   return (
-    <Group gap={4} wrap="nowrap">
+    <Group gap={4} wrap="nowrap" w="max-content">
       {account.owner && (
         <Badge size="sm" variant="light" color="grape" data-testid="badge-owner">
           <Trans>Owner</Trans>
