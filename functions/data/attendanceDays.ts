@@ -1,10 +1,10 @@
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { attendanceDays, type DayResult, type EngineInput } from '#domain/attendance/index';
 import { addDays, dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { pool } from '#lib/pool';
 import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, staffByKeys, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
-import { finishBatch, nowIso } from './entity.ts';
+import { finishBatch, isConditionFailure, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 
 /**
@@ -14,7 +14,9 @@ import { EVENTS_TABLE, tableName } from './tables.ts';
  *            who they are (name, department, group) and when it was computed, so a day's list is
  *            one key range read newest date first;
  * - a month: `attMonth#<YYYY-MM>#<personKey>`: the sums of that employee's days of the month,
- *            rewritten whenever one of its days is, so the monthly list reads one item per person.
+ *            rewritten whenever one of its days is, so the monthly list reads one item per person;
+ * - counts:  `attCounts#<date>`: a closed date's days counted by status (the dashboard's
+ *            yesterday), kept until days of the date are stored again (see dayCounts).
  *
  * Punches are the employees' pass records (`punch#…`, data/passRecords.ts). The engine is pure
  * (domain/attendance); this module feeds it and keeps what it answers.
@@ -24,6 +26,7 @@ const table = () => tableName(EVENTS_TABLE);
 const HIGH = '\u{10FFFF}';
 const daySk = (date: string, personKey: string): string => `attDay#${date}#${personKey}`;
 const monthSk = (month: string, personKey: string): string => `attMonth#${month}#${personKey}`;
+const countsSk = (date: string): string => `attCounts#${date}`;
 
 /** Every item of the tenant's key range `lo`..`hi`, with only the attributes asked for. */
 async function readAll(tenantId: string, lo: string, hi: string, attributes: string[]): Promise<Record<string, unknown>[]> {
@@ -241,7 +244,17 @@ export interface ComputeOptions {
  * unless `keepStale` (new punches: who left a group is the group screens' and the recompute's
  * business, not every pass's). Answers how many employee-days were stored.
  */
-export async function computeAttendance(tenantId: string, from: string, to: string, { only, keepStale = false, onProgress }: ComputeOptions = {}): Promise<number> {
+export async function computeAttendance(tenantId: string, from: string, to: string, options: ComputeOptions = {}): Promise<number> {
+  /** Closed dates whose days were stored or removed: their counts are out of date, even when the run stops midway. */
+  const changed = new Set<string>();
+  try {
+    return await storeAttendance(tenantId, from, to, options, changed);
+  } finally {
+    await staleCounts(tenantId, changed);
+  }
+}
+
+async function storeAttendance(tenantId: string, from: string, to: string, { only, keepStale = false, onProgress }: ComputeOptions, changed: Set<string>): Promise<number> {
   // A few employees (new punches) are read by key; a whole company at once.
   const staff = only && only.size <= 100 ? await staffByKeys(tenantId, [...only]) : await attendanceStaff(tenantId);
   const candidates = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && (!only || only.has(m.personKey)));
@@ -280,6 +293,7 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
       }),
     );
     await writeAll(items);
+    for (const item of items) if (!item.open) changed.add(item.date);
     stored += items.length;
     const touched = new Set(days.map((d) => d.date.slice(0, 7)));
     for (const month of touched) {
@@ -294,6 +308,7 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
   const stale = only ? dayKeysOf([...only].filter((k) => !keep.has(k)), from, to) : (await storedDayKeys(tenantId, from, to)).filter((k) => !keep.has(k.personKey));
   if (stale.length) {
     await writeAll([], stale.map((k) => ({ pk: tenantId, sk: daySk(k.date, k.personKey) })));
+    for (const k of stale) changed.add(k.date);
     const gone = new Map<string, Set<string>>();
     for (const k of stale) gone.set(k.personKey, (gone.get(k.personKey) ?? new Set()).add(k.date.slice(0, 7)));
     for (const [personKey, monthsOf] of gone) {
@@ -395,17 +410,68 @@ export function listMonths(tenantId: string, month: string, filter: Omit<DayFilt
   return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
 }
 
-/** Counts by status of one date's stored days (the dashboard's yesterday). */
-export async function dayCounts(tenantId: string, date: string): Promise<Record<string, number> & { total: number }> {
-  const counts: Record<string, number> & { total: number } = { total: 0 };
-  for (const item of await readAll(tenantId, `attDay#${date}#`, `attDay#${date}#${HIGH}`, ['status'])) {
+type DayCounts = Record<string, number> & { total: number };
+
+/** Counts by status of one date's stored days, and whether any of them is still going on. */
+async function countDay(tenantId: string, date: string): Promise<{ counts: DayCounts; open: boolean }> {
+  const counts: DayCounts = { total: 0 };
+  let open = false;
+  for (const item of await readAll(tenantId, `attDay#${date}#`, `attDay#${date}#${HIGH}`, ['status', 'open'])) {
     counts.total++;
+    if (item.open) open = true;
     const statuses = (item.status as string[] | undefined) ?? [];
     for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
     // A day missing a clock-in and a clock-out is one day missing punches.
     if (statuses.includes('missingIn') || statuses.includes('missingOut')) counts.missingDays = (counts.missingDays ?? 0) + 1;
   }
+  return { counts, open };
+}
+
+/**
+ * Counts by status of one date's stored days (the dashboard's yesterday): one read once counted.
+ * The counts item holds a generation that every store or removal of the date's closed days raises
+ * (after writing them); counts are kept with the generation they were counted at, by a write
+ * conditional on it being still current, so counts read while days were being stored are never
+ * kept as current. A date with a day still going on is counted each time and not kept.
+ */
+export async function dayCounts(tenantId: string, date: string): Promise<DayCounts> {
+  const key = { pk: tenantId, sk: countsSk(date) };
+  const kept = (await dynamo().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
+  const generation = Number(kept?.gen ?? 0);
+  if (kept?.counts && kept.countedGen === generation) return kept.counts as DayCounts;
+  const { counts, open } = await countDay(tenantId, date);
+  if (open) return counts;
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET #counts = :counts, #countedGen = :gen',
+        ConditionExpression: generation === 0 ? 'attribute_not_exists(#gen) OR #gen = :gen' : '#gen = :gen',
+        ExpressionAttributeNames: { '#counts': 'counts', '#countedGen': 'countedGen', '#gen': 'gen' },
+        ExpressionAttributeValues: { ':counts': counts, ':gen': generation },
+      }),
+    );
+  } catch (error) {
+    // Days of the date were stored meanwhile: the next read counts again.
+    if (!isConditionFailure(error)) throw error;
+  }
   return counts;
+}
+
+/** Raises the generation of each date's counts: their days were stored or removed. */
+async function staleCounts(tenantId: string, dates: Iterable<string>): Promise<void> {
+  await pool([...dates], 4, async (date) => {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: tenantId, sk: countsSk(date) },
+        UpdateExpression: 'ADD #gen :one',
+        ExpressionAttributeNames: { '#gen': 'gen' },
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+  });
 }
 
 /**

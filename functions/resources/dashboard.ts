@@ -16,8 +16,8 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE'
 /**
  * The figures of the dashboard: one query of the day counters (this month and the last 10 days),
  * the people counters, the devices (their presence as the broker last told it) and the devices'
- * sync counters, and yesterday's attendance days (one key range, which grows with the staff, not
- * the records). None of it grows with the records.
+ * sync counters, and yesterday's attendance counts (one item, counted again from yesterday's days
+ * only after they changed). None of it grows with the records.
  */
 export async function dashboardOf(tenantId: string, now = new Date()): Promise<DashboardView> {
   const timezone = await companyTimezone(tenantId);

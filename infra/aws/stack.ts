@@ -180,6 +180,8 @@ export class PassCloudStack extends Stack {
     const { dashboard } = this.api.functions;
     grantTable(dashboard, main, 'read');
     grantTable(dashboard, events, 'read');
+    // …and keeps yesterday's attendance counts once it has counted them (one conditional update).
+    dashboard.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [events.tableArn] }));
     this.grantObjects(dashboard, [buckets.data.captures, buckets.data.photos], ['s3:GetObject']);
     grantListing(dashboard, buckets.data.captures);
     // Pickers read names and keys (people, groups, departments, devices) and link people's photos.

@@ -409,6 +409,17 @@ describe('the AWS stack', () => {
     expect(JSON.stringify(deletes)).not.toMatch(/BucketsPhotos|BucketsImports|BucketsRecordings|BucketsPackages/);
   });
 
+  it('lets the dashboard write only the attendance counts it keeps: one update action on the events table', () => {
+    const role = (template.toJSON().Resources[logicalId(stack.api.functions.dashboard)].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const writes = statements.filter((st) => [st.Action].flat().some((a) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(a)));
+    expect(writes.flatMap((st) => [st.Action].flat())).toEqual(['dynamodb:UpdateItem']);
+    expect(JSON.stringify(writes)).toContain('Tablesevents');
+    expect(JSON.stringify(writes)).not.toContain('Tablesmain');
+  });
+
   it('gives attendance its recomputation worker, which writes only the events table', () => {
     const attendance = logicalId(stack.api.functions.attendance);
     const vars = template.toJSON().Resources[attendance].Properties.Environment.Variables as Record<string, unknown>;

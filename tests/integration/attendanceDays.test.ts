@@ -5,6 +5,9 @@ import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { RecomputeJobJson } from '@passcloud/functions/contract/attendance';
 import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
 import { createAccount } from '@passcloud/functions/data/identity';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '@passcloud/functions/lib/aws';
+import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createRecomputeJob } from '@passcloud/functions/data/attendanceJobs';
 import { attendanceGroups } from '@passcloud/functions/data/attendanceRules';
 import { releaseJobSlot, takeJobSlot } from '@passcloud/functions/data/jobSlots';
@@ -117,6 +120,25 @@ describe('attendance statistics', () => {
     // and the idle employee was not employed yet.
     const view = await call<{ attendance: unknown }>('GET', '/v1/dashboard', { token });
     expect(view.body.data.attendance).toEqual({ day: addDays(today(), -1), total: 1, normal: 0, late: 0, earlyLeave: 0, missing: 0, absence: 1 });
+
+    // Once counted, yesterday's counts are kept (the next view reads one item)…
+    const yesterday = addDays(today(), -1);
+    const counts = async () =>
+      (await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: `attCounts#${yesterday}` }, ConsistentRead: true }))).Item;
+    const kept = await counts();
+    expect(kept).toMatchObject({ counts: { total: 1, absence: 1 }, countedGen: kept?.gen ?? 0 });
+    // …until yesterday's days change: punches of yesterday arriving late are counted.
+    for (const verifyTime of [at(yesterday, '09:20'), at(yesterday, '18:05')]) {
+      device.records.add(newPassRecord({ personKey: worker, name: workerName, verifyTime, temperature: 36.6 }));
+    }
+    const changed = await until(
+      async () => (await call<{ attendance: { late: number } | null }>('GET', '/v1/dashboard', { token })).body.data.attendance,
+      (attendance) => attendance?.late === 1,
+    );
+    expect(changed).toEqual({ day: yesterday, total: 1, normal: 0, late: 1, earlyLeave: 0, missing: 0, absence: 0 });
+    const recounted = await counts();
+    expect(recounted!.gen).toBeGreaterThan(Number(kept!.gen ?? 0));
+    expect(recounted).toMatchObject({ counts: { total: 1, late: 1 }, countedGen: recounted!.gen });
   });
 
   it('applies a changed rule to past days when asked, and the month sums its days', async () => {
