@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTENDANCE_LIMITS, type AttendanceKind, type HolidayBody, type PeriodBody, type ShiftBody } from '#contract/attendance';
 import type { Weekday } from '#domain/attendance/index';
 import { dynamo } from '#lib/aws';
@@ -110,6 +110,29 @@ function counting(tenantId: string, kind: AttendanceKind, delta: 1 | -1): Transa
 /** Why a transaction was refused, by the position of its items: `counter` at index 1. */
 const refusedAt = (error: unknown): number => ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
 
+/**
+ * When the company's attendance rules (shifts in use, groups, their staff, holidays) last changed
+ * (`attendanceRulesChanged`): days computed before then may not follow them yet, and the daily
+ * screen says so. Written after the change it follows, so a failure between leaves the rule
+ * changed without the notice, never a notice without a change.
+ */
+export async function noteRulesChanged(tenantId: string): Promise<void> {
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(MAIN_TABLE),
+      Key: { pk: tenantId, sk: 'attendanceRulesChanged' },
+      UpdateExpression: 'SET #at = :at',
+      ExpressionAttributeNames: { '#at': 'changedAt' },
+      ExpressionAttributeValues: { ':at': nowIso() },
+    }),
+  );
+}
+
+export async function rulesChangedAt(tenantId: string): Promise<string | null> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: 'attendanceRulesChanged' } }));
+  return (out.Item?.changedAt as string | undefined) ?? null;
+}
+
 async function createCounted(tenantId: string, kind: AttendanceKind, put: Record<string, unknown>, checks: TransactItem[], checkedField: string): Promise<void> {
   try {
     await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(put), counting(tenantId, kind, 1), ...checks] }));
@@ -173,6 +196,7 @@ export async function updateShift(tenantId: string, shiftKey: string, version: n
       .add({ version: 1 })
       .where((attr, op) => op.eq(attr.version, version))
       .go({ response: 'all_new' });
+    await noteRulesChanged(tenantId);
     return result.data as Shift;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -186,6 +210,7 @@ export async function deleteShift(tenantId: string, shiftKey: string, version: n
     .where((attr, op) => `${op.exists(attr.shiftKey)} AND ${op.eq(attr.version, version)}`)
     .params<Record<string, unknown>>();
   await deleteCounted(tenantId, 'shift', remove, async () => !!(await findShift(tenantId, shiftKey)));
+  await noteRulesChanged(tenantId);
 }
 
 /** The groups and holidays that name the shift: it cannot go while they do. */
@@ -244,6 +269,7 @@ export async function createAttendanceGroup(tenantId: string, record: GroupRecor
   await createCounted(tenantId, 'group', attendanceGroups().create(item).params<Record<string, unknown>>(), checks, 'weekdays');
   // The day-close job finds the companies that keep attendance through this claim.
   await claims().put({ tenantId: SYSTEM_SCOPE, kind: 'attendanceTenant', value: tenantId, ownerTenantId: tenantId }).go();
+  await noteRulesChanged(tenantId);
   return item as AttendanceGroup;
 }
 
@@ -264,6 +290,7 @@ export async function updateAttendanceGroup(tenantId: string, attendanceGroupKey
     if (refusedAt(error) >= 1) throw new ConflictError('attendance.shiftGone', 'weekdays');
     throw (await findAttendanceGroup(tenantId, attendanceGroupKey)) ? new ConflictError() : new NotFoundError();
   }
+  await noteRulesChanged(tenantId);
   return requireAttendanceGroup(tenantId, attendanceGroupKey);
 }
 
@@ -273,6 +300,7 @@ export async function deleteAttendanceGroup(tenantId: string, attendanceGroupKey
     .where((attr, op) => `${op.exists(attr.attendanceGroupKey)} AND ${op.eq(attr.version, version)}`)
     .params<Record<string, unknown>>();
   await deleteCounted(tenantId, 'group', remove, async () => !!(await findAttendanceGroup(tenantId, attendanceGroupKey)));
+  await noteRulesChanged(tenantId);
 }
 
 // ---- Staff
@@ -338,6 +366,7 @@ export async function moveStaff(tenantId: string, moves: { personKey: string; fr
       missed.push(personKey);
     }
   });
+  if (missed.length < moves.length) await noteRulesChanged(tenantId);
   return missed;
 }
 
@@ -375,6 +404,7 @@ export async function createHoliday(tenantId: string, body: HolidayBody): Promis
   const item = { tenantId, holidayKey: newTimeId(), ...holidayAttributes(body), createdAt: now, updatedAt: now, version: 1 };
   const checks = item.shiftKey ? [shiftExists(tenantId, item.shiftKey)] : [];
   await createCounted(tenantId, 'holiday', holidays().create(item).params<Record<string, unknown>>(), checks, 'shiftKey');
+  await noteRulesChanged(tenantId);
   return item;
 }
 
@@ -392,6 +422,7 @@ export async function updateHoliday(tenantId: string, holidayKey: string, versio
     if (refusedAt(error) >= 1) throw new ConflictError('attendance.shiftGone', 'shiftKey');
     throw (await findHoliday(tenantId, holidayKey)) ? new ConflictError() : new NotFoundError();
   }
+  await noteRulesChanged(tenantId);
   return requireHoliday(tenantId, holidayKey);
 }
 
@@ -401,6 +432,7 @@ export async function deleteHoliday(tenantId: string, holidayKey: string, versio
     .where((attr, op) => `${op.exists(attr.holidayKey)} AND ${op.eq(attr.version, version)}`)
     .params<Record<string, unknown>>();
   await deleteCounted(tenantId, 'holiday', remove, async () => !!(await findHoliday(tenantId, holidayKey)));
+  await noteRulesChanged(tenantId);
 }
 
 /** Companies that keep attendance (they made an attendance group once). */

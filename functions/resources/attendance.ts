@@ -40,6 +40,7 @@ import {
   requireAttendanceGroup,
   requireHoliday,
   requireShift,
+  rulesChangedAt,
   shiftUsers,
   updateAttendanceGroup,
   updateHoliday,
@@ -252,7 +253,8 @@ export const attendance = defineResource('attendance', {
     query: dailyQuery,
     async handle({ auth, query }) {
       const { pageSize, cursor, ...filter } = query;
-      return ok(await listDays(auth.tenantId, filter, pageSize, cursor));
+      const [page, changedAt] = await Promise.all([listDays(auth.tenantId, filter, pageSize, cursor), rulesChangedAt(auth.tenantId)]);
+      return ok({ ...page, rulesChangedAt: changedAt });
     },
   }),
   'GET /v1/attendance/daily/export': sessionRoute({

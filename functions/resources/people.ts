@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { PERSON_KEY_PARAMS, importJobBody, importJobParams, versionQuery, type PersonKind } from '#contract/people';
-import { findAttendanceGroup } from '#data/attendanceRules';
+import { findAttendanceGroup, noteRulesChanged } from '#data/attendanceRules';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
 import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput, type PeopleFilter } from '#data/people';
@@ -67,7 +67,15 @@ export async function listJson(tenantId: string, kind: PersonKind, filter: Peopl
 /** Deletes the person, their unique claims and their photo. */
 export async function removePerson(tenantId: string, kind: PersonKind, personKey: string, version: number): Promise<void> {
   const person = await deletePerson(tenantId, kind, personKey, version);
+  await noteAttendanceChange(person, undefined);
   if (person.avatar) await deleteObject('photos', tenantId, person.avatar);
+}
+
+/** An employee joining, leaving or moving between attendance groups changes whose days count. */
+async function noteAttendanceChange(before: Person | undefined, after: Person | undefined): Promise<void> {
+  const counted = (p: Person | undefined) => (p?.kind === 'employee' && p.needsAttendance && p.attendanceGroupKey ? p.attendanceGroupKey : null);
+  const tenantId = (before ?? after)!.tenantId;
+  if (counted(before) !== counted(after)) await noteRulesChanged(tenantId);
 }
 
 type Base<K extends PersonKind> = `/v1/${K}s`;
@@ -115,7 +123,9 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
       body: schemas.createBody,
       async handle({ auth, body }) {
         await checkReferences(auth.tenantId, kind, body);
-        return created(await personJson(await createPerson(auth.tenantId, kind, body)));
+        const person = await createPerson(auth.tenantId, kind, body);
+        await noteAttendanceChange(undefined, person);
+        return created(await personJson(person));
       },
     }),
     [`GET ${base}/export`]: sessionRoute({
@@ -168,7 +178,9 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
         const { version, ...changes } = body;
         const current = await requirePerson(auth.tenantId, kind, keyOf(params));
         await checkReferences(auth.tenantId, kind, changes);
-        return created(await personJson(await updatePerson(current, version, changes)));
+        const person = await updatePerson(current, version, changes);
+        await noteAttendanceChange(current, person);
+        return created(await personJson(person));
       },
     }),
     [`DELETE ${item}`]: sessionRoute({

@@ -252,6 +252,19 @@ describe('attendance rules', () => {
     await rows.first().waitFor();
     expect(await page.getByTestId('recompute-failed').count()).toBe(0);
 
+    // A rule changed after the day was computed: the screen says so until the days are computed again.
+    const token = await apiToken(page);
+    const holiday = await call<{ holidayKey: string }>('POST', '/v1/attendance/holidays', { token, body: { name: unique('Closure '), start: '2020-01-01', end: '2020-01-01', workday: false } });
+    expect(holiday.body.code).toBe(201);
+    await page.reload();
+    const outdated = page.getByTestId('daily-outdated');
+    await outdated.waitFor();
+    await page.screenshot({ path: `${shotDir}/attendance-outdated-en.png` });
+    await page.getByTestId('daily-outdated-recompute').click();
+    await outdated.waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByTestId('recompute-running').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('daily-outdated').count()).toBe(0);
+
     // Only the late show with the status filter; the month counts the day.
     await page.getByTestId('daily-status').click();
     await page.getByRole('option', { name: 'Absent' }).click();

@@ -146,8 +146,10 @@ describe('attendance statistics', () => {
     const before = (await dayOfWorker(first))!;
     const shift = await call<{ version: number }>('GET', `/v1/attendance/shifts/${shiftKey}`, { token });
     expect((await call('PATCH', `/v1/attendance/shifts/${shiftKey}`, { token, body: { name: 'Day', periods: [{ ...period, lateTolerance: 15 }], version: shift.body.data.version } })).body.code).toBe(201);
-    // The stored figures stay until the range is computed again.
+    // The stored figures stay until the range is computed again, and the list says the rules changed after them.
     expect((await dayOfWorker(first))!.late).toBe(10);
+    const outdated = await call<Page<StoredDay> & { rulesChangedAt: string | null }>('GET', `/v1/attendance/daily?from=${first}&to=${first}`, { token });
+    expect(outdated.body.data.rulesChangedAt! > before.computedAt).toBe(true);
     const started = await call<{ jobKey: string }>('POST', '/v1/attendance/recompute', { token, body: { from: first, to: addDays(today(), 5) } });
     expect(started.body.code).toBe(202);
     const job = await until(
@@ -166,6 +168,7 @@ describe('attendance statistics', () => {
     const after = (await dayOfWorker(first))!;
     expect(after).toMatchObject({ status: ['normal'], late: 0 });
     expect(after.computedAt > before.computedAt).toBe(true);
+    expect(after.computedAt > outdated.body.data.rulesChangedAt!).toBe(true);
 
     const month = first.slice(0, 7);
     const days = (await daily(`from=${month}-01&to=${addDays(`${month}-01`, 30) < today() ? addDays(`${month}-01`, 30) : today()}&keyword=${encodeURIComponent(workerName)}`)).body.data.items.filter((d) => d.date.startsWith(month));

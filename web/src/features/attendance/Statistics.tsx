@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Badge, Button, Group, List, Modal, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, List, Modal, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
 import { DatePickerInput, MonthPickerInput, type DatesRangeValue } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useQuery } from '@tanstack/react-query';
@@ -155,7 +155,7 @@ export function DailyStatisticsPage() {
   const [starting, setStarting] = useState(false);
   const recomputation = useRecompute();
   const choices = useFilterChoices();
-  const list = useList<StoredDay, Page<StoredDay>>({
+  const list = useList<StoredDay, Page<StoredDay> & { rulesChangedAt: string | null }>({
     resource: 'attendanceDays',
     path: '/v1/attendance/daily',
     query: {
@@ -171,6 +171,9 @@ export function DailyStatisticsPage() {
   const search = () => setFilters({ ...draft, keyword: draft.keyword.trim() }) || void list.refetch();
   const range: DatesRangeValue<string> = [draft.from, draft.to];
   const maySettle = getAuthorities().includes('pass:attendance-settings');
+  // Days on this page computed before the rules last changed may not follow them yet.
+  const rulesChangedAt = list.page?.rulesChangedAt ?? null;
+  const outdated = !!rulesChangedAt && !recomputation.running && list.items.some((day) => day.computedAt < rulesChangedAt);
   const recompute = async (from = filters.from, to = filters.to) => {
     setStarting(true);
     try {
@@ -302,6 +305,20 @@ export function DailyStatisticsPage() {
               <Trans>Export</Trans>
             </Button>
           </Group>
+          {outdated && (
+            <Alert color="yellow" variant="light" title={t`The rules changed after some of these days were computed`} data-testid="daily-outdated">
+              <Group justify="space-between" gap="sm">
+                <Text size="sm">
+                  <Trans>Shifts, groups, their staff or holidays changed at {formatDateTime(rulesChangedAt)}. Days computed before then show figures under the earlier rules until they are computed again.</Trans>
+                </Text>
+                {maySettle && (
+                  <Button size="xs" variant="light" color="yellow" leftSection={<IconRefresh size={14} />} onClick={() => void recompute()} data-testid="daily-outdated-recompute">
+                    <Trans>Compute again</Trans>
+                  </Button>
+                )}
+              </Group>
+            </Alert>
+          )}
           {recomputation.shown && recomputation.job && (
             <RecomputeNotice
               job={recomputation.job}
