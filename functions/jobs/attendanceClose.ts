@@ -2,6 +2,7 @@ import { computeAttendance } from '#data/attendanceDays';
 import { attendanceStaff, attendanceTenants, listAttendanceGroups, markClosed } from '#data/attendanceRules';
 import { addDays, dayOf } from '#domain/time';
 import { log } from '#lib/log';
+import { pool } from '#lib/pool';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -9,6 +10,8 @@ export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIN_TABLE']);
 
 /** A group whose days were not closed for a while (a new group, an outage) catches up this far back. */
 export const CATCH_UP_DAYS = 7;
+/** Companies closed at once: the run must end within the function's 15 minutes however many there are. */
+const TENANTS_AT_ONCE = 8;
 
 /**
  * Closes attendance days, every hour (AWS: a scheduled rule; one machine: the local host's
@@ -20,10 +23,11 @@ export const CATCH_UP_DAYS = 7;
  */
 export async function closeAttendanceDays(now = new Date()): Promise<number> {
   let closed = 0;
-  for (const tenantId of await attendanceTenants()) {
+  // One company failing (logged) does not keep the others' days open.
+  await pool(await attendanceTenants(), TENANTS_AT_ONCE, async (tenantId) => {
     try {
       const groups = await listAttendanceGroups(tenantId);
-      if (!groups.length) continue;
+      if (!groups.length) return;
       const staff = await attendanceStaff(tenantId);
       for (const group of groups) {
         const yesterday = addDays(dayOf(now, group.timezone), -1);
@@ -37,7 +41,7 @@ export async function closeAttendanceDays(now = new Date()): Promise<number> {
     } catch (error) {
       log('error', 'attendance days not closed', { tenantId, error: String(error) });
     }
-  }
+  });
   return closed;
 }
 
