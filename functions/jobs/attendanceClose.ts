@@ -14,8 +14,8 @@ export const CATCH_UP_DAYS = 7;
 const TENANTS_AT_ONCE = 8;
 
 /**
- * Closes attendance days, every hour (AWS: a scheduled rule; one machine: the local host's
- * timer): for each attendance group whose day ended in its own time zone since the last run,
+ * Closes attendance days, every hour (AWS: an EventBridge Scheduler schedule; one machine: the
+ * local host's timer): for each attendance group whose day ended in its own time zone since the last run,
  * the days since the last closed one (at most CATCH_UP_DAYS) are computed for its staff and the
  * group is marked closed through yesterday. The mark is a conditional write, so two runs close a
  * day once; computing a day again gives the same figures, so a run that dies midway is made

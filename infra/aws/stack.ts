@@ -1,9 +1,11 @@
 import { CfnOutput, Duration, Size, Stack, Token, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Schedule as SchedulerSchedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { LambdaDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -61,6 +63,7 @@ export class PassCloudStack extends Stack {
   readonly attendanceClose: HandlerFunction;
   readonly attendanceMail: HandlerFunction;
   readonly recomputeWorker: HandlerFunction;
+  readonly attendanceCloseSchedule: SchedulerSchedule;
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
@@ -382,11 +385,19 @@ export class PassCloudStack extends Stack {
       schedule: Schedule.rate(Duration.minutes(5)),
       targets: [new LambdaFunction(attendanceMail, { retryAttempts: 2 })],
     });
-    new Rule(this, 'AttendanceCloseSchedule', {
+    // EventBridge Scheduler: five past every hour, retried twice when the invocation fails, with a
+    // role of its own that may invoke the close function only.
+    const closeInvoker = new Role(this, 'AttendanceCloseInvoker', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+    const closeSchedule = new SchedulerSchedule(this, 'AttendanceCloseSchedule', {
       description: 'Pass Cloud: the hourly close of attendance days',
-      schedule: Schedule.cron({ minute: '5' }),
-      targets: [new LambdaFunction(attendanceClose, { retryAttempts: 2 })],
+      schedule: ScheduleExpression.cron({ minute: '5' }),
+      target: new LambdaInvoke(attendanceClose, { role: closeInvoker, retryAttempts: 2, maxEventAge: Duration.hours(1) }),
     });
+    Validations.of(closeInvoker).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(attendanceClose.node.defaultChild as CfnElement)}.Arn>:*]`,
+      reason: 'The scheduler target grants lambda:InvokeFunction on the close function and its versions (ARN:*); it names that one function only.',
+    });
+    this.attendanceCloseSchedule = closeSchedule;
     new Rule(this, 'RetentionSweepSchedule', {
       description: 'Pass Cloud: the daily retention sweep',
       schedule: Schedule.cron({ minute: '30', hour: '3' }),

@@ -306,11 +306,20 @@ describe('the AWS stack', () => {
     expect(JSON.stringify(filesPolicy)).not.toContain('EventsTable');
   });
 
-  it('closes attendance days every hour and looks for due attendance summaries every 5 minutes', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
+  it('closes attendance days every hour (EventBridge Scheduler) and looks for due attendance summaries every 5 minutes', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(5 * * * ? *)',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.attendanceClose), 'Arn'] } })],
+      State: 'ENABLED',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.attendanceClose), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } }),
     });
+    // The scheduler's role may invoke the close function and nothing else.
+    const schedule = template.toJSON().Resources[stack.getLogicalId(stack.attendanceCloseSchedule.node.defaultChild as CfnElement)].Properties as { Target: { RoleArn: { 'Fn::GetAtt': [string, string] } } };
+    const role = schedule.Target.RoleArn['Fn::GetAtt'][0];
+    const granted = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    expect(granted.flatMap((st) => [st.Action].flat())).toEqual(['lambda:InvokeFunction']);
+    expect(JSON.stringify(granted)).toContain(logicalId(stack.attendanceClose));
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(5 minutes)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.attendanceMail), 'Arn'] } })],
