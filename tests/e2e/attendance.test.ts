@@ -274,6 +274,11 @@ describe('attendance rules', () => {
     const month = page.getByTestId('monthly-row').filter({ hasText: names.ana });
     await month.waitFor();
     expect(await month.innerText()).toMatch(/1 · 12 min/);
+    // The month is computed again as a whole, and its figures stay.
+    await page.getByTestId('monthly-recompute').click();
+    await page.getByText('Attendance computed again').waitFor();
+    expect(await page.getByTestId('monthly-recompute').isEnabled()).toBe(true);
+    expect(await month.innerText()).toMatch(/1 · 12 min/);
     await page.evaluate(() => localStorage.setItem('locale', 'ja_JP'));
     await page.reload();
     await month.waitFor();

@@ -26,6 +26,8 @@ export type { MonthTotals, StoredDay };
 const PAGE_SIZE = 20;
 const isoDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 const thisDay = (): string => isoDay(new Date());
+/** The last date of a month `YYYY-MM`. */
+const lastDayOf = (month: string): string => isoDay(new Date(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0));
 
 /** Departments as a flat list of names, the tree's order kept. */
 function flatDepartments(nodes: PickerDepartment[], out: { value: string; label: string }[] = [], depth = 0): { value: string; label: string }[] {
@@ -362,6 +364,18 @@ export function MonthlyStatisticsPage() {
     pageSize: PAGE_SIZE,
   });
   const search = () => setFilters({ ...draft, keyword: draft.keyword.trim() }) || void list.refetch();
+  const maySettle = getAuthorities().includes('pass:attendance-settings');
+  const recomputation = useRecompute();
+  const [starting, setStarting] = useState(false);
+  /** The whole month, as far as it went: its days are computed again and summed. */
+  const recomputeMonth = async (from = `${filters.month}-01`, to = lastDayOf(filters.month)) => {
+    setStarting(true);
+    try {
+      await recomputation.start(from, to < thisDay() ? to : thisDay());
+    } finally {
+      setStarting(false);
+    }
+  };
 
   const columns: Column<MonthTotals>[] = [
     { key: 'name', title: t`Name`, sticky: 'start', render: (m) => m.name },
@@ -398,6 +412,18 @@ export function MonthlyStatisticsPage() {
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="monthly-search">
               <Trans>Search</Trans>
             </Button>
+            {maySettle && (
+              <Button
+                variant="light"
+                leftSection={<IconRefresh size={16} />}
+                loading={starting}
+                disabled={recomputation.running}
+                onClick={() => void recomputeMonth()}
+                data-testid="monthly-recompute"
+              >
+                <Trans>Compute again</Trans>
+              </Button>
+            )}
             <Button
               variant="default"
               leftSection={<IconDownload size={16} />}
@@ -407,6 +433,13 @@ export function MonthlyStatisticsPage() {
               <Trans>Export</Trans>
             </Button>
           </Group>
+          {recomputation.shown && recomputation.job && (
+            <RecomputeNotice
+              job={recomputation.job}
+              onRetry={maySettle ? () => void recomputeMonth(recomputation.job!.from, recomputation.job!.to) : undefined}
+              onClose={recomputation.dismiss}
+            />
+          )}
           <ListFrame
             list={list}
             name="monthly"
