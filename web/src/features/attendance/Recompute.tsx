@@ -8,6 +8,7 @@ import type { RecomputeJobJson } from '@passcloud/functions/contract/attendance'
 import { api, notifySuccess } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
 import { invalidate } from '../../app/queries.ts';
+import { getAuthorities } from '../../app/session.ts';
 
 const POLL_MS = 1000;
 /** The run the reader closed the notice of, so it stays closed in this tab. */
@@ -43,21 +44,69 @@ export function useRecompute() {
     if (job.state === 'done') notifySuccess(t`Attendance computed again`);
   }, [job, t]);
 
+  const [starting, setStarting] = useState(false);
+  /** Days after today are cut by the server (in the company's time zone). */
   const start = async (from: string, to: string) => {
-    const { jobKey } = await api.post<{ jobKey: string }>('/v1/attendance/recompute', { from, to });
-    started.current = jobKey;
-    await query.refetch();
+    setStarting(true);
+    try {
+      const { jobKey } = await api.post<{ jobKey: string }>('/v1/attendance/recompute', { from, to });
+      started.current = jobKey;
+      await query.refetch();
+    } finally {
+      setStarting(false);
+    }
   };
   const dismiss = () => {
     if (!job) return;
     sessionStorage.setItem(DISMISSED, job.jobKey);
     setDismissed(job.jobKey);
   };
-  return { job, running: busy(job), start, dismiss, shown: !!job && job.jobKey !== dismissed && (busy(job) || job.state === 'failed') };
+  return {
+    job,
+    running: busy(job),
+    starting,
+    /** Only rule keepers start runs; statistics readers see them. */
+    maySettle: getAuthorities().includes('pass:attendance-settings'),
+    start,
+    dismiss,
+    shown: !!job && job.jobKey !== dismissed && (busy(job) || job.state === 'failed'),
+  };
+}
+
+type Recomputation = ReturnType<typeof useRecompute>;
+
+/** *Compute again* for `from`..`to`, for accounts that keep the rules; idle while a run goes on. */
+export function RecomputeButton({ recomputation, from, to, testId }: { recomputation: Recomputation; from: string; to: string; testId: string }) {
+  if (!recomputation.maySettle) return null;
+  return (
+    <Button
+      variant="light"
+      leftSection={<IconRefresh size={16} />}
+      loading={recomputation.starting}
+      disabled={recomputation.running}
+      onClick={() => void recomputation.start(from, to)}
+      data-testid={testId}
+    >
+      <Trans>Compute again</Trans>
+    </Button>
+  );
+}
+
+/** The newest run while it goes on, or when it stopped (until closed), with *Try again* for rule keepers. */
+export function RecomputeStatus({ recomputation }: { recomputation: Recomputation }) {
+  const { job } = recomputation;
+  if (!recomputation.shown || !job) return null;
+  return (
+    <RecomputeNotice
+      job={job}
+      onRetry={recomputation.maySettle ? () => void recomputation.start(job.from, job.to) : undefined}
+      onClose={recomputation.dismiss}
+    />
+  );
 }
 
 /** A run in progress with its progress, or a run that stopped, with what that means for the figures. */
-export function RecomputeNotice({ job, onRetry, onClose }: { job: RecomputeJobJson; onRetry?: (() => void) | undefined; onClose: () => void }) {
+function RecomputeNotice({ job, onRetry, onClose }: { job: RecomputeJobJson; onRetry?: (() => void) | undefined; onClose: () => void }) {
   const { t } = useLingui();
   const range = job.from === job.to ? formatDate(job.from) : `${formatDate(job.from)} – ${formatDate(job.to)}`;
   if (job.state === 'failed') {

@@ -17,7 +17,7 @@ import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import type { Page } from './api.ts';
-import { RecomputeNotice, useRecompute } from './Recompute.tsx';
+import { RecomputeButton, RecomputeStatus, useRecompute } from './Recompute.tsx';
 
 /** The statuses a day may have, as the daily filter offers them. */
 const DAY_STATUSES = ['normal', 'late', 'earlyLeave', 'missingIn', 'missingOut', 'absence'] as const satisfies readonly DayStatus[];
@@ -154,7 +154,6 @@ export function DailyStatisticsPage() {
   const [filters, setFilters] = useUrlFilters({ from: today, to: today, departmentKey: '', attendanceGroupKey: '', status: '', keyword: '' });
   const [draft, setDraft] = useState(filters);
   const [traced, setTraced] = useState<StoredDay | null>(null);
-  const [starting, setStarting] = useState(false);
   const recomputation = useRecompute();
   const choices = useFilterChoices();
   const list = useList<StoredDay, Page<StoredDay> & { rulesChangedAt: string | null }>({
@@ -172,18 +171,9 @@ export function DailyStatisticsPage() {
   });
   const search = () => setFilters({ ...draft, keyword: draft.keyword.trim() }) || void list.refetch();
   const range: DatesRangeValue<string> = [draft.from, draft.to];
-  const maySettle = getAuthorities().includes('pass:attendance-settings');
   // Days on this page computed before the rules last changed may not follow them yet.
   const rulesChangedAt = list.page?.rulesChangedAt ?? null;
   const outdated = !!rulesChangedAt && !recomputation.running && list.items.some((day) => day.computedAt < rulesChangedAt);
-  const recompute = async (from = filters.from, to = filters.to) => {
-    setStarting(true);
-    try {
-      await recomputation.start(from, to);
-    } finally {
-      setStarting(false);
-    }
-  };
 
   const figure = (day: StoredDay, value: number, text: string, testId?: string) =>
     value ? (
@@ -286,18 +276,7 @@ export function DailyStatisticsPage() {
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="daily-search">
               <Trans>Search</Trans>
             </Button>
-            {maySettle && (
-              <Button
-                variant="light"
-                leftSection={<IconRefresh size={16} />}
-                loading={starting}
-                disabled={recomputation.running}
-                onClick={() => void recompute()}
-                data-testid="daily-recompute"
-              >
-                <Trans>Compute again</Trans>
-              </Button>
-            )}
+            <RecomputeButton recomputation={recomputation} from={filters.from} to={filters.to} testId="daily-recompute" />
             <Button
               variant="default"
               leftSection={<IconDownload size={16} />}
@@ -313,21 +292,22 @@ export function DailyStatisticsPage() {
                 <Text size="sm">
                   <Trans>Shifts, groups, their staff or holidays changed at {formatDateTime(rulesChangedAt)}. Days computed before then show figures under the earlier rules until they are computed again.</Trans>
                 </Text>
-                {maySettle && (
-                  <Button size="xs" variant="light" color="yellow" leftSection={<IconRefresh size={14} />} onClick={() => void recompute()} data-testid="daily-outdated-recompute">
+                {recomputation.maySettle && (
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="yellow"
+                    leftSection={<IconRefresh size={14} />}
+                    onClick={() => void recomputation.start(filters.from, filters.to)}
+                    data-testid="daily-outdated-recompute"
+                  >
                     <Trans>Compute again</Trans>
                   </Button>
                 )}
               </Group>
             </Alert>
           )}
-          {recomputation.shown && recomputation.job && (
-            <RecomputeNotice
-              job={recomputation.job}
-              onRetry={maySettle ? () => void recompute(recomputation.job!.from, recomputation.job!.to) : undefined}
-              onClose={recomputation.dismiss}
-            />
-          )}
+          <RecomputeStatus recomputation={recomputation} />
           <ListFrame
             list={list}
             name="daily"
@@ -364,18 +344,7 @@ export function MonthlyStatisticsPage() {
     pageSize: PAGE_SIZE,
   });
   const search = () => setFilters({ ...draft, keyword: draft.keyword.trim() }) || void list.refetch();
-  const maySettle = getAuthorities().includes('pass:attendance-settings');
   const recomputation = useRecompute();
-  const [starting, setStarting] = useState(false);
-  /** The whole month, as far as it went: its days are computed again and summed. */
-  const recomputeMonth = async (from = `${filters.month}-01`, to = lastDayOf(filters.month)) => {
-    setStarting(true);
-    try {
-      await recomputation.start(from, to < thisDay() ? to : thisDay());
-    } finally {
-      setStarting(false);
-    }
-  };
 
   const columns: Column<MonthTotals>[] = [
     { key: 'name', title: t`Name`, sticky: 'start', render: (m) => m.name },
@@ -412,18 +381,7 @@ export function MonthlyStatisticsPage() {
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="monthly-search">
               <Trans>Search</Trans>
             </Button>
-            {maySettle && (
-              <Button
-                variant="light"
-                leftSection={<IconRefresh size={16} />}
-                loading={starting}
-                disabled={recomputation.running}
-                onClick={() => void recomputeMonth()}
-                data-testid="monthly-recompute"
-              >
-                <Trans>Compute again</Trans>
-              </Button>
-            )}
+            <RecomputeButton recomputation={recomputation} from={`${filters.month}-01`} to={lastDayOf(filters.month)} testId="monthly-recompute" />
             <Button
               variant="default"
               leftSection={<IconDownload size={16} />}
@@ -433,13 +391,7 @@ export function MonthlyStatisticsPage() {
               <Trans>Export</Trans>
             </Button>
           </Group>
-          {recomputation.shown && recomputation.job && (
-            <RecomputeNotice
-              job={recomputation.job}
-              onRetry={maySettle ? () => void recomputeMonth(recomputation.job!.from, recomputation.job!.to) : undefined}
-              onClose={recomputation.dismiss}
-            />
-          )}
+          <RecomputeStatus recomputation={recomputation} />
           <ListFrame
             list={list}
             name="monthly"
