@@ -127,6 +127,21 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  // The intercom platform: door stations and indoor monitors (bound through /v1/devices/bind), and their calls.
+  { method: 'GET', path: '/v1/intercom/devices', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
+  { method: 'GET', path: '/v1/intercom/devices/{intercomKey}', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
+  { method: 'PATCH', path: '/v1/intercom/devices/{intercomKey}', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
+  { method: 'DELETE', path: '/v1/intercom/devices/{intercomKey}', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
+  { method: 'GET', path: '/v1/intercom/devices/{intercomKey}/logs', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
+  // The intercoms' names and numbers, for the call records' device filter.
+  { method: 'GET', path: '/v1/intercom/names', resource: 'intercom', access: 'session', authCodes: ['intercom:device', 'intercom:record'] },
+  { method: 'GET', path: '/v1/intercom/calls', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  { method: 'POST', path: '/v1/intercom/calls/exports', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  { method: 'GET', path: '/v1/intercom/calls/exports/{jobKey}', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  // A short-lived link to play or download a call's recording.
+  { method: 'GET', path: '/v1/intercom/calls/{callKey}/recording', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  // Opens the door of the door station in a live, answered call.
+  { method: 'POST', path: '/v1/intercom/calls/{callKey}/openDoor', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
   // Authorizations: people on devices, in the pass list (setType 0) or the blacklist (setType 1);
   // the handler checks the code of the setType (pass:authority or pass:blacklist).
   { method: 'GET', path: '/v1/authorities', resource: 'authorities', access: 'session' },

@@ -162,6 +162,10 @@ export const deviceInfo = z
     previewResolution: z.string().max(32),
     /** How many faces the terminal holds and how many it can hold; the grant wizard warns before the capacity is passed. */
     faces: z.object({ count: z.number().int().min(0), capacity: z.number().int().min(0) }).strict().optional(),
+    /** Intercoms: the strength of the network signal in dBm (-120 weakest to 0). */
+    signal: z.number().int().min(-120).max(0).optional(),
+    /** Intercoms: the name of the intercom client software the device runs. */
+    clientName: z.string().max(64).optional(),
   })
   .strict();
 export type DeviceInfo = z.output<typeof deviceInfo>;
@@ -189,6 +193,11 @@ export const DEVICE_LOG_CODES = [
   'faceSyncFailed',
   'faceCursorReset',
   'messageRefused',
+  'callStarted',
+  'callEnded',
+  'callMissed',
+  'recordingUploaded',
+  'recordingFailed',
   'other',
 ] as const;
 export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
@@ -201,6 +210,8 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
  * (facesSynced) how many face changes were applied and how many of them failed; `error`
  * (faceSyncFailed) why the terminal could not pull its changes. faceCursorReset: the cloud answered
  * that the terminal's cursor belongs to an earlier binding; the library was emptied and is pulled again.
+ * Intercoms: `number` (callStarted, callEnded, callMissed) the other end's intercom number, `count`
+ * (callEnded) the talk time in seconds; `error` (recordingFailed) why a recording did not upload.
  */
 /**
  * Times a terminal sends are milliseconds since 1970. A value below this (2001-09-09) is taken for
@@ -218,6 +229,7 @@ export const deviceLogParams = z
     version: z.string().max(64).optional(),
     count: z.number().int().min(0).optional(),
     failed: z.number().int().min(0).optional(),
+    number: z.string().max(32).optional(),
   })
   .strict();
 export const deviceLogEntry = z
@@ -285,9 +297,21 @@ export const logsQuery = z.object({
     .optional(),
 });
 
+/**
+ * What a bound device is: a face terminal (the pass platform's devices), or an intercom of the
+ * intercom platform: a door station at an entrance or an indoor monitor in a flat or an office.
+ * All take a licence seat; each platform lists only its own kinds.
+ */
+export const DEVICE_KINDS = ['faceTerminal', 'doorStation', 'indoorMonitor'] as const;
+export type DeviceKind = (typeof DEVICE_KINDS)[number];
+export const INTERCOM_KINDS = ['doorStation', 'indoorMonitor'] as const satisfies readonly DeviceKind[];
+export type IntercomKind = (typeof INTERCOM_KINDS)[number];
+
 /** What a device sends to bind itself to a tenant with the tenant's device binding code. */
 export const bindBody = z
   .object({
+    /** Absent for a face terminal. */
+    kind: z.enum(DEVICE_KINDS).optional(),
     userCode: z.string().trim().min(4).max(16),
     serial: z
       .string()

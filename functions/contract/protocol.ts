@@ -23,12 +23,18 @@ export const deviceTopics = (thing: string) => ({
   logs: `pc/${thing}/logs`,
   commandResult: `pc/${thing}/commands/result`,
   records: `pc/${thing}/records`,
+  /** Intercoms: calls, live and ended (CallsMessage). */
+  calls: `pc/${thing}/calls`,
+  /** Intercoms: an indoor monitor asks for the door of the station it is talking to (OpenDoorRequest). */
+  callOpenDoor: `pc/${thing}/calls/openDoor`,
   // down
   commands: `pc/${thing}/commands`,
   /** The cloud answers every records message here, naming the records it has stored. */
   recordsAck: `pc/${thing}/records/ack`,
   /** The face library changed: pull changes after your cursor (FaceNotifyMessage). */
   facesNotify: `pc/${thing}/faces/notify`,
+  /** Intercoms: the cloud answers every calls message here (CallsAckMessage). */
+  callsAck: `pc/${thing}/calls/ack`,
 });
 
 export const shadowTopics = (thing: string) => {
@@ -54,6 +60,8 @@ export const RULE_FILTERS = {
   logs: 'pc/+/logs',
   commandResults: 'pc/+/commands/result',
   records: 'pc/+/records',
+  calls: 'pc/+/calls',
+  callOpenDoor: 'pc/+/calls/openDoor',
   shadowDocuments: '$aws/things/+/shadow/update/documents',
   presence: '$aws/events/presence/+/+',
 } as const;
@@ -159,6 +167,109 @@ export const recordsAckMessage = z
     refused: z.array(z.object({ recordId: z.string().max(64), reason: z.string() }).strict()),
   })
   .strict();
+
+// Intercom calls
+
+/** SPEC.md §4: a call as the reporting intercom saw it: incoming 1, outgoing 2, not connected 3. */
+export const CALL_STATUSES = [1, 2, 3] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+/** A recording is Opus in Ogg or PCM in WAV, at most RECORDING_MAX_BYTES. */
+export const RECORDING_TYPES = ['audio/ogg', 'audio/wav'] as const;
+export type RecordingType = (typeof RECORDING_TYPES)[number];
+export const RECORDING_MAX_BYTES = 8 * 1024 * 1024;
+/** At most this many calls travel in one calls message. */
+export const CALLS_PER_MESSAGE = 20;
+/** The longest call the cloud takes: a day, in seconds. */
+export const CALL_MAX_SECONDS = 86_400;
+
+/**
+ * One call as one intercom saw it. `callId` is the call's own id (a SIP Call-ID or the vendor's),
+ * the same at both ends; an intercom reports each call once it rings (`endTime` absent: a live
+ * call) and again when it ends, under the same id: the cloud keeps one record per (intercom, call).
+ *
+ * `direction` says who called: `outgoing` this intercom, `incoming` the other end, named by its
+ * intercom `number` (the number set in the console). `status` is SPEC.md's: 1 incoming and
+ * answered, 2 outgoing and answered, 3 not connected (while it rings, and at the end when nobody
+ * answered or it was refused). A live call is reported when it starts ringing (status 3) and may
+ * be reported again once answered (status 1 or 2 with `answerTime`): the console can then open a
+ * door station's door from it.
+ * `answerTime` is when it was answered (absent for status 3); `duration` the talk time in
+ * seconds, required once the call has ended and answered. `doorOpenedAt` is when a door station
+ * opened its door during the call. `recording` announces a recording the intercom will upload
+ * once the call has ended: the ack carries where to put it.
+ */
+export const callUp = z
+  .object({
+    callId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/),
+    direction: z.enum(['incoming', 'outgoing']),
+    status: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+    peer: z.object({ number: z.string().trim().min(1).max(32) }).strict(),
+    startTime: epochMs,
+    answerTime: epochMs.optional(),
+    endTime: epochMs.optional(),
+    duration: z.number().int().min(0).max(CALL_MAX_SECONDS).optional(),
+    doorOpenedAt: epochMs.optional(),
+    /**
+     * Any type and size are taken here; a recording of a type other than RECORDING_TYPES, over
+     * RECORDING_MAX_BYTES, of a call not connected or of a call still live is refused in the ack
+     * (`recordingRefused`) while the call itself is stored.
+     */
+    recording: z.object({ contentType: z.string().min(1).max(100), size: z.number().int().min(1) }).strict().optional(),
+  })
+  .strict()
+  .superRefine((call, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (call.status !== 3 && (call.status === 1) !== (call.direction === 'incoming')) issue('status', 'must be 1 for an incoming call and 2 for an outgoing one, or 3');
+    if (call.status === 3 && call.answerTime !== undefined) issue('answerTime', 'a call that was not connected has no answer time');
+    if (call.status !== 3 && call.answerTime === undefined) issue('answerTime', 'required for an answered call');
+    if (call.answerTime !== undefined && call.answerTime < call.startTime) issue('answerTime', 'before startTime');
+    if (call.endTime !== undefined && call.endTime < (call.answerTime ?? call.startTime)) issue('endTime', 'before the call started or was answered');
+    if (call.endTime !== undefined && call.status !== 3 && call.duration === undefined) issue('duration', 'required once an answered call has ended');
+  });
+export type CallUp = z.output<typeof callUp>;
+/**
+ * `pc/<thing>/calls`: up to CALLS_PER_MESSAGE calls, each checked on its own (as records are).
+ * Only door stations and indoor monitors send it.
+ */
+export const callsMessage = z.object({ calls: z.array(z.unknown()).min(1).max(CALLS_PER_MESSAGE) }).strict();
+export interface CallsMessage {
+  calls: CallUp[];
+}
+/**
+ * `pc/<thing>/calls/ack`: `stored` names the calls now stored (live or ended; again for one sent
+ * again), each with a presigned PUT for its recording when one was announced, is wanted, and has
+ * not arrived yet (`recordingStored` when it has); `recordingRefused` says why an announced
+ * recording is not wanted (its type, its size, a call not connected). `refused` names malformed calls.
+ */
+export interface CallsAckMessage {
+  stored: { callId: string; upload?: { url: string; headers: Record<string, string> }; recordingStored?: true; recordingRefused?: string }[];
+  refused: { callId: string; reason: string }[];
+}
+export const callsAckMessage = z
+  .object({
+    stored: z.array(
+      z
+        .object({
+          callId: z.string().max(64),
+          upload: z
+            .object({ url: z.url(), headers: z.record(z.string(), z.string()) })
+            .strict()
+            .optional(),
+          recordingStored: z.literal(true).optional(),
+          recordingRefused: z.string().optional(),
+        })
+        .strict(),
+    ),
+    refused: z.array(z.object({ callId: z.string().max(64), reason: z.string() }).strict()),
+  })
+  .strict();
+/**
+ * `pc/<thing>/calls/openDoor`: an indoor monitor that answered a door station's call asks for its
+ * door. The cloud sends that door station an `openDoor` command carrying the `callId`; when the
+ * station reports it done, both call records say when the door opened.
+ */
+export const openDoorRequest = z.object({ callId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/) }).strict();
+export type OpenDoorRequest = z.output<typeof openDoorRequest>;
 
 // Face sync
 
@@ -297,6 +408,8 @@ export interface CommandMessage {
   issuedAt: number;
   upload?: { url: string; contentType: string };
   app?: AppUpdate;
+  /** Door stations: the call during which `openDoor` was asked for (by the answering monitor or the console). */
+  callId?: string;
 }
 export interface AppUpdate {
   version: string;
@@ -315,6 +428,7 @@ export const commandMessage = z
     issuedAt: z.number().int().positive(),
     upload: z.object({ url: z.url(), contentType: z.string() }).strict().optional(),
     app: appUpdate.optional(),
+    callId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/).optional(),
   })
   .strict();
 

@@ -5,7 +5,7 @@ import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
 /**
  * Names that must be unique: login usernames, device binding codes and activated licence ids
  * across tenants (under the system scope: login and binding carry no tenant), device serial
- * numbers and group names (per group type) within their tenant. Each claim only points at its owner.
+ * numbers, intercom numbers and group names (per group type) within their tenant. Each claim only points at its owner.
  * Companies that keep attendance are claimed under the system scope too (`attendanceTenant`), so
  * the day-close job knows whose days to close.
  */
@@ -16,7 +16,7 @@ export const claims = lazy(
         model: { entity: 'claim', version: '1', service: SERVICE },
         attributes: {
           tenantId: { type: 'string', required: true },
-          kind: { type: ['username', 'userCode', 'deviceSerial', 'groupName', 'licence', 'attendanceTenant'] as const, required: true },
+          kind: { type: ['username', 'userCode', 'deviceSerial', 'groupName', 'licence', 'attendanceTenant', 'intercomNumber'] as const, required: true },
           value: { type: 'string', required: true },
           ownerTenantId: { type: 'string', required: true },
           accountId: { type: 'string' },

@@ -1,6 +1,6 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry, type DeviceSettings, type SettingsPatch } from '#contract/devices';
+import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceKind, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry, type DeviceSettings, type SettingsPatch } from '#contract/devices';
 import { dynamo } from '#lib/aws';
 import { newId, newTimeId, safeEqualText, sha256 } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
@@ -25,6 +25,9 @@ const infoAttributes = {
   previewResolution: { type: 'string', required: true },
   /** `{ count, capacity }` of the terminal's face library, as it last reported. */
   faces: { type: 'any' },
+  /** Intercoms: network signal in dBm, and the name of their client software. */
+  signal: { type: 'number' },
+  clientName: { type: 'string' },
 } as const;
 
 /** Face terminals bound to a tenant. `settings` is what the console wants, `reported` what the device last confirmed. */
@@ -36,7 +39,11 @@ export const devices = lazy(
         attributes: {
           tenantId: { type: 'string', required: true },
           deviceKey: { type: 'string', required: true },
+          /** Absent for a face terminal (devices bound before intercoms existed). */
+          kind: { type: ['faceTerminal', 'doorStation', 'indoorMonitor'] as const },
           name: { type: 'string', required: true },
+          /** Intercoms: the number others dial, unique in the company (claim `intercomNumber`). */
+          number: { type: 'string' },
           groupKey: { type: 'string' },
           serial: { type: 'string', required: true },
           ...infoAttributes,
@@ -46,6 +53,8 @@ export const devices = lazy(
           /** Time (ms) of the presence event that set `online`; older events are ignored. */
           presenceAt: { type: 'number', required: true, default: 0 },
           lastSeenAt: { type: 'string' },
+          /** When the current (or last) connection began: an intercom's network access time. */
+          connectedAt: { type: 'string' },
           settings: { type: 'any', required: true },
           reported: { type: 'any', required: true, default: () => ({}) },
           /** Shadow version `reported` was read from; older shadow documents are ignored. */
@@ -92,6 +101,8 @@ export const deviceRequests = lazy(
         attributes: {
           tenantId: { type: 'string', required: true },
           requestKey: { type: 'string', required: true },
+          /** Absent for a face terminal. */
+          kind: { type: ['faceTerminal', 'doorStation', 'indoorMonitor'] as const },
           serial: { type: 'string', required: true },
           info: { type: 'any', required: true },
           secretHash: { type: 'string', required: true },
@@ -128,6 +139,9 @@ export const deviceCommands = lazy(
           error: { type: 'string' },
           /** capturePhoto: where the device uploads the picture. */
           objectKey: { type: 'string' },
+          /** openDoor at a door station during a call: the call, and the intercom at its other end, whose record notes the door too. */
+          callId: { type: 'string' },
+          askedBy: { type: 'string' },
           createdAt: { type: 'string', required: true },
           finishedAt: { type: 'string' },
           ttl: { type: 'number', required: true },
@@ -206,15 +220,37 @@ export async function refusalOf(tenantId: string, deviceKey: string, secret: str
   return 'unauthorized';
 }
 
+/** What the device is; devices bound before intercoms existed are face terminals. */
+export const kindOf = (device: Pick<Device, 'kind'>): DeviceKind => device.kind ?? 'faceTerminal';
+export const isIntercom = (device: Pick<Device, 'kind'>): boolean => kindOf(device) !== 'faceTerminal';
+
+/** A face terminal of the tenant (the pass platform's devices); an intercom's key is not found here. */
 export async function requireDevice(tenantId: string, deviceKey: string): Promise<Device> {
   const device = await findDevice(tenantId, deviceKey);
-  if (!device) throw new NotFoundError();
+  if (!device || isIntercom(device)) throw new NotFoundError();
   return device;
 }
 
-/** Every device of a tenant, in key order (a tenant has hundreds to a few thousand). */
-export async function allDevices(tenantId: string): Promise<Device[]> {
+/** An intercom of the tenant; a face terminal's key is not found here. */
+export async function requireIntercom(tenantId: string, deviceKey: string): Promise<Device> {
+  const device = await findDevice(tenantId, deviceKey);
+  if (!device || !isIntercom(device)) throw new NotFoundError();
+  return device;
+}
+
+/** Every device of a tenant of every kind, in key order (a tenant has hundreds to a few thousand). */
+export async function everyDevice(tenantId: string): Promise<Device[]> {
   return (await devices().query.primary({ tenantId }).go({ pages: 'all' })).data as Device[];
+}
+
+/** Every face terminal of a tenant, in key order. */
+export async function allDevices(tenantId: string): Promise<Device[]> {
+  return (await everyDevice(tenantId)).filter((d) => !isIntercom(d));
+}
+
+/** Every intercom of a tenant, in key order. */
+export async function allIntercoms(tenantId: string): Promise<Device[]> {
+  return (await everyDevice(tenantId)).filter(isIntercom);
 }
 
 /** The device list's order: by name, then serial number, with numbers in them compared as numbers (0002 before 0010). */
@@ -247,8 +283,8 @@ export interface DeviceListQuery {
 }
 
 /** A page of the device list (the device screen and the pickers): filtered, in list order, after the cursor's device. */
-export async function deviceListPage(tenantId: string, query: DeviceListQuery): Promise<{ page: Device[]; nextCursor: string | null; filtered: Device[] }> {
-  const filtered = (await allDevices(tenantId)).filter(
+export async function deviceListPage(tenantId: string, query: DeviceListQuery, fleet?: Device[]): Promise<{ page: Device[]; nextCursor: string | null; filtered: Device[] }> {
+  const filtered = (fleet ?? (await allDevices(tenantId))).filter(
     (d) =>
       (!query.groupKey || d.groupKey === query.groupKey) &&
       (!query.keyword || matches(d, query.keyword)) &&
@@ -268,6 +304,7 @@ export async function anyDeviceInGroup(tenantId: string, groupKey: string): Prom
 
 export interface Binding {
   tenantId: string;
+  kind: DeviceKind;
   serial: string;
   info: Omit<DeviceInfo, 'serial'>;
   secretHash: string;
@@ -328,7 +365,7 @@ export async function bindDevice(input: Binding): Promise<{ deviceKey: string; s
       await devices().patch({ tenantId: input.tenantId, deviceKey: claim.deviceKey }).set({ replacement }).add({ version: 1 }).go();
       return { deviceKey: claim.deviceKey, state: 'pendingApproval' };
     }
-    const device = await createBound(input.tenantId, newTimeId(), input.serial, input.info, input.secretHash, input.defaults);
+    const device = await createBound(input.tenantId, newTimeId(), input.kind, input.serial, input.info, input.secretHash, input.defaults);
     if (device) return { deviceKey: device.deviceKey, state: 'bound', device };
     // A parallel bind took the serial (go round: this one becomes its replacement) or the seat
     // (go round: another seat, or none left); wait a little so parallel binds spread out.
@@ -345,6 +382,7 @@ export async function bindDevice(input: Binding): Promise<{ deviceKey: string; s
 async function createBound(
   tenantId: string,
   deviceKey: string,
+  kind: DeviceKind,
   serial: string,
   info: Omit<DeviceInfo, 'serial'>,
   secretHash: string,
@@ -358,6 +396,7 @@ async function createBound(
   const record = {
     tenantId,
     deviceKey,
+    ...(kind !== 'faceTerminal' ? { kind } : {}),
     name: info.model ? `${info.model} ${serial.slice(-4)}` : serial,
     serial,
     ...info,
@@ -393,7 +432,9 @@ async function createBound(
         TransactItems: [transactPut(devices().create(record).params<Record<string, unknown>>()), claimItem, takeSeatWrite(tenantId, seat.licenceId, now), ...requestDelete] as never,
       }),
     );
-    return await requireDevice(tenantId, deviceKey);
+    const device = await findDevice(tenantId, deviceKey);
+    if (!device) throw new NotFoundError();
+    return device;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     return undefined;
@@ -407,7 +448,7 @@ async function createBound(
  */
 async function askToAddAgain(input: Binding, claim: SerialClaim): Promise<string | undefined> {
   const requestKey = claim.requestKey ?? newTimeId();
-  const request = { tenantId: input.tenantId, requestKey, serial: input.serial, info: input.info, secretHash: input.secretHash, requestedAt: nowIso(), deletedAt: claim.deletedAt! };
+  const request = { tenantId: input.tenantId, requestKey, ...(input.kind !== 'faceTerminal' ? { kind: input.kind } : {}), serial: input.serial, info: input.info, secretHash: input.secretHash, requestedAt: nowIso(), deletedAt: claim.deletedAt! };
   const requestPut = transactPut(deviceRequests().put(request).params<Record<string, unknown>>());
   const claimUpdate = claims()
     .patch({ tenantId: input.tenantId, kind: 'deviceSerial', value: input.serial })
@@ -447,7 +488,7 @@ export async function approveRequest(tenantId: string, requestKey: string, versi
     const request = await findRequest(tenantId, requestKey);
     if (!request) throw new NotFoundError();
     if (request.version !== version) throw new ConflictError();
-    const device = await createBound(tenantId, requestKey, request.serial, request.info, request.secretHash, settings, request);
+    const device = await createBound(tenantId, requestKey, request.kind ?? 'faceTerminal', request.serial, request.info, request.secretHash, settings, request);
     if (device) return device;
     // A parallel write to the same seat or claim cancelled this one: go round and look again.
     await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * (round + 1)));
@@ -558,6 +599,19 @@ export async function deleteDevice(tenantId: string, device: Device, version: nu
           // The claim stays as the serial's tombstone: the terminal binding again must be approved.
           transactPut(claims().put({ tenantId, kind: 'deviceSerial', value: device.serial, ownerTenantId: tenantId, deletedAt: nowIso() }).params<Record<string, unknown>>()),
           ...(device.licenceId ? [releaseSeatWrite(tenantId, device.licenceId)] : []),
+          // An intercom's number is free again.
+          ...(device.number
+            ? [
+                {
+                  Delete: {
+                    ...claims().delete({ tenantId, kind: 'intercomNumber', value: device.number }).params<Record<string, unknown>>(),
+                    ConditionExpression: '#d = :d',
+                    ExpressionAttributeNames: { '#d': 'deviceKey' },
+                    ExpressionAttributeValues: { ':d': device.deviceKey },
+                  },
+                },
+              ]
+            : []),
         ] as never,
       }),
     );
@@ -581,7 +635,7 @@ export async function setPresence(tenantId: string, deviceKey: string, online: b
   try {
     await devices()
       .patch({ tenantId, deviceKey })
-      .set({ online, presenceAt: at, ...(online ? { lastSeenAt: new Date(at).toISOString() } : {}) })
+      .set({ online, presenceAt: at, ...(online ? { lastSeenAt: new Date(at).toISOString(), connectedAt: new Date(at).toISOString() } : {}) })
       .where((attr, op) => op.lt(attr.presenceAt, at))
       .go();
     return true;
@@ -623,7 +677,7 @@ export async function recordReported(tenantId: string, deviceKey: string, report
  * capture retention (privacy settings) at the time it is written; the retention sweep removes
  * the picture itself (jobs/retention.ts).
  */
-export async function createCommand(tenantId: string, deviceKey: string, type: DeviceCommandType): Promise<DeviceCommand> {
+export async function createCommand(tenantId: string, deviceKey: string, type: DeviceCommandType, call?: { callId: string; askedBy?: string }): Promise<DeviceCommand> {
   const commandKey = newTimeId();
   const objectKey = type === 'capturePhoto' ? `device/${deviceKey}/${commandKey}.jpg` : undefined;
   const ttl = type === 'capturePhoto' ? Math.min(ttlFromNow(), retentionTtl(await privacySettings(tenantId), 'captures')) : ttlFromNow();
@@ -636,6 +690,7 @@ export async function createCommand(tenantId: string, deviceKey: string, type: D
     createdAt: nowIso(),
     ttl,
     ...(objectKey ? { objectKey } : {}),
+    ...(call ? { callId: call.callId, ...(call.askedBy ? { askedBy: call.askedBy } : {}) } : {}),
   };
   await deviceCommands().create(command).go();
   if (type === 'capturePhoto') await devices().patch({ tenantId, deviceKey }).set({ photoCommandKey: command.commandKey }).go();

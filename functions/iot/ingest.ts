@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { fromDocument } from '#contract/shadow';
-import { commandResultMessage, heartbeatMessage, logMessage, parseThingName, type RuleEvent } from '#contract/protocol';
+import { commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { releaseLiveClient } from '#data/identity';
 import { log } from '#lib/log';
 import { deleteObject, objectSize } from '#lib/storage';
 import { CAPTURE_MAX_BYTES } from '#contract/protocol';
 import { ingestRecords, issuesLine } from './records.ts';
+import { ingestCalls, ingestOpenDoor } from './calls.ts';
+import { doorOpenedDuringCall } from './openDoor.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 import './alerts.ts';
 import { declareEnvironment } from '#lib/env';
@@ -88,10 +90,19 @@ const ROUTES: [RegExp, Handler][] = [
           await deleteObject('captures', tenantId, command.objectKey!);
         }
       }
-      await finishCommand(tenantId, deviceKey, command.commandKey, error ? 'failed' : 'succeeded', error);
+      const finished = await finishCommand(tenantId, deviceKey, command.commandKey, error ? 'failed' : 'succeeded', error);
+      if (finished && !error && command.type === 'openDoor') await doorOpenedDuringCall(tenantId, command, new Date());
     },
   ],
   [/^pc\/([^/]+)\/records$/, ingestRecords],
+  [/^pc\/([^/]+)\/calls$/, ingestCalls],
+  [
+    /^pc\/([^/]+)\/calls\/openDoor$/,
+    async (tenantId, deviceKey, message) => {
+      const refusal = await ingestOpenDoor(tenantId, deviceKey, message);
+      if (refusal) await refuse(tenantId, deviceKey, deviceTopics(thingName(tenantId, deviceKey)).callOpenDoor, refusal);
+    },
+  ],
   [
     /^\$aws\/things\/([^/]+)\/shadow\/update\/documents$/,
     async (tenantId, deviceKey, message) => {

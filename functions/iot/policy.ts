@@ -23,9 +23,9 @@ export function devicePolicy(thing: string, prefix: string): PolicyDocument {
     Version: '2012-10-17',
     Statement: [
       { Effect: 'Allow', Action: ['iot:Connect'], Resource: [`${prefix}:client/${thing}`] },
-      { Effect: 'Allow', Action: ['iot:Publish'], Resource: [shadow.update, shadow.get, own.heartbeat, own.logs, own.commandResult, own.records].map(topic) },
-      { Effect: 'Allow', Action: ['iot:Subscribe'], Resource: [filter(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify].map(filter)] },
-      { Effect: 'Allow', Action: ['iot:Receive'], Resource: [topic(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify].map(topic)] },
+      { Effect: 'Allow', Action: ['iot:Publish'], Resource: [shadow.update, shadow.get, own.heartbeat, own.logs, own.commandResult, own.records, own.calls, own.callOpenDoor].map(topic) },
+      { Effect: 'Allow', Action: ['iot:Subscribe'], Resource: [filter(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify, own.callsAck].map(filter)] },
+      { Effect: 'Allow', Action: ['iot:Receive'], Resource: [topic(`$aws/things/${thing}/shadow/*`), ...[own.commands, own.recordsAck, own.facesNotify, own.callsAck].map(topic)] },
     ],
   };
 }

@@ -7,7 +7,8 @@ import { RECORD_EXPORT_MAX_ROWS } from '#contract/passRecords';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
 import { releaseJobSlot } from '#data/jobSlots';
-import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { callRows } from './callExports.ts';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log } from '#lib/log';
@@ -19,7 +20,7 @@ import { declareEnvironment } from '#lib/env';
 export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
- * The background export of pass records: reads the filtered range page by page, writes the rows
+ * The background export of pass records (and of intercom calls, jobs/callExports.ts): reads the filtered range page by page, writes the rows
  * to a workbook on disk as it goes (headers and values in the language of the caller who asked),
  * records its progress about once a second, and stores the workbook in the imports bucket (under
  * `export/`, which the bucket's lifecycle expires) for the job's download link.
@@ -49,7 +50,7 @@ const COLUMNS: [MessageId, number][] = [
   ['column.recordedAt', 21],
 ];
 
-function localTime(timeZone: string): (iso: string) => string {
+export function localTime(timeZone: string): (iso: string) => string {
   const format = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
   return (iso) => format.format(new Date(iso));
 }
@@ -65,63 +66,34 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
   let done = 0;
   try {
     const timeZone = await companyTimezone(tenantId);
-    const filter = recordFilterOf(job.query as RecordQuery, timeZone);
-    const total = await countedTotal(tenantId, filter);
-    if (total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(total, RECORD_EXPORT_MAX_ROWS) });
-    const file = join(dir, 'records.xlsx');
+    const source = job.list === 'calls' ? await callRows(job, timeZone, t) : await passRecordRows(job, timeZone, t);
+    if (source.total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(source.total, RECORD_EXPORT_MAX_ROWS) });
+    const file = join(dir, 'export.xlsx');
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });
     workbook.creator = 'Pass Cloud';
-    const sheet = workbook.addWorksheet(t(job.list === 'blacklist' ? 'sheet.blacklistRecords' : 'sheet.passRecords'), { views: [{ state: 'frozen', ySplit: 1 }] });
-    sheet.columns = COLUMNS.map(([id, width]) => ({ header: t(id), width }));
+    const sheet = workbook.addWorksheet(t(source.sheet), { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = source.columns.map(([id, width]) => ({ header: t(id), width }));
     sheet.getRow(1).font = { bold: true };
     sheet.getRow(1).commit();
 
-    const devices = new Map<string, string>();
-    const groups = new Map<string, string>();
-    const nameOf = async (cache: Map<string, string>, key: string, read: () => Promise<string | undefined>) => {
-      if (!cache.has(key)) cache.set(key, (await read()) ?? '');
-      return cache.get(key)!;
-    };
-    const when = localTime(timeZone);
-    const yesNo = (v: boolean | undefined) => (v === undefined ? '' : t(v ? 'value.yes' : 'value.no'));
-    const row = async (r: PassRecord) => [
-      when(r.verifyTime),
-      r.name ?? '',
-      t(`value.record.${r.type}`),
-      r.groupKey ? await nameOf(groups, r.groupKey, async () => (await findGroup(tenantId, r.groupKey!))?.name) : '',
-      r.temperature ?? '',
-      yesNo(r.measured ? r.fever : undefined),
-      yesNo(r.mask),
-      t(`value.pass.${r.passState}`),
-      t(`value.source.${r.source}`),
-      await nameOf(devices, r.deviceKey, async () => (await findDevice(tenantId, r.deviceKey))?.name),
-      when(r.time),
-    ];
-
-    let cursor: string | undefined;
     let truncated = false;
     let reported = Date.now();
-    do {
-      const page = await listRecords(tenantId, filter, PAGE, cursor, 20 * PAGE);
-      for (const record of page.items) {
-        if (done >= RECORD_EXPORT_MAX_ROWS) {
-          truncated = true;
-          break;
-        }
-        sheet.addRow(await row(record)).commit();
-        done++;
+    for await (const values of source.rows) {
+      if (done >= RECORD_EXPORT_MAX_ROWS) {
+        truncated = true;
+        break;
       }
-      cursor = truncated ? undefined : (page.nextCursor ?? undefined);
+      sheet.addRow(values).commit();
+      done++;
       if (Date.now() - reported >= PROGRESS_EVERY_MS) {
         reported = Date.now();
         await updateExportJob(tenantId, jobKey, 'running', 'running', { done });
       }
-    } while (cursor);
+    }
     sheet.commit();
     await workbook.commit();
 
-    const name = job.list === 'blacklist' ? 'blacklist-records' : 'pass-records';
-    const fileKey = `export/${jobKey}/${name}-${filter.fromDay}-${filter.toDay}.xlsx`;
+    const fileKey = `export/${jobKey}/${source.fileName}.xlsx`;
     await putObject('imports', tenantId, fileKey, await readFile(file), XLSX_TYPE);
     await updateExportJob(tenantId, jobKey, 'running', 'done', { done, fileKey, truncated });
   } catch (error) {
@@ -131,6 +103,62 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
     await rm(dir, { recursive: true, force: true });
     await releaseJobSlot(tenantId, 'export', jobKey, job.createdAt);
   }
+}
+
+/** What one kind of export writes: its sheet, columns and file name, the rows (read page by page) and, when known, how many. */
+export interface ExportSource {
+  sheet: MessageId;
+  columns: [MessageId, number][];
+  fileName: string;
+  total: number | undefined;
+  rows: AsyncIterable<(string | number)[]>;
+}
+
+/** Reads names once per key. */
+export function nameCache(): (cache: string, key: string, read: () => Promise<string | undefined>) => Promise<string> {
+  const caches = new Map<string, Map<string, string>>();
+  return async (cache, key, read) => {
+    let names = caches.get(cache);
+    if (!names) caches.set(cache, (names = new Map()));
+    if (!names.has(key)) names.set(key, (await read()) ?? '');
+    return names.get(key)!;
+  };
+}
+
+async function passRecordRows(job: ExportJob, timeZone: string, t: (id: MessageId) => string): Promise<ExportSource> {
+  const { tenantId } = job;
+  const filter = recordFilterOf(job.query as RecordQuery, timeZone);
+  const nameOf = nameCache();
+  const when = localTime(timeZone);
+  const yesNo = (v: boolean | undefined) => (v === undefined ? '' : t(v ? 'value.yes' : 'value.no'));
+  const row = async (r: PassRecord) => [
+    when(r.verifyTime),
+    r.name ?? '',
+    t(`value.record.${r.type}`),
+    r.groupKey ? await nameOf('groups', r.groupKey, async () => (await findGroup(tenantId, r.groupKey!))?.name) : '',
+    r.temperature ?? '',
+    yesNo(r.measured ? r.fever : undefined),
+    yesNo(r.mask),
+    t(`value.pass.${r.passState}`),
+    t(`value.source.${r.source}`),
+    await nameOf('devices', r.deviceKey, async () => (await findDevice(tenantId, r.deviceKey))?.name),
+    when(r.time),
+  ];
+  async function* rows() {
+    let cursor: string | undefined;
+    do {
+      const page = await listRecords(tenantId, filter, PAGE, cursor, 20 * PAGE);
+      for (const record of page.items) yield await row(record);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+  return {
+    sheet: job.list === 'blacklist' ? 'sheet.blacklistRecords' : 'sheet.passRecords',
+    columns: COLUMNS,
+    fileName: `${job.list === 'blacklist' ? 'blacklist-records' : 'pass-records'}-${filter.fromDay}-${filter.toDay}`,
+    total: await countedTotal(tenantId, filter),
+    rows: rows(),
+  };
 }
 
 export const handler = runExport;

@@ -196,6 +196,20 @@ const FIELD_LABELS: Record<string, MessageId> = {
   holidayKey: 'field.holiday',
   year: 'field.year',
   month: 'field.month',
+  // Intercoms and their calls
+  number: 'field.intercomNumber',
+  calls: 'field.calls',
+  callId: 'field.callId',
+  direction: 'field.direction',
+  peer: 'field.peer',
+  startTime: 'field.startTime',
+  answerTime: 'field.answerTime',
+  endTime: 'field.endTime',
+  duration: 'field.duration',
+  doorOpenedAt: 'field.doorOpenedAt',
+  recording: 'field.recording',
+  signal: 'field.signal',
+  clientName: 'field.clientName',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */

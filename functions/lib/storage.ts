@@ -33,9 +33,13 @@ export async function deleteObject(bucket: BucketName, tenantId: string, fileKey
   await s3().send(new DeleteObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
 }
 
-/** A short-lived link to read one of the tenant's objects. */
-export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string, expiresIn = PRESIGN_SECONDS): Promise<string> {
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }), { expiresIn });
+/**
+ * A short-lived link to read one of the tenant's objects. `downloadAs` makes the browser save it
+ * under that file name instead of showing it (S3 answers with that Content-Disposition).
+ */
+export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string, expiresIn = PRESIGN_SECONDS, options: { downloadAs?: string } = {}): Promise<string> {
+  const disposition = options.downloadAs ? { ResponseContentDisposition: `attachment; filename="${options.downloadAs.replace(/[^\w.-]/g, '_')}"` } : {};
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ...disposition }), { expiresIn });
 }
 
 /** The size in bytes of the tenant's object at `fileKey`, or undefined when there is none. */

@@ -53,6 +53,7 @@ import { brokerAddress, registerThing, unregisterThing } from '#lib/iotRegistry'
 import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
+import { removeDevice } from './deviceRemoval.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
@@ -148,6 +149,7 @@ export const devices = defineResource('devices', {
       const secret = newId(32);
       const { deviceKey, state, device } = await bindDevice({
         tenantId: claim.ownerTenantId,
+        kind: body.kind ?? 'faceTerminal',
         serial: body.serial,
         info: body.info,
         secretHash: sha256(secret),
@@ -261,10 +263,7 @@ export const devices = defineResource('devices', {
     params: deviceKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
-      const device = await requireDevice(auth.tenantId, params.deviceKey);
-      await deleteDevice(auth.tenantId, device, query.version);
-      const thing = thingName(device.tenantId, device.deviceKey);
-      await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(auth.tenantId, device.deviceKey), disconnect(thing)]);
+      await removeDevice(await requireDevice(auth.tenantId, params.deviceKey), query.version);
       return deleted();
     },
   }),

@@ -10,6 +10,7 @@ import { devices } from './devices.ts';
 import { employees } from './employees.ts';
 import { files } from './files.ts';
 import { groups } from './groups.ts';
+import { intercom } from './intercom.ts';
 import { licences } from './licences.ts';
 import { mailRecords } from './mailRecords.ts';
 import { mailSettings } from './mailSettings.ts';
@@ -29,6 +30,7 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   attendance: attendance.handler,
   visitors: visitors.handler,
   devices: devices.handler,
+  intercom: intercom.handler,
   authorities: authorities.handler,
   deviceSync: deviceSync.handler,
   licences: licences.handler,

@@ -6,20 +6,14 @@ import {
   recordExportBody,
   recordKeyParams,
   type PassRecordPage,
-  type RecordExportJob,
 } from '#contract/passRecords';
 import type { Locale } from '#contract/locales';
-import { createExportJob, failExportJob, findExportJob, findRecord, listRecords, recordFilterOf, type ExportJob, type RecordQuery } from '#data/passRecords';
+import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
-import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
-import { newId } from '#lib/crypto';
 import { NotFoundError } from '#lib/errors';
-import { defineResource, ok, queued, sessionRoute } from '#lib/http';
-import { translate } from '#lib/i18n';
-import { lostWorker, startWorker } from '#lib/jobs';
-import { presignedGet } from '#lib/storage';
+import { defineResource, ok, sessionRoute } from '#lib/http';
 import { recordItems } from './passRecordItems.ts';
-import { runExport } from '../jobs/recordExports.ts';
+import { exportJson, requireExport, startExport } from './exportJobs.ts';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -30,47 +24,15 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE'
  * the type fixed to `blacklist`): lists newest first, and exports made in the background.
  */
 
+/** Checked before the job starts, so a bad range answers 422 rather than failing in the background. */
+async function checkRange(tenantId: string, query: RecordQuery): Promise<void> {
+  recordFilterOf(query, await companyTimezone(tenantId));
+}
+
 async function page(tenantId: string, query: RecordQuery & { pageSize: number; cursor?: string | undefined }): Promise<PassRecordPage> {
   const filter = recordFilterOf(query, await companyTimezone(tenantId));
   const found = await listRecords(tenantId, filter, query.pageSize, query.cursor);
   return { items: await recordItems(tenantId, found.items), nextCursor: found.nextCursor };
-}
-
-async function exportJson(job: ExportJob): Promise<RecordExportJob> {
-  return {
-    jobKey: job.jobKey,
-    state: job.state,
-    done: job.done,
-    total: job.total ?? null,
-    truncated: job.truncated ?? false,
-    url: job.state === 'done' && job.fileKey ? await presignedGet('imports', job.tenantId, job.fileKey) : null,
-    error: job.error ?? null,
-  };
-}
-
-async function startJob(tenantId: string, list: ExportJob['list'], query: RecordQuery, locale: string) {
-  // Checked now, so a bad range answers 422 here rather than failing in the background.
-  recordFilterOf(query, await companyTimezone(tenantId));
-  // A company runs a few exports at a time; the slot is given back when the export ends.
-  const jobKey = newId();
-  const now = new Date();
-  await takeJobSlot(tenantId, 'export', jobKey, now.toISOString());
-  try {
-    await createExportJob({ tenantId, jobKey, list, query: { ...query }, locale }, now);
-    await startWorker('EXPORT_WORKER_FUNCTION', { tenantId, jobKey }, runExport, 'export');
-  } catch (error) {
-    await releaseJobSlot(tenantId, 'export', jobKey, now.toISOString());
-    throw error;
-  }
-  return queued({ jobKey });
-}
-
-async function requireExport(tenantId: string, list: ExportJob['list'], jobKey: string): Promise<ExportJob> {
-  const job = await findExportJob(tenantId, jobKey);
-  if (!job || job.list !== list) throw new NotFoundError();
-  // A job whose worker was lost says so (lib/jobs.ts), and the dialog stops waiting for it.
-  if (lostWorker(job.state, job.startedAt ?? job.createdAt)) return failExportJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
-  return job;
 }
 
 export const passRecords = defineResource('passRecords', {
@@ -83,7 +45,7 @@ export const passRecords = defineResource('passRecords', {
   'POST /v1/passRecords/exports': sessionRoute({
     body: recordExportBody,
     async handle({ auth, body, locale }) {
-      return startJob(auth.tenantId, 'pass', body, locale);
+      return startExport(auth.tenantId, 'pass', body, locale, () => checkRange(auth.tenantId, body));
     },
   }),
   'GET /v1/passRecords/exports/{jobKey}': sessionRoute({
@@ -117,7 +79,7 @@ export const passRecords = defineResource('passRecords', {
   'POST /v1/blacklistRecords/exports': sessionRoute({
     body: blacklistExportBody,
     async handle({ auth, body, locale }) {
-      return startJob(auth.tenantId, 'blacklist', { ...body, type: 'blacklist' }, locale);
+      return startExport(auth.tenantId, 'blacklist', { ...body, type: 'blacklist' }, locale, () => checkRange(auth.tenantId, body));
     },
   }),
   'GET /v1/blacklistRecords/exports/{jobKey}': sessionRoute({

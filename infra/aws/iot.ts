@@ -178,27 +178,30 @@ export class DeviceIot extends Construct {
     return { IOT_MQTT_URL: `mqtts://${this.dataEndpoint}:443`, IOT_WS_URL: `wss://${this.dataEndpoint}:443/mqtt` };
   }
 
-  /** Lets the ingest function answer pass records on `pc/<thing>/records/ack`; it needs IOT_DATA_ENDPOINT too. */
+  /** Lets the ingest function answer pass records on `pc/<thing>/records/ack` and calls on `pc/<thing>/calls/ack`; it needs IOT_DATA_ENDPOINT too. */
   grantRecordsAck(fn: IFunction): void {
     const stack = Stack.of(this);
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/records/ack' })] }));
-    Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/records/ack')}]`,
-      reason: 'Each records message is answered on pc/<thing>/records/ack of the device that sent it; the thing comes from the topic the device policy held it to.',
-    });
+    for (const topic of ['records', 'calls']) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: `pc/*/${topic}/ack` })] }));
+      Validations.of(fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArn(stack, `topic/pc/*/${topic}/ack`)}]`,
+        reason: `Each ${topic} message is answered on pc/<thing>/${topic}/ack of the device that sent it; the thing comes from the topic the device policy held it to.`,
+      });
+    }
   }
 
   /**
    * Lets a function publish commands to devices (the `settings` function tells online terminals
-   * of a new client package) and nothing else of IoT.
+   * of a new client package; ingest opens a door station's door for the monitor in its call) and
+   * nothing else of IoT.
    */
-  grantCommandPublish(fn: IFunction): void {
+  grantCommandPublish(
+    fn: IFunction,
+    reason = 'Update commands go to pc/<thing>/commands of the online terminals of the session’s tenant; the thing is derived from that tenant and each device key.',
+  ): void {
     const stack = Stack.of(this);
     fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/commands' })] }));
-    Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,
-      reason: 'Update commands go to pc/<thing>/commands of the online terminals of the session’s tenant; the thing is derived from that tenant and each device key.',
-    });
+    Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`, reason });
   }
 
   /** Lets a function tell terminals that face changes wait (`pc/<thing>/faces/notify`); it needs IOT_DATA_ENDPOINT too. */

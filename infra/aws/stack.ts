@@ -240,6 +240,14 @@ export class PassCloudStack extends Stack {
     this.grantObjects(iot.ingestFunction, [buckets.data.captures], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     grantListing(iot.ingestFunction, buckets.data.captures);
     iot.grantRecordsAck(iot.ingestFunction);
+    // A call's ack carries a presigned PUT for its recording, unless it already arrived (HeadObject);
+    // a monitor in a call with a door station may have its door opened (a command to the station).
+    this.grantObjects(iot.ingestFunction, [buckets.data.recordings], ['s3:GetObject', 's3:PutObject']);
+    grantListing(iot.ingestFunction, buckets.data.recordings);
+    iot.grantCommandPublish(
+      iot.ingestFunction,
+      'An indoor monitor’s request opens the door of the door station in its call: the command goes to pc/<thing>/commands of that station, found from the call of the monitor whose topic the device policy held it to.',
+    );
     // Fever and blacklist alerts are queued by ingest and sent by the mail service, which ingest
     // starts at once (an asynchronous invocation of the retry function) rather than waiting a minute.
     iot.ingestFunction.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
@@ -297,6 +305,17 @@ export class PassCloudStack extends Stack {
     this.grantObjects(passRecords, [buckets.data.captures, buckets.data.photos, buckets.data.imports], ['s3:GetObject']);
     grantListing(passRecords, buckets.data.captures);
     passRecords.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
+
+    // The intercom platform: intercoms are devices (main table, their things and shadows, their
+    // logs and commands), calls are in the events table, recordings are played and downloaded
+    // through presigned GETs (HeadObject first: has it arrived?), exports are the export worker's.
+    const intercom = this.api.functions.intercom;
+    grantTable(intercom, main, 'readWrite');
+    grantTable(intercom, events, 'readWrite');
+    this.grantObjects(intercom, [buckets.data.recordings, buckets.data.imports], ['s3:GetObject']);
+    grantListing(intercom, buckets.data.recordings);
+    iot.grantDeviceManagement(intercom);
+    intercom.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
 
     // Settings: privacy settings and package records (main table), update commands (events table);
     // packages are uploaded through a presigned PUT, hashed (GetObject), refused ones removed, and

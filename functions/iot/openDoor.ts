@@ -1,0 +1,22 @@
+import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
+import { createCommand, type Device, type DeviceCommand } from '#data/devices';
+import { noteDoorOpened } from '#data/intercomCalls';
+import { publish } from '#lib/iot';
+
+/** Sends a door station `openDoor` for a call; the call records say when it opened once the station reports it done. */
+export async function openDoorDuringCall(station: Device, callId: string, otherEnd?: string): Promise<DeviceCommand> {
+  const command = await createCommand(station.tenantId, station.deviceKey, 'openDoor', { callId, ...(otherEnd ? { askedBy: otherEnd } : {}) });
+  const message: CommandMessage = { commandKey: command.commandKey, type: 'openDoor', issuedAt: Date.parse(command.createdAt), callId };
+  await publish(deviceTopics(thingName(station.tenantId, station.deviceKey)).commands, message);
+  return command;
+}
+
+/** A door station reported an `openDoor` of a call done: both ends' records say when. */
+export async function doorOpenedDuringCall(tenantId: string, command: DeviceCommand, at: Date): Promise<void> {
+  if (!command.callId) return;
+  const when = at.toISOString();
+  await Promise.all([
+    noteDoorOpened(tenantId, command.deviceKey, command.callId, when),
+    ...(command.askedBy ? [noteDoorOpened(tenantId, command.askedBy, command.callId, when)] : []),
+  ]);
+}

@@ -1,0 +1,15 @@
+import { thingName } from '#contract/protocol';
+import { deleteDevice, dropDeviceEvents, type Device } from '#data/devices';
+import { deleteShadow, disconnect } from '#lib/iot';
+import { unregisterThing } from '#lib/iotRegistry';
+
+/**
+ * Deletes a device of any kind at the version the administrator saw: its record, seat and claims
+ * go in one transaction (data/devices.ts deleteDevice), then its thing, shadow, log and commands,
+ * and its connection ends: its credentials no longer work.
+ */
+export async function removeDevice(device: Device, version: number): Promise<void> {
+  await deleteDevice(device.tenantId, device, version);
+  const thing = thingName(device.tenantId, device.deviceKey);
+  await Promise.all([deleteShadow(thing), unregisterThing(thing), dropDeviceEvents(device.tenantId, device.deviceKey), disconnect(thing)]);
+}
