@@ -18,7 +18,11 @@ export const intercomKeyParams = z.object({ intercomKey: key });
 export const intercomListQuery = z
   .object({
     pageSize: z.coerce.number().int().min(1).max(200).default(20),
-    cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+    cursor: z
+      .string()
+      .max(400)
+      .regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' })
+      .optional(),
     keyword: z.string().trim().max(64).optional(),
     kind: z.enum(INTERCOM_KINDS).optional(),
     online: z.enum(['true', 'false']).optional(),

@@ -61,7 +61,17 @@ export const callKeyOf = (c: Pick<CallRecord, 'deviceKey' | 'callId'>): string =
 
 export type CallOutcome = { stored: 'new' | 'answered' | 'ended' | 'duplicate'; call: CallRecord };
 
-const ENDING_FIELDS = ['status', 'answerTime', 'endTime', 'duration', 'doorOpenedAt', 'recordingKey', 'recordingType', 'recordingSize', 'recordingUntil'] as const;
+const ENDING_FIELDS = [
+  'status',
+  'answerTime',
+  'endTime',
+  'duration',
+  'doorOpenedAt',
+  'recordingKey',
+  'recordingType',
+  'recordingSize',
+  'recordingUntil',
+] as const;
 
 /**
  * Stores a call as reported. A new call is written with its marker in one transaction; a call
@@ -84,7 +94,14 @@ export async function storeCall(call: CallRecord): Promise<CallOutcome> {
           {
             Put: {
               TableName: table(),
-              Item: { ...call, pk: call.tenantId, sk, kind: 'call', gsi1pk: devicePartition(call.tenantId, call.deviceKey), gsi1sk: `${call.startTime}#${call.callId}` },
+              Item: {
+                ...call,
+                pk: call.tenantId,
+                sk,
+                kind: 'call',
+                gsi1pk: devicePartition(call.tenantId, call.deviceKey),
+                gsi1sk: `${call.startTime}#${call.callId}`,
+              },
             },
           },
         ],
@@ -197,18 +214,20 @@ export async function noteDoorOpened(tenantId: string, deviceKey: string, callId
 
 /** Notes that the call's recording arrived in the bucket. */
 export async function noteRecordingArrived(call: CallRecord & { sk: string }, at = new Date()): Promise<void> {
-  await dynamo().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { pk: call.tenantId, sk: call.sk },
-      UpdateExpression: 'SET #r = :r',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#r': 'recordingAt' },
-      ExpressionAttributeValues: { ':r': at.toISOString() },
-    }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  await dynamo()
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: call.tenantId, sk: call.sk },
+        UpdateExpression: 'SET #r = :r',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#r': 'recordingAt' },
+        ExpressionAttributeValues: { ':r': at.toISOString() },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
 }
 
 // Lists

@@ -27,7 +27,11 @@ export async function intercomListPage(tenantId: string, query: IntercomListQuer
   // The number is searched as well as the name, serial, IP and MAC.
   const keyword = query.keyword?.toLowerCase();
   const numbered = keyword ? fleet.filter((d) => d.number?.toLowerCase().includes(keyword)) : [];
-  const { page, nextCursor, filtered } = await deviceListPage(tenantId, { ...query, keyword: undefined }, keyword ? fleet.filter((d) => matches(d, keyword) || numbered.includes(d)) : fleet);
+  const { page, nextCursor, filtered } = await deviceListPage(
+    tenantId,
+    { ...query, keyword: undefined },
+    keyword ? fleet.filter((d) => matches(d, keyword) || numbered.includes(d)) : fleet,
+  );
   return { page, nextCursor, filtered };
 }
 
@@ -65,7 +69,9 @@ export async function updateIntercom(device: Device, version: number, changes: I
     .params<Record<string, unknown>>();
   const items: unknown[] = [{ Update: deviceUpdate }];
   if (numberChanges && changes.number) {
-    const claim = transactPut(claims().put({ tenantId, kind: 'intercomNumber', value: changes.number, ownerTenantId: tenantId, deviceKey }).params<Record<string, unknown>>());
+    const claim = transactPut(
+      claims().put({ tenantId, kind: 'intercomNumber', value: changes.number, ownerTenantId: tenantId, deviceKey }).params<Record<string, unknown>>(),
+    );
     claim.Put!.ConditionExpression = 'attribute_not_exists(pk)';
     items.push(claim);
   }

@@ -66,8 +66,15 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
   const parsed = callsMessage.safeParse(message);
   if (!parsed.success) {
     const entries = Array.isArray((message as { calls?: unknown }).calls) ? ((message as { calls: unknown[] }).calls as unknown[]) : [];
-    const ids = entries.map((e) => (e as { callId?: unknown } | null)?.callId).filter((id): id is string => typeof id === 'string' && id.length > 0).map((id) => id.slice(0, 64));
-    if (ids.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).callsAck, { stored: [], refused: ids.map((callId) => ({ callId, reason: issuesLine(parsed.error) })) } satisfies CallsAckMessage);
+    const ids = entries
+      .map((e) => (e as { callId?: unknown } | null)?.callId)
+      .filter((id): id is string => typeof id === 'string' && id.length > 0)
+      .map((id) => id.slice(0, 64));
+    if (ids.length > 0)
+      await publish(deviceTopics(thingName(tenantId, deviceKey)).callsAck, {
+        stored: [],
+        refused: ids.map((callId) => ({ callId, reason: issuesLine(parsed.error) })),
+      } satisfies CallsAckMessage);
     throw parsed.error;
   }
   const device = await findDevice(tenantId, deviceKey);
@@ -136,7 +143,8 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
       const answer: CallsAckMessage['stored'][number] = { callId: up.callId };
       if (refusal) answer.recordingRefused = refusal;
       if (stored.recordingKey && !stored.live) {
-        if (stored.recordingAt || (outcome.stored === 'duplicate' && (await objectExists('recordings', tenantId, stored.recordingKey)))) answer.recordingStored = true;
+        if (stored.recordingAt || (outcome.stored === 'duplicate' && (await objectExists('recordings', tenantId, stored.recordingKey))))
+          answer.recordingStored = true;
         else {
           const link = await uploadOf(stored);
           if (link) answer.upload = link;

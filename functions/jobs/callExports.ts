@@ -23,7 +23,12 @@ export async function callRows(job: ExportJob, timeZone: string, t: (id: Message
   const { tenantId } = job;
   const query = job.query as CallFilterQuery;
   const range = recordFilterOf({ ...(query.from ? { from: query.from } : {}), ...(query.to ? { to: query.to } : {}) }, timeZone);
-  const filter = { fromIso: range.fromIso, toIso: range.toIso, ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}), ...(query.status ? { status: query.status } : {}) };
+  const filter = {
+    fromIso: range.fromIso,
+    toIso: range.toIso,
+    ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  };
   const when = localTime(timeZone);
   const party = (p: { name: string | null; number: string | null }) => [p.name, p.number ? `(${p.number})` : ''].filter(Boolean).join(' ');
   async function* rows() {

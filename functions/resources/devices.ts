@@ -30,8 +30,6 @@ import {
   rejectRequest,
   type DeviceRequest,
   createCommand,
-  deleteDevice,
-  dropDeviceEvents,
   findCommand,
   listLogs,
   recentCommands,
@@ -48,8 +46,8 @@ import { newId, sha256 } from '#lib/crypto';
 import { ConflictError, fieldError } from '#lib/errors';
 import { deviceRoute, created, defineResource, deleted, ok, parse, queued, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { deleteShadow, disconnect, publish, updateDesired } from '#lib/iot';
-import { brokerAddress, registerThing, unregisterThing } from '#lib/iotRegistry';
+import { disconnect, publish, updateDesired } from '#lib/iot';
+import { brokerAddress, registerThing } from '#lib/iotRegistry';
 import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';

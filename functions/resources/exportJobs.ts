@@ -49,7 +49,7 @@ export async function requireExport(tenantId: string, list: ExportJob['list'], j
   const job = await findExportJob(tenantId, jobKey);
   if (!job || job.list !== list) throw new NotFoundError();
   // A job whose worker was lost says so (lib/jobs.ts), and the dialog stops waiting for it.
-  if (lostWorker(job.state, job.startedAt ?? job.createdAt)) return failExportJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
+  if (lostWorker(job.state, job.startedAt ?? job.createdAt))
+    return failExportJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
   return job;
 }
-

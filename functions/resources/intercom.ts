@@ -1,4 +1,14 @@
-import { callExportBody, callKeyParams, callQuery, intercomKeyParams, intercomListQuery, intercomPatchBody, recordingQuery, type CallPage, type RecordingLink } from '#contract/intercom';
+import {
+  callExportBody,
+  callKeyParams,
+  callQuery,
+  intercomKeyParams,
+  intercomListQuery,
+  intercomPatchBody,
+  recordingQuery,
+  type CallPage,
+  type RecordingLink,
+} from '#contract/intercom';
 import { logsQuery } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import { exportJobParams } from '#contract/passRecords';
@@ -35,9 +45,17 @@ export const environment = declareEnvironment([
 export const RECORDING_LINK_SECONDS = 300;
 
 /** The company-day range of a call filter, with the list's limits (the same as pass records'). */
-async function callFilterOf(tenantId: string, query: { from?: string | undefined; to?: string | undefined; deviceKey?: string | undefined; status?: 1 | 2 | 3 | undefined }) {
+async function callFilterOf(
+  tenantId: string,
+  query: { from?: string | undefined; to?: string | undefined; deviceKey?: string | undefined; status?: 1 | 2 | 3 | undefined },
+) {
   const range = recordFilterOf({ ...(query.from ? { from: query.from } : {}), ...(query.to ? { to: query.to } : {}) }, await companyTimezone(tenantId));
-  return { fromIso: range.fromIso, toIso: range.toIso, ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}), ...(query.status ? { status: query.status } : {}) };
+  return {
+    fromIso: range.fromIso,
+    toIso: range.toIso,
+    ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  };
 }
 
 async function requireCall(tenantId: string, callKey: string): Promise<CallRecord & { sk: string }> {
@@ -147,7 +165,10 @@ export const intercom = defineResource('intercom', {
     params: callKeyParams,
     async handle({ auth, params }) {
       const call = await requireCall(auth.tenantId, params.callKey);
-      const [reporter, peer] = await Promise.all([findDevice(auth.tenantId, call.deviceKey), call.peerKey ? findDevice(auth.tenantId, call.peerKey) : undefined]);
+      const [reporter, peer] = await Promise.all([
+        findDevice(auth.tenantId, call.deviceKey),
+        call.peerKey ? findDevice(auth.tenantId, call.peerKey) : undefined,
+      ]);
       const station = doorStationOf(call, reporter, peer);
       if (!station) throw new ConflictError('intercom.noDoorStation');
       if (!isLive(call) || !call.answerTime) throw new ConflictError('intercom.callNotLive');

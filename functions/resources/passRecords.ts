@@ -7,7 +7,6 @@ import {
   recordKeyParams,
   type PassRecordPage,
 } from '#contract/passRecords';
-import type { Locale } from '#contract/locales';
 import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecords';
 import { companyTimezone } from '#data/tenants';
 import { NotFoundError } from '#lib/errors';

@@ -445,6 +445,13 @@ export class PassCloudStack extends Stack {
       allowedHeaders: ['content-type'],
       maxAge: 3600,
     });
+    // The console reads call recordings through their presigned links to draw the waveform, from its own origin too.
+    buckets.data.recordings.addCorsRule({
+      allowedMethods: [HttpMethods.GET],
+      allowedOrigins: [`https://${site.distribution.distributionDomainName}`],
+      allowedHeaders: ['range'],
+      maxAge: 3600,
+    });
     // System settings show the API as devices and integrators reach it: through CloudFront.
     environment.API_BASE_URL = `https://${site.distribution.distributionDomainName}/v1`;
     // Links in mails (invitations, alerts) lead to the console, never to an address a request names.

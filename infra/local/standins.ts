@@ -128,6 +128,13 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
       }),
     );
   }
+  // The console reads call recordings (to draw their waveform) from its own origin.
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: bucketName('recordings'),
+      CORSConfiguration: { CORSRules: [{ AllowedMethods: ['GET'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 3600 }] },
+    }),
+  );
   client.destroy();
   return {
     endpoint,

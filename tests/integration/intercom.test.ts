@@ -3,7 +3,14 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { CallItem, CallPage, IntercomItem, IntercomPage, RecordingLink } from '@passcloud/functions/contract/intercom';
-import { RECORDING_MAX_BYTES, deviceTopics, type BindResult, type CallUp, type CallsAckMessage, type CommandMessage } from '@passcloud/functions/contract/protocol';
+import {
+  RECORDING_MAX_BYTES,
+  deviceTopics,
+  type BindResult,
+  type CallUp,
+  type CallsAckMessage,
+  type CommandMessage,
+} from '@passcloud/functions/contract/protocol';
 import type { RecordExportJob } from '@passcloud/functions/contract/passRecords';
 import { storeCall } from '@passcloud/functions/data/intercomCalls';
 import { presignedGet } from '@passcloud/functions/lib/storage';
@@ -71,10 +78,11 @@ async function calls(query = '', as = token) {
   return call<CallPage & Issues>('GET', `/v1/intercom/calls?pageSize=200${query}`, { token: as });
 }
 const callOf = async (deviceKey: string, callId: string) => (await calls(`&deviceKey=${deviceKey}`)).body.data.items.find((c) => c.callId === callId);
-const ackFor = (device: Intercom, callId: string) => until(
-  () => device.acks.flatMap((a) => [...a.stored, ...a.refused.map((r) => ({ ...r, refused: true as const }))]).filter((s) => s.callId === callId),
-  (found) => found.length > 0,
-);
+const ackFor = (device: Intercom, callId: string) =>
+  until(
+    () => device.acks.flatMap((a) => [...a.stored, ...a.refused.map((r) => ({ ...r, refused: true as const }))]).filter((s) => s.callId === callId),
+    (found) => found.length > 0,
+  );
 
 /** A call as both ends report it: the door station calls monitor 101. */
 function ringing(callId: string, side: 'door' | 'monitor', start = Date.now() - 20_000): CallUp {
@@ -127,7 +135,10 @@ describe('intercom devices', () => {
   it('shows what a heartbeat reports: signal, client name, network access time', async () => {
     const { serial: _serial, ...info } = simulatedInfo('HB', 1);
     door.client.publish(deviceTopics(door.thing).heartbeat, JSON.stringify({ info: { ...info, signal: -61, clientName: 'PassTalk Door 2' } }), { qos: 1 });
-    const shown = await until(() => detail(door.deviceKey), (a) => a.body.data.signal === -61);
+    const shown = await until(
+      () => detail(door.deviceKey),
+      (a) => a.body.data.signal === -61,
+    );
     expect(shown.body.data).toMatchObject({ kind: 'doorStation', number: '01', signal: -61, clientName: 'PassTalk Door 2', online: true });
     expect(shown.body.data.networkTime).not.toBeNull();
   });
@@ -137,7 +148,10 @@ describe('intercom devices', () => {
     const bad = await call<Issues>('PATCH', `/v1/intercom/devices/${monitor.deviceKey}`, { token, body: { number: '1 0/1', version: before.version } });
     expect(bad.status).toBe(422);
     expect(bad.body.data.issues[0]!.path).toBe('number');
-    const taken = await call<Issues & { field?: string }>('PATCH', `/v1/intercom/devices/${monitor.deviceKey}`, { token, body: { number: '01', version: before.version } });
+    const taken = await call<Issues & { field?: string }>('PATCH', `/v1/intercom/devices/${monitor.deviceKey}`, {
+      token,
+      body: { number: '01', version: before.version },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.message).toContain('01');
     expect((await detail(monitor.deviceKey)).body.data).toEqual(before);
@@ -167,21 +181,42 @@ describe('calls', () => {
     monitor.send([m]);
     await ackFor(door, callId);
     await ackFor(monitor, callId);
-    let shown = await until(() => callOf(monitor.deviceKey, callId), (c) => !!c);
-    expect(shown).toMatchObject({ live: true, status: 3, canOpenDoor: false, calling: { deviceKey: door.deviceKey, number: '01' }, called: { deviceKey: monitor.deviceKey, number: '101' } });
+    let shown = await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => !!c,
+    );
+    expect(shown).toMatchObject({
+      live: true,
+      status: 3,
+      canOpenDoor: false,
+      calling: { deviceKey: door.deviceKey, number: '01' },
+      called: { deviceKey: monitor.deviceKey, number: '101' },
+    });
     monitor.send([answered(m)]);
     // A ringing report arriving late changes nothing.
     monitor.send([m]);
-    shown = await until(() => callOf(monitor.deviceKey, callId), (c) => c?.status === 1);
+    shown = await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => c?.status === 1,
+    );
     expect(shown).toMatchObject({ live: true, canOpenDoor: true, answerTime: new Date(m.startTime + 4000).toISOString() });
     for (let i = 0; i < 3; i++) monitor.send([ended(m)]);
     door.send([ended(d), ended(d)]);
-    shown = await until(() => callOf(monitor.deviceKey, callId), (c) => c?.live === false);
+    shown = await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => c?.live === false,
+    );
     await sleep(300);
     const all = (await calls()).body.data.items.filter((c) => c.callId === callId);
     expect(all).toHaveLength(2);
     expect(all.find((c) => c.deviceKey === door.deviceKey)).toMatchObject({ status: 2, direction: 'outgoing', duration: 10, live: false });
-    expect(all.find((c) => c.deviceKey === monitor.deviceKey)).toMatchObject({ status: 1, direction: 'incoming', duration: 10, live: false, recording: { state: 'none' } });
+    expect(all.find((c) => c.deviceKey === monitor.deviceKey)).toMatchObject({
+      status: 1,
+      direction: 'incoming',
+      duration: 10,
+      live: false,
+      recording: { state: 'none' },
+    });
   });
 
   it('opens the door of the station when the answering monitor asks, and both calls say when', async () => {
@@ -192,10 +227,16 @@ describe('calls', () => {
     await ackFor(door, callId);
     await ackFor(monitor, callId);
     monitor.client.publish(deviceTopics(monitor.thing).callOpenDoor, JSON.stringify({ callId }), { qos: 1 });
-    const commands = await until(() => door.commands.filter((c) => c.callId === callId), (found) => found.length > 0);
+    const commands = await until(
+      () => door.commands.filter((c) => c.callId === callId),
+      (found) => found.length > 0,
+    );
     expect(commands[0]).toMatchObject({ type: 'openDoor', callId });
     door.client.publish(deviceTopics(door.thing).commandResult, JSON.stringify({ commandKey: commands[0]!.commandKey, ok: true }), { qos: 1 });
-    const opened = await until(() => callOf(monitor.deviceKey, callId), (c) => !!c?.doorOpenedAt);
+    const opened = await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => !!c?.doorOpenedAt,
+    );
     expect(opened!.doorOpenedAt).not.toBeNull();
     expect((await callOf(door.deviceKey, callId))!.doorOpenedAt).toBe(opened!.doorOpenedAt);
   });
@@ -205,15 +246,24 @@ describe('calls', () => {
     const m = answered(ringing(callId, 'monitor'));
     monitor.send([m]);
     await ackFor(monitor, callId);
-    const row = (await until(() => callOf(monitor.deviceKey, callId), (c) => !!c))!;
+    const row = (await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => !!c,
+    ))!;
     const sent = await call<{ commandKey: string }>('POST', `/v1/intercom/calls/${row.callKey}/openDoor`, { token });
     expect(sent.body.code).toBe(202);
-    const command = await until(() => door.commands.find((c) => c.commandKey === sent.body.data.commandKey), (c) => !!c);
+    const command = await until(
+      () => door.commands.find((c) => c.commandKey === sent.body.data.commandKey),
+      (c) => !!c,
+    );
     expect(command).toMatchObject({ type: 'openDoor', callId });
     // Another company cannot.
     expect((await call('POST', `/v1/intercom/calls/${row.callKey}/openDoor`, { token: other.token })).status).toBe(404);
     monitor.send([ended(m)]);
-    await until(() => callOf(monitor.deviceKey, callId), (c) => c?.live === false);
+    await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => c?.live === false,
+    );
     const late = await call('POST', `/v1/intercom/calls/${row.callKey}/openDoor`, { token });
     expect(late.status).toBe(409);
   });
@@ -239,7 +289,10 @@ describe('calls', () => {
     expect(upload.url).toContain(`${tenantId}/recording/${monitor.deviceKey}/`);
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
     expect(put.status).toBe(200);
-    const row = (await until(() => callOf(monitor.deviceKey, callId), (c) => c?.recording.state === 'ready'))!;
+    const row = (await until(
+      () => callOf(monitor.deviceKey, callId),
+      (c) => c?.recording.state === 'ready',
+    ))!;
     expect(row.recording).toEqual({ state: 'ready', contentType: 'audio/wav', size: bytes.length });
     const link = await call<RecordingLink>('GET', `/v1/intercom/calls/${row.callKey}/recording`, { token });
     expect(link.body.data).toMatchObject({ contentType: 'audio/wav', size: bytes.length, duration: 10 });
@@ -291,7 +344,11 @@ describe('calls', () => {
     expect(of(missed).recordingRefused).toMatch(/not connected/);
     const link = of(atBound).upload!;
     expect(link.headers['content-length']).toBe(String(RECORDING_MAX_BYTES));
-    const tooBig = await fetch(link.url, { method: 'PUT', headers: { ...link.headers, 'content-length': String(RECORDING_MAX_BYTES + 1) }, body: Buffer.alloc(RECORDING_MAX_BYTES + 1) });
+    const tooBig = await fetch(link.url, {
+      method: 'PUT',
+      headers: { ...link.headers, 'content-length': String(RECORDING_MAX_BYTES + 1) },
+      body: Buffer.alloc(RECORDING_MAX_BYTES + 1),
+    });
     expect(tooBig.status).toBe(403);
     const row = (await callOf(monitor.deviceKey, atBound))!;
     expect(row.recording.state).toBe('pending');
@@ -346,11 +403,17 @@ describe('calls', () => {
   it('never resolves a number to another company’s intercom', async () => {
     const foreign = await bind(other.userCode, 'indoorMonitor');
     const current = await call<IntercomItem>('GET', `/v1/intercom/devices/${foreign.deviceKey}`, { token: other.token });
-    expect((await call('PATCH', `/v1/intercom/devices/${foreign.deviceKey}`, { token: other.token, body: { number: '777', version: current.body.data.version } })).body.code).toBe(201);
+    expect(
+      (await call('PATCH', `/v1/intercom/devices/${foreign.deviceKey}`, { token: other.token, body: { number: '777', version: current.body.data.version } }))
+        .body.code,
+    ).toBe(201);
     const callId = unique('foreign');
     door.send([{ ...ringing(callId, 'door'), peer: { number: '777' } }]);
     await ackFor(door, callId);
-    const row = (await until(() => callOf(door.deviceKey, callId), (c) => !!c))!;
+    const row = (await until(
+      () => callOf(door.deviceKey, callId),
+      (c) => !!c,
+    ))!;
     expect(row.called).toEqual({ deviceKey: null, name: null, kind: null, number: '777' });
   });
 

@@ -289,6 +289,25 @@ export function useLogText(): (entry: LogEntry) => string {
       }
       case 'faceCursorReset':
         return t`The face cursor was from an earlier binding: the face library was emptied and is pulled again`;
+      case 'callStarted': {
+        const number = params.number ?? '';
+        return t`Call with ${number} started`;
+      }
+      case 'callEnded': {
+        const number = params.number ?? '';
+        const seconds = params.count ?? 0;
+        return t`Call with ${number} ended after ${seconds} s`;
+      }
+      case 'callMissed': {
+        const number = params.number ?? '';
+        return t`Call with ${number} was not answered`;
+      }
+      case 'recordingUploaded':
+        return t`Call recording uploaded`;
+      case 'recordingFailed': {
+        const error = params.error ?? '';
+        return t`Call recording could not be uploaded: ${error}`;
+      }
       default:
         return entry.message ?? entry.code;
     }
@@ -296,12 +315,12 @@ export function useLogText(): (entry: LogEntry) => string {
 }
 
 /** The device's own log, newest first, a page at a time; the first page follows what the device sends. */
-export function LogsPanel({ deviceKey }: { deviceKey: string }) {
+export function LogsPanel({ deviceKey, path = `${devicePath(deviceKey)}/logs`, resource = 'devices' }: { deviceKey: string; path?: string; resource?: string }) {
   const { t } = useLingui();
   const logText = useLogText();
   const list = useList<LogEntry>({
-    resource: 'devices',
-    path: `${devicePath(deviceKey)}/logs`,
+    resource,
+    path,
     pageSize: LOG_PAGE_SIZE,
     refreshMs: (_, pageIndex) => (pageIndex === 0 ? LOG_REFRESH_MS : false),
   });

@@ -1,6 +1,4 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
-
-/** Screens of this area; each renders its localized title until its feature lands. */
-export const IntercomDeviceListPage = () => <ScreenPage />;
-export const IntercomDeviceDetailPage = () => <ScreenPage />;
-export const CallRecordPage = () => <ScreenPage />;
+/** Intercom screens: the list (/intercom-platform/device/management), one intercom's detail, and the call records. */
+export { IntercomListPage as IntercomDeviceListPage } from './IntercomListPage.tsx';
+export { IntercomDetailPage as IntercomDeviceDetailPage } from './IntercomDetailPage.tsx';
+export { CallRecordPage } from './CallRecordPage.tsx';

@@ -6,7 +6,6 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { formatNumber } from '../../../app/format.ts';
 import { RequestError } from '../../../app/request.ts';
 import { download, readExport, startExport } from './api.ts';
-import type { RecordScreen } from './filters.ts';
 
 const POLL_MS = 1000;
 
@@ -22,12 +21,15 @@ type Progress =
  * dialog stops following the job.
  */
 export function ExportDialog({
-  screen,
+  path,
+  title,
   body,
   opened,
   onClose,
 }: {
-  screen: RecordScreen;
+  /** The list whose filtered rows are exported (`<path>/exports`). */
+  path: string;
+  title: string;
   body: Record<string, string | undefined>;
   opened: boolean;
   onClose: () => void;
@@ -48,9 +50,9 @@ export function ExportDialog({
     setProgress({ phase: 'starting' });
     void (async () => {
       try {
-        const { jobKey } = await startExport(screen, asked.current);
+        const { jobKey } = await startExport(path, asked.current);
         while (live()) {
-          const job = await readExport(screen, jobKey);
+          const job = await readExport(path, jobKey);
           if (!live()) return;
           if (job.state === 'done' && job.url) {
             setProgress({ phase: 'done', done: job.done, url: job.url, truncated: !!job.truncated });
@@ -71,7 +73,7 @@ export function ExportDialog({
     return () => {
       run.current++;
     };
-  }, [opened, screen, attempt]);
+  }, [opened, path, attempt]);
 
   const done = progress.phase === 'running' ? formatNumber(progress.done) : '';
   const percent = progress.phase === 'done' ? 100 : progress.phase === 'running' && progress.total ? Math.min(100, (progress.done / progress.total) * 100) : 0;
@@ -80,7 +82,7 @@ export function ExportDialog({
     <Modal
       opened={opened}
       onClose={onClose}
-      title={<Text fw={600}>{screen === 'blacklist' ? t`Export blacklist records` : t`Export pass records`}</Text>}
+      title={<Text fw={600}>{title}</Text>}
       size={500}
       closeButtonProps={{ 'aria-label': t`Close` }}
       data-testid="record-export"

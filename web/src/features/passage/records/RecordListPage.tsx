@@ -322,7 +322,13 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
         </Stack>
       </Paper>
       <RecordDetail record={open} onClose={closeRecord} />
-      <ExportDialog screen={screen} body={query} opened={exporting} onClose={() => setExporting(false)} />
+      <ExportDialog
+        path={recordsPath(screen)}
+        title={screen === 'blacklist' ? t`Export blacklist records` : t`Export pass records`}
+        body={query}
+        opened={exporting}
+        onClose={() => setExporting(false)}
+      />
     </ScreenPage>
   );
 }

@@ -34,11 +34,10 @@ export interface ExportJob {
   error?: string | null;
 }
 
-export const startExport = (screen: RecordScreen, body: Record<string, string | undefined>) =>
-  api.post<{ jobKey: string }>(`${recordsPath(screen)}/exports`, body, { silent: true });
+/** Starts the export of a list's filtered rows (`<list path>/exports`). */
+export const startExport = (listPath: string, body: Record<string, string | undefined>) => api.post<{ jobKey: string }>(`${listPath}/exports`, body, { silent: true });
 
-export const readExport = (screen: RecordScreen, jobKey: string) =>
-  api.get<ExportJob>(`${recordsPath(screen)}/exports/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
+export const readExport = (listPath: string, jobKey: string) => api.get<ExportJob>(`${listPath}/exports/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
 
 /** Hands a finished export to the browser's downloads. */
 export function download(url: string): void {
