@@ -4,7 +4,15 @@ import { isIP } from 'node:net';
 import { dirname } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import jpeg from 'jpeg-js';
-import { DEFAULT_SETTINGS, type DeviceCommandType, type DeviceInfo, type DeviceLogCode, type DeviceLogEntry, type DeviceSettings } from '@passcloud/functions/contract/devices';
+import {
+  DEFAULT_SETTINGS,
+  type DeviceCommandType,
+  type DeviceInfo,
+  type DeviceKind,
+  type DeviceLogCode,
+  type DeviceLogEntry,
+  type DeviceSettings,
+} from '@passcloud/functions/contract/devices';
 import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from '@passcloud/functions/contract/shadow';
 import {
   deviceAuthorization,
@@ -12,6 +20,7 @@ import {
   shadowTopics,
   type AppUpdate,
   type BindResult,
+  type CallsAckMessage,
   type DeviceReason,
   type CommandMessage,
   type CommandResultMessage,
@@ -20,6 +29,7 @@ import {
   type PassRecordUp,
   type RecordsAckMessage,
 } from '@passcloud/functions/contract/protocol';
+import { CallOutbox } from './calls.ts';
 import { FaceLibrary } from './faces.ts';
 import { RecordOutbox } from './records.ts';
 import { decide, type Sighting } from './traffic.ts';
@@ -29,8 +39,14 @@ import { decide, type Sighting } from './traffic.ts';
  * device binding code, connects over MQTT, keeps a heartbeat, applies the desired settings of
  * its shadow and reports them, obeys commands, decides passes and writes a log. Real terminals
  * run the same protocol; the simulated fleet runs many of these in one process.
+ *
+ * With `kind` a door station or an indoor monitor, it is an intercom instead: it binds with its
+ * kind, keeps no face library, reports its signal and client name with every heartbeat, and
+ * reports calls (`calls`, driven by intercom.ts).
  */
 export interface AgentOptions {
+  /** What the device is; a face terminal when absent (and then nothing about it names a kind). */
+  kind?: DeviceKind;
   /** Base URL of the API, e.g. http://127.0.0.1:3000 */
   apiUrl: string;
   userCode: string;
@@ -189,6 +205,8 @@ export type AgentEvent =
   | { type: 'disconnected' }
   | { type: 'applied'; settings: Partial<DeviceSettings>; at: number }
   | { type: 'command'; command: DeviceCommandType; ok: boolean }
+  /** The door opened on an `openDoor` command; `callId` when it was asked for during that call. */
+  | { type: 'doorOpened'; at: number; callId?: string }
   | { type: 'stopped'; reason: StopReason };
 
 export class DeviceAgent {
@@ -202,6 +220,8 @@ export class DeviceAgent {
   readonly faces: FaceLibrary;
   /** Pass records waiting for the cloud's acknowledgement (records.ts). */
   readonly records: RecordOutbox;
+  /** Intercoms: calls waiting for the cloud's acknowledgement (calls.ts). */
+  readonly calls: CallOutbox;
   private heartbeat?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   private stopped = false;
@@ -209,6 +229,16 @@ export class DeviceAgent {
   constructor(readonly options: AgentOptions) {
     this.faces = new FaceLibrary(this);
     this.records = new RecordOutbox(this);
+    this.calls = new CallOutbox(this);
+  }
+
+  get kind(): DeviceKind {
+    return this.options.kind ?? 'faceTerminal';
+  }
+
+  /** A door station or an indoor monitor. */
+  get isIntercom(): boolean {
+    return this.kind !== 'faceTerminal';
   }
 
   /** True while the MQTT connection is up. */
@@ -239,7 +269,7 @@ export class DeviceAgent {
     const response = await fetch(new URL('/v1/devices/bind', this.options.apiUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userCode: this.options.userCode, serial, info }),
+      body: JSON.stringify({ ...(this.options.kind ? { kind: this.options.kind } : {}), userCode: this.options.userCode, serial, info }),
     });
     const envelope = (await response.json()) as { code: number; message: string; data: BindResult };
     if (envelope.code !== 201 && envelope.code !== 202) throw new Error(`binding refused (${envelope.code}): ${envelope.message}`);
@@ -398,11 +428,16 @@ export class DeviceAgent {
     this.client = client;
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('connect', () => {
-      client.subscribe([shadow.updateDelta, shadow.getAccepted, shadow.getRejected, own.commands, own.facesNotify, own.recordsAck], { qos: 1 }, () => {
+      const topics = [shadow.updateDelta, shadow.getAccepted, shadow.getRejected, own.commands, ...(this.isIntercom ? [own.callsAck] : [own.facesNotify, own.recordsAck])];
+      client.subscribe(topics, { qos: 1 }, () => {
         client.publish(shadow.get, JSON.stringify({ clientToken: 'boot' }), { qos: 1 });
         this.sendHeartbeat();
-        this.faces.onConnect();
-        this.records.onConnect();
+        if (this.isIntercom) {
+          this.calls.onConnect();
+        } else {
+          this.faces.onConnect();
+          this.records.onConnect();
+        }
       });
       this.write('info', 'connected');
       this.emit({ type: 'connected' });
@@ -447,6 +482,7 @@ export class DeviceAgent {
     this.stopped = true;
     this.faces.stop();
     this.records.stop();
+    this.calls.stop();
     clearInterval(this.heartbeat);
     clearTimeout(this.approvalTimer);
     const client = this.client;
@@ -514,9 +550,15 @@ export class DeviceAgent {
     return record;
   }
 
-  /** The facts the terminal reports with every heartbeat, its face library's size included. */
+  /**
+   * The facts the terminal reports with every heartbeat, its face library's size included. An
+   * intercom holds no faces; it reports the signal as it measures it now (within a few dBm of
+   * `info.signal`) and its client name.
+   */
   get info(): DeviceInfo {
-    return { ...this.options.info, faces: { count: this.faces.size, capacity: this.faces.capacity } };
+    if (!this.isIntercom) return { ...this.options.info, faces: { count: this.faces.size, capacity: this.faces.capacity } };
+    const { signal } = this.options.info;
+    return { ...this.options.info, ...(signal !== undefined ? { signal: Math.max(-120, Math.min(0, signal + Math.round((Math.random() - 0.5) * 6))) } : {}) };
   }
 
   sendHeartbeat(): void {
@@ -555,6 +597,8 @@ export class DeviceAgent {
       this.faces.onNotify(message as FaceNotifyMessage);
     } else if (topic === deviceTopics(this.binding.thingName).recordsAck) {
       this.records.onAck(message as RecordsAckMessage);
+    } else if (topic === deviceTopics(this.binding.thingName).callsAck) {
+      this.calls.onAck(message as CallsAckMessage);
     }
   }
 
@@ -583,6 +627,7 @@ export class DeviceAgent {
         case 'openDoor':
           this.door = 'open';
           this.write('info', 'doorOpened');
+          this.emit({ type: 'doorOpened', at: Date.now(), ...(command.callId ? { callId: command.callId } : {}) });
           break;
         case 'closeDoor':
           this.door = 'closed';

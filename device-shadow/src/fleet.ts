@@ -54,11 +54,18 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         ...(options.stateDir ? { credentialsFile: join(options.stateDir, `${simulatedInfo(prefix, i + 1).serial}.json`) } : {}),
       }),
   );
-  const concurrency = options.concurrency ?? 10;
+  await startAgents(agents, options.concurrency ?? 10);
+  return { agents, stop: () => stopAgents(agents) };
+}
+
+/**
+ * Starts agents, `concurrency` at a time. A device that was deleted or replaced stays stopped and
+ * the others run; any other failure stops them all and is thrown.
+ */
+export async function startAgents(agents: DeviceAgent[], concurrency = 10): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, agents.length) }, async () => {
     while (next < agents.length) {
-      // A terminal whose device was deleted or replaced stays stopped; the others run.
       await agents[next++]!.start().catch((error: unknown) => {
         if (!(error instanceof DeviceStoppedError)) throw error;
       });
@@ -66,10 +73,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   });
   const results = await Promise.allSettled(workers);
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  const fleet = { agents, stop: async () => void (await Promise.allSettled(agents.map((a) => a.stop()))) };
   if (failure) {
-    await fleet.stop();
+    await stopAgents(agents);
     throw failure.reason;
   }
-  return fleet;
 }
+
+export const stopAgents = async (agents: DeviceAgent[]): Promise<void> => void (await Promise.allSettled(agents.map((a) => a.stop())));

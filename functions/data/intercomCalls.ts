@@ -126,6 +126,10 @@ export async function storeCall(call: CallRecord): Promise<CallOutcome> {
       // A door opened during the call (noted from the station's command result) stays noted.
       if (field !== 'doorOpenedAt') remove.push(`#${field}`);
       else delete names[`#${field}`];
+    } else if (field === 'doorOpenedAt') {
+      // The time noted from the station's command result, when there is one, stays.
+      set.push(`#${field} = if_not_exists(#${field}, :${field})`);
+      values[`:${field}`] = value;
     } else {
       set.push(`#${field} = :${field}`);
       values[`:${field}`] = value;

@@ -210,6 +210,11 @@ const FIELD_LABELS: Record<string, MessageId> = {
   recording: 'field.recording',
   signal: 'field.signal',
   clientName: 'field.clientName',
+  intercomKey: 'field.device',
+  callKey: 'field.call',
+  download: 'field.download',
+  recordingRefused: 'field.recordingRefused',
+  recordingStored: 'field.recordingStored',
 };
 
 /** A setting is named as the console's device screens name it; a setting without a name is a type error here. */
