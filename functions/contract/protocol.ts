@@ -26,7 +26,7 @@ export const deviceTopics = (thing: string) => ({
   /** Intercoms: calls, live and ended (CallsMessage). */
   calls: `pc/${thing}/calls`,
   /** Intercoms: an indoor monitor asks for the door of the station it is talking to (OpenDoorRequest). */
-  callOpenDoor: `pc/${thing}/calls/openDoor`,
+  callOpenDoor: `pc/${thing}/calls/open`,
   // down
   commands: `pc/${thing}/commands`,
   /** The cloud answers every records message here, naming the records it has stored. */
@@ -61,7 +61,7 @@ export const RULE_FILTERS = {
   commandResults: 'pc/+/commands/result',
   records: 'pc/+/records',
   calls: 'pc/+/calls',
-  callOpenDoor: 'pc/+/calls/openDoor',
+  callOpenDoor: 'pc/+/calls/open',
   shadowDocuments: '$aws/things/+/shadow/update/documents',
   presence: '$aws/events/presence/+/+',
 } as const;
@@ -264,7 +264,7 @@ export const callsAckMessage = z
   })
   .strict();
 /**
- * `pc/<thing>/calls/openDoor`: an indoor monitor that answered a door station's call asks for its
+ * `pc/<thing>/calls/open`: an indoor monitor that answered a door station's call asks for its
  * door. The cloud sends that door station an `openDoor` command carrying the `callId`; when the
  * station reports it done, both call records say when the door opened.
  */

@@ -39,7 +39,7 @@ const MESSAGES: Record<string, { schema: z.ZodType; about: string }> = {
   callsMessage: { schema: callsMessage, about: 'pc/<thing>/calls (intercoms): each of `calls` is a callUp' },
   callUp: { schema: callUp, about: 'One call of a calls message, as the reporting intercom saw it (live or ended)' },
   callsAckMessage: { schema: callsAckMessage, about: 'pc/<thing>/calls/ack (cloud to intercom)' },
-  openDoorRequest: { schema: openDoorRequest, about: 'pc/<thing>/calls/openDoor (indoor monitor): open the door of the station it is talking to' },
+  openDoorRequest: { schema: openDoorRequest, about: 'pc/<thing>/calls/open (indoor monitor): open the door of the station it is talking to' },
   faceNotifyMessage: { schema: faceNotifyMessage, about: 'pc/<thing>/faces/notify (cloud to terminal)' },
   faceChangesQuery: { schema: faceChangesQuery, about: 'GET /v1/deviceSync/faces: the query' },
   faceChangesPage: { schema: faceChangesPage, about: 'GET /v1/deviceSync/faces: `data` of the answer' },

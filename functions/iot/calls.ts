@@ -162,7 +162,7 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
 }
 
 /**
- * `pc/<thing>/calls/openDoor`: an indoor monitor in a live, answered call with a door station of
+ * `pc/<thing>/calls/open`: an indoor monitor in a live, answered call with a door station of
  * the company asks for its door. Anything else is refused into the monitor's log, and no door opens.
  */
 export async function ingestOpenDoor(tenantId: string, deviceKey: string, message: unknown): Promise<string | undefined> {

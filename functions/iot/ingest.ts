@@ -97,7 +97,7 @@ const ROUTES: [RegExp, Handler][] = [
   [/^pc\/([^/]+)\/records$/, ingestRecords],
   [/^pc\/([^/]+)\/calls$/, ingestCalls],
   [
-    /^pc\/([^/]+)\/calls\/openDoor$/,
+    /^pc\/([^/]+)\/calls\/open$/,
     async (tenantId, deviceKey, message) => {
       const refusal = await ingestOpenDoor(tenantId, deviceKey, message);
       if (refusal) await refuse(tenantId, deviceKey, deviceTopics(thingName(tenantId, deviceKey)).callOpenDoor, refusal);

@@ -235,6 +235,30 @@ export class DeviceIot extends Construct {
   }
 
   /**
+   * Lets the `intercom` function delete intercoms (their things, shadows and connections) and send
+   * door stations their door commands; it registers nothing, that is binding's.
+   */
+  grantIntercomManagement(fn: IFunction): void {
+    const stack = Stack.of(this);
+    const things = stack.formatArn({ service: 'iot', resource: 'thing', resourceName: '*' });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:DeleteThingShadow', 'iot:DeleteThing'], resources: [things] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'pc/*/commands' })] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:DeleteConnection'], resources: [stack.formatArn({ service: 'iot', resource: 'client', resourceName: '*' })] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'thing/*')}]`,
+      reason: 'Things are named <tenantId>_<deviceKey>, known only per request; the function derives the name from the session’s tenant and the intercom it deletes.',
+    });
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'client/*')}]`,
+      reason: 'Client ids are the thing names <tenantId>_<deviceKey>; a deleted intercom is disconnected under the name derived from the session’s tenant.',
+    });
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/pc/*/commands')}]`,
+      reason: 'Door commands go to pc/<thing>/commands of the door station of a call of the session’s tenant only.',
+    });
+  }
+
+  /**
    * Lets the `devices` function register things, keep their shadows and send commands. Thing names
    * (`<tenantId>_<deviceKey>`) are only known per request, so the resources end in wildcards,
    * each acknowledged here; the tenant prefix is enforced in code.

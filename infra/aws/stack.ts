@@ -314,7 +314,7 @@ export class PassCloudStack extends Stack {
     grantTable(intercom, events, 'readWrite');
     this.grantObjects(intercom, [buckets.data.recordings, buckets.data.imports], ['s3:GetObject']);
     grantListing(intercom, buckets.data.recordings);
-    iot.grantDeviceManagement(intercom);
+    iot.grantIntercomManagement(intercom);
     intercom.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
 
     // Settings: privacy settings and package records (main table), update commands (events table);

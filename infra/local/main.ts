@@ -8,6 +8,9 @@ const dataDir = resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data');
 const seed = process.env.SEED_DEMO !== '0';
 const simulateDevices = seed && process.env.SIMULATE_DEVICES !== '0' ? Number(process.env.SIMULATE_DEVICES ?? 3) || 3 : 0;
 const trafficPerMinute = Math.max(0, Number(process.env.SIMULATE_TRAFFIC ?? 6) || 0);
+/** `SIMULATE_INTERCOMS=<door stations>,<monitors>` (default 2,4; 0 for none). */
+const [doorStations = 0, monitors = 0] = seed && process.env.SIMULATE_INTERCOMS !== '0' ? (process.env.SIMULATE_INTERCOMS ?? '2,4').split(',').map((n) => Math.max(0, Math.min(50, Number(n) || 0))) : [];
+const callsPerMinute = Math.max(0, Number(process.env.SIMULATE_CALLS ?? 2) || 0);
 
 process.env.LOG_LEVEL ??= 'warn';
 const stack = await startLocalStack({
@@ -17,6 +20,7 @@ const stack = await startLocalStack({
   simulateDevices,
   // The demo's people and passes need its terminals.
   ...(simulateDevices > 0 ? { demoData: { trafficPerMinute } } : {}),
+  ...(doorStations + monitors > 0 ? { simulateIntercoms: { doorStations, monitors, callsPerMinute } } : {}),
   ...(process.env.MQTT_PORT ? { mqttPort: Number(process.env.MQTT_PORT) } : {}),
   ...(process.env.HOST ? { host: process.env.HOST } : {}),
 });
@@ -35,6 +39,11 @@ if (stack.fleet)
   lines.push(
     `  Simulated devices: ${stack.fleet.agents.length} (SIMULATE_DEVICES=0 to start none; npm run devices -- --count N --user-code CODE for more)`,
     `  Simulated passes: ${trafficPerMinute} a minute (SIMULATE_TRAFFIC to change; 0 for none)`,
+  );
+if (stack.intercoms)
+  lines.push(
+    `  Simulated intercoms: ${stack.intercoms.doorStations.length} door stations, ${stack.intercoms.monitors.length} indoor monitors (SIMULATE_INTERCOMS=<door stations>,<monitors>; 0 for none)`,
+    `  Simulated calls: ${callsPerMinute} a minute (SIMULATE_CALLS to change; 0 for none)`,
   );
 lines.push('  Press Ctrl-C to stop.', '');
 console.log(lines.join('\n'));

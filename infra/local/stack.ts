@@ -11,6 +11,8 @@ import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type Capt
 import { startHost, type Host } from './host.ts';
 import type { Traffic } from '@passcloud/device-shadow/traffic';
 import { startDemo } from './demo.ts';
+import { startDemoIntercoms, type DemoIntercoms } from './demoIntercom.ts';
+import type { IntercomFleet } from '@passcloud/device-shadow/intercomFleet';
 import { seedDemo, type DemoTenant } from './seed.ts';
 import { localLicenceKeys } from './licence.ts';
 import { buildId } from '../buildId.ts';
@@ -34,6 +36,8 @@ export interface LocalStackOptions {
    * after start, and the simulated terminals' passes a minute (0 for none).
    */
   demoData?: { trafficPerMinute: number };
+  /** Simulated intercoms of the demo tenant (infra/local/demoIntercom.ts), and their calls a minute. */
+  simulateIntercoms?: { doorStations: number; monitors: number; callsPerMinute: number };
 }
 
 export interface LocalStack {
@@ -43,6 +47,8 @@ export interface LocalStack {
   demo?: DemoTenant;
   iot: IotStandIn;
   fleet?: Fleet;
+  /** The demo tenant's simulated door stations and indoor monitors. */
+  intercoms?: IntercomFleet;
   env: Record<string, string>;
   /** Settles when the demo data is ready and the traffic runs (or failed, which is reported). */
   demoReady?: Promise<void>;
@@ -170,6 +176,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...(options.inMemory ? {} : { stateDir: join(options.dataDir, 'devices') }),
         })
       : undefined;
+  const intercoms: DemoIntercoms | undefined =
+    demo && options.simulateIntercoms && options.simulateIntercoms.doorStations + options.simulateIntercoms.monitors > 0
+      ? await startDemoIntercoms({
+          apiUrl: host.url,
+          tenantId: demo.tenantId,
+          userCode: demo.userCode,
+          brokerUrl: iot.mqttUrl,
+          ...options.simulateIntercoms,
+          ...(options.inMemory ? {} : { stateDir: join(options.dataDir, 'devices') }),
+        })
+      : undefined;
   let traffic: Traffic | undefined;
   let stopped = false;
   const demoReady =
@@ -189,6 +206,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...(demo ? { demo } : {}),
     iot,
     ...(fleet ? { fleet } : {}),
+    ...(intercoms ? { intercoms: intercoms.fleet } : {}),
     env,
     ...(demoReady ? { demoReady } : {}),
     async stop() {
@@ -200,6 +218,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(closeDays);
       clearInterval(summaries);
       await fleet?.stop();
+      await intercoms?.stop();
       await iot.stop();
       await host.close();
       await Promise.allSettled([smtp.stop(), s3.stop(), dynamo.stop()]);

@@ -241,6 +241,9 @@ describe('the AWS stack', () => {
       // iot/ingest.ts objectExists (a captured photo)
       ['ingest captures', iot().ingestFunction, captures],
       ['devices captures', devices, captures],
+      // iot/calls.ts and the intercom's recording link: has the recording arrived?
+      ['ingest recordings', iot().ingestFunction, stack.buckets.data.recordings],
+      ['intercom recordings', stack.api.functions.intercom, stack.buckets.data.recordings],
     ];
     for (const [name, fn, bucket] of checks) {
       const listing = statementsOf(fn).filter((s) => [s.Action].flat().includes('s3:ListBucket'));
@@ -396,7 +399,7 @@ describe('the AWS stack', () => {
     }
   });
 
-  it('lets ingest read and write both tables, read captures and photos, presign their uploads, remove an oversized photo, answer records on the ack topic and tell consoles only', () => {
+  it('lets ingest read and write both tables, read captures and photos, presign their uploads, remove an oversized photo, answer records and calls on their ack topics, open a door station’s door and tell consoles only', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('IotIngestFunction'));
     const text = JSON.stringify(policies);
     expect(text).toContain('dynamodb:UpdateItem');
@@ -409,8 +412,10 @@ describe('the AWS stack', () => {
     const photos = statements.filter((st) => JSON.stringify(st.Resource).includes('BucketsPhotos'));
     expect(photos.flatMap((st) => [st.Action].flat())).toEqual(['s3:GetObject']);
     const iotStatements = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('iot:')));
-    expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish', 'iot:Publish']);
-    expect(iotStatements.map((st) => flat([st.Resource].flat()[0])).sort()).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/console/*', 'arn:aws:iot:eu-west-1:123456789012:topic/pc/*/records/ack']);
+    expect(iotStatements.flatMap((st) => [st.Action].flat())).toEqual(['iot:Publish', 'iot:Publish', 'iot:Publish', 'iot:Publish']);
+    expect(iotStatements.map((st) => flat([st.Resource].flat()[0])).sort()).toEqual(
+      ['console/*', 'pc/*/calls/ack', 'pc/*/commands', 'pc/*/records/ack'].map((topic) => `arn:aws:iot:eu-west-1:123456789012:topic/${topic}`),
+    );
     const puts = statements.filter((st) => [st.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(puts)).toContain('BucketsCaptures');
     const deletes = statements.filter((st) => [st.Action].flat().includes('s3:DeleteObject'));
@@ -423,6 +428,25 @@ describe('the AWS stack', () => {
     expect(writes.flatMap((st) => [st.Action].flat())).toEqual(['dynamodb:UpdateItem']);
     expect(JSON.stringify(writes)).toContain('Tablesevents');
     expect(JSON.stringify(writes)).not.toContain('Tablesmain');
+  });
+
+  it('lets the intercom function read recordings and exports but write no object, and ingest answer calls and open a station’s door', () => {
+    const intercom = statementsOf(stack.api.functions.intercom);
+    const s3 = intercom.filter((st) => [st.Action].flat().some((a) => a.startsWith('s3:')));
+    expect([...new Set(s3.flatMap((st) => [st.Action].flat()))].sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(JSON.stringify(s3)).toContain(logicalId(stack.buckets.data.recordings));
+    const invoke = intercom.find((st) => [st.Action].flat().includes('lambda:InvokeFunction'))!;
+    expect(JSON.stringify(invoke.Resource)).toContain(logicalId(stack.recordExportWorker));
+    const ingest = statementsOf(iot().ingestFunction);
+    const publish = JSON.stringify(ingest.filter((st) => [st.Action].flat().includes('iot:Publish')));
+    for (const topic of ['pc/*/calls/ack', 'pc/*/records/ack', 'pc/*/commands']) expect(publish).toContain(topic);
+    const puts = ingest.filter((st) => [st.Action].flat().includes('s3:PutObject'));
+    expect(JSON.stringify(puts)).toContain(logicalId(stack.buckets.data.recordings));
+    // The console reads recordings from its own origin only, to draw their waveform.
+    const cors = template.toJSON().Resources[logicalId(stack.buckets.data.recordings)].Properties.CorsConfiguration as { CorsRules: { AllowedMethods: string[]; AllowedOrigins: unknown[] }[] };
+    expect(cors.CorsRules).toHaveLength(1);
+    expect(cors.CorsRules[0]!.AllowedMethods).toEqual(['GET']);
+    expect(JSON.stringify(cors.CorsRules[0]!.AllowedOrigins)).not.toContain('*');
   });
 
   it('gives attendance its recomputation worker, which writes only the events table', () => {
@@ -606,8 +630,9 @@ describe('the AWS stack', () => {
     // Only the devices function carries the IoT variables; the data endpoint also goes to the functions that tell terminals
     // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports).
     // The systems function names the authorizer to consoles (the live channel), and it and the accounts function end a closed session's live connections.
-    const { settings, authorities, employees, visitors, systems, accounts } = stack.api.functions;
-    const tellers = [stack.api.functions.devices, settings, authorities, employees, visitors, systems, accounts, iot().ingestFunction, stack.importWorker, stack.grantWorker].map(logicalId);
+    // The intercom function deletes intercoms' things and sends door stations their door commands.
+    const { settings, authorities, employees, visitors, systems, accounts, intercom } = stack.api.functions;
+    const tellers = [stack.api.functions.devices, intercom, settings, authorities, employees, visitors, systems, accounts, iot().ingestFunction, stack.importWorker, stack.grantWorker].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
       if (id !== logicalId(stack.api.functions.devices) && id !== logicalId(systems)) expect(env).not.toContain('IOT_AUTHORIZER_NAME');
@@ -633,7 +658,15 @@ describe('the AWS stack', () => {
     );
     // No other function may talk to IoT: the settings function only publishes commands, ingest only record acks, and the
     // functions that change faces only face notifications (each checked on its own).
-    const talkers = ['ApiDevicesFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
+    const intercomGrants = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => id.startsWith('ApiIntercomFunction'))
+      .flatMap(([, p]) => statements(p))
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('iot:')))
+      .flatMap((s) => [s.Action].flat().map((action) => `${action} ${[s.Resource].flat().map(flat).join(' ')}`));
+    expect(intercomGrants.sort()).toEqual(
+      [`iot:DeleteConnection ${arn}:client/*`, `iot:DeleteThing ${arn}:thing/*`, `iot:DeleteThingShadow ${arn}:thing/*`, `iot:Publish ${arn}:topic/pc/*/commands`].sort(),
+    );
+    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }

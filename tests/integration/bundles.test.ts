@@ -299,6 +299,8 @@ describe('the deployed bundles', () => {
       ruleEvent(`pc/${thing}/records`, JSON.stringify({ records: [{ recordId: 'r1', passState: 'passed', source: 'face', verifyTime: Date.now() }] })),
       ruleEvent(`$aws/events/presence/connected/${thing}`, JSON.stringify({ clientId: thing, timestamp: Date.now(), eventType: 'connected' })),
       ruleEvent(`pc/${thing}/logs`, 'not json'),
+      ruleEvent(`pc/${thing}/calls`, JSON.stringify({ calls: [{ callId: 'c1', direction: 'outgoing', status: 3, peer: { number: '101' }, startTime: Date.now() }] })),
+      ruleEvent(`pc/${thing}/calls/open`, JSON.stringify({ callId: 'c1' })),
       // The console tab left: its session no longer counts it.
       ruleEvent(`$aws/events/presence/disconnected/${where.clientPrefix}bundle1`, JSON.stringify({ clientId: `${where.clientPrefix}bundle1`, timestamp: Date.now(), eventType: 'disconnected' })),
     ]);

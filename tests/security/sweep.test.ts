@@ -5,6 +5,7 @@ import { dynamo } from '@passcloud/functions/lib/aws';
 import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { recordKeyOf, storeRecord } from '@passcloud/functions/data/passRecords';
+import { storeCall } from '@passcloud/functions/data/intercomCalls';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats, licenceCode } from '../support/licence.ts';
@@ -140,6 +141,36 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     await storeRecord(record, now.getUTCHours());
     return recordKeyOf(record);
   },
+  // A door station of the tenant (the intercom routes come after the face terminals').
+  intercomKey: async (ctx) => {
+    const { serial, ...info } = simulatedInfo(unique('SWEEPI').toUpperCase(), 1);
+    const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { kind: 'doorStation', userCode: (ctx as Tenant).userCode, serial, info } });
+    if (answer.body.code !== 201) throw new Error(`fixture intercom bind answered ${answer.status}: ${answer.body.message}`);
+    return answer.body.data.deviceKey;
+  },
+  // A live, answered call the fixture door station reported, with a recording announced.
+  callKey: async (ctx) => {
+    const deviceKey = (ctx as Tenant).keys.intercomKey!;
+    const now = new Date();
+    const callId = unique('sweepcall');
+    await storeCall({
+      tenantId: ctx.tenantId,
+      deviceKey,
+      callId,
+      direction: 'outgoing',
+      status: 2,
+      startTime: new Date(now.getTime() - 10_000).toISOString(),
+      answerTime: new Date(now.getTime() - 5000).toISOString(),
+      live: true,
+      peerNumber: '101',
+      recordingKey: `recording/${deviceKey}/${callId}.wav`,
+      recordingType: 'audio/wav',
+      recordingSize: 100,
+      time: now.toISOString(),
+      ttl: Math.floor(now.getTime() / 1000) + 86_400,
+    });
+    return `${deviceKey}.${callId}`;
+  },
   // The fixture employee on the fixture device (both made before it: their routes come first).
   authorityKey: async (ctx) => {
     const { employeeKey, deviceKey } = (ctx as Tenant).keys;
@@ -178,6 +209,8 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/visitors': (t) => ({ personId: unique('V'), name: 'Intruder', role: 'Guest', gender: 'male', groupKey: t.keys.groupKey }),
   'PATCH /v1/visitors/{visitorKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'PATCH /v1/devices/{deviceKey}': () => ({ name: 'Renamed by sweep', settings: { volume: 11 }, version: 1 }),
+  'PATCH /v1/intercom/devices/{intercomKey}': () => ({ name: 'Renamed by sweep', number: '42', version: 1 }),
+  'POST /v1/intercom/calls/exports': () => ({ status: 2 }),
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
@@ -225,6 +258,9 @@ const queries: Record<string, string> = {
   'DELETE /v1/employees/{employeeKey}': '?version=1',
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',
+  'DELETE /v1/intercom/devices/{intercomKey}': '?version=1',
+  'GET /v1/intercom/calls': '?status=2',
+  'GET /v1/intercom/devices': '?kind=doorStation',
   'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
   'DELETE /v1/devices/requests/{requestKey}': '?version=1',
   'DELETE /v1/accounts/{accountKey}': '?version=1',
