@@ -7,7 +7,7 @@ import { startIntercomFleet } from './intercomFleet.ts';
  * starts simulated face terminals against any Pass Cloud endpoint and keeps them running. Each
  * keeps its binding in the state folder, so running it again connects the same devices; without
  * it, a second run would bind again and each device would wait as a replacement to approve.
- * `--door-stations N --monitors N` start intercoms as well (`<prefix>-D01…`, `<prefix>-M01…`);
+ * `--door-stations N --monitors N` start intercoms as well (`<prefix>-D001…`, `<prefix>-M001…`);
  * `--count 0` starts intercoms only. They bind, heartbeat and obey commands; calls need the
  * numbers the console gives them, so the CLI places none.
  */
@@ -58,8 +58,8 @@ const waiting = agents.filter((a) => a.awaitingApproval).length;
 const stopped = agents.filter((a) => a.stoppedFor).length;
 const kinds = [
   ...(count ? [`face terminals ${values.prefix}-0001…`] : []),
-  ...(doorStations ? [`door stations ${values.prefix}-D01…`] : []),
-  ...(monitors ? [`indoor monitors ${values.prefix}-M01…`] : []),
+  ...(doorStations ? [`door stations ${values.prefix}-D001…`] : []),
+  ...(monitors ? [`indoor monitors ${values.prefix}-M001…`] : []),
 ];
 console.log(
   `${agents.length - waiting - stopped} simulated devices (${kinds.join(', ')}) online against ${values.api} in ${((Date.now() - started) / 1000).toFixed(1)} s` +

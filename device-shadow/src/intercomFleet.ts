@@ -6,8 +6,8 @@ import { startAgents, stopAgents } from './fleet.ts';
 import { Intercom } from './intercom.ts';
 
 /**
- * A simulated intercom installation: door stations at the entrances (`<prefix>-D01`, …) and
- * indoor monitors in the flats or offices (`<prefix>-M01`, …), bound with the tenant's device
+ * A simulated intercom installation: door stations at the entrances (`<prefix>-D001`, …) and
+ * indoor monitors in the flats or offices (`<prefix>-M001`, …), bound with the tenant's device
  * binding code like face terminals, with stable identities and, with `stateDir`, the bindings
  * they keep across restarts.
  */
@@ -62,7 +62,7 @@ const MODELS: Record<IntercomKind, Model> = {
 /** The facts of the `n`th simulated intercom of a kind: its serial, network and software. */
 export function intercomInfo(prefix: string, kind: IntercomKind, n: number): DeviceInfo {
   const spec = MODELS[kind];
-  const serial = `${prefix}-${spec.letter}${String(n).padStart(2, '0')}`;
+  const serial = `${prefix}-${spec.letter}${String(n).padStart(3, '0')}`;
   const hash = createHash('sha256').update(serial).digest();
   const mac = ['02', ...Array.from(hash.subarray(0, 5), (b) => b.toString(16).padStart(2, '0'))].join(':').toUpperCase();
   return {

@@ -101,7 +101,15 @@ export function IntercomListPage() {
     },
     { key: 'kind', title: t`Type`, render: (device) => <KindBadge kind={device.kind} /> },
     { key: 'model', title: t`Model`, render: (device) => device.model || '—' },
-    { key: 'state', title: t`State`, render: (device) => <OnlineBadge online={device.online} /> },
+    {
+      key: 'state',
+      title: t`State`,
+      render: (device) => (
+        <Group wrap="nowrap" miw={80}>
+          <OnlineBadge online={device.online} />
+        </Group>
+      ),
+    },
     { key: 'signal', title: t`Signal strength`, render: (device) => <SignalBars dbm={device.signal} /> },
     { key: 'networkTime', title: t`Network access time`, render: (device) => formatShortTime(device.networkTime) },
     { key: 'clientName', title: t`Client name`, render: (device) => device.clientName || '—' },

@@ -31,6 +31,7 @@ function Waveform({ peaks, progress, onSeek }: { peaks: number[]; progress: numb
       viewBox={`0 0 ${peaks.length * 3} 60`}
       width="100%"
       height={60}
+      preserveAspectRatio="none"
       role="slider"
       aria-label={t`Position`}
       aria-valuemin={0}
@@ -123,7 +124,14 @@ export function RecordingPlayer({ call, onClose }: { call: CallItem | null; onCl
 
   const callTime = call ? formatTime(call.callTime) : '';
   return (
-    <Modal opened={!!call} onClose={onClose} title={<Text fw={600}>{t`Call recording`}</Text>} size="lg" data-testid="recording-player">
+    <Modal
+      opened={!!call}
+      onClose={onClose}
+      title={<Text fw={600}>{t`Call recording`}</Text>}
+      size="lg"
+      closeButtonProps={{ 'aria-label': t`Close` }}
+      data-testid="recording-player"
+    >
       {call && (
         <Stack gap="sm">
           <Text size="sm" c="dimmed">
