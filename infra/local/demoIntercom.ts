@@ -53,7 +53,8 @@ export async function startDemoIntercoms(options: DemoIntercomOptions): Promise<
   };
   await readDirectory();
   const refresh = setInterval(() => void readDirectory().catch(() => undefined), DIRECTORY_REFRESH_MS);
-  const calls: CallTraffic | undefined = options.callsPerMinute > 0 ? simulateCalls(fleet.doorStations, fleet.monitors, directory, { perMinute: options.callsPerMinute }) : undefined;
+  const calls: CallTraffic | undefined =
+    options.callsPerMinute > 0 ? simulateCalls(fleet.doorStations, fleet.monitors, directory, { perMinute: options.callsPerMinute }) : undefined;
   return {
     fleet,
     async stop() {
