@@ -747,6 +747,9 @@ export async function appendLogs(tenantId: string, deviceKey: string, entries: D
     .go();
 }
 
+/** A log entry as the console reads it. */
+export const logItem = (l: DeviceLog) => ({ logKey: l.logKey, time: l.time, level: l.level, code: l.code, params: l.params ?? {}, message: l.message ?? null });
+
 /** The lowest log key: keys are Crockford base32 (lib/crypto newTimeId), so none sorts before it. */
 const FIRST_LOG_KEY = '0';
 

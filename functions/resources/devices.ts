@@ -32,6 +32,7 @@ import {
   createCommand,
   findCommand,
   listLogs,
+  logItem,
   recentCommands,
   requireDevice,
   updateDevice,
@@ -329,7 +330,7 @@ export const devices = defineResource('devices', {
       await requireDevice(auth.tenantId, params.deviceKey);
       const page = await listLogs(auth.tenantId, params.deviceKey, query.pageSize, query.cursor);
       return ok({
-        items: page.items.map((l) => ({ logKey: l.logKey, time: l.time, level: l.level, code: l.code, params: l.params ?? {}, message: l.message ?? null })),
+        items: page.items.map(logItem),
         nextCursor: page.nextCursor,
       });
     },

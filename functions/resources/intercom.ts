@@ -12,7 +12,7 @@ import {
 import { logsQuery } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import { exportJobParams } from '#contract/passRecords';
-import { findDevice, listLogs, requireIntercom } from '#data/devices';
+import { findDevice, listLogs, logItem, requireIntercom } from '#data/devices';
 import { findCallByKey, listCalls, noteRecordingArrived, type CallRecord } from '#data/intercomCalls';
 import { intercomListPage, updateIntercom } from '#data/intercoms';
 import { recordFilterOf } from '#data/passRecords';
@@ -113,7 +113,7 @@ export const intercom = defineResource('intercom', {
       await requireIntercom(auth.tenantId, params.intercomKey);
       const page = await listLogs(auth.tenantId, params.intercomKey, query.pageSize, query.cursor);
       return ok({
-        items: page.items.map((l) => ({ logKey: l.logKey, time: l.time, level: l.level, code: l.code, params: l.params ?? {}, message: l.message ?? null })),
+        items: page.items.map(logItem),
         nextCursor: page.nextCursor,
       });
     },

@@ -1,19 +1,16 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Group, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
-import { DatePickerInput } from '@mantine/dates';
-import '@mantine/dates/styles.css';
 import { IconDoorEnter, IconDownload, IconPlayerPlay, IconSearch } from '@tabler/icons-react';
-import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { CALL_STATUSES, type CallStatus } from '@passcloud/functions/contract/intercom';
-import { RECORD_RANGE_MAX_DAYS } from '@passcloud/functions/contract/passRecords';
 import { api, notifySuccess } from '../../app/api.ts';
 import { formatShortTime, formatTime } from '../../app/format.ts';
 import { useList } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
-import { pickableDays, rangeAllowed } from '../passage/records/filters.ts';
+import { rangeAllowed } from '../passage/records/filters.ts';
+import { DayRangeInput } from '../passage/records/DayRangeInput.tsx';
 import { today } from '../passage/records/alerts.ts';
 import { CALLS_PATH, callPath, loadIntercomNames, type CallItem, type CallPage, type IntercomName } from './api.ts';
 import { StatusBadge, formatDuration, useKindLabels, useStatusLabels } from './parts.tsx';
@@ -105,7 +102,6 @@ export function CallRecordPage() {
       </Text>
     </Stack>
   );
-  const pickable = pickableDays(draft.range);
 
   const columns: Column<CallItem>[] = [
     {
@@ -195,21 +191,14 @@ export function CallRecordPage() {
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group align="flex-end" gap="sm" wrap="wrap">
-            <DatePickerInput
-              type="range"
-              label={t`Date`}
-              valueFormat="L"
-              allowSingleDateInRange
+            <DayRangeInput
               value={draft.range}
-              minDate={pickable.minDate}
-              maxDate={pickable.maxDate}
               onChange={(range) => {
                 setRangeError(false);
                 setDraft({ ...draft, range });
               }}
-              error={rangeError ? plural(RECORD_RANGE_MAX_DAYS, { one: 'Choose at most # day', other: 'Choose at most # days' }) : undefined}
-              w={240}
-              data-testid="call-range"
+              tooLong={rangeError}
+              testId="call-range"
             />
             <Select
               label={t`Status`}

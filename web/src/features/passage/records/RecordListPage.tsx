@@ -2,15 +2,10 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Avatar, Button, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useThrottledCallback } from '@mantine/hooks';
-import { DatePickerInput } from '@mantine/dates';
-// The date picker's own styles, loaded with the screens that use it.
-import '@mantine/dates/styles.css';
 import { IconDownload, IconSearch } from '@tabler/icons-react';
-import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import {
   PASS_STATES,
-  RECORD_RANGE_MAX_DAYS,
   RECORD_TYPES,
   TEMPERATURE_FILTERS,
   type PassState,
@@ -24,11 +19,12 @@ import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import classes from './RecordListPage.module.css';
 import { loadDeviceOptions, loadRecord, recordsPath, type DeviceOption, type PassRecordItem, type PassRecordPage } from './api.ts';
-import { defaultFilters, filtersNarrowed, pickableDays, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
+import { defaultFilters, filtersNarrowed, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
 import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
+import { DayRangeInput } from './DayRangeInput.tsx';
 
 const PAGE_SIZE = 20;
 /** Without the live channel, the first page follows new records this often while it is shown and no record is open. */
@@ -138,7 +134,6 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   }, [devices, page]);
 
   const items = list.items;
-  const pickable = pickableDays(draft.range);
 
   const columns: Column<PassRecordItem>[] = [
     { key: 'capture', title: t`Capture`, render: (record) => <RecordPhoto src={record.capture} size={40} alt={t`Capture`} testId="record-capture" /> },
@@ -186,21 +181,14 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group align="flex-end" gap="sm" wrap="wrap">
-            <DatePickerInput
-              type="range"
-              label={t`Date`}
-              valueFormat="L"
-              allowSingleDateInRange
+            <DayRangeInput
               value={draft.range}
-              minDate={pickable.minDate}
-              maxDate={pickable.maxDate}
               onChange={(range) => {
                 setRangeError(false);
                 setDraft({ ...draft, range });
               }}
-              error={rangeError ? plural(RECORD_RANGE_MAX_DAYS, { one: 'Choose at most # day', other: 'Choose at most # days' }) : undefined}
-              w={240}
-              data-testid="record-range"
+              tooLong={rangeError}
+              testId="record-range"
             />
             <Select
               label={t`Device`}
