@@ -138,7 +138,9 @@ export class Api extends Construct {
     for (const route of routes) {
       let integration = integrations.get(route.resource);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${pascal(route.resource)}Integration`, this.functions[route.resource]);
+        // One invoke permission per function, for this API only, rather than one per route: a
+        // stack holds at most 500 resources, and the routes alone are most of them.
+        integration = new HttpLambdaIntegration(`${pascal(route.resource)}Integration`, this.functions[route.resource], { scopePermissionToRoute: false });
         integrations.set(route.resource, integration);
       }
       this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });

@@ -449,6 +449,18 @@ describe('the AWS stack', () => {
     expect(JSON.stringify(cors.CorsRules[0]!.AllowedOrigins)).not.toContain('*');
   });
 
+  it('stays under CloudFormation’s 500 resources: one invoke permission per API function, for this API only', () => {
+    const resources = Object.keys(template.toJSON().Resources).length;
+    expect(resources).toBeLessThan(400);
+    const fromApi = Object.values(template.findResources('AWS::Lambda::Permission')).filter((p) => (p as { Properties: { Principal: string } }).Properties.Principal === 'apigateway.amazonaws.com');
+    expect(fromApi).toHaveLength(Object.keys(stack.api.functions).length);
+    for (const permission of fromApi) {
+      const source = JSON.stringify((permission as { Properties: { SourceArn: unknown } }).Properties.SourceArn);
+      expect(source).toContain(logicalId(stack.api.httpApi));
+      expect(source).toContain('/*/*/*');
+    }
+  });
+
   it('gives attendance its recomputation worker, which writes only the events table', () => {
     const vars = template.toJSON().Resources[logicalId(stack.api.functions.attendance)].Properties.Environment.Variables as Record<string, unknown>;
     expect(vars.RECOMPUTE_WORKER_FUNCTION).toEqual({ Ref: logicalId(stack.recomputeWorker) });

@@ -21,6 +21,7 @@ import { loginInBrowser, newPage, pageErrors, watchConsole } from './support.ts'
 let browser: Browser;
 let tenantId: string;
 let agent: DeviceAgent;
+let intercom: DeviceAgent;
 const keys: Record<string, string> = {};
 const PASSWORD = 'walk-pass-1';
 
@@ -45,7 +46,8 @@ async function watchedPage(): Promise<{ page: Page; refused: string[]; close: ()
 /** The screens of a code: its menu's paths, hidden ones with a key filled in from the seeded company. */
 function screensOf(code: AuthCode): string[] {
   return menuPaths(permittedMenu(new Set([code])))
-    .map((path) => path.replace(/:(\w+)/g, (whole, name: string) => keys[name] ?? whole))
+    // The intercom platform's detail screens name an intercom, not a face terminal.
+    .map((path) => path.replace(/:(\w+)/g, (whole, name: string) => keys[path.startsWith('/intercom-platform/') && name === 'deviceKey' ? 'intercomKey' : name] ?? whole))
     .filter((path) => !path.includes(':'));
 }
 
@@ -66,11 +68,15 @@ beforeAll(async () => {
   agent = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('WK').toUpperCase(), 1), heartbeatMs: 60_000 });
   await agent.start();
   keys.deviceKey = agent.deviceKey!;
+  intercom = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, kind: 'doorStation', info: simulatedInfo(unique('WI').toUpperCase(), 1), heartbeatMs: 60_000 });
+  await intercom.start();
+  keys.intercomKey = intercom.deviceKey!;
   browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
   await agent?.stop();
+  await intercom?.stop();
   await browser?.close();
   expect(pageErrors).toEqual([]);
 });
