@@ -271,8 +271,9 @@ function decodeListCursor(cursor: string): ListPosition {
   throw fieldError('cursor', 'error.badCursor');
 }
 
+/** The keyword searches the name, serial, IP and MAC, and an intercom's number. */
 const matches = (device: Device, keyword: string) =>
-  [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
+  [device.name, device.serial, device.ip, device.mac, device.number ?? ''].some((field) => field.toLowerCase().includes(keyword.toLowerCase()));
 
 export interface DeviceListQuery {
   pageSize: number;

@@ -21,21 +21,14 @@ export interface IntercomListQuery {
   online?: 'true' | 'false' | undefined;
 }
 
-/** A page of the intercom list: filtered, in list order (name, serial), with the totals of the filtered set. */
+/** A page of the intercom list: filtered (the keyword also searches numbers), in list order (name, serial), with the totals of the filtered set. */
 export async function intercomListPage(tenantId: string, query: IntercomListQuery) {
-  const fleet = (await allIntercoms(tenantId)).filter((d) => !query.kind || d.kind === query.kind);
-  // The number is searched as well as the name, serial, IP and MAC.
-  const keyword = query.keyword?.toLowerCase();
-  const numbered = keyword ? fleet.filter((d) => d.number?.toLowerCase().includes(keyword)) : [];
-  const { page, nextCursor, filtered } = await deviceListPage(
+  return deviceListPage(
     tenantId,
-    { ...query, keyword: undefined },
-    keyword ? fleet.filter((d) => matches(d, keyword) || numbered.includes(d)) : fleet,
+    query,
+    (await allIntercoms(tenantId)).filter((d) => !query.kind || d.kind === query.kind),
   );
-  return { page, nextCursor, filtered };
 }
-
-const matches = (device: Device, keyword: string) => [device.name, device.serial, device.ip, device.mac].some((field) => field.toLowerCase().includes(keyword));
 
 /** The company's intercom with this number, if any. */
 export async function intercomByNumber(tenantId: string, number: string): Promise<Device | undefined> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CAPTURE_MAX_BYTES, CAPTURE_TYPES, deviceTopics, passRecordUp, recordsMessage, thingName, type RecordsAckMessage } from '#contract/protocol';
 import type { RecordType } from '#contract/passRecords';
 import { isWatched } from '#data/authorities';
-import { findDevice } from '#data/devices';
+import { findDevice, isIntercom } from '#data/devices';
 import { onRecordStored, storeRecord, type PassRecord, type StoredNote } from '#data/passRecords';
 import { findPerson, type Person } from '#data/people';
 import { privacySettings, retentionTtl } from '#data/settings';
@@ -79,8 +79,9 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   }
   const raw = parsed.data.records;
   const [device, privacy, timeZone] = await Promise.all([findDevice(tenantId, deviceKey), privacySettings(tenantId), companyTimezone(tenantId)]);
-  if (!device) {
-    log('warn', 'records from an unknown device', { tenantId, deviceKey });
+  // Intercoms report calls, not passes.
+  if (!device || isIntercom(device)) {
+    log('warn', 'records from a device that is not a face terminal of the company', { tenantId, deviceKey, known: !!device });
     return;
   }
   const ack: RecordsAckMessage = { stored: [], refused: [] };

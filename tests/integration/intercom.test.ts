@@ -398,6 +398,15 @@ describe('calls', () => {
     await sleep(1000);
     expect(terminal.acks).toEqual([]);
     expect((await calls()).body.data.items.some((c) => c.callId === dropped || c.callId === bad)).toBe(false);
+    // Nor does an intercom's pass record become one.
+    door.client.publish(
+      deviceTopics(door.thing).records,
+      JSON.stringify({ records: [{ recordId: unique('rec'), passState: 'passed', source: 'face', verifyTime: Date.now() }] }),
+      { qos: 1 },
+    );
+    await sleep(1000);
+    const passes = await call<{ items: unknown[] }>('GET', `/v1/passRecords?deviceKey=${door.deviceKey}`, { token });
+    expect(passes.body.data.items).toEqual([]);
   });
 
   it('never resolves a number to another company’s intercom', async () => {
