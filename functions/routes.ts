@@ -142,6 +142,20 @@ export const routes = [
   { method: 'GET', path: '/v1/intercom/calls/{callKey}/recording', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
   // Opens the door of the door station in a live, answered call.
   { method: 'POST', path: '/v1/intercom/calls/{callKey}/openDoor', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  // Questionnaires: surveys shown on face terminals or answered on a phone through a terminal's QR code.
+  { method: 'GET', path: '/v1/questionnaires', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'POST', path: '/v1/questionnaires', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'PATCH', path: '/v1/questionnaires/{questionnaireKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'DELETE', path: '/v1/questionnaires/{questionnaireKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/open', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/close', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/results/exports', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results/exports/{jobKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  // The public page behind a terminal's QR code: the link's token is the only credential.
+  { method: 'POST', path: '/v1/surveys/open', resource: 'surveys', access: 'public' },
+  { method: 'POST', path: '/v1/surveys/answers', resource: 'surveys', access: 'public' },
   // Authorizations: people on devices, in the pass list (setType 0) or the blacklist (setType 1);
   // the handler checks the code of the setType (pass:authority or pass:blacklist).
   { method: 'GET', path: '/v1/authorities', resource: 'authorities', access: 'session' },
@@ -155,6 +169,10 @@ export const routes = [
   // Face sync, called by the terminals with their own credentials.
   { method: 'GET', path: '/v1/deviceSync/faces', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/results', resource: 'deviceSync', access: 'device' },
+  // Questionnaires as the terminals meet them: the surveys to show, answers on the screen, links for QR codes.
+  { method: 'GET', path: '/v1/deviceSync/questionnaires', resource: 'deviceSync', access: 'device' },
+  { method: 'POST', path: '/v1/deviceSync/questionnaireAnswers', resource: 'deviceSync', access: 'device' },
+  { method: 'POST', path: '/v1/deviceSync/questionnaireLinks', resource: 'deviceSync', access: 'device' },
   { method: 'GET', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'POST', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'GET', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },

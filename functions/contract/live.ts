@@ -1,5 +1,6 @@
 import type { AuthCode } from './menu.ts';
 import type { PassRecordItem } from './passRecords.ts';
+import type { QuestionnaireResultItem } from './questionnaires.ts';
 
 /**
  * The console's live channel: new pass records reach open consoles the moment they are stored,
@@ -16,18 +17,23 @@ import type { PassRecordItem } from './passRecords.ts';
 
 export const LIVE_USERNAME = 'console';
 
-export type LiveTopic = 'passes' | 'blacklist';
+export type LiveTopic = 'passes' | 'blacklist' | 'questionnaires';
 
-/** Every pass goes to `passes`; a blacklist pass to `blacklist` as well, for accounts that see only those. */
+/**
+ * Every pass goes to `passes`; a blacklist pass to `blacklist` as well, for accounts that see only
+ * those. An abnormal questionnaire result goes to `questionnaires` ({@link LiveQuestionnaireMessage}).
+ */
 export const liveTopics = (tenantId: string): Record<LiveTopic, string> => ({
   passes: `console/${tenantId}/passes`,
   blacklist: `console/${tenantId}/blacklist`,
+  questionnaires: `console/${tenantId}/questionnaires`,
 });
 
 /** The rights that open each topic: any one of them. */
 export const LIVE_TOPIC_CODES: Record<LiveTopic, readonly AuthCode[]> = {
   passes: ['pass:dashboard', 'pass:record'],
   blacklist: ['pass:blacklist'],
+  questionnaires: ['pass:questionnaire'],
 };
 
 /** Connections one session may hold at once (one per open console tab); past it a tab falls back to polling. */
@@ -62,4 +68,9 @@ export const LIVE_ITEMS_PER_MESSAGE = 20;
 export interface LiveMessage {
   /** Newest last, as the terminal sent them. A capture link may answer 404 for a moment: the terminal uploads the picture after the record. */
   items: PassRecordItem[];
+}
+
+/** What the `questionnaires` topic carries: abnormal results just stored, for the console to raise an alert. */
+export interface LiveQuestionnaireMessage {
+  items: QuestionnaireResultItem[];
 }

@@ -26,7 +26,7 @@ export const MAIL_FAILURES = ['blocked', 'connect', 'tls', 'auth', 'refused', 'o
 export type MailFailureCategory = (typeof MAIL_FAILURES)[number];
 
 /** What mails are for (the record's `group`); other parts of the product add theirs. */
-export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'attendanceSummary', 'licenceReminder'] as const;
+export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'questionnaireAlert', 'attendanceSummary', 'licenceReminder'] as const;
 
 export const MAX_RECIPIENTS = 20;
 /** The ports a company's SMTP server may use: SMTP, SMTPS, submission and the common alternative. */
@@ -59,6 +59,7 @@ export const emailSettingsBody = z
     recipients: z.array(z.email().max(254)).max(MAX_RECIPIENTS).default([]),
     feverAlert: z.boolean().default(false),
     blacklistAlert: z.boolean().default(false),
+    questionnaireAlert: z.boolean().default(false),
     attendanceSummary: z.boolean().default(false),
     attendanceSummaryTime: z.string().regex(CLOCK, { message: 'devices.clockFormat' }).default('18:00'),
     version: z.number().int().min(0),
@@ -71,7 +72,7 @@ export const emailSettingsBody = z
       if (body.port == null) required('port');
     }
     if (body.password && !body.username) required('username');
-    if ((body.feverAlert || body.blacklistAlert || body.attendanceSummary) && body.recipients.length === 0) required('recipients');
+    if ((body.feverAlert || body.blacklistAlert || body.questionnaireAlert || body.attendanceSummary) && body.recipients.length === 0) required('recipients');
   });
 export type EmailSettingsBody = z.output<typeof emailSettingsBody>;
 
@@ -91,6 +92,8 @@ export interface EmailSettings {
   feverAlert: boolean;
   /** A mail at once when a person on a device's blacklist passes it. */
   blacklistAlert: boolean;
+  /** A mail at once when a questionnaire result is abnormal. */
+  questionnaireAlert: boolean;
   attendanceSummary: boolean;
   attendanceSummaryTime: string;
   /** 0 while never saved. */

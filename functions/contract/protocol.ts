@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';
+import { QUESTIONNAIRE_MODES, QUESTIONNAIRE_RESULTS, answers, question } from './questionnaires.ts';
 
 /**
  * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
@@ -465,3 +466,55 @@ export const bindResult = z
       .strict(),
   })
   .strict();
+
+// Questionnaires
+
+/**
+ * The shadow key (in `state.desired`) that names the surveys a terminal is to show:
+ * `<questionnaireKey>.<revision>` of each, comma-separated and sorted, or `""` for none. When it
+ * changes the terminal reads them with `GET /v1/deviceSync/questionnaires` and reports the value
+ * back under the same key in `state.reported` once it shows them.
+ */
+export const QUESTIONNAIRES_SHADOW_KEY = 'questionnaires';
+
+/** `GET /v1/deviceSync/questionnaires`: the open surveys in this terminal's scope, oldest first. */
+export const deviceQuestionnaire = z
+  .object({
+    questionnaireKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+    revision: z.number().int().min(1),
+    title: z.string(),
+    mode: z.enum(QUESTIONNAIRE_MODES),
+    displaySeconds: z.number().int().min(1),
+    questions: z.array(question),
+  })
+  .strict();
+export type DeviceQuestionnaire = z.input<typeof deviceQuestionnaire>;
+export const deviceQuestionnaires = z.object({ items: z.array(deviceQuestionnaire), token: z.string() }).strict();
+export type DeviceQuestionnaires = z.input<typeof deviceQuestionnaires>;
+
+/**
+ * `POST /v1/deviceSync/questionnaireAnswers`: one person's answers on the terminal's screen.
+ * `answerId` is the terminal's own id for it: answers sent again under the same id are stored
+ * once. `personKey` is the person the terminal recognised, absent for a stranger.
+ */
+export const questionnaireAnswerUp = z
+  .object({
+    answerId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/),
+    questionnaireKey: z.string().regex(/^[0-9a-z]{8,32}$/),
+    revision: z.number().int().min(1),
+    answeredAt: epochMs,
+    personKey: z.string().regex(/^[0-9a-z]{8,32}$/).optional(),
+    answers,
+  })
+  .strict();
+export type QuestionnaireAnswerUp = z.input<typeof questionnaireAnswerUp>;
+/** Its answer's `data`: `stored` the first time, `duplicate` when the same `answerId` came before. */
+export const questionnaireAnswerResult = z.object({ stored: z.enum(['stored', 'duplicate']), result: z.enum(QUESTIONNAIRE_RESULTS) }).strict();
+
+/**
+ * `POST /v1/deviceSync/questionnaireLinks`: a link for one person to answer a QR-mode survey on
+ * their phone. It works once, until `expiresAt`, for this terminal and this survey only.
+ */
+export const questionnaireLinkBody = z.object({ questionnaireKey: z.string().regex(/^[0-9a-z]{8,32}$/) }).strict();
+export const questionnaireLink = z.object({ url: z.url(), expiresAt: epochMs }).strict();
+export type QuestionnaireLink = z.input<typeof questionnaireLink>;

@@ -389,7 +389,7 @@ export type ExportState = 'queued' | 'running' | 'done' | 'failed';
 export interface ExportJob {
   tenantId: string;
   jobKey: string;
-  list: 'pass' | 'blacklist' | 'calls';
+  list: 'pass' | 'blacklist' | 'calls' | 'questionnaireResults';
   /** The filter as the caller gave it (days, not moments: the worker resolves them). */
   query: Record<string, unknown>;
   locale: string;

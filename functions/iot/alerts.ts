@@ -14,6 +14,7 @@ import { log } from '#lib/log';
 import { consoleLink } from '#lib/consoleLinks';
 import { enqueue, retryDueMails, type Mail } from '#lib/mail';
 import { startWorker } from '#lib/jobs';
+import type { QuestionnaireResultItem } from '#contract/questionnaires';
 
 /**
  * Real-time alert mails, sent when a record is stored: a fever (a temperature at or above the
@@ -25,7 +26,7 @@ import { startWorker } from '#lib/jobs';
  * THROTTLES.alertMails alert mails an hour; those past it are logged, not sent.
  */
 export const ALERT_INTERVAL_MS = 10 * 60_000;
-export type AlertKind = 'feverAlert' | 'blacklistAlert';
+export type AlertKind = 'feverAlert' | 'blacklistAlert' | 'questionnaireAlert';
 
 /**
  * Takes the alert slot of (kind, device, person) for the next interval: one conditional write, so
@@ -91,6 +92,39 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
   // Recorded now, sent by the mail service: a slow SMTP server holds up neither the terminal's
   // upload nor the other recipients, and a failed send is tried again like any mail.
   if ((await enqueue(record.tenantId, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
+}
+
+/**
+ * A mail about an abnormal questionnaire result, when the email settings ask for it: at most one
+ * per person (or, for an anonymous answer, per result) per device per ALERT_INTERVAL_MS, within
+ * the company's hourly limit of alert mails.
+ */
+export async function sendQuestionnaireAlert(item: QuestionnaireResultItem, tenantId: string): Promise<void> {
+  const settings = await readEmailSettings(tenantId);
+  if (!settings.questionnaireAlert || settings.recipients.length === 0) return;
+  if (!(await takeAlertSlot(tenantId, 'questionnaireAlert', item.deviceKey, item.person?.personKey ?? item.resultKey))) return;
+  const [tenant, timeZone] = await Promise.all([findTenant(tenantId), companyTimezone(tenantId)]);
+  const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
+  const alarms = item.answers.filter((a) => a.alarm).map((a) => `${a.question}: ${a.choices.join(', ')}`);
+  const params = {
+    title: item.title,
+    name: item.person?.name ?? translate(locale, 'mail.alertAnonymous'),
+    device: item.deviceName,
+    time: formatTime(item.answerTime, timeZone, locale),
+    answers: alarms.join('\n'),
+    link: consoleLink('/pass-platform/passage/questionnaire', { questionnaire: item.questionnaireKey }),
+  };
+  const subject = translate(locale, 'mail.questionnaireSubject', params);
+  const text = translate(locale, 'mail.questionnaireBody', params);
+  const mails: Mail[] = [];
+  for (const to of settings.recipients) {
+    if (!(await withinAlertLimit(tenantId))) {
+      log('warn', 'alert mail over the hourly limit, not sent', { tenantId, kind: 'questionnaireAlert', deviceKey: item.deviceKey });
+      continue;
+    }
+    mails.push({ to, subject, text, kind: 'questionnaireAlert', about: params.name });
+  }
+  if ((await enqueue(tenantId, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }
 
 /** Counts one alert mail of the company; false when its hourly limit is reached. */

@@ -9,6 +9,7 @@ import { findGroup } from '#data/groups';
 import { releaseJobSlot } from '#data/jobSlots';
 import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { callRows } from './callExports.ts';
+import { questionnaireRows } from './questionnaireExports.ts';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log } from '#lib/log';
@@ -66,7 +67,12 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
   let done = 0;
   try {
     const timeZone = await companyTimezone(tenantId);
-    const source = job.list === 'calls' ? await callRows(job, timeZone, t) : await passRecordRows(job, timeZone, t);
+    const source =
+      job.list === 'calls'
+        ? await callRows(job, timeZone, t)
+        : job.list === 'questionnaireResults'
+          ? await questionnaireRows(job, timeZone, t)
+          : await passRecordRows(job, timeZone, t);
     if (source.total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(source.total, RECORD_EXPORT_MAX_ROWS) });
     const file = join(dir, 'export.xlsx');
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });

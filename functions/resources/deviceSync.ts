@@ -1,16 +1,50 @@
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
-import { FACE_SYNC_START_AGAIN, faceChangesQuery, faceResultsBody, parseThingName, type FaceChange, type FaceChangesPage } from '#contract/protocol';
+import {
+  FACE_SYNC_START_AGAIN,
+  faceChangesQuery,
+  faceResultsBody,
+  parseThingName,
+  questionnaireAnswerUp,
+  questionnaireLinkBody,
+  type DeviceQuestionnaires,
+  type FaceChange,
+  type FaceChangesPage,
+  type QuestionnaireLink,
+} from '#contract/protocol';
+import { SURVEY_LINK_SECONDS } from '#contract/questionnaires';
+import { findQuestionnaire, openQuestionnaires } from '#data/questionnaires';
+import { createLink, storeScreenResult } from '#data/questionnaireResults';
+import { surveysToken } from '#domain/questionnaires';
+import { consoleLink } from '#lib/consoleLinks';
+import { newId, randomToken, sha256 } from '#lib/crypto';
 import { changesAfter, currentSeq, recordResults, type Authority } from '#data/authorities';
-import { appendLogs, deviceWithSecret, refusalOf } from '#data/devices';
-import { AppError, LoginRequiredError, type ValidationError } from '#lib/errors';
+import { appendLogs, deviceWithSecret, findDevice, refusalOf } from '#data/devices';
+import { AppError, ConflictError, LoginRequiredError, fieldError, type ValidationError } from '#lib/errors';
 import { created, defineResource, deviceRoute, ok } from '#lib/http';
 import { issueText } from '#lib/issues';
 import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
+import { deviceQuestionnaireJson, knownPerson, raiseAbnormal, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'CAPTURES_BUCKET',
+  'CONSOLE_URL',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'IOT_DATA_ENDPOINT',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
+
+/** An answer dated this far ahead of the cloud's clock is refused: the terminal's clock is wrong. */
+const ANSWER_CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * The HTTPS side of face sync, called by the terminals themselves with HTTP Basic credentials
@@ -91,6 +125,61 @@ export const deviceSync = defineResource('deviceSync', {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       await recordResults(tenantId, deviceKey, body.results);
       return created(null);
+    },
+  }),
+  'GET /v1/deviceSync/questionnaires': deviceRoute({
+    refused: logRefusal,
+    async handle({ headers }) {
+      const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
+      const [device, open] = await Promise.all([findDevice(tenantId, deviceKey), openQuestionnaires(tenantId)]);
+      const surveys = device ? surveysOf(device, open) : [];
+      const answer: DeviceQuestionnaires = { items: surveys.map(deviceQuestionnaireJson), token: surveysToken(surveys) };
+      return ok(answer);
+    },
+  }),
+  'POST /v1/deviceSync/questionnaireAnswers': deviceRoute({
+    body: questionnaireAnswerUp,
+    refused: logRefusal,
+    async handle({ headers, body }) {
+      const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
+      if (body.answeredAt > Date.now() + ANSWER_CLOCK_SKEW_MS) throw fieldError('answeredAt', 'questionnaire.answerInFuture');
+      const [q, device] = await Promise.all([findQuestionnaire(tenantId, body.questionnaireKey), findDevice(tenantId, deviceKey)]);
+      const survey = await surveyForDevice(q, device);
+      const person = await knownPerson(tenantId, body.personKey);
+      const result = await resultOf(survey, body.revision, body.answers, {
+        deviceKey,
+        source: 'screen',
+        answeredAt: new Date(body.answeredAt),
+        personKey: person?.personKey,
+      });
+      const outcome = await storeScreenResult(result, body.answerId);
+      if (outcome.stored === 'stored') await raiseAbnormal(outcome.result);
+      return created({ stored: outcome.stored, result: outcome.result.result });
+    },
+  }),
+  'POST /v1/deviceSync/questionnaireLinks': deviceRoute({
+    body: questionnaireLinkBody,
+    refused: logRefusal,
+    async handle({ headers, body }) {
+      const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
+      const [q, device] = await Promise.all([findQuestionnaire(tenantId, body.questionnaireKey), findDevice(tenantId, deviceKey)]);
+      const survey = await surveyForDevice(q, device);
+      if (survey.mode !== 'qr') throw new ConflictError('questionnaire.notQrMode');
+      const linkId = newId();
+      const secret = randomToken(32);
+      const expiresAt = Date.now() + SURVEY_LINK_SECONDS * 1000;
+      await createLink({
+        tenantId,
+        linkId,
+        secretHash: sha256(secret),
+        deviceKey,
+        questionnaireKey: survey.questionnaireKey,
+        revision: survey.revision,
+        expiresAt,
+        ttl: Math.ceil(expiresAt / 1000) + 86_400,
+      });
+      const answer: QuestionnaireLink = { url: `${consoleLink('/survey')}#${tenantId}.${linkId}.${secret}`, expiresAt };
+      return created(answer);
     },
   }),
 });

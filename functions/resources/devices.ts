@@ -53,6 +53,7 @@ import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { removeDevice } from './deviceRemoval.ts';
+import { questionnairesDesired } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
@@ -113,7 +114,7 @@ function mergeSettings(current: DeviceSettings, patch: SettingsPatch, locale: Lo
 
 /** Sends the whole desired state, so a shadow that missed an earlier write catches up. */
 async function pushSettings(device: Device): Promise<void> {
-  await updateDesired(thingName(device.tenantId, device.deviceKey), toDocument(device.settings));
+  await updateDesired(thingName(device.tenantId, device.deviceKey), { ...toDocument(device.settings), ...(await questionnairesDesired(device)) });
 }
 
 async function checkGroup(tenantId: string, groupKey: string | null | undefined): Promise<void> {
@@ -254,7 +255,8 @@ export const devices = defineResource('devices', {
         ...(body.groupKey !== undefined ? { groupKey: body.groupKey } : {}),
         ...(settings ? { settings } : {}),
       });
-      if (settings) await pushSettings(updated);
+      // A terminal that moved to another device group may gain or lose the surveys of that group.
+      if (settings || (body.groupKey !== undefined && (body.groupKey ?? undefined) !== device.groupKey)) await pushSettings(updated);
       return created(deviceJson(updated, await companyName(auth.tenantId)));
     },
   }),

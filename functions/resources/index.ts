@@ -16,7 +16,9 @@ import { mailRecords } from './mailRecords.ts';
 import { mailSettings } from './mailSettings.ts';
 import { passRecords } from './passRecords.ts';
 import { pickers } from './pickers.ts';
+import { questionnaires } from './questionnaires.ts';
 import { settings } from './settings.ts';
+import { surveys } from './surveys.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
 
@@ -41,4 +43,6 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   passRecords: passRecords.handler,
   dashboard: dashboard.handler,
   pickers: pickers.handler,
+  questionnaires: questionnaires.handler,
+  surveys: surveys.handler,
 };

@@ -215,12 +215,22 @@ export class DeviceIot extends Construct {
   }
 
   /** Lets ingest tell open consoles of new passes (`console/<tenantId>/...`, contract/live.ts); it needs IOT_DATA_ENDPOINT too. */
-  grantLiveAnnounce(fn: IFunction): void {
+  grantLiveAnnounce(
+    fn: IFunction,
+    reason = 'Passes are announced on console/<tenantId>/passes and /blacklist of the tenant whose terminal sent them; the tenant comes from the topic the device policy held it to.',
+  ): void {
     const stack = Stack.of(this);
     fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:Publish'], resources: [stack.formatArn({ service: 'iot', resource: 'topic', resourceName: 'console/*' })] }));
+    Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/console/*')}]`, reason });
+  }
+
+  /** Lets a function write the surveys a terminal is to show into its shadow (`desired.questionnaires`); it needs IOT_DATA_ENDPOINT too. */
+  grantQuestionnaireDelivery(fn: IFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['iot:UpdateThingShadow'], resources: [stack.formatArn({ service: 'iot', resource: 'thing', resourceName: '*' })] }));
     Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'topic/console/*')}]`,
-      reason: 'Passes are announced on console/<tenantId>/passes and /blacklist of the tenant whose terminal sent them; the tenant comes from the topic the device policy held it to.',
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, 'thing/*')}]`,
+      reason: 'Things are named <tenantId>_<deviceKey>, known only per request; the surveys go to the shadows of the session’s tenant’s terminals in the survey’s scope.',
     });
   }
 

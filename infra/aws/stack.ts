@@ -317,6 +317,23 @@ export class PassCloudStack extends Stack {
     iot.grantIntercomManagement(intercom);
     intercom.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
 
+    // Questionnaires: surveys (main table), results and QR links (events table), their delivery to
+    // the terminals' shadows, exports by the export worker. Answers (from terminals through
+    // deviceSync, from phones through surveys) tell open consoles of abnormal results and queue
+    // alert mails, which the mail service sends.
+    const { questionnaires, surveys } = this.api.functions;
+    grantTable(questionnaires, main, 'readWrite');
+    grantTable(questionnaires, events, 'readWrite');
+    this.grantObjects(questionnaires, [buckets.data.imports], ['s3:GetObject']);
+    iot.grantQuestionnaireDelivery(questionnaires);
+    questionnaires.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
+    grantTable(surveys, main, 'read');
+    for (const fn of [surveys, deviceSync]) {
+      grantTable(fn, events, 'readWrite');
+      iot.grantLiveAnnounce(fn, 'Abnormal questionnaire results are announced on console/<tenantId>/questionnaires of the tenant the answering terminal or link belongs to; the tenant comes from the device credentials or the link.');
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
+    }
+
     // Settings: privacy settings and package records (main table), update commands (events table);
     // packages are uploaded through a presigned PUT, hashed (GetObject), refused ones removed, and
     // terminals download them through a presigned GET; online terminals are told over IoT.

@@ -45,6 +45,14 @@ const sweepAttendanceGroup = (shiftKey: string) => ({
   restDayMinHours: null,
 });
 
+const sweepQuestionnaire = (deviceKey: string) => ({
+  title: 'Sweep health declaration',
+  mode: 'qr',
+  displaySeconds: 20,
+  scope: { deviceKeys: [deviceKey], groupKeys: [] },
+  questions: [{ text: 'Fever?', type: 'single', mandatory: true, options: [{ text: 'No' }, { text: 'Yes', alarm: true }] }],
+});
+
 /** Path parameter name -> a new record of the given tenant, answering its key. */
 const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
   groupKey: (ctx) => made(ctx, '/v1/groups', { name: 'Sweep staff', type: 'employee' }, 'groupKey'),
@@ -107,6 +115,13 @@ const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     const answer = await call<{ deviceKey: string }>('POST', '/v1/devices/bind', { body: { userCode: (ctx as Tenant).userCode, serial, info } });
     if (answer.body.code !== 201) throw new Error(`fixture bind answered ${answer.status}: ${answer.body.message}`);
     return answer.body.data.deviceKey;
+  },
+  // An open survey on the fixture terminal (made before it: the device routes come first).
+  questionnaireKey: async (ctx) => {
+    const key = await made(ctx, '/v1/questionnaires', sweepQuestionnaire((ctx as Tenant).keys.deviceKey!), 'questionnaireKey');
+    const opened = await call('POST', `/v1/questionnaires/${key}/open`, { token: ctx.token, body: { version: 1 } });
+    if (opened.body.code !== 201) throw new Error(`fixture questionnaire open answered ${opened.status}: ${opened.body.message}`);
+    return key;
   },
   // A terminal asking to be added again under the serial number of a device the tenant deleted.
   requestKey: async (ctx) => {
@@ -211,6 +226,13 @@ const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/devices/{deviceKey}': () => ({ name: 'Renamed by sweep', settings: { volume: 11 }, version: 1 }),
   'PATCH /v1/intercom/devices/{intercomKey}': () => ({ name: 'Renamed by sweep', number: '42', version: 1 }),
   'POST /v1/intercom/calls/exports': () => ({ status: 2 }),
+  'POST /v1/questionnaires': (t) => ({ ...sweepQuestionnaire(t.keys.deviceKey!), title: 'Intruder survey' }),
+  'PATCH /v1/questionnaires/{questionnaireKey}': () => ({ title: 'Renamed by sweep', version: 2 }),
+  'POST /v1/questionnaires/{questionnaireKey}/open': () => ({ version: 2 }),
+  'POST /v1/questionnaires/{questionnaireKey}/close': () => ({ version: 2 }),
+  'POST /v1/questionnaires/{questionnaireKey}/results/exports': (t) => ({ deviceKey: t.keys.deviceKey, result: 'abnormal' }),
+  'POST /v1/surveys/open': () => ({ token: `${'a'.repeat(12)}.${'b'.repeat(16)}.${'C'.repeat(43)}` }),
+  'POST /v1/surveys/answers': () => ({ token: `${'a'.repeat(12)}.${'b'.repeat(16)}.${'C'.repeat(43)}`, answers: [{ choices: [1] }] }),
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
@@ -259,6 +281,9 @@ const queries: Record<string, string> = {
   'DELETE /v1/visitors/{visitorKey}': '?version=1',
   'DELETE /v1/devices/{deviceKey}': '?version=1',
   'DELETE /v1/intercom/devices/{intercomKey}': '?version=1',
+  'DELETE /v1/questionnaires/{questionnaireKey}': '?version=2',
+  'GET /v1/questionnaires': '?state=open&keyword=sweep',
+  'GET /v1/questionnaires/{questionnaireKey}/results': '?result=abnormal',
   'GET /v1/intercom/calls': '?status=2',
   'GET /v1/intercom/devices': '?kind=doorStation',
   'DELETE /v1/devices/{deviceKey}/replacement': '?version=1',
@@ -336,7 +361,7 @@ async function send(route: RouteEntry, token: string | undefined, target: Tenant
   const jobKey = (answer.body.data as { jobKey?: string } | null)?.jobKey;
   if (answer.body.code === 202 && jobKey && (route.path.endsWith('/exports') || route.path.endsWith('/recompute'))) {
     for (let i = 0; i < 200; i++) {
-      const job = await call<{ state: string }>('GET', `${route.path}/${jobKey}`, { token: token! });
+      const job = await call<{ state: string }>('GET', `${pathFor(route, target.keys)}/${jobKey}`, { token: token! });
       if (job.body.data?.state === 'done' || job.body.data?.state === 'failed') break;
       await new Promise((r) => setTimeout(r, 50));
     }

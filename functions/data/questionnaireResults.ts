@@ -1,0 +1,241 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AnswerSource, AnsweredQuestion, QuestionnaireResult } from '#contract/questionnaires';
+import { dynamo } from '#lib/aws';
+import { fieldError } from '#lib/errors';
+import { isConditionFailure } from './entity.ts';
+import { EVENTS_TABLE, tableName } from './tables.ts';
+
+/**
+ * Questionnaire results and the links behind terminals' QR codes, in the events table under the
+ * tenant's partition:
+ *
+ * - a result:   `qresult#<questionnaireKey>#<answer ISO>#<resultId>`, one survey's results being one
+ *               key range read newest first; each keeps the questions as asked and answered, so it
+ *               reads the same whatever the survey becomes;
+ * - its marker: `qanswer#<deviceKey>#<answerId>` for an answer on a terminal's screen, written only
+ *               if absent together with the result: an answer sent twice (or twice at once) is
+ *               stored once;
+ * - a link:     `qlink#<linkId>`: the hash of its secret, the terminal and survey it is for, and
+ *               when it expires; answering through it marks it used in the same transaction as the
+ *               result, so a link answers once.
+ *
+ * Results and markers carry the privacy settings' pass-record retention as their TTL.
+ */
+export interface StoredResult {
+  tenantId: string;
+  questionnaireKey: string;
+  resultId: string;
+  revision: number;
+  title: string;
+  /** ISO time the person answered. */
+  answeredAt: string;
+  deviceKey: string;
+  source: AnswerSource;
+  personKey?: string;
+  answered: AnsweredQuestion[];
+  result: QuestionnaireResult;
+  /** When the cloud stored it. */
+  time: string;
+  ttl: number;
+}
+
+export interface SurveyLink {
+  tenantId: string;
+  linkId: string;
+  secretHash: string;
+  deviceKey: string;
+  questionnaireKey: string;
+  /** The revision the terminal showed when it asked for the link: the one the page asks. */
+  revision: number;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  usedAt?: string;
+  ttl: number;
+}
+
+const table = () => tableName(EVENTS_TABLE);
+const HIGH = '\u{10FFFF}';
+const resultSk = (r: Pick<StoredResult, 'questionnaireKey' | 'answeredAt' | 'resultId'>) => `qresult#${r.questionnaireKey}#${r.answeredAt}#${r.resultId}`;
+const markerSk = (deviceKey: string, answerId: string) => `qanswer#${deviceKey}#${answerId}`;
+const linkSk = (linkId: string) => `qlink#${linkId}`;
+
+/** A result's key in the API: its answer time in milliseconds and its id. */
+export const resultKeyOf = (r: Pick<StoredResult, 'answeredAt' | 'resultId'>): string => `${Date.parse(r.answeredAt)}.${r.resultId}`;
+
+const resultItem = (r: StoredResult) => {
+  const { tenantId, ...rest } = r;
+  return { pk: tenantId, sk: resultSk(r), kind: 'questionnaireResult', ...rest };
+};
+
+/**
+ * Stores an answer from a terminal's screen once per (device, answerId). Answers `duplicate` with
+ * the result stored the first time when the id came before.
+ */
+export async function storeScreenResult(result: StoredResult, answerId: string): Promise<{ stored: 'stored' | 'duplicate'; result: StoredResult }> {
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: resultItem(result), ConditionExpression: 'attribute_not_exists(sk)' } },
+          {
+            Put: {
+              TableName: table(),
+              Item: {
+                pk: result.tenantId,
+                sk: markerSk(result.deviceKey, answerId),
+                kind: 'questionnaireAnswerId',
+                resultSk: resultSk(result),
+                ttl: result.ttl,
+              },
+              ConditionExpression: 'attribute_not_exists(sk)',
+            },
+          },
+        ],
+      }),
+    );
+    return { stored: 'stored', result };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const marker = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: result.tenantId, sk: markerSk(result.deviceKey, answerId) } }));
+    if (!marker.Item) throw error;
+    const first = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: result.tenantId, sk: String(marker.Item.resultSk) } }));
+    return { stored: 'duplicate', result: first.Item ? fromItem(first.Item) : result };
+  }
+}
+
+function fromItem(item: Record<string, unknown>): StoredResult {
+  const { pk, sk: _sk, kind: _kind, ...rest } = item;
+  return { tenantId: String(pk), ...(rest as Omit<StoredResult, 'tenantId'>) };
+}
+
+export async function createLink(link: SurveyLink): Promise<void> {
+  const { tenantId, ...rest } = link;
+  await dynamo().send(
+    new PutCommand({
+      TableName: table(),
+      Item: { pk: tenantId, sk: linkSk(link.linkId), kind: 'surveyLink', ...rest },
+      ConditionExpression: 'attribute_not_exists(sk)',
+    }),
+  );
+}
+
+export async function findLink(tenantId: string, linkId: string): Promise<SurveyLink | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: linkSk(linkId) } }));
+  if (!out.Item) return undefined;
+  const { pk, sk: _sk, kind: _kind, ...rest } = out.Item;
+  return { tenantId: String(pk), ...(rest as Omit<SurveyLink, 'tenantId'>) };
+}
+
+/**
+ * Stores an answer given through a link and marks the link used, in one transaction conditioned
+ * on the link being unused, unexpired and the one whose secret was shown: false (nothing stored)
+ * when another answer used it first or it expired meanwhile.
+ */
+export async function storeLinkResult(link: SurveyLink, result: StoredResult, now = Date.now()): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table(),
+              Key: { pk: link.tenantId, sk: linkSk(link.linkId) },
+              UpdateExpression: 'SET #used = :at',
+              ConditionExpression: 'attribute_exists(sk) AND attribute_not_exists(#used) AND #exp > :now AND #hash = :hash',
+              ExpressionAttributeNames: { '#used': 'usedAt', '#exp': 'expiresAt', '#hash': 'secretHash' },
+              ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':now': now, ':hash': link.secretHash },
+            },
+          },
+          { Put: { TableName: table(), Item: resultItem(result), ConditionExpression: 'attribute_not_exists(sk)' } },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+// Lists
+
+export interface ResultFilter {
+  /** The range of answer times, inclusive (ISO). */
+  fromIso: string;
+  toIso: string;
+  deviceKey?: string;
+  result?: QuestionnaireResult;
+}
+
+/** One list request reads at most this many items when a filter skips most of them; the cursor goes on from there. */
+export const RESULT_READ_BUDGET = 500;
+
+const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
+function decodeCursor(cursor: string, prefix: string): string {
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!key.startsWith(prefix) || key.length > 300) throw fieldError('cursor', 'error.badCursor');
+  return key;
+}
+
+/**
+ * One survey's results, newest first within the range of answer times. A device or result filter
+ * reads at most `budget` items per request; the page may then be short, with a cursor that goes
+ * on where reading stopped.
+ */
+export async function listResults(
+  tenantId: string,
+  questionnaireKey: string,
+  filter: ResultFilter,
+  pageSize: number,
+  cursor?: string,
+  budget = RESULT_READ_BUDGET,
+): Promise<{ items: StoredResult[]; nextCursor: string | null }> {
+  const prefix = `qresult#${questionnaireKey}#`;
+  const lower = `${prefix}${filter.fromIso}`;
+  let upper = `${prefix}${filter.toIso}#${HIGH}`;
+  const after = cursor ? decodeCursor(cursor, prefix) : undefined;
+  if (after !== undefined && after < upper) upper = after;
+  const names: Record<string, string> = { '#p': 'pk', '#s': 'sk' };
+  const values: Record<string, unknown> = { ':p': tenantId, ':lo': lower, ':hi': upper };
+  const conditions: string[] = [];
+  if (filter.deviceKey) {
+    names['#d'] = 'deviceKey';
+    values[':d'] = filter.deviceKey;
+    conditions.push('#d = :d');
+  }
+  if (filter.result) {
+    names['#r'] = 'result';
+    values[':r'] = filter.result;
+    conditions.push('#r = :r');
+  }
+  const filtered = conditions.length > 0;
+  const items: (StoredResult & { sk: string })[] = [];
+  let start: Record<string, unknown> | undefined;
+  let read = 0;
+  let lastKey: string | undefined;
+  for (;;) {
+    const limit = filtered ? Math.min(200, Math.max(pageSize + 1, budget - read)) : pageSize + 1 - items.length + (after !== undefined ? 1 : 0);
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: '#p = :p AND #s BETWEEN :lo AND :hi',
+        ...(filtered ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: start,
+      }),
+    );
+    read += page.ScannedCount ?? 0;
+    for (const item of page.Items ?? []) if (item.sk !== after) items.push({ ...fromItem(item), sk: String(item.sk) });
+    start = page.LastEvaluatedKey;
+    if (start) lastKey = String(start.sk);
+    if (items.length > pageSize) {
+      items.length = pageSize;
+      return { items, nextCursor: encodeCursor(items.at(-1)!.sk) };
+    }
+    if (!start) return { items, nextCursor: null };
+    if (read >= budget) return { items, nextCursor: encodeCursor(lastKey!) };
+  }
+}

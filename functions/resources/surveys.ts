@@ -1,0 +1,91 @@
+import { surveyAnswerBody, surveyOpenBody, type SurveyForm, type SurveyRefusal } from '#contract/questionnaires';
+import { findDevice } from '#data/devices';
+import { findQuestionnaire, type Questionnaire } from '#data/questionnaires';
+import { findLink, storeLinkResult, type SurveyLink } from '#data/questionnaireResults';
+import { safeEqualText, sha256 } from '#lib/crypto';
+import { AppError } from '#lib/errors';
+import { created, defineResource, ok, publicRoute } from '#lib/http';
+import type { MessageId } from '#lib/i18n';
+import { declareEnvironment } from '#lib/env';
+import { questionsOf, raiseAbnormal, resultOf, surveyForDevice } from './questionnaireItems.ts';
+
+/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
+export const environment = declareEnvironment([
+  'CAPTURES_BUCKET',
+  'CONSOLE_URL',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'IOT_DATA_ENDPOINT',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
+
+/**
+ * `/v1/surveys`: the public page behind a terminal's QR code (`/survey#<token>` in the console).
+ * The token is the only credential: `<tenantId>.<linkId>.<secret>`, of which the cloud keeps the
+ * secret's hash only. A link works once, until it expires, for the terminal and survey it was
+ * made for, while that survey is open and the terminal in its scope.
+ */
+
+const REFUSALS: Record<SurveyRefusal, { status: number; message: MessageId }> = {
+  invalid: { status: 404, message: 'survey.linkInvalid' },
+  expired: { status: 409, message: 'survey.linkExpired' },
+  used: { status: 409, message: 'survey.linkUsed' },
+  closed: { status: 409, message: 'survey.closed' },
+};
+const refuse = (reason: SurveyRefusal): AppError => new AppError(REFUSALS[reason].status, REFUSALS[reason].message, {}, { reason });
+
+/** The link a token names, or a refusal: forged and unknown tokens alike are `invalid`. */
+async function linkOf(token: string, now = Date.now()): Promise<SurveyLink> {
+  const [tenantId, linkId, secret] = token.split('.') as [string, string, string];
+  const link = await findLink(tenantId, linkId);
+  if (!link || !safeEqualText(link.secretHash, sha256(secret))) throw refuse('invalid');
+  if (link.usedAt) throw refuse('used');
+  if (link.expiresAt <= now) throw refuse('expired');
+  return link;
+}
+
+/** The survey a link is for, while it is open and its terminal in its scope. */
+async function surveyOf(link: SurveyLink): Promise<Questionnaire> {
+  const [q, device] = await Promise.all([findQuestionnaire(link.tenantId, link.questionnaireKey), findDevice(link.tenantId, link.deviceKey)]);
+  try {
+    return await surveyForDevice(q, device);
+  } catch {
+    throw refuse('closed');
+  }
+}
+
+export const surveys = defineResource('surveys', {
+  'POST /v1/surveys/open': publicRoute({
+    body: surveyOpenBody,
+    async handle({ body }) {
+      const link = await linkOf(body.token);
+      const survey = await surveyOf(link);
+      const [{ title, questions }, device] = await Promise.all([questionsOf(survey, link.revision), findDevice(link.tenantId, link.deviceKey)]);
+      const form: SurveyForm = { title, questions, deviceName: device?.name ?? '', expiresAt: new Date(link.expiresAt).toISOString() };
+      return ok(form);
+    },
+  }),
+  'POST /v1/surveys/answers': publicRoute({
+    body: surveyAnswerBody,
+    async handle({ body }) {
+      const link = await linkOf(body.token);
+      const survey = await surveyOf(link);
+      const result = await resultOf(survey, link.revision, body.answers, { deviceKey: link.deviceKey, source: 'qr', answeredAt: new Date() });
+      if (!(await storeLinkResult(link, result))) {
+        // Another answer used the link first, or it expired meanwhile: say which; nothing was stored.
+        await linkOf(body.token);
+        throw refuse('used');
+      }
+      await raiseAbnormal(result);
+      return created(null);
+    },
+  }),
+});
+
+export const handler = surveys.handler;
