@@ -153,9 +153,9 @@ export const routes = [
   { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
   { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/results/exports', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
   { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results/exports/{jobKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
-  // The public page behind a terminal's QR code: the link's token is the only credential.
-  { method: 'POST', path: '/v1/surveys/open', resource: 'surveys', access: 'public' },
-  { method: 'POST', path: '/v1/surveys/answers', resource: 'surveys', access: 'public' },
+  // The public page behind a terminal's QR code (resources/surveys.ts): the link's token is the only credential.
+  { method: 'POST', path: '/v1/surveys/open', resource: 'questionnaires', access: 'public' },
+  { method: 'POST', path: '/v1/surveys/answers', resource: 'questionnaires', access: 'public' },
   // Authorizations: people on devices, in the pass list (setType 0) or the blacklist (setType 1);
   // the handler checks the code of the setType (pass:authority or pass:blacklist).
   { method: 'GET', path: '/v1/authorities', resource: 'authorities', access: 'session' },

@@ -15,6 +15,7 @@ import {
 } from '@passcloud/functions/contract/devices';
 import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from '@passcloud/functions/contract/shadow';
 import {
+  QUESTIONNAIRES_SHADOW_KEY,
   deviceAuthorization,
   deviceTopics,
   shadowTopics,
@@ -31,6 +32,7 @@ import {
 } from '@passcloud/functions/contract/protocol';
 import { CallOutbox } from './calls.ts';
 import { FaceLibrary } from './faces.ts';
+import { QuestionnaireBoard, splitDesired, type SurveyOutcome, type SurveyRequest } from './questionnaires.ts';
 import { RecordOutbox } from './records.ts';
 import { decide, type Sighting } from './traffic.ts';
 
@@ -43,6 +45,9 @@ import { decide, type Sighting } from './traffic.ts';
  * With `kind` a door station or an indoor monitor, it is an intercom instead: it binds with its
  * kind, keeps no face library, reports its signal and client name with every heartbeat, and
  * reports calls (`calls`, driven by intercom.ts).
+ *
+ * A face terminal also shows the questionnaires (surveys) its shadow names to the people who pass,
+ * and sends their answers (`questionnaires`, questionnaires.ts).
  */
 export interface AgentOptions {
   /** What the device is; a face terminal when absent (and then nothing about it names a kind). */
@@ -222,6 +227,8 @@ export class DeviceAgent {
   readonly records: RecordOutbox;
   /** Intercoms: calls waiting for the cloud's acknowledgement (calls.ts). */
   readonly calls: CallOutbox;
+  /** Face terminals: the questionnaires shown to the people who pass, and their answers (questionnaires.ts). */
+  readonly questionnaires: QuestionnaireBoard;
   private heartbeat?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   private stopped = false;
@@ -230,6 +237,7 @@ export class DeviceAgent {
     this.faces = new FaceLibrary(this);
     this.records = new RecordOutbox(this);
     this.calls = new CallOutbox(this);
+    this.questionnaires = new QuestionnaireBoard(this, (value) => this.report({ [QUESTIONNAIRES_SHADOW_KEY]: value }));
   }
 
   get kind(): DeviceKind {
@@ -275,6 +283,7 @@ export class DeviceAgent {
     if (envelope.code !== 201 && envelope.code !== 202) throw new Error(`binding refused (${envelope.code}): ${envelope.message}`);
     // A binding starts face sync over (resetCursor): faces and cursor of an earlier binding go.
     this.faces.wipe();
+    this.questionnaires.clear();
     this.keep(envelope.data);
     return envelope.data;
   }
@@ -437,6 +446,7 @@ export class DeviceAgent {
         } else {
           this.faces.onConnect();
           this.records.onConnect();
+          this.questionnaires.onConnect();
         }
       });
       this.write('info', 'connected');
@@ -483,6 +493,7 @@ export class DeviceAgent {
     this.faces.stop();
     this.records.stop();
     this.calls.stop();
+    this.questionnaires.stop();
     clearInterval(this.heartbeat);
     clearTimeout(this.approvalTimer);
     const client = this.client;
@@ -602,9 +613,13 @@ export class DeviceAgent {
     }
   }
 
-  /** Applies desired values it understands and reports the settings now in force. */
+  /**
+   * Applies desired values it understands and reports the settings now in force. A face terminal
+   * takes the questionnaires key out first: it is no setting, and its value is read over HTTPS.
+   */
   private apply(desired: DeviceDocument, complete = false): void {
-    const { settings, invalid } = fromDocument(desired);
+    const split = this.isIntercom ? { settings: desired, questionnaires: undefined } : splitDesired(desired);
+    const { settings, invalid } = fromDocument(split.settings);
     // The log names settings as the console does; a key the device does not know stays as it came.
     if (invalid.length > 0) this.write('warn', 'settingsIgnored', { settings: invalid.map((key) => settingNameOf(key) ?? key) });
     const changed = Object.keys(settings);
@@ -612,6 +627,18 @@ export class DeviceAgent {
     if (changed.length > 0) this.write('info', 'settingsApplied', { settings: changed });
     this.report(complete ? toDocument(this.settings) : toDocument(settings));
     this.emit({ type: 'applied', settings, at: Date.now() });
+    if (split.questionnaires !== undefined) this.questionnaires.onDesired(split.questionnaires);
+    // A complete desired state without the key (written before the cloud knew questionnaires) names none.
+    else if (complete && !this.isIntercom) this.questionnaires.showNone();
+  }
+
+  /**
+   * One person in front of the terminal answers every questionnaire it shows now (a face terminal
+   * shows them to each person who passes): on the screen, or on their phone through the QR code's
+   * link. Answers what was sent and what the cloud answered, for each.
+   */
+  answerSurveys(request: SurveyRequest): Promise<SurveyOutcome[]> {
+    return this.questionnaires.answerAll(request);
   }
 
   private report(reported: DeviceDocument): void {

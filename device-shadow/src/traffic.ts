@@ -2,6 +2,7 @@ import type { PassRecordUp, PassSource } from '@passcloud/functions/contract/pro
 import type { DeviceAgent } from './agent.ts';
 import { within, type Face } from './faces.ts';
 import { portrait } from './portraits.ts';
+import type { SurveyRequest } from './questionnaires.ts';
 import { newPassRecord } from './records.ts';
 
 /**
@@ -11,6 +12,11 @@ import { newPassRecord } from './records.ts';
  * a known face inside its validity passes, a stranger is refused (unless the terminal lets
  * strangers pass), a temperature at or above the alarm threshold is refused. Each pass becomes a
  * record with a capture of the person.
+ *
+ * While a terminal shows questionnaires, a share of the people it lets pass (`surveys`, known
+ * people and strangers alike) answer them a few seconds later, on its screen or on their phone
+ * through its QR code (questionnaires.ts); a share of those answers (`abnormalSurveys`) choose an
+ * option that raises the alarm, so the console sees abnormal results now and then.
  */
 export interface TrafficOptions {
   perMinute: number;
@@ -18,14 +24,23 @@ export interface TrafficOptions {
   strangers?: number;
   fevers?: number;
   blacklist?: number;
+  /** Share of the people let through who answer the questionnaires the terminal shows (default 0.5). */
+  surveys?: number;
+  /** Share of those who choose an alarm option, where a questionnaire has one (default 0.125, one in eight). */
+  abnormalSurveys?: number;
   random?: () => number;
 }
 
 export interface Traffic {
   /** Passes made so far. */
   readonly count: number;
+  /** People who went on to answer the questionnaires of their terminal (started so far). */
+  readonly surveyCount: number;
   stop(): void;
 }
+
+export const DEFAULT_SURVEY_SHARE = 0.5;
+export const DEFAULT_ABNORMAL_SHARE = 0.125;
 
 const STRANGERS = ['Passer-by', 'Courier', 'Walk-in', 'Unknown guest', 'Contractor'];
 
@@ -34,6 +49,8 @@ export function simulateTraffic(agents: DeviceAgent[], options: TrafficOptions):
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let count = 0;
+  let surveyCount = 0;
+  const answering = new Set<NodeJS.Timeout>();
   const meanMs = 60_000 / Math.max(options.perMinute, 0.001);
   const next = () => {
     if (stopped) return;
@@ -43,8 +60,18 @@ export function simulateTraffic(agents: DeviceAgent[], options: TrafficOptions):
         const online = agents.filter((a) => a.connected);
         if (online.length > 0) {
           const agent = online[Math.floor(random() * online.length)]!;
-          pass(agent, options, random);
+          const record = pass(agent, options, random);
           count++;
+          const survey = surveyAfterPass(agent, record, options, random);
+          if (survey) {
+            surveyCount++;
+            const wait = setTimeout(() => {
+              answering.delete(wait);
+              if (!stopped) void agent.answerSurveys(survey).catch(() => undefined);
+            }, survey.afterMs);
+            wait.unref();
+            answering.add(wait);
+          }
         }
         next();
       },
@@ -57,14 +84,38 @@ export function simulateTraffic(agents: DeviceAgent[], options: TrafficOptions):
     get count() {
       return count;
     },
+    get surveyCount() {
+      return surveyCount;
+    },
     stop() {
       stopped = true;
       clearTimeout(timer);
+      for (const wait of answering) clearTimeout(wait);
+      answering.clear();
     },
   };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * Whether the person of this record goes on to answer the questionnaires the terminal shows, and
+ * how: only someone let through sees them (at `surveys`), choosing an alarm option at
+ * `abnormalSurveys`, after reading and tapping for a while within the first survey's display time.
+ * Undefined when they don't.
+ */
+export function surveyAfterPass(
+  agent: DeviceAgent,
+  record: PassRecordUp,
+  options: Pick<TrafficOptions, 'surveys' | 'abnormalSurveys'>,
+  random = Math.random,
+): (SurveyRequest & { afterMs: number }) | undefined {
+  const shown = agent.questionnaires.items;
+  if (record.passState !== 'passed' || shown.length === 0 || random() >= (options.surveys ?? DEFAULT_SURVEY_SHARE)) return undefined;
+  const abnormal = random() < (options.abnormalSurveys ?? DEFAULT_ABNORMAL_SHARE);
+  const afterMs = Math.round(Math.min(20, shown[0]!.displaySeconds) * (0.3 + 0.6 * random()) * 1000);
+  return { ...(record.personKey ? { personKey: record.personKey } : {}), abnormal, random, afterMs };
+}
 
 /** Someone in front of a terminal: who the face matched (absent for a stranger) and what was measured. */
 export interface Sighting {

@@ -96,11 +96,18 @@ export async function storeScreenResult(result: StoredResult, answerId: string):
     return { stored: 'stored', result };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const marker = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: result.tenantId, sk: markerSk(result.deviceKey, answerId) } }));
-    if (!marker.Item) throw error;
-    const first = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: result.tenantId, sk: String(marker.Item.resultSk) } }));
-    return { stored: 'duplicate', result: first.Item ? fromItem(first.Item) : result };
+    const first = await findScreenResult(result.tenantId, result.deviceKey, answerId);
+    if (!first) throw error;
+    return { stored: 'duplicate', result: first };
   }
+}
+
+/** The result an answer from a terminal's screen was stored as, when that `answerId` came before. */
+export async function findScreenResult(tenantId: string, deviceKey: string, answerId: string): Promise<StoredResult | undefined> {
+  const marker = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: markerSk(deviceKey, answerId) } }));
+  if (!marker.Item) return undefined;
+  const first = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: String(marker.Item.resultSk) } }));
+  return first.Item ? fromItem(first.Item) : undefined;
 }
 
 function fromItem(item: Record<string, unknown>): StoredResult {

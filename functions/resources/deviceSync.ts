@@ -13,7 +13,7 @@ import {
 } from '#contract/protocol';
 import { SURVEY_LINK_SECONDS } from '#contract/questionnaires';
 import { findQuestionnaire, openQuestionnaires } from '#data/questionnaires';
-import { createLink, storeScreenResult } from '#data/questionnaireResults';
+import { createLink, findScreenResult, storeScreenResult } from '#data/questionnaireResults';
 import { surveysToken } from '#domain/questionnaires';
 import { consoleLink } from '#lib/consoleLinks';
 import { newId, randomToken, sha256 } from '#lib/crypto';
@@ -25,7 +25,8 @@ import { issueText } from '#lib/issues';
 import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
-import { deviceQuestionnaireJson, knownPerson, raiseAbnormal, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
+import { raiseAbnormal } from './questionnaireAlerts.ts';
+import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
@@ -143,6 +144,9 @@ export const deviceSync = defineResource('deviceSync', {
     async handle({ headers, body }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       if (body.answeredAt > Date.now() + ANSWER_CLOCK_SKEW_MS) throw fieldError('answeredAt', 'questionnaire.answerInFuture');
+      // An answer sent again (its first answer lost on the way) is answered as the first time, even after the survey closed.
+      const before = await findScreenResult(tenantId, deviceKey, body.answerId);
+      if (before) return created({ stored: 'duplicate', result: before.result });
       const [q, device] = await Promise.all([findQuestionnaire(tenantId, body.questionnaireKey), findDevice(tenantId, deviceKey)]);
       const survey = await surveyForDevice(q, device);
       const person = await knownPerson(tenantId, body.personKey);

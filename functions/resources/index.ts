@@ -18,7 +18,6 @@ import { passRecords } from './passRecords.ts';
 import { pickers } from './pickers.ts';
 import { questionnaires } from './questionnaires.ts';
 import { settings } from './settings.ts';
-import { surveys } from './surveys.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
 
@@ -44,5 +43,4 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   dashboard: dashboard.handler,
   pickers: pickers.handler,
   questionnaires: questionnaires.handler,
-  surveys: surveys.handler,
 };

@@ -1,23 +1,17 @@
-import { liveTopics, type LiveQuestionnaireMessage } from '#contract/live';
-import { QUESTIONNAIRES_SHADOW_KEY, thingName, type DeviceQuestionnaire } from '#contract/protocol';
+import type { DeviceQuestionnaire } from '#contract/protocol';
 import type { AnswerSource, Answer, QuestionnaireItem, QuestionnaireResultItem } from '#contract/questionnaires';
-import { allDevices, findDevice, isIntercom, type Device } from '#data/devices';
+import { findDevice, isIntercom, type Device } from '#data/devices';
 import { findPerson } from '#data/people';
-import { findRevision, openQuestionnaires, type Questionnaire } from '#data/questionnaires';
+import { findRevision, type Questionnaire } from '#data/questionnaires';
 import { resultKeyOf, type StoredResult } from '#data/questionnaireResults';
 import { privacySettings, retentionTtl } from '#data/settings';
-import { checkAnswers, inScope, surveysToken } from '#domain/questionnaires';
+import { checkAnswers, inScope } from '#domain/questionnaires';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, ValidationError, fieldError } from '#lib/errors';
-import { publish, updateDesired } from '#lib/iot';
-import { log } from '#lib/log';
-import { pool } from '#lib/pool';
-import { sendQuestionnaireAlert } from '../iot/alerts.ts';
 
 /**
- * What questionnaires look like to the console and to the terminals, and how an open survey
- * reaches the terminals in its scope: a value in each terminal's shadow (QUESTIONNAIRES_SHADOW_KEY)
- * that names the surveys it is to show, after which the terminal reads them over HTTPS.
+ * What questionnaires look like to the console and to the terminals: the surveys in a terminal's
+ * scope, the answers it may take, and the results as the console lists them.
  */
 
 const scopeOf = (q: Pick<Questionnaire, 'deviceKeys' | 'groupKeys'>) => ({ deviceKeys: q.deviceKeys, groupKeys: q.groupKeys });
@@ -48,26 +42,6 @@ export function questionnaireJson(q: Questionnaire, fleet: readonly Device[]): Q
 /** The open surveys a terminal is to show, oldest first. */
 export const surveysOf = (device: Device, open: readonly Questionnaire[]): Questionnaire[] =>
   isIntercom(device) ? [] : open.filter((q) => inScope(scopeOf(q), device)).sort((a, b) => a.questionnaireKey.localeCompare(b.questionnaireKey));
-
-/** The shadow value that names a terminal's surveys (part of every full desired state written to it). */
-export async function questionnairesDesired(device: Device): Promise<Record<string, string>> {
-  if (isIntercom(device)) return {};
-  return { [QUESTIONNAIRES_SHADOW_KEY]: surveysToken(surveysOf(device, await openQuestionnaires(device.tenantId))) };
-}
-
-/**
- * Writes the surveys each of `deviceKeys` is to show into its shadow: the terminals a survey
- * reached or left when it opened, closed, changed or moved its scope. Every terminal gets the
- * whole value, so a write that was missed is made good by the next.
- */
-export async function deliverQuestionnaires(tenantId: string, deviceKeys: ReadonlySet<string>): Promise<void> {
-  if (deviceKeys.size === 0) return;
-  const [open, fleet] = await Promise.all([openQuestionnaires(tenantId), allDevices(tenantId)]);
-  const targets = fleet.filter((d) => deviceKeys.has(d.deviceKey));
-  await pool(targets, 8, async (device) => {
-    await updateDesired(thingName(tenantId, device.deviceKey), { [QUESTIONNAIRES_SHADOW_KEY]: surveysToken(surveysOf(device, open)) });
-  });
-}
 
 export const deviceQuestionnaireJson = (q: Questionnaire): DeviceQuestionnaire => ({
   questionnaireKey: q.questionnaireKey,
@@ -161,20 +135,4 @@ export async function resultItems(tenantId: string, results: readonly StoredResu
       result: r.result,
     };
   });
-}
-
-/**
- * An abnormal result just stored: open consoles are told at once (the live channel's
- * `questionnaires` topic), and the email settings' recipients get a mail when they asked for it.
- * Neither failing loses the result.
- */
-export async function raiseAbnormal(result: StoredResult): Promise<void> {
-  if (result.result !== 'abnormal') return;
-  const [item] = await resultItems(result.tenantId, [result]);
-  await publish(liveTopics(result.tenantId).questionnaires, { items: [item!] } satisfies LiveQuestionnaireMessage).catch((error: unknown) =>
-    log('warn', 'abnormal result not announced to consoles', { tenantId: result.tenantId, error: String(error) }),
-  );
-  await sendQuestionnaireAlert(item!, result.tenantId).catch((error: unknown) =>
-    log('error', 'questionnaire alert mail not sent', { tenantId: result.tenantId, error: String(error) }),
-  );
 }

@@ -31,15 +31,20 @@ import { NotFoundError, ValidationError, fieldError, type FieldIssue } from '#li
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
 import { exportJson, requireExport, startExport } from './exportJobs.ts';
-import { deliverQuestionnaires, devicesInScope, questionnaireJson, resultItems } from './questionnaireItems.ts';
+import { deliverQuestionnaires } from './questionnaireDelivery.ts';
+import { devicesInScope, questionnaireJson, resultItems } from './questionnaireItems.ts';
+import { surveyHandlers } from './surveys.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
   'CAPTURES_BUCKET',
+  'CONSOLE_URL',
   'EVENTS_TABLE',
   'EXPORT_WORKER_FUNCTION',
   'IMPORTS_BUCKET',
   'IOT_DATA_ENDPOINT',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
   'MAIN_TABLE',
   'ORIGIN_VERIFY_SECRET',
   'PACKAGES_BUCKET',
@@ -48,7 +53,8 @@ export const environment = declareEnvironment([
 ]);
 
 /**
- * `/v1/questionnaires`: the company's surveys, their opening and closing, and their results.
+ * `/v1/questionnaires`: the company's surveys, their opening and closing, and their results; and
+ * `/v1/surveys`, the public page behind a terminal's QR code (resources/surveys.ts).
  * Opening, closing and every change of an open survey write the surveys of each terminal that
  * gained or lost one into its shadow (resources/questionnaireItems.ts).
  */
@@ -214,6 +220,7 @@ export const questionnaires = defineResource('questionnaires', {
       return ok(await exportJson(job));
     },
   }),
+  ...surveyHandlers,
 });
 
 export const handler = questionnaires.handler;

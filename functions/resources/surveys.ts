@@ -4,26 +4,10 @@ import { findQuestionnaire, type Questionnaire } from '#data/questionnaires';
 import { findLink, storeLinkResult, type SurveyLink } from '#data/questionnaireResults';
 import { safeEqualText, sha256 } from '#lib/crypto';
 import { AppError } from '#lib/errors';
-import { created, defineResource, ok, publicRoute } from '#lib/http';
+import { created, ok, publicRoute } from '#lib/http';
 import type { MessageId } from '#lib/i18n';
-import { declareEnvironment } from '#lib/env';
-import { questionsOf, raiseAbnormal, resultOf, surveyForDevice } from './questionnaireItems.ts';
-
-/** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment([
-  'CAPTURES_BUCKET',
-  'CONSOLE_URL',
-  'EVENTS_TABLE',
-  'IMPORTS_BUCKET',
-  'IOT_DATA_ENDPOINT',
-  'MAIL_FROM',
-  'MAIL_WORKER_FUNCTION',
-  'MAIN_TABLE',
-  'ORIGIN_VERIFY_SECRET',
-  'PACKAGES_BUCKET',
-  'PHOTOS_BUCKET',
-  'RECORDINGS_BUCKET',
-]);
+import { raiseAbnormal } from './questionnaireAlerts.ts';
+import { questionsOf, resultOf, surveyForDevice } from './questionnaireItems.ts';
 
 /**
  * `/v1/surveys`: the public page behind a terminal's QR code (`/survey#<token>` in the console).
@@ -60,7 +44,8 @@ async function surveyOf(link: SurveyLink): Promise<Questionnaire> {
   }
 }
 
-export const surveys = defineResource('surveys', {
+/** The public routes, served by the questionnaires function (resources/questionnaires.ts). */
+export const surveyHandlers = {
   'POST /v1/surveys/open': publicRoute({
     body: surveyOpenBody,
     async handle({ body }) {
@@ -86,6 +71,4 @@ export const surveys = defineResource('surveys', {
       return created(null);
     },
   }),
-});
-
-export const handler = surveys.handler;
+} as const;

@@ -319,16 +319,14 @@ export class PassCloudStack extends Stack {
 
     // Questionnaires: surveys (main table), results and QR links (events table), their delivery to
     // the terminals' shadows, exports by the export worker. Answers (from terminals through
-    // deviceSync, from phones through surveys) tell open consoles of abnormal results and queue
+    // deviceSync, from phones through the public /v1/surveys routes) tell open consoles of abnormal results and queue
     // alert mails, which the mail service sends.
-    const { questionnaires, surveys } = this.api.functions;
+    const { questionnaires } = this.api.functions;
     grantTable(questionnaires, main, 'readWrite');
-    grantTable(questionnaires, events, 'readWrite');
     this.grantObjects(questionnaires, [buckets.data.imports], ['s3:GetObject']);
     iot.grantQuestionnaireDelivery(questionnaires);
     questionnaires.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
-    grantTable(surveys, main, 'read');
-    for (const fn of [surveys, deviceSync]) {
+    for (const fn of [questionnaires, deviceSync]) {
       grantTable(fn, events, 'readWrite');
       iot.grantLiveAnnounce(fn, 'Abnormal questionnaire results are announced on console/<tenantId>/questionnaires of the tenant the answering terminal or link belongs to; the tenant comes from the device credentials or the link.');
       fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));

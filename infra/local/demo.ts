@@ -11,6 +11,7 @@ import { companyTimezone } from '@passcloud/functions/data/tenants';
 import { addDays, dayOf, endOfDay, startOfDay } from '@passcloud/functions/domain/time';
 import { putObject } from '@passcloud/functions/lib/storage';
 import { seedDemoAttendance } from './demoAttendance.ts';
+import { seedDemoQuestionnaires } from './demoQuestionnaires.ts';
 
 /**
  * The demo company's people and authorizations, made on the first start so that a newcomer sees
@@ -135,6 +136,7 @@ export async function startDemo(tenantId: string, fleet: Fleet | undefined, perM
     const deviceKeys = fleet.agents.map((a) => a.deviceKey).filter((k): k is string => !!k);
     await authorizeDemo(tenantId, people, deviceKeys);
     await seedDemoAttendance(tenantId, deviceKeys);
+    await seedDemoQuestionnaires(tenantId, deviceKeys, [...people.passList, ...people.visitors]);
   }
   if (!fleet || perMinute <= 0) return undefined;
   return simulateTraffic(fleet.agents, { perMinute });

@@ -13,7 +13,7 @@ import { pool } from '@passcloud/functions/lib/pool';
  */
 
 /** A repeatable random number in [0, 1) for a person and day, so a restart back-fills the same history. */
-function chance(...parts: (string | number)[]): number {
+export function chance(...parts: (string | number)[]): number {
   let h = 2166136261;
   for (const ch of parts.join('|')) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
   return ((h >>> 0) % 10_000) / 10_000;

@@ -17,6 +17,8 @@ import { dynamo } from '@passcloud/functions/lib/aws';
 import { getShadow } from '@passcloud/functions/lib/iot';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { seedDemoQuestionnaires } from '@passcloud/infra/local/demoQuestionnaires';
+import { addDays, dayOf } from '@passcloud/functions/domain/time';
 import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
@@ -303,6 +305,9 @@ describe('delivery to the terminals in scope', () => {
       answers: [{ choices: [0] }],
     });
     expect(late.status).toBe(409);
+    // An answer stored before the close, sent again, is still answered as stored.
+    const resent = await answerOn(a, { answerId: 'r2', questionnaireKey: q.questionnaireKey, revision: 2, answeredAt: Date.now(), answers: [{ choices: [0] }] });
+    expect(resent.body.data).toEqual({ stored: 'duplicate', result: 'normal' });
   });
 
   it('exports the results to xlsx', async () => {
@@ -466,5 +471,31 @@ describe('limits under concurrency', () => {
     const list = await call<QuestionnairePage>('GET', '/v1/questionnaires?state=open&pageSize=50', { token: otherToken });
     expect(list.body.data.total).toBe(10);
     expect((await surveysOf(terminal)).items).toHaveLength(10);
+  });
+});
+
+describe('the demo questionnaires', () => {
+  it('opens a screen survey on every terminal and a QR survey on one, with days of earlier results, once', async () => {
+    const demo = await registerTenant();
+    const demoToken = (await login(demo.username, demo.password)).token;
+    const demoTenant = demoToken.split('.')[0]!;
+    await grantSeats(demoToken, 3);
+    const terminals = [await bind(demo.userCode), await bind(demo.userCode)];
+    const keys = terminals.map((t) => t.deviceKey);
+    const stored = await seedDemoQuestionnaires(demoTenant, keys, [], 5);
+    expect(stored).toBe(60);
+    expect(await seedDemoQuestionnaires(demoTenant, keys, [], 5)).toBe(0);
+    const list = (await call<QuestionnairePage>('GET', '/v1/questionnaires?state=open', { token: demoToken })).body.data;
+    expect(list.items.map((q) => q.mode).sort()).toEqual(['qr', 'screen']);
+    expect((await surveysOf(terminals[0]!)).items).toHaveLength(2);
+    expect((await surveysOf(terminals[1]!)).items).toHaveLength(1);
+    const health = list.items.find((q) => q.mode === 'screen')!;
+    const today = dayOf(new Date(), 'UTC');
+    const page = (await call<QuestionnaireResultPage>('GET', `/v1/questionnaires/${health.questionnaireKey}/results?from=${addDays(today, -6)}&to=${today}&pageSize=200`, { token: demoToken }))
+      .body.data;
+    expect(page.items).toHaveLength(60);
+    const abnormal = page.items.filter((r) => r.result === 'abnormal').length;
+    expect(abnormal).toBeGreaterThan(0);
+    expect(abnormal).toBeLessThan(30);
   });
 });

@@ -121,13 +121,20 @@ for (const mod of [protocol, devices] as Record<string, unknown>[]) {
   }
 }
 
+/** The settings of a shadow section: every key but the surveys' (QUESTIONNAIRES_SHADOW_KEY), which must name surveys when present. */
+function settingsOf(doc: Record<string, number | string>, ctx: z.RefinementCtx): Record<string, number | string> {
+  const { [protocol.QUESTIONNAIRES_SHADOW_KEY]: surveys, ...settings } = doc;
+  if (surveys !== undefined && (typeof surveys !== 'string' || !/^([0-9a-z]{8,32}\.\d+(,[0-9a-z]{8,32}\.\d+)*)?$/.test(surveys)))
+    ctx.addIssue({ code: 'custom', message: `${protocol.QUESTIONNAIRES_SHADOW_KEY} must be "<questionnaireKey>.<revision>" values joined by commas, or ""` });
+  return settings;
+}
 /** A shadow state section: device keys and values that decode to valid settings. */
 const deviceDoc = z.record(z.string(), z.union([z.number(), z.string()])).superRefine((doc, ctx) => {
-  const { invalid } = fromDocument(doc);
+  const { invalid } = fromDocument(settingsOf(doc, ctx));
   if (invalid.length > 0) ctx.addIssue({ code: 'custom', message: `keys that are unknown or whose values do not decode: ${invalid.join(', ')}` });
 });
 const completeDoc = deviceDoc.superRefine((doc, ctx) => {
-  if (!fromCompleteDocument(doc)) ctx.addIssue({ code: 'custom', message: 'desired must be the complete set of settings (cloud writes all of them)' });
+  if (!fromCompleteDocument(settingsOf(doc, ctx))) ctx.addIssue({ code: 'custom', message: 'desired must be the complete set of settings (cloud writes all of them)' });
 });
 const seconds = z.number().int().positive();
 const metadata = z.record(z.string(), z.unknown());

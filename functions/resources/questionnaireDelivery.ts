@@ -1,0 +1,33 @@
+import { QUESTIONNAIRES_SHADOW_KEY, thingName } from '#contract/protocol';
+import { allDevices, isIntercom, type Device } from '#data/devices';
+import { openQuestionnaires } from '#data/questionnaires';
+import { surveysToken } from '#domain/questionnaires';
+import { updateDesired } from '#lib/iot';
+import { pool } from '#lib/pool';
+import { surveysOf } from './questionnaireItems.ts';
+
+/**
+ * How an open survey reaches the terminals in its scope: a value in each terminal's shadow
+ * (QUESTIONNAIRES_SHADOW_KEY) names the surveys it is to show, after which the terminal reads them
+ * over HTTPS (`GET /v1/deviceSync/questionnaires`).
+ */
+
+/** The shadow value that names a terminal's surveys (part of every full desired state written to it). */
+export async function questionnairesDesired(device: Device): Promise<Record<string, string>> {
+  if (isIntercom(device)) return {};
+  return { [QUESTIONNAIRES_SHADOW_KEY]: surveysToken(surveysOf(device, await openQuestionnaires(device.tenantId))) };
+}
+
+/**
+ * Writes the surveys each of `deviceKeys` is to show into its shadow: the terminals a survey
+ * reached or left when it opened, closed, changed or moved its scope. Every terminal gets the
+ * whole value, so a write that was missed is made good by the next.
+ */
+export async function deliverQuestionnaires(tenantId: string, deviceKeys: ReadonlySet<string>): Promise<void> {
+  if (deviceKeys.size === 0) return;
+  const [open, fleet] = await Promise.all([openQuestionnaires(tenantId), allDevices(tenantId)]);
+  const targets = fleet.filter((d) => deviceKeys.has(d.deviceKey));
+  await pool(targets, 8, async (device) => {
+    await updateDesired(thingName(tenantId, device.deviceKey), { [QUESTIONNAIRES_SHADOW_KEY]: surveysToken(surveysOf(device, open)) });
+  });
+}
