@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CallStatus, RecordingType } from '#contract/protocol';
 import { dynamo } from '#lib/aws';
-import { fieldError } from '#lib/errors';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { isConditionFailure } from './entity.ts';
+import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 
 /**
  * Intercom calls in the events table, under the tenant's partition, one record per (reporting
@@ -51,7 +51,6 @@ export interface CallRecord {
 
 const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
-const HIGH = '\u{10FFFF}';
 
 export const callSk = (c: Pick<CallRecord, 'startTime' | 'deviceKey' | 'callId'>): string => `call#${c.startTime}#${c.deviceKey}#${c.callId}`;
 const markerSk = (deviceKey: string, callId: string): string => `callid#${deviceKey}#${callId}`;
@@ -247,13 +246,6 @@ export interface CallFilter {
 /** One list request reads at most this many items when a filter skips most of them; the cursor goes on from there. */
 export const CALL_READ_BUDGET = 500;
 
-const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
-function decodeCursor(cursor: string, prefix: string): string {
-  const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key.startsWith(prefix) || key.length > 300) throw fieldError('cursor', 'error.badCursor');
-  return key;
-}
-
 /**
  * Newest first within the range of start times: all the company's calls, or one intercom's
  * through its index. A status filter reads at most `budget` items per request; the page may then
@@ -268,47 +260,17 @@ export async function listCalls(
 ): Promise<{ items: (CallRecord & { sk: string })[]; nextCursor: string | null }> {
   const byDevice = !!filter.deviceKey;
   const prefix = byDevice ? '' : 'call#';
-  const skName = byDevice ? 'gsi1sk' : 'sk';
-  const lower = `${prefix}${filter.fromIso}`;
-  let upper = `${prefix}${filter.toIso}#${HIGH}`;
-  const after = cursor ? decodeCursor(cursor, prefix) : undefined;
-  if (after !== undefined && after < upper) upper = after;
-  const names: Record<string, string> = { '#p': byDevice ? 'gsi1pk' : 'pk', '#s': skName };
-  const values: Record<string, unknown> = { ':p': byDevice ? devicePartition(tenantId, filter.deviceKey!) : tenantId, ':lo': lower, ':hi': upper };
-  const filtered = filter.status !== undefined;
-  if (filtered) {
-    names['#st'] = 'status';
-    values[':st'] = filter.status;
-  }
-  const items: (CallRecord & { sk: string })[] = [];
-  let start: Record<string, unknown> | undefined;
-  let read = 0;
-  let lastKey: string | undefined;
-  for (;;) {
-    const limit = filtered ? Math.min(200, Math.max(pageSize + 1, budget - read)) : pageSize + 1 - items.length + (after !== undefined ? 1 : 0);
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        ...(byDevice ? { IndexName: GSI } : {}),
-        KeyConditionExpression: '#p = :p AND #s BETWEEN :lo AND :hi',
-        ...(filtered ? { FilterExpression: '#st = :st' } : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: start,
-      }),
-    );
-    read += page.ScannedCount ?? 0;
-    for (const item of page.Items ?? []) if (item[skName] !== after) items.push(item as CallRecord & { sk: string });
-    start = page.LastEvaluatedKey;
-    if (start) lastKey = String(start[skName]);
-    if (items.length > pageSize) {
-      items.length = pageSize;
-      const last = items.at(-1)!;
-      return { items, nextCursor: encodeCursor(byDevice ? `${last.startTime}#${last.callId}` : last.sk) };
-    }
-    if (!start) return { items, nextCursor: null };
-    if (read >= budget) return { items, nextCursor: encodeCursor(lastKey!) };
-  }
+  return readNewestFirst<CallRecord & { sk: string }>({
+    table: table(),
+    ...(byDevice ? { index: GSI } : {}),
+    partition: byDevice ? { name: 'gsi1pk', value: devicePartition(tenantId, filter.deviceKey!) } : { name: 'pk', value: tenantId },
+    sortKey: byDevice ? 'gsi1sk' : 'sk',
+    lower: `${prefix}${filter.fromIso}`,
+    upper: `${prefix}${filter.toIso}#${HIGH}`,
+    after: cursor ? decodeCursor(cursor, prefix) : undefined,
+    ...(filter.status !== undefined ? { filter: { conditions: ['#st = :st'], names: { '#st': 'status' }, values: { ':st': filter.status } } } : {}),
+    pageSize,
+    budget,
+    keyOf: (last) => (byDevice ? `${last.startTime}#${last.callId}` : last.sk),
+  });
 }

@@ -5,6 +5,7 @@ import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { releaseJobSlot } from './jobSlots.ts';
 import { fieldError } from '#lib/errors';
+import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { epochSeconds, type TransactItem } from './entity.ts';
 
@@ -73,7 +74,6 @@ export interface PassRecord {
 
 const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
-const HIGH = '\u{10FFFF}';
 
 export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `rec#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
 const markerSk = (deviceKey: string, recordId: string): string => `recid#${deviceKey}#${recordId}`;
@@ -301,13 +301,6 @@ function sourceOf(filter: RecordFilter): Source {
   return { kind: 'all' };
 }
 
-const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
-function decodeCursor(cursor: string, prefix: string): string {
-  const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key.startsWith(prefix) || key.length > 300) throw fieldError('cursor', 'issue.invalid');
-  return key;
-}
-
 /**
  * Newest first, within the range of verify times. Reads one key range (see sourceOf), filters the
  * rest, and stops after READ_BUDGET items read: a page may then hold fewer items than asked for,
@@ -317,13 +310,9 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   const source = sourceOf(filter);
   const prefix = source.kind === 'all' ? 'rec#' : source.kind === 'flag' ? `recx#${source.flag}#` : '';
   const skName = source.kind === 'device' ? 'gsi1sk' : 'sk';
-  const lower = `${prefix}${filter.fromIso}`;
-  let upper = `${prefix}${filter.toIso}#${HIGH}`;
-  const after = cursor ? decodeCursor(cursor, prefix) : undefined;
-  if (after !== undefined && after < upper) upper = after;
-
-  const names: Record<string, string> = { '#p': source.kind === 'device' ? 'gsi1pk' : 'pk', '#s': skName };
-  const values: Record<string, unknown> = { ':p': source.kind === 'device' ? devicePartition(tenantId, source.deviceKey) : tenantId, ':lo': lower, ':hi': upper };
+  const after = cursor ? decodeCursor(cursor, prefix, 'issue.invalid') : undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
   const conditions: string[] = [];
   const add = (condition: string, attrs: Record<string, string>, vals: Record<string, unknown>) => {
     conditions.push(condition);
@@ -336,39 +325,19 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
   if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
   if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
-  const filtered = conditions.length > 0;
-
-  const items: PassRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  let read = 0;
-  let lastKey: string | undefined;
-  for (;;) {
-    const limit = filtered ? Math.min(200, Math.max(pageSize + 1, budget - read)) : pageSize + 1 - items.length + (after !== undefined ? 1 : 0);
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        ...(source.kind === 'device' ? { IndexName: GSI } : {}),
-        KeyConditionExpression: '#p = :p AND #s BETWEEN :lo AND :hi',
-        ...(filtered ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: start,
-      }),
-    );
-    read += page.ScannedCount ?? 0;
-    for (const item of page.Items ?? []) if (item[skName] !== after) items.push(item as unknown as PassRecord);
-    start = page.LastEvaluatedKey;
-    if (start) lastKey = String(start[skName]);
-    if (items.length > pageSize) {
-      items.length = pageSize;
-      const last = items.at(-1)!;
-      return { items, nextCursor: encodeCursor(source.kind === 'device' ? `${last.verifyTime}#${last.recordId}` : keyIn(source, last)) };
-    }
-    if (!start) return { items, nextCursor: null };
-    if (read >= budget) return { items, nextCursor: encodeCursor(lastKey!) };
-  }
+  return readNewestFirst<PassRecord>({
+    table: table(),
+    ...(source.kind === 'device' ? { index: GSI } : {}),
+    partition: source.kind === 'device' ? { name: 'gsi1pk', value: devicePartition(tenantId, source.deviceKey) } : { name: 'pk', value: tenantId },
+    sortKey: skName,
+    lower: `${prefix}${filter.fromIso}`,
+    upper: `${prefix}${filter.toIso}#${HIGH}`,
+    after,
+    filter: { conditions, names, values },
+    pageSize,
+    budget,
+    keyOf: (last) => (source.kind === 'device' ? `${last.verifyTime}#${last.recordId}` : keyIn(source, last)),
+  });
 }
 
 const keyIn = (source: Source, r: PassRecord): string => (source.kind === 'flag' ? sparseSk(source.flag, r) : recordSk(r));

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnswerSource, AnsweredQuestion, QuestionnaireResult } from '#contract/questionnaires';
 import { dynamo } from '#lib/aws';
-import { fieldError } from '#lib/errors';
 import { isConditionFailure } from './entity.ts';
+import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 
 /**
@@ -54,7 +54,6 @@ export interface SurveyLink {
 }
 
 const table = () => tableName(EVENTS_TABLE);
-const HIGH = '\u{10FFFF}';
 const resultSk = (r: Pick<StoredResult, 'questionnaireKey' | 'answeredAt' | 'resultId'>) => `qresult#${r.questionnaireKey}#${r.answeredAt}#${r.resultId}`;
 const markerSk = (deviceKey: string, answerId: string) => `qanswer#${deviceKey}#${answerId}`;
 const linkSk = (linkId: string) => `qlink#${linkId}`;
@@ -177,13 +176,6 @@ export interface ResultFilter {
 /** One list request reads at most this many items when a filter skips most of them; the cursor goes on from there. */
 export const RESULT_READ_BUDGET = 500;
 
-const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
-function decodeCursor(cursor: string, prefix: string): string {
-  const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key.startsWith(prefix) || key.length > 300) throw fieldError('cursor', 'error.badCursor');
-  return key;
-}
-
 /**
  * One survey's results, newest first within the range of answer times. A device or result filter
  * reads at most `budget` items per request; the page may then be short, with a cursor that goes
@@ -198,51 +190,30 @@ export async function listResults(
   budget = RESULT_READ_BUDGET,
 ): Promise<{ items: StoredResult[]; nextCursor: string | null }> {
   const prefix = `qresult#${questionnaireKey}#`;
-  const lower = `${prefix}${filter.fromIso}`;
-  let upper = `${prefix}${filter.toIso}#${HIGH}`;
-  const after = cursor ? decodeCursor(cursor, prefix) : undefined;
-  if (after !== undefined && after < upper) upper = after;
-  const names: Record<string, string> = { '#p': 'pk', '#s': 'sk' };
-  const values: Record<string, unknown> = { ':p': tenantId, ':lo': lower, ':hi': upper };
   const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
   if (filter.deviceKey) {
+    conditions.push('#d = :d');
     names['#d'] = 'deviceKey';
     values[':d'] = filter.deviceKey;
-    conditions.push('#d = :d');
   }
   if (filter.result) {
+    conditions.push('#r = :r');
     names['#r'] = 'result';
     values[':r'] = filter.result;
-    conditions.push('#r = :r');
   }
-  const filtered = conditions.length > 0;
-  const items: (StoredResult & { sk: string })[] = [];
-  let start: Record<string, unknown> | undefined;
-  let read = 0;
-  let lastKey: string | undefined;
-  for (;;) {
-    const limit = filtered ? Math.min(200, Math.max(pageSize + 1, budget - read)) : pageSize + 1 - items.length + (after !== undefined ? 1 : 0);
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: '#p = :p AND #s BETWEEN :lo AND :hi',
-        ...(filtered ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: start,
-      }),
-    );
-    read += page.ScannedCount ?? 0;
-    for (const item of page.Items ?? []) if (item.sk !== after) items.push({ ...fromItem(item), sk: String(item.sk) });
-    start = page.LastEvaluatedKey;
-    if (start) lastKey = String(start.sk);
-    if (items.length > pageSize) {
-      items.length = pageSize;
-      return { items, nextCursor: encodeCursor(items.at(-1)!.sk) };
-    }
-    if (!start) return { items, nextCursor: null };
-    if (read >= budget) return { items, nextCursor: encodeCursor(lastKey!) };
-  }
+  const page = await readNewestFirst<Record<string, unknown>>({
+    table: table(),
+    partition: { name: 'pk', value: tenantId },
+    sortKey: 'sk',
+    lower: `${prefix}${filter.fromIso}`,
+    upper: `${prefix}${filter.toIso}#${HIGH}`,
+    after: cursor ? decodeCursor(cursor, prefix) : undefined,
+    filter: { conditions, names, values },
+    pageSize,
+    budget,
+    keyOf: (last) => String(last.sk),
+  });
+  return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
 }
