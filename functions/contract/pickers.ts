@@ -17,11 +17,11 @@ export const PICKER_CODES = {
   groups: {
     employee: ['pass:employee', ...PASSAGE],
     visitor: ['pass:visitor', ...PASSAGE],
-    device: ['pass:device', ...PASSAGE, 'pass:record'],
+    device: ['pass:device', ...PASSAGE, 'pass:record', 'pass:questionnaire'],
   } satisfies Record<GroupType, AuthCode[]>,
   departments: ['pass:employee', ...PASSAGE, 'pass:attendance-statistics'] as AuthCode[],
   // An attendance group names the terminals whose passes count as clock-ins.
-  devices: ['pass:device', ...PASSAGE, 'pass:record', 'pass:attendance-settings'] as AuthCode[],
+  devices: ['pass:device', ...PASSAGE, 'pass:record', 'pass:attendance-settings', 'pass:questionnaire'] as AuthCode[],
 };
 
 export const pickerPeopleQuery = listQuery.extend({ type: z.enum(PERSON_KINDS) });

@@ -14,7 +14,8 @@ export interface PickerPage<T> {
   nextCursor: string | null;
 }
 
-export const pickGroups = (type: GroupType) => api.get<PickerPage<PickerGroup>>('/v1/pickers/groups', { query: { type } }).then((p) => p.items);
+export const pickGroups = (type: GroupType, options: RequestOptions = {}) =>
+  api.get<PickerPage<PickerGroup>>('/v1/pickers/groups', { ...options, query: { type } }).then((p) => p.items);
 export const pickDepartments = () => api.get<PickerPage<PickerDepartment>>('/v1/pickers/departments').then((p) => p.items);
 
 /** Every device of the company (all pages, at most `pages` of 200). */

@@ -9,5 +9,7 @@ export const PUBLIC_SCREENS: Record<string, () => Promise<{ default: ComponentTy
   '/agreement': () => import('../features/auth/AgreementPage.tsx'),
   '/entrance': () => import('../features/entrance/EntrancePage.tsx'),
   '/smart-elevator': () => import('../features/entrance/SmartElevatorPage.tsx'),
+  // The page behind a face terminal's QR code, answered on a phone (`/survey#<token>`).
+  '/survey': () => import('../features/questionnaires/SurveyPage.tsx'),
   '/404': () => import('../features/errors/NotFoundPage.tsx'),
 };

@@ -14,6 +14,8 @@ import { mustChangePassword, onPasswordChanged } from '../session.ts';
 import { Header } from './Header.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
+import { QuestionnaireAlerts } from '../../features/questionnaires/QuestionnaireAlerts.tsx';
+import { AlertArea } from './AlertArea.tsx';
 
 export const MENU_EXPANDED = 250;
 export const MENU_COLLAPSED = 65;
@@ -63,7 +65,13 @@ export default function MainLayout() {
         <AppShell.Main>
           {/* Confirmations are a console matter; the public screens do without them. */}
           <ModalsProvider>{!waitForPassword && <Outlet />}</ModalsProvider>
-          {!waitForPassword && <BlacklistAlerts />}
+          {!waitForPassword && (
+            <>
+              <BlacklistAlerts />
+              <QuestionnaireAlerts />
+              <AlertArea />
+            </>
+          )}
         </AppShell.Main>
       </AppShell>
     </QueryClientProvider>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import type { LiveConnection, LiveMessage, LiveTopic } from '@passcloud/functions/contract/live';
+import type { LiveConnection, LiveTopic } from '@passcloud/functions/contract/live';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
+import type { QuestionnaireResultItem } from '@passcloud/functions/contract/questionnaires';
 import { api } from '../api.ts';
 import { onLeave, onReset } from '../auth.ts';
 import { getToken } from '../session.ts';
@@ -13,13 +14,20 @@ import { connectMqtt, MqttRefused, type MqttConnection } from './mqtt.ts';
  */
 
 export type LiveState = 'off' | 'connecting' | 'open';
-type Listener = (items: PassRecordItem[]) => void;
+
+/** What each topic's messages carry (LiveMessage, LiveQuestionnaireMessage). */
+export interface LiveItems {
+  passes: PassRecordItem;
+  blacklist: PassRecordItem;
+  questionnaires: QuestionnaireResultItem;
+}
+type Listener<T extends LiveTopic> = (items: LiveItems[T][]) => void;
 
 const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000];
 /** A tab's connection outlives its last listener this long, so moving between screens keeps it. */
 const LINGER_MS = 10_000;
 
-const listeners: Record<LiveTopic, Set<Listener>> = { passes: new Set(), blacklist: new Set() };
+const listeners: { [T in LiveTopic]: Set<Listener<T>> } = { passes: new Set(), blacklist: new Set(), questionnaires: new Set() };
 const stateListeners = new Set<() => void>();
 const tabId = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
 
@@ -38,7 +46,7 @@ function setState(next: LiveState): void {
   for (const listener of stateListeners) listener();
 }
 
-const listening = () => listeners.passes.size + listeners.blacklist.size > 0;
+const listening = () => Object.values(listeners).some((set) => set.size > 0);
 
 function stop(): void {
   generation++;
@@ -99,22 +107,23 @@ function later(): void {
 function deliver(topic: string, payload: Uint8Array): void {
   const key = (Object.keys(topics) as LiveTopic[]).find((k) => topics[k] === topic);
   if (!key) return;
-  let message: LiveMessage;
+  let message: { items?: unknown };
   try {
-    message = JSON.parse(new TextDecoder().decode(payload)) as LiveMessage;
+    message = JSON.parse(new TextDecoder().decode(payload)) as { items?: unknown };
   } catch {
     return;
   }
   if (!Array.isArray(message.items)) return;
-  for (const listener of listeners[key]) listener(message.items);
+  const items = message.items as never[];
+  for (const listener of listeners[key] as Set<Listener<LiveTopic>>) listener(items);
 }
 
-function listen(topic: LiveTopic, listener: Listener): () => void {
-  listeners[topic].add(listener);
+function listen<T extends LiveTopic>(topic: T, listener: Listener<T>): () => void {
+  (listeners[topic] as Set<Listener<T>>).add(listener);
   clearTimeout(linger);
   void start();
   return () => {
-    listeners[topic].delete(listener);
+    (listeners[topic] as Set<Listener<T>>).delete(listener);
     if (!listening()) {
       clearTimeout(linger);
       linger = setTimeout(() => {
@@ -139,13 +148,13 @@ const subscribeState = (listener: () => void) => {
  * it does not, the caller polls. `onOpen` runs each time it starts to, so the caller can catch up
  * on what it missed while it was not.
  */
-export function useLive(topic: LiveTopic, onItems: Listener, options: { enabled?: boolean; onOpen?: () => void } = {}): boolean {
+export function useLive<T extends LiveTopic>(topic: T, onItems: Listener<T>, options: { enabled?: boolean; onOpen?: () => void } = {}): boolean {
   const enabled = options.enabled ?? true;
   const handlers = useRef({ onItems, onOpen: options.onOpen });
   handlers.current = { onItems, onOpen: options.onOpen };
   useEffect(() => {
     if (!enabled) return;
-    return listen(topic, (items) => handlers.current.onItems(items));
+    return listen<T>(topic, (items) => handlers.current.onItems(items));
   }, [topic, enabled]);
   const current = useSyncExternalStore(subscribeState, () => state);
   const live = enabled && current === 'open' && !!topics[topic];

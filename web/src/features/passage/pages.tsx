@@ -1,13 +1,14 @@
-import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { RecordListPage } from './records/RecordListPage.tsx';
 import { AuthorityListPage } from './authorities/AuthorityListPage.tsx';
 import { AuthorityWizardPage } from './authorities/AuthorityWizardPage.tsx';
+import { QuestionnaireResultsPage } from '../questionnaires/ResultsPage.tsx';
+import { QuestionnaireSettingPage as SettingPage } from '../questionnaires/SettingPage.tsx';
 
-/** Screens of this area; each renders its localized title until its feature lands. */
+/** Screens of this area; the questionnaires have a folder of their own. */
 export const AuthorityPage = () => <AuthorityListPage setType={0} />;
 export const AuthoritySettingPage = () => <AuthorityWizardPage />;
 export const PassRecordPage = () => <RecordListPage screen="pass" />;
 export const BlacklistMonitoringPage = () => <AuthorityListPage setType={1} />;
 export const BlacklistRecordPage = () => <RecordListPage screen="blacklist" />;
-export const QuestionnairePage = () => <ScreenPage />;
-export const QuestionnaireSettingPage = () => <ScreenPage />;
+export const QuestionnairePage = () => <QuestionnaireResultsPage />;
+export const QuestionnaireSettingPage = () => <SettingPage />;

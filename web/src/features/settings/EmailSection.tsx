@@ -27,6 +27,7 @@ interface Values {
   recipients: string[];
   feverAlert: boolean;
   blacklistAlert: boolean;
+  questionnaireAlert: boolean;
   attendanceSummary: boolean;
   attendanceSummaryTime: string;
 }
@@ -49,6 +50,7 @@ const FIELDS: (keyof Values)[] = [
   'recipients',
   'feverAlert',
   'blacklistAlert',
+  'questionnaireAlert',
   'attendanceSummary',
   'attendanceSummaryTime',
 ];
@@ -69,6 +71,7 @@ function valuesOf(settings: EmailSettings): Values {
     recipients: settings.recipients,
     feverAlert: settings.feverAlert,
     blacklistAlert: settings.blacklistAlert,
+    questionnaireAlert: settings.questionnaireAlert,
     attendanceSummary: settings.attendanceSummary,
     attendanceSummaryTime: settings.attendanceSummaryTime,
   };
@@ -106,6 +109,7 @@ export function EmailSection() {
       recipients: [],
       feverAlert: false,
       blacklistAlert: false,
+      questionnaireAlert: false,
       attendanceSummary: false,
       attendanceSummaryTime: '18:00',
       version: 0,
@@ -124,7 +128,7 @@ export function EmailSection() {
         if (value.length > MAX_RECIPIENTS) return t`Enter at most ${MAX_RECIPIENTS} recipients`;
         const bad = value.find((address) => !EMAIL.test(address));
         if (bad) return t`Not an email address: ${bad}`;
-        return (values.feverAlert || values.blacklistAlert || values.attendanceSummary) && value.length === 0
+        return (values.feverAlert || values.blacklistAlert || values.questionnaireAlert || values.attendanceSummary) && value.length === 0
           ? t`Add at least one recipient for the mails switched on`
           : null;
       },
@@ -184,6 +188,7 @@ export function EmailSection() {
         recipients: values.recipients,
         feverAlert: values.feverAlert,
         blacklistAlert: values.blacklistAlert,
+        questionnaireAlert: values.questionnaireAlert,
         attendanceSummary: values.attendanceSummary,
         attendanceSummaryTime: values.attendanceSummaryTime,
         version: stored.version,
@@ -367,6 +372,12 @@ export function EmailSection() {
             description={t`Sent at once when a person on a device's blacklist is recognised there.`}
             {...form.getInputProps('blacklistAlert', { type: 'checkbox' })}
             data-testid="email-blacklist"
+          />
+          <Switch
+            label={t`Abnormal questionnaire result in real time`}
+            description={t`Sent at once when an answer to a survey chooses an option that raises the alarm.`}
+            {...form.getInputProps('questionnaireAlert', { type: 'checkbox' })}
+            data-testid="email-questionnaire"
           />
           <Group gap="md" align="flex-end" wrap="wrap">
             <Switch

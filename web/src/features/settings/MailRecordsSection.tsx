@@ -58,6 +58,7 @@ export function MailRecordsSection() {
     test: t`Test mail`,
     feverAlert: t`Fever alert`,
     blacklistAlert: t`Blacklist alert`,
+    questionnaireAlert: t`Questionnaire alert`,
     attendanceSummary: t`Attendance summary`,
     licenceReminder: t`Licence reminder`,
   };

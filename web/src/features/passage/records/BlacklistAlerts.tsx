@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Anchor, Group, Stack, Text } from '@mantine/core';
-import { Notifications, createNotificationsStore, notifications } from '@mantine/notifications';
+import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { t } from '@lingui/core/macro';
 import { Trans } from '@lingui/react/macro';
@@ -12,13 +12,10 @@ import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contra
 import { BLACKLIST_RECORDS_SCREEN, today, unseenRecords, type SeenRecords } from './alerts.ts';
 import { RecordPhoto } from './parts.tsx';
 import { useLive } from '../../../app/live/channel.ts';
-import classes from './BlacklistAlerts.module.css';
+import { alertStore as alerts } from '../../../app/layout/AlertArea.tsx';
 
 const POLL_MS = 15_000;
 const LATEST = 5;
-
-/** Alerts have their own place (top right), so they neither queue behind nor push away the console's single toast. */
-const alerts = createNotificationsStore();
 
 /**
  * Blacklist hits while the console is open: for an account holding pass:blacklist, each blacklist
@@ -128,8 +125,5 @@ export function BlacklistAlerts() {
       document.removeEventListener('visibilitychange', onVisibility);
     };
   }, [watching, live]);
-  useEffect(() => () => notifications.clean(alerts), []);
-
-  if (!watching) return null;
-  return <Notifications store={alerts} position="top-right" limit={4} notificationMaxHeight={320} classNames={{ root: classes.alerts }} />;
+  return null;
 }

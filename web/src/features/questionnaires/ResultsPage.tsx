@@ -1,0 +1,475 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Alert, Badge, Button, Group, Loader, Modal, Paper, Select, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { useThrottledCallback } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlarm, IconDownload, IconSearch, IconSettings } from '@tabler/icons-react';
+import { plural } from '@lingui/core/macro';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { Link, useSearchParams } from 'react-router-dom';
+import { QUESTIONNAIRE_RESULTS, type QuestionnaireResult } from '@passcloud/functions/contract/questionnaires';
+import { formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
+import { useLive } from '../../app/live/channel.ts';
+import { useList } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { Truncated } from '../../components/Truncated.tsx';
+import { today } from '../passage/records/alerts.ts';
+import { loadDeviceOptions, type DeviceOption } from '../passage/records/api.ts';
+import { DayRangeInput } from '../passage/records/DayRangeInput.tsx';
+import { ExportDialog } from '../passage/records/ExportDialog.tsx';
+import { rangeAllowed } from '../passage/records/filters.ts';
+import { ResultBadge, StateBadge } from './parts.tsx';
+import {
+  RESOURCE,
+  SETTING_SCREEN,
+  allQuestionnaires,
+  resultsPath,
+  useQuestionnaireLabels,
+  type QuestionnaireItem,
+  type QuestionnaireLabels,
+  type QuestionnaireResultItem,
+  type QuestionnaireResultPage,
+} from './api.ts';
+
+const PAGE_SIZE = 20;
+/** The first page follows new answers this often while it is shown. */
+const REFRESH_MS = 10_000;
+
+interface Filters {
+  range: [string | null, string | null];
+  result: QuestionnaireResult | null;
+  deviceKey: string | null;
+}
+const initial = (): Filters => ({ range: [today(), today()], result: null, deviceKey: null });
+
+function queryOf(filters: Filters): Record<string, string | undefined> {
+  const [first, second] = filters.range;
+  const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
+  return { from, to, result: filters.result ?? undefined, deviceKey: filters.deviceKey ?? undefined };
+}
+
+/** Who answered: the person the terminal recognised, or "Anonymous" (a phone, or a stranger). */
+export function personText(result: QuestionnaireResultItem, labels: QuestionnaireLabels): string {
+  if (!result.person) return labels.anonymous;
+  return result.person.name ?? labels.kind[result.person.kind];
+}
+
+/**
+ * Survey results: one survey at a time (kept in the URL as `?questionnaire=`), its answers newest
+ * first over company days (today unless chosen), by result and device; a row opens the answers
+ * with the options that raised the alarm; the filtered results export as a workbook.
+ */
+export function QuestionnaireResultsPage() {
+  const { t } = useLingui();
+  const labels = useQuestionnaireLabels();
+  const [params, setParams] = useSearchParams();
+  const chosen = params.get('questionnaire');
+  const surveys = useQuery({ queryKey: [RESOURCE, 'all'], queryFn: allQuestionnaires });
+  const [draft, setDraft] = useState<Filters>(initial);
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [rangeError, setRangeError] = useState(false);
+  const [devices, setDevices] = useState<DeviceOption[]>([]);
+  const [open, setOpen] = useState<QuestionnaireResultItem | null>(null);
+  const [exporting, setExporting] = useState(false);
+
+  // Without a choice in the URL, the first open survey (else the first) is shown.
+  const items = surveys.data;
+  useEffect(() => {
+    if (chosen || !items?.length) return;
+    const first = items.find((s) => s.state === 'open') ?? items[0]!;
+    const next = new URLSearchParams(params);
+    next.set('questionnaire', first.questionnaireKey);
+    setParams(next, { replace: true });
+  }, [chosen, items]);
+  const choose = (key: string | null) => {
+    const next = new URLSearchParams(params);
+    if (key) next.set('questionnaire', key);
+    else next.delete('questionnaire');
+    setParams(next, { replace: true });
+  };
+  const survey: QuestionnaireItem | undefined = items?.find((s) => s.questionnaireKey === chosen);
+  const gone = !!chosen && !!items && !survey;
+
+  useEffect(() => {
+    // The terminal list needs its own right; without it the device filter offers the devices of the results read.
+    loadDeviceOptions().then(setDevices, () => undefined);
+  }, []);
+
+  const query = useMemo(() => queryOf(filters), [filters]);
+  const path = resultsPath(chosen ?? '');
+  const list = useList<QuestionnaireResultItem, QuestionnaireResultPage>({
+    resource: RESOURCE,
+    path,
+    query,
+    pageSize: PAGE_SIZE,
+    enabled: !!survey,
+    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting ? REFRESH_MS : false),
+  });
+  const page = list.page;
+  // An abnormal answer to this survey, announced live, shows at once.
+  const refetch = useThrottledCallback(() => void list.refetch(), 1000);
+  useLive('questionnaires', (results) => results.some((r) => r.questionnaireKey === chosen) && refetch(), { enabled: !!survey && list.cursors.length === 1 });
+
+  const search = () => {
+    if (!rangeAllowed(draft.range)) {
+      setRangeError(true);
+      return;
+    }
+    if (JSON.stringify(draft) === JSON.stringify(filters)) void list.refetch();
+    else setFilters(draft);
+  };
+  const reset = () => {
+    const fresh = initial();
+    setRangeError(false);
+    setDraft(fresh);
+    setFilters(fresh);
+  };
+
+  // Devices the terminal list does not offer still come from the results.
+  const deviceOptions = useMemo(() => {
+    const known = new Map(devices.map((d) => [d.value, d]));
+    for (const result of page?.items ?? [])
+      if (!known.has(result.deviceKey)) known.set(result.deviceKey, { value: result.deviceKey, label: result.deviceName });
+    return [...known.values()];
+  }, [devices, page]);
+
+  const columns: Column<QuestionnaireResultItem>[] = [
+    {
+      key: 'answerTime',
+      title: t`Answer time`,
+      render: (result) => (
+        <Tooltip label={formatTime(result.answerTime)}>
+          <span>{formatShortTime(result.answerTime)}</span>
+        </Tooltip>
+      ),
+    },
+    {
+      key: 'person',
+      title: t`Person`,
+      render: (result) =>
+        result.person ? (
+          <Group gap={6} wrap="nowrap">
+            <Truncated text={personText(result, labels)} maw={180} />
+            <Badge variant="light" size="sm" color={result.person.kind === 'employee' ? 'blue' : 'grape'}>
+              {labels.kind[result.person.kind]}
+            </Badge>
+          </Group>
+        ) : (
+          <Text size="sm" c="dimmed" data-testid="result-anonymous">
+            {labels.anonymous}
+          </Text>
+        ),
+    },
+    { key: 'device', title: t`Device`, render: (result) => <Truncated text={result.deviceName} maw={180} /> },
+    { key: 'source', title: t`Source`, render: (result) => labels.source[result.source] },
+    { key: 'revision', title: t`Revision`, render: (result) => formatNumber(result.revision) },
+    { key: 'result', title: t`Result`, render: (result) => <ResultBadge result={result.result} /> },
+    {
+      key: 'answers',
+      sticky: 'end',
+      render: (result) => (
+        <Button
+          size="xs"
+          variant="subtle"
+          onClick={(e) => {
+            e.stopPropagation();
+            setOpen(result);
+          }}
+          data-testid="result-open"
+        >
+          <Trans>Answers</Trans>
+        </Button>
+      ),
+    },
+  ];
+
+  const settingLink = (
+    <Button component={Link} to={SETTING_SCREEN} variant="default" leftSection={<IconSettings size={16} />} data-testid="questionnaire-setting-link">
+      <Trans>Survey settings</Trans>
+    </Button>
+  );
+
+  let body;
+  if (surveys.isPending) {
+    body = (
+      <Group justify="center" py="xl">
+        <Loader size="sm" />
+      </Group>
+    );
+  } else if (surveys.isError) {
+    body = (
+      <Stack align="center" py="xl" gap="xs" data-testid="questionnaire-surveys-failed">
+        <Text c="red">
+          <Trans>The surveys could not be loaded.</Trans>
+        </Text>
+        <Button variant="light" onClick={() => void surveys.refetch()}>
+          <Trans>Retry</Trans>
+        </Button>
+      </Stack>
+    );
+  } else if (!items?.length) {
+    body = (
+      <Stack align="center" py="xl" gap="xs" data-testid="questionnaire-none">
+        <Text c="dimmed">
+          <Trans>There are no surveys yet. Set one up, open it, and its answers appear here.</Trans>
+        </Text>
+        <Button component={Link} to={SETTING_SCREEN} variant="light">
+          <Trans>Set up a survey</Trans>
+        </Button>
+      </Stack>
+    );
+  } else {
+    body = (
+      <Stack gap="md">
+        <Group align="flex-end" gap="sm" wrap="wrap">
+          <DayRangeInput
+            value={draft.range}
+            onChange={(range) => {
+              setRangeError(false);
+              setDraft({ ...draft, range });
+            }}
+            tooLong={rangeError}
+            testId="result-range"
+          />
+          <Select
+            label={t`Result`}
+            placeholder={t`Any result`}
+            data={QUESTIONNAIRE_RESULTS.map((value) => ({ value, label: labels.result[value] }))}
+            clearable
+            value={draft.result}
+            onChange={(result) => setDraft({ ...draft, result: result as QuestionnaireResult | null })}
+            w={150}
+            data-testid="result-filter"
+          />
+          <Select
+            label={t`Device`}
+            placeholder={t`All devices`}
+            data={deviceOptions}
+            searchable
+            clearable
+            nothingFoundMessage={t`No such device`}
+            value={draft.deviceKey}
+            onChange={(deviceKey) => setDraft({ ...draft, deviceKey })}
+            w={200}
+            data-testid="result-device"
+          />
+          <Group gap="xs" wrap="nowrap">
+            <Button leftSection={<IconSearch size={16} />} onClick={search} disabled={!survey} data-testid="result-search">
+              <Trans>Search</Trans>
+            </Button>
+            <Button variant="default" onClick={reset} data-testid="result-reset">
+              <Trans>Reset</Trans>
+            </Button>
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={() => setExporting(true)}
+              disabled={!survey || !page || list.items.length === 0}
+              data-testid="result-export-button"
+            >
+              <Trans>Export</Trans>
+            </Button>
+          </Group>
+        </Group>
+        {gone ? (
+          <Alert color="orange" variant="light" data-testid="questionnaire-gone">
+            <Trans>This survey does not exist or was deleted. Choose another one.</Trans>
+          </Alert>
+        ) : (
+          <ListFrame
+            list={list}
+            name="result"
+            columns={columns}
+            rowKey={(result) => result.resultKey}
+            rowProps={(result) => ({
+              onClick: () => setOpen(result),
+              onKeyDown: (e) => {
+                if (e.key === 'Enter' || e.key === ' ') {
+                  e.preventDefault();
+                  setOpen(result);
+                }
+              },
+              tabIndex: 0,
+              style: { cursor: 'pointer' },
+              'data-testid': 'result-row',
+              'data-result': result.result,
+              'data-key': result.resultKey,
+            })}
+            empty={
+              page?.nextCursor ? (
+                <>
+                  <Text c="dimmed">
+                    <Trans>Nothing matches among the answers read so far.</Trans>
+                  </Text>
+                  <Button variant="light" onClick={() => list.setCursors([...list.cursors, page.nextCursor!])}>
+                    <Trans>Search further</Trans>
+                  </Button>
+                </>
+              ) : (
+                <Text c="dimmed">{filters.result || filters.deviceKey ? t`No answers match these filters.` : t`No answers on these days.`}</Text>
+              )
+            }
+          />
+        )}
+      </Stack>
+    );
+  }
+
+  const surveyOptions = (items ?? []).map((s) => ({ value: s.questionnaireKey, label: s.title }));
+  const revision = formatNumber(survey?.revision ?? 1);
+  const terminals = plural(survey?.deviceCount ?? 0, { one: '# terminal', other: '# terminals' });
+  return (
+    <ScreenPage>
+      <Paper withBorder radius="md" p="md">
+        <Stack gap="md">
+          <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+            <Group align="flex-end" gap="md" wrap="wrap">
+              <Select
+                label={t`Survey`}
+                placeholder={t`Choose a survey`}
+                data={surveyOptions}
+                searchable
+                allowDeselect={false}
+                value={survey ? chosen : null}
+                onChange={choose}
+                nothingFoundMessage={t`No survey matches`}
+                w={300}
+                disabled={!items?.length}
+                data-testid="result-survey"
+              />
+              {survey && (
+                <Group gap="xs" pb={6} data-testid="result-survey-facts">
+                  <StateBadge state={survey.state} />
+                  <Text size="sm" c="dimmed">
+                    {labels.mode[survey.mode]} · <Trans>Revision {revision}</Trans> · {terminals}
+                  </Text>
+                </Group>
+              )}
+            </Group>
+            {settingLink}
+          </Group>
+          {body}
+        </Stack>
+      </Paper>
+      <ResultDetail result={open} onClose={() => setOpen(null)} />
+      {survey && (
+        <ExportDialog
+          path={resultsPath(survey.questionnaireKey)}
+          title={t`Export survey results`}
+          body={query}
+          opened={exporting}
+          onClose={() => setExporting(false)}
+        />
+      )}
+    </ScreenPage>
+  );
+}
+
+/** One result: who answered where and when, then each question with the answer given and the options that raised the alarm. */
+function ResultDetail({ result: chosen, onClose }: { result: QuestionnaireResultItem | null; onClose: () => void }) {
+  const { t } = useLingui();
+  const labels = useQuestionnaireLabels();
+  // The result stays on screen while the dialog closes.
+  const last = useRef(chosen);
+  if (chosen) last.current = chosen;
+  const result = chosen ?? last.current;
+  const revision = formatNumber(result?.revision ?? 1);
+  return (
+    <Modal
+      opened={!!chosen}
+      onClose={onClose}
+      size={640}
+      centered
+      title={
+        <Text fw={600} truncate="end">
+          {result?.title}
+        </Text>
+      }
+      closeButtonProps={{ 'aria-label': t`Close` }}
+      data-testid="result-detail"
+    >
+      {result && (
+        <Stack gap="md">
+          <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
+            <Table.Tbody>
+              {(
+                [
+                  [t`Result`, <ResultBadge result={result.result} />],
+                  [t`Answer time`, formatTime(result.answerTime)],
+                  [t`Person`, result.person ? `${personText(result, labels)} · ${labels.kind[result.person.kind]}` : labels.anonymous],
+                  [t`Device`, result.deviceName],
+                  [t`Source`, labels.source[result.source]],
+                  [t`Revision`, <Trans>Revision {revision}, as the questions were then</Trans>],
+                ] as const
+              ).map(([label, value]) => (
+                <Table.Tr key={label}>
+                  <Table.Th w="32%" fw={500} c="dimmed" style={{ verticalAlign: 'top' }}>
+                    {label}
+                  </Table.Th>
+                  <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <Stack gap="sm">
+            {result.answers.map((answer, i) => {
+              const number = formatNumber(i + 1);
+              return (
+                <Paper
+                  key={i}
+                  withBorder
+                  radius="md"
+                  p="sm"
+                  bg={answer.alarm ? 'red.0' : undefined}
+                  data-testid="result-answer"
+                  data-alarm={answer.alarm || undefined}
+                >
+                  <Stack gap={6}>
+                    <Group justify="space-between" wrap="nowrap" align="flex-start">
+                      <Text size="sm" fw={600} style={{ wordBreak: 'break-word' }}>
+                        {number}. {answer.question}
+                      </Text>
+                      {answer.alarm && (
+                        <Badge color="red" leftSection={<IconAlarm size={12} />} style={{ flex: 'none' }} data-testid="result-alarm">
+                          <Trans>Alarm</Trans>
+                        </Badge>
+                      )}
+                    </Group>
+                    {answer.type === 'text' ? (
+                      answer.text ? (
+                        <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                          {answer.text}
+                        </Text>
+                      ) : (
+                        <Text size="sm" c="dimmed">
+                          <Trans>Not answered</Trans>
+                        </Text>
+                      )
+                    ) : answer.choices.length ? (
+                      <Group gap={6}>
+                        {answer.choices.map((choice, j) => (
+                          <Badge key={j} variant="light" tt="none" radius="sm">
+                            {choice}
+                          </Badge>
+                        ))}
+                      </Group>
+                    ) : (
+                      <Text size="sm" c="dimmed">
+                        <Trans>Not answered</Trans>
+                      </Text>
+                    )}
+                  </Stack>
+                </Paper>
+              );
+            })}
+          </Stack>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose} data-testid="result-detail-close">
+              <Trans>Close</Trans>
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,23 @@
+import { Badge } from '@mantine/core';
+import type { QuestionnaireResult, QuestionnaireState } from '@passcloud/functions/contract/questionnaires';
+import { RESULT_COLOR, STATE_COLOR, useQuestionnaireLabels } from './api.ts';
+
+/** An open survey in green, a closed one in grey. */
+export function StateBadge({ state }: { state: QuestionnaireState }) {
+  const labels = useQuestionnaireLabels();
+  return (
+    <Badge color={STATE_COLOR[state]} variant={state === 'open' ? 'filled' : 'light'} w="max-content" data-testid="questionnaire-state" data-state={state}>
+      {labels.state[state]}
+    </Badge>
+  );
+}
+
+/** An abnormal result in red, a normal one in quiet green. */
+export function ResultBadge({ result }: { result: QuestionnaireResult }) {
+  const labels = useQuestionnaireLabels();
+  return (
+    <Badge color={RESULT_COLOR[result]} variant={result === 'abnormal' ? 'filled' : 'light'} w="max-content" data-testid="result-badge" data-result={result}>
+      {labels.result[result]}
+    </Badge>
+  );
+}
