@@ -161,7 +161,7 @@ export function QuestionnaireResultsPage() {
         ),
     },
     { key: 'device', title: t`Device`, render: (result) => <Truncated text={result.deviceName} maw={180} /> },
-    { key: 'source', title: t`Source`, render: (result) => labels.source[result.source] },
+    { key: 'source', title: t({ message: 'Answered on', context: 'questionnaire answer source' }), render: (result) => labels.source[result.source] },
     { key: 'revision', title: t`Revision`, render: (result) => formatNumber(result.revision) },
     { key: 'result', title: t`Result`, render: (result) => <ResultBadge result={result.result} /> },
     {
@@ -398,7 +398,7 @@ function ResultDetail({ result: chosen, onClose }: { result: QuestionnaireResult
                   [t`Answer time`, formatTime(result.answerTime)],
                   [t`Person`, result.person ? `${personText(result, labels)} · ${labels.kind[result.person.kind]}` : labels.anonymous],
                   [t`Device`, result.deviceName],
-                  [t`Source`, labels.source[result.source]],
+                  [t({ message: 'Answered on', context: 'questionnaire answer source' }), labels.source[result.source]],
                   [t`Revision`, <Trans>Revision {revision}, as the questions were then</Trans>],
                 ] as const
               ).map(([label, value]) => (

@@ -43,7 +43,10 @@ export function useQuestionnaireLabels() {
       string
     >,
     type: { single: t`Single choice`, multiple: t`Multiple choice`, text: t`Free text` } satisfies Record<QuestionType, string>,
-    result: { normal: t`Normal`, abnormal: t`Abnormal` } satisfies Record<QuestionnaireResult, string>,
+    result: {
+      normal: t({ message: 'Normal', context: 'questionnaire result' }),
+      abnormal: t({ message: 'Abnormal', context: 'questionnaire result' }),
+    } satisfies Record<QuestionnaireResult, string>,
     source: { screen: t`Terminal screen`, qr: t`QR code` } satisfies Record<AnswerSource, string>,
     kind: { employee: t`Employee`, visitor: t`Visitor` },
     anonymous: t`Anonymous`,
