@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';
-import { QUESTIONNAIRE_MODES, QUESTIONNAIRE_RESULTS, answers, question } from './questionnaires.ts';
+import { QUESTIONNAIRE_MODES, QUESTIONNAIRE_RESULTS, answers, question, surveyTranslations } from './questionnaires.ts';
 
 /**
  * The MQTT topics between Pass Cloud and its devices. Every topic names the device's thing, and
@@ -486,6 +486,8 @@ export const deviceQuestionnaire = z
     mode: z.enum(QUESTIONNAIRE_MODES),
     displaySeconds: z.number().int().min(1),
     questions: z.array(question),
+    /** The survey in other languages, by locale (`ja_JP`...): the same questions and options in the same order. */
+    translations: surveyTranslations,
   })
   .strict();
 export type DeviceQuestionnaire = z.input<typeof deviceQuestionnaire>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOCALES, type Locale } from './locales.ts';
 
 /**
  * Questionnaires (`/v1/questionnaires`): surveys a company puts to people at its face terminals,
@@ -76,6 +77,50 @@ export const questionnaireScope = z
   .strict();
 export type QuestionnaireScope = z.output<typeof questionnaireScope>;
 
+/**
+ * The survey in another language: its title, and each question's text and options' texts in the
+ * order of the survey's own. A person who picks that language on the terminal or the phone page
+ * reads these; answers are the same option indexes whatever the language, and results keep the
+ * survey's own texts.
+ */
+export const surveyTranslation = z
+  .object({
+    title: z.string().trim().min(1).max(QUESTIONNAIRE_LIMITS.title),
+    questions: z
+      .array(
+        z
+          .object({
+            text: z.string().trim().min(1).max(QUESTIONNAIRE_LIMITS.questionText),
+            options: z.array(z.string().trim().min(1).max(QUESTIONNAIRE_LIMITS.optionText)).max(QUESTIONNAIRE_LIMITS.options),
+          })
+          .strict(),
+      )
+      .max(QUESTIONNAIRE_LIMITS.questions),
+  })
+  .strict();
+export type SurveyTranslation = z.output<typeof surveyTranslation>;
+export const surveyTranslations = z.partialRecord(z.enum(LOCALES), surveyTranslation);
+export type SurveyTranslations = Partial<Record<Locale, SurveyTranslation>>;
+
+/** Each translation has one text per question and per option of the survey's own (422 naming the first that differs). */
+export function checkTranslations(
+  questions: readonly { options: readonly unknown[] }[],
+  translations: SurveyTranslations,
+  ctx: { addIssue(issue: { code: 'custom'; message: string; path: (string | number)[] }): void },
+): void {
+  for (const [locale, translation] of Object.entries(translations)) {
+    if (!translation) continue;
+    if (translation.questions.length !== questions.length) {
+      ctx.addIssue({ code: 'custom', message: 'questionnaire.translationQuestions', path: ['translations', locale, 'questions'] });
+      continue;
+    }
+    translation.questions.forEach((q, i) => {
+      if (q.options.length !== questions[i]!.options.length)
+        ctx.addIssue({ code: 'custom', message: 'questionnaire.translationOptions', path: ['translations', locale, 'questions', i, 'options'] });
+    });
+  }
+}
+
 const fields = {
   title: z.string().trim().min(1).max(QUESTIONNAIRE_LIMITS.title),
   mode: z.enum(QUESTIONNAIRE_MODES),
@@ -83,10 +128,15 @@ const fields = {
   displaySeconds: z.number().int().min(1).max(QUESTIONNAIRE_LIMITS.displaySecondsMax),
   scope: questionnaireScope,
   questions: z.array(question).min(1, { message: 'questionnaire.questionsRequired' }).max(QUESTIONNAIRE_LIMITS.questions),
+  /** The survey in other languages (none: everyone reads the survey's own texts). */
+  translations: surveyTranslations,
 };
 
 /** `POST /v1/questionnaires`: a new survey, closed until opened. */
-export const questionnaireBody = z.object(fields).strict();
+export const questionnaireBody = z
+  .object({ ...fields, translations: fields.translations.default({}) })
+  .strict()
+  .superRefine((body, ctx) => checkTranslations(body.questions, body.translations, ctx));
 export type QuestionnaireBody = z.output<typeof questionnaireBody>;
 /** `PATCH /v1/questionnaires/{questionnaireKey}`: any of the fields, with the `version` last read. */
 export const questionnairePatchBody = z
@@ -118,6 +168,7 @@ export interface QuestionnaireItem {
   displaySeconds: number;
   scope: QuestionnaireScope;
   questions: Question[];
+  translations: SurveyTranslations;
   state: QuestionnaireState;
   /** The revision terminals show now; it grows when the questions of a survey that was opened change. */
   revision: number;
@@ -234,6 +285,8 @@ export type SurveyRefusal = (typeof SURVEY_REFUSALS)[number];
 export interface SurveyForm {
   title: string;
   questions: Question[];
+  /** The survey in other languages: the page shows the one of the reader's language when there is one. */
+  translations: SurveyTranslations;
   /** Where the terminal is, for the person to recognise it. */
   deviceName: string;
   expiresAt: string;

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { QUESTIONNAIRE_LIMITS, type QuestionnaireMode, type QuestionnaireState, type Question } from '#contract/questionnaires';
+import { QUESTIONNAIRE_LIMITS, type QuestionnaireMode, type QuestionnaireState, type Question, type SurveyTranslations } from '#contract/questionnaires';
 import { dynamo } from '#lib/aws';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { newTimeId } from '#lib/crypto';
@@ -25,6 +25,8 @@ export interface Questionnaire {
   deviceKeys: string[];
   groupKeys: string[];
   questions: Question[];
+  /** The survey in other languages (absent on surveys saved before translations existed: none). */
+  translations?: SurveyTranslations;
   state: QuestionnaireState;
   revision: number;
   /** Set the first time it opens: from then on, changed questions make a new revision. */
@@ -38,6 +40,7 @@ export interface Questionnaire {
 export interface QuestionnaireRevision {
   title: string;
   questions: Question[];
+  translations: SurveyTranslations;
   createdAt: string;
 }
 
@@ -51,6 +54,7 @@ const FIELDS = [
   'deviceKeys',
   'groupKeys',
   'questions',
+  'translations',
   'state',
   'revision',
   'openedAt',
@@ -127,7 +131,8 @@ export const openQuestionnaires = async (tenantId: string): Promise<Questionnair
 
 export async function findRevision(tenantId: string, questionnaireKey: string, revision: number): Promise<QuestionnaireRevision | undefined> {
   const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: revisionSk(questionnaireKey, revision) } }));
-  return out.Item ? { title: String(out.Item.title), questions: out.Item.questions as Question[], createdAt: String(out.Item.createdAt) } : undefined;
+  if (!out.Item) return undefined;
+  return { title: String(out.Item.title), questions: out.Item.questions as Question[], translations: (out.Item.translations ?? {}) as SurveyTranslations, createdAt: String(out.Item.createdAt) };
 }
 
 const revisionPut = (q: Questionnaire): TransactItem => ({
@@ -137,6 +142,7 @@ const revisionPut = (q: Questionnaire): TransactItem => ({
       pk: q.tenantId,
       sk: revisionSk(q.questionnaireKey, q.revision),
       kind: 'questionnaireRevision',
+      translations: q.translations ?? {},
       title: q.title,
       questions: q.questions,
       createdAt: q.updatedAt,
@@ -144,7 +150,7 @@ const revisionPut = (q: Questionnaire): TransactItem => ({
   },
 });
 
-export type QuestionnaireInput = Pick<Questionnaire, 'title' | 'mode' | 'displaySeconds' | 'deviceKeys' | 'groupKeys' | 'questions'>;
+export type QuestionnaireInput = Pick<Questionnaire, 'title' | 'mode' | 'displaySeconds' | 'deviceKeys' | 'groupKeys' | 'questions'> & { translations: SurveyTranslations };
 
 /** A new survey, closed, at revision 1; the company's cap answers 409. */
 export async function createQuestionnaire(tenantId: string, input: QuestionnaireInput): Promise<Questionnaire> {
@@ -168,13 +174,14 @@ export async function createQuestionnaire(tenantId: string, input: Questionnaire
   return q;
 }
 
-/** What the terminal shows changed: the questions, the title, the mode or the display time. */
+/** What the terminal shows changed: the questions, the title, their translations, the mode or the display time. */
 export function contentChanged(before: Questionnaire, after: QuestionnaireInput): boolean {
   return (
     before.title !== after.title ||
     before.mode !== after.mode ||
     before.displaySeconds !== after.displaySeconds ||
-    JSON.stringify(before.questions) !== JSON.stringify(after.questions)
+    JSON.stringify(before.questions) !== JSON.stringify(after.questions) ||
+    JSON.stringify(before.translations ?? {}) !== JSON.stringify(after.translations)
   );
 }
 

@@ -120,6 +120,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   scope: 'field.scope',
   text: 'field.text',
   title: 'field.title',
+  translations: 'field.translations',
   attendanceSummary: 'field.attendanceSummary',
   attendanceSummaryTime: 'field.attendanceSummaryTime',
   from: 'field.from',

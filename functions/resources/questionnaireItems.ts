@@ -1,5 +1,5 @@
 import type { DeviceQuestionnaire } from '#contract/protocol';
-import type { AnswerSource, Answer, QuestionnaireItem, QuestionnaireResultItem } from '#contract/questionnaires';
+import type { AnswerSource, Answer, QuestionnaireItem, QuestionnaireResultItem, SurveyTranslations } from '#contract/questionnaires';
 import { findDevice, isIntercom, type Device } from '#data/devices';
 import { findPerson } from '#data/people';
 import { findRevision, type Questionnaire } from '#data/questionnaires';
@@ -28,6 +28,7 @@ export function questionnaireJson(q: Questionnaire, fleet: readonly Device[]): Q
     displaySeconds: q.displaySeconds,
     scope: scopeOf(q),
     questions: q.questions,
+    translations: q.translations ?? {},
     state: q.state,
     revision: q.revision,
     deviceCount: devicesInScope(q, fleet).length,
@@ -50,6 +51,7 @@ export const deviceQuestionnaireJson = (q: Questionnaire): DeviceQuestionnaire =
   mode: q.mode,
   displaySeconds: q.displaySeconds,
   questions: q.questions,
+  translations: q.translations ?? {},
 });
 
 /** The survey a terminal may take answers for now: open, and the terminal in its scope (409 otherwise). */
@@ -59,8 +61,8 @@ export async function surveyForDevice(q: Questionnaire | undefined, device: Devi
 }
 
 /** The questions of one revision of a survey: the current one, or an earlier one an answer names. */
-export async function questionsOf(q: Questionnaire, revision: number): Promise<{ title: string; questions: Questionnaire['questions'] }> {
-  if (revision === q.revision) return { title: q.title, questions: q.questions };
+export async function questionsOf(q: Questionnaire, revision: number): Promise<{ title: string; questions: Questionnaire['questions']; translations: SurveyTranslations }> {
+  if (revision === q.revision) return { title: q.title, questions: q.questions, translations: q.translations ?? {} };
   const earlier = revision < q.revision ? await findRevision(q.tenantId, q.questionnaireKey, revision) : undefined;
   if (!earlier) throw fieldError('revision', 'questionnaire.revisionUnknown');
   return earlier;

@@ -8,8 +8,11 @@ import {
   resultQuery,
   type QuestionnairePage,
   type QuestionnaireResultPage,
+  checkTranslations,
   type QuestionnaireScope,
+  type SurveyTranslations,
 } from '#contract/questionnaires';
+import type { MessageId } from '#lib/i18n';
 import { versionQuery } from '#contract/people';
 import { exportJobParams } from '#contract/passRecords';
 import { allDevices, type Device } from '#data/devices';
@@ -81,6 +84,7 @@ const inputOf = (body: {
   displaySeconds: number;
   scope: QuestionnaireScope;
   questions: Questionnaire['questions'];
+  translations: SurveyTranslations;
 }): QuestionnaireInput => ({
   title: body.title,
   mode: body.mode,
@@ -88,6 +92,7 @@ const inputOf = (body: {
   deviceKeys: [...new Set(body.scope.deviceKeys)],
   groupKeys: [...new Set(body.scope.groupKeys)],
   questions: body.questions,
+  translations: body.translations,
 });
 
 /** The terminals whose surveys may differ after a change: those in the scope before and after. */
@@ -155,7 +160,12 @@ export const questionnaires = defineResource('questionnaires', {
         displaySeconds: body.displaySeconds ?? current.displaySeconds,
         scope: body.scope ?? { deviceKeys: current.deviceKeys, groupKeys: current.groupKeys },
         questions: body.questions ?? current.questions,
+        translations: body.translations ?? current.translations ?? {},
       });
+      // Translations kept from before must still fit questions that changed.
+      const issues: FieldIssue[] = [];
+      checkTranslations(merged.questions, merged.translations, { addIssue: (issue) => issues.push({ path: issue.path.join('.'), message: issue.message as MessageId }) });
+      if (issues.length > 0) throw new ValidationError(issues);
       if (body.scope) await checkScope(auth.tenantId, body.scope, fleet);
       if (current.state === 'open' && devicesInScope(merged, fleet).length === 0) throw fieldError('scope', 'questionnaire.scopeEmpty');
       const next = await updateQuestionnaire(current, body.version, merged);

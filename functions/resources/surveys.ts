@@ -51,8 +51,8 @@ export const surveyHandlers = {
     async handle({ body }) {
       const link = await linkOf(body.token);
       const survey = await surveyOf(link);
-      const [{ title, questions }, device] = await Promise.all([questionsOf(survey, link.revision), findDevice(link.tenantId, link.deviceKey)]);
-      const form: SurveyForm = { title, questions, deviceName: device?.name ?? '', expiresAt: new Date(link.expiresAt).toISOString() };
+      const [{ title, questions, translations }, device] = await Promise.all([questionsOf(survey, link.revision), findDevice(link.tenantId, link.deviceKey)]);
+      const form: SurveyForm = { title, questions, translations, deviceName: device?.name ?? '', expiresAt: new Date(link.expiresAt).toISOString() };
       return ok(form);
     },
   }),

@@ -1,4 +1,4 @@
-import type { Answer, Question } from '@passcloud/functions/contract/questionnaires';
+import type { Answer, Question, SurveyTranslations } from '@passcloud/functions/contract/questionnaires';
 import type { FacePerson } from '@passcloud/functions/data/authorities';
 import { allQuestionnaires, createQuestionnaire, setQuestionnaireState } from '@passcloud/functions/data/questionnaires';
 import { storeScreenResult } from '@passcloud/functions/data/questionnaireResults';
@@ -44,6 +44,25 @@ const HEALTH: Question[] = [
     ],
   },
 ];
+/** The health declaration as visitors who pick Chinese or Japanese read it. */
+const HEALTH_TRANSLATIONS: SurveyTranslations = {
+  zh_CN: {
+    title: '每日健康申报',
+    questions: [
+      { text: '您的体温是否达到 37.3 °C 或以上？', options: ['否', '是'] },
+      { text: '您是否有以下症状？', options: ['咳嗽', '咽喉痛', '味觉或嗅觉丧失', '以上都没有'] },
+      { text: '过去 14 天内您是否接触过确诊病例？', options: ['否', '是'] },
+    ],
+  },
+  ja_JP: {
+    title: '毎日の健康申告',
+    questions: [
+      { text: '体温は 37.3 °C 以上ですか？', options: ['いいえ', 'はい'] },
+      { text: '次の症状はありますか？', options: ['せき', 'のどの痛み', '味覚または嗅覚の消失', 'いずれもない'] },
+      { text: '過去 14 日以内に感染が確認された人と接触しましたか？', options: ['いいえ', 'はい'] },
+    ],
+  },
+};
 const VISITOR: Question[] = [
   { text: 'Whom are you visiting?', type: 'text', mandatory: true, options: [] },
   {
@@ -57,6 +76,23 @@ const VISITOR: Question[] = [
   },
 ];
 
+const VISITOR_TRANSLATIONS: SurveyTranslations = {
+  zh_CN: {
+    title: '访客申报',
+    questions: [
+      { text: '您要拜访谁？', options: [] },
+      { text: '您今天感觉身体不适吗？', options: ['否', '是'] },
+    ],
+  },
+  ja_JP: {
+    title: '来訪者申告',
+    questions: [
+      { text: 'どなたを訪問しますか？', options: [] },
+      { text: '今日、体調は悪いですか？', options: ['いいえ', 'はい'] },
+    ],
+  },
+};
+
 const healthAnswers = (abnormal: boolean, seed: number): Answer[] =>
   abnormal ? [{ choices: [seed % 2 === 0 ? 1 : 0] }, { choices: [seed % 3] }, { choices: [0] }] : [{ choices: [0] }, { choices: [3] }, { choices: [0] }];
 
@@ -69,6 +105,7 @@ export async function seedDemoQuestionnaires(tenantId: string, deviceKeys: strin
     deviceKeys,
     groupKeys: [],
     questions: HEALTH,
+    translations: HEALTH_TRANSLATIONS,
   });
   const visitor = await createQuestionnaire(tenantId, {
     title: 'Visitor declaration',
@@ -77,6 +114,7 @@ export async function seedDemoQuestionnaires(tenantId: string, deviceKeys: strin
     deviceKeys: deviceKeys.slice(0, 1),
     groupKeys: [],
     questions: VISITOR,
+    translations: VISITOR_TRANSLATIONS,
   });
   const opened = [await setQuestionnaireState(health, health.version, 'open'), await setQuestionnaireState(visitor, visitor.version, 'open')];
   await deliverQuestionnaires(tenantId, new Set(deviceKeys));

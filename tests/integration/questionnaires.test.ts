@@ -125,6 +125,41 @@ describe('questionnaire configuration', () => {
     expect(list.body.data.total).toBe(0);
   });
 
+  it('keeps translations that fit the questions, and refuses one that does not, naming it', async () => {
+    const ja = {
+      title: '健康申告',
+      questions: [
+        { text: '熱はありますか？', options: ['いいえ', 'はい'] },
+        { text: 'どこに行きましたか？', options: [] },
+        { text: '症状', options: ['せき', '頭痛', 'なし'] },
+      ],
+    };
+    const short = await call<Issues>('POST', '/v1/questionnaires', {
+      token,
+      body: survey({ translations: { ja_JP: { ...ja, questions: ja.questions.slice(0, 2) } } }),
+    });
+    expect(short.status).toBe(422);
+    expect(short.body.data.issues[0]!.path).toBe('translations.ja_JP.questions');
+    const options = await call<Issues>('POST', '/v1/questionnaires', {
+      token,
+      body: survey({ translations: { ja_JP: { ...ja, questions: [ja.questions[0], ja.questions[1], { text: '症状', options: ['せき'] }] } } }),
+    });
+    expect(options.body.data.issues[0]!.path).toBe('translations.ja_JP.questions.2.options');
+    const unknown = await call<Issues>('POST', '/v1/questionnaires', { token, body: survey({ translations: { xx_XX: ja } }) });
+    expect(unknown.status).toBe(422);
+    const made = await create(survey({ title: 'Translated', translations: { ja_JP: ja } }));
+    expect(made.translations.ja_JP!.title).toBe('健康申告');
+    // Questions changed without their translation no longer fit it: refused, nothing changed.
+    const stale = await call<Issues>('PATCH', `/v1/questionnaires/${made.questionnaireKey}`, {
+      token,
+      body: { questions: survey().questions.slice(0, 1), version: made.version },
+    });
+    expect(stale.status).toBe(422);
+    expect(stale.body.data.issues[0]!.path).toBe('translations.ja_JP.questions');
+    expect((await call<QuestionnaireItem>('GET', `/v1/questionnaires/${made.questionnaireKey}`, { token })).body.data.questions).toHaveLength(3);
+    await call('DELETE', `/v1/questionnaires/${made.questionnaireKey}?version=${made.version}`, { token });
+  });
+
   it('refuses an intercom in the scope: surveys are for face terminals', async () => {
     const station = await bind(userCode, 'doorStation');
     const answer = await call<Issues>('POST', '/v1/questionnaires', { token, body: survey({ scope: { deviceKeys: [station.deviceKey], groupKeys: [] } }) });
@@ -306,7 +341,13 @@ describe('delivery to the terminals in scope', () => {
     });
     expect(late.status).toBe(409);
     // An answer stored before the close, sent again, is still answered as stored.
-    const resent = await answerOn(a, { answerId: 'r2', questionnaireKey: q.questionnaireKey, revision: 2, answeredAt: Date.now(), answers: [{ choices: [0] }] });
+    const resent = await answerOn(a, {
+      answerId: 'r2',
+      questionnaireKey: q.questionnaireKey,
+      revision: 2,
+      answeredAt: Date.now(),
+      answers: [{ choices: [0] }],
+    });
     expect(resent.body.data).toEqual({ stored: 'duplicate', result: 'normal' });
   });
 
@@ -331,7 +372,19 @@ describe('QR links', () => {
   let q: QuestionnaireItem;
 
   beforeAll(async () => {
-    q = await setState(await create(survey({ title: 'Visitor declaration', mode: 'qr', scope: { deviceKeys: [b.deviceKey], groupKeys: [] } })), 'open');
+    const zh = {
+      title: '访客申报',
+      questions: [
+        { text: '您发烧吗？', options: ['否', '是'] },
+        { text: '您去过哪里？', options: [] },
+        { text: '症状', options: ['咳嗽', '头痛', '没有'] },
+      ],
+    };
+    q = await setState(
+      await create(survey({ title: 'Visitor declaration', mode: 'qr', scope: { deviceKeys: [b.deviceKey], groupKeys: [] }, translations: { zh_CN: zh } })),
+      'open',
+    );
+    expect((await surveysOf(b)).items[0]!.translations.zh_CN!.questions[2]!.options).toEqual(['咳嗽', '头痛', '没有']);
   });
 
   it('gives a terminal in scope a link that opens the survey once, anonymously', async () => {
@@ -343,6 +396,7 @@ describe('QR links', () => {
     const form = await call<SurveyForm>('POST', '/v1/surveys/open', { body: { token: t } });
     expect(form.body.data.title).toBe('Visitor declaration');
     expect(form.body.data.questions).toHaveLength(3);
+    expect(form.body.data.translations.zh_CN!.title).toBe('访客申报');
     const missing = await call<Issues>('POST', '/v1/surveys/answers', { body: { token: t, answers: [null, { text: 'x' }, null] } });
     expect(missing.status).toBe(422);
     expect(missing.body.data.issues[0]!.path).toBe('answers.0');
@@ -493,8 +547,11 @@ describe('the demo questionnaires', () => {
     expect((await surveysOf(terminals[1]!)).items).toHaveLength(1);
     const health = list.items.find((q) => q.mode === 'screen')!;
     const today = dayOf(new Date(), 'UTC');
-    const page = (await call<QuestionnaireResultPage>('GET', `/v1/questionnaires/${health.questionnaireKey}/results?from=${addDays(today, -6)}&to=${today}&pageSize=200`, { token: demoToken }))
-      .body.data;
+    const page = (
+      await call<QuestionnaireResultPage>('GET', `/v1/questionnaires/${health.questionnaireKey}/results?from=${addDays(today, -6)}&to=${today}&pageSize=200`, {
+        token: demoToken,
+      })
+    ).body.data;
     expect(page.items).toHaveLength(60);
     const abnormal = page.items.filter((r) => r.result === 'abnormal').length;
     expect(abnormal).toBeGreaterThan(0);

@@ -233,6 +233,7 @@ const screenSurvey: DeviceQuestionnaire = {
     },
     { text: 'Where are you going?', type: 'text' },
   ],
+  translations: {},
 };
 const qrSurvey: DeviceQuestionnaire = {
   questionnaireKey: KEY_QR,
@@ -241,6 +242,7 @@ const qrSurvey: DeviceQuestionnaire = {
   mode: 'qr',
   displaySeconds: 20,
   questions: [{ text: 'Were you here before?', type: 'single', mandatory: true, options: [{ text: 'Yes' }, { text: 'No' }] }],
+  translations: {},
 };
 const TOKEN = `c4n7r2w9k8e5m3t6.01k2j8h9q4r2nv6y.${'x'.repeat(43)}`;
 

@@ -585,6 +585,8 @@ export const de_DE: Catalog = {
   'questionnaire.oneChoice': 'Wählen Sie nur eine Option',
   'questionnaire.choiceUnknown': 'Diese Option gibt es nicht',
   'questionnaire.answerType': 'Diese Antwort passt nicht zum Typ der Frage',
+  'questionnaire.translationQuestions': 'Die Übersetzung braucht für jede Frage des Fragebogens einen Text',
+  'questionnaire.translationOptions': 'Die Übersetzung braucht für jede Antwortoption dieser Frage einen Text',
   'survey.linkInvalid': 'Dieser Link ist ungültig. Scannen Sie den Code am Terminal erneut',
   'survey.linkExpired': 'Dieser Link ist abgelaufen. Scannen Sie den Code am Terminal erneut',
   'survey.linkUsed': 'Mit diesem Link wurde bereits geantwortet',
@@ -625,4 +627,5 @@ export const de_DE: Catalog = {
   'field.scope': 'Geltungsbereich',
   'field.text': 'Wortlaut',
   'field.title': 'Titel',
+  'field.translations': 'Übersetzungen',
 };

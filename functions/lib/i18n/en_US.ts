@@ -572,6 +572,8 @@ export const en_US = {
   'questionnaire.oneChoice': 'Choose one option only',
   'questionnaire.choiceUnknown': 'This option does not exist',
   'questionnaire.answerType': 'This answer does not fit the question’s type',
+  'questionnaire.translationQuestions': 'The translation must have one text for each question of the questionnaire',
+  'questionnaire.translationOptions': 'The translation must have one text for each option of this question',
   'survey.linkInvalid': 'This link is not valid; scan the code on the terminal again',
   'survey.linkExpired': 'This link has expired; scan the code on the terminal again',
   'survey.linkUsed': 'This link has already been used to answer',
@@ -611,6 +613,7 @@ export const en_US = {
   'field.scope': 'Scope',
   'field.text': 'Text',
   'field.title': 'Title',
+  'field.translations': 'Translations',
 } as const;
 
 export type MessageId = keyof typeof en_US;

@@ -584,6 +584,8 @@ export const es_ES: Catalog = {
   'questionnaire.oneChoice': 'Elija una sola opción',
   'questionnaire.choiceUnknown': 'Esta opción no existe',
   'questionnaire.answerType': 'Esta respuesta no corresponde al tipo de la pregunta',
+  'questionnaire.translationQuestions': 'La traducción debe tener un texto para cada pregunta del cuestionario',
+  'questionnaire.translationOptions': 'La traducción debe tener un texto para cada opción de esta pregunta',
   'survey.linkInvalid': 'Este enlace no es válido; vuelva a escanear el código del terminal',
   'survey.linkExpired': 'Este enlace ha caducado; vuelva a escanear el código del terminal',
   'survey.linkUsed': 'Este enlace ya se ha usado para responder',
@@ -624,4 +626,5 @@ export const es_ES: Catalog = {
   'field.scope': 'Ámbito',
   'field.text': 'Texto',
   'field.title': 'Título',
+  'field.translations': 'Traducciones',
 };

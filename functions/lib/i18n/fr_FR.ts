@@ -585,6 +585,8 @@ export const fr_FR: Catalog = {
   'questionnaire.oneChoice': 'Choisissez une seule option',
   'questionnaire.choiceUnknown': 'Cette option n’existe pas',
   'questionnaire.answerType': 'Cette réponse ne correspond pas au type de la question',
+  'questionnaire.translationQuestions': 'La traduction doit comporter un texte pour chaque question du questionnaire',
+  'questionnaire.translationOptions': 'La traduction doit comporter un texte pour chaque choix de réponse de cette question',
   'survey.linkInvalid': 'Ce lien n’est pas valide ; scannez à nouveau le code sur le terminal',
   'survey.linkExpired': 'Ce lien a expiré ; scannez à nouveau le code sur le terminal',
   'survey.linkUsed': 'Ce lien a déjà servi à répondre',
@@ -625,4 +627,5 @@ export const fr_FR: Catalog = {
   'field.scope': 'Portée',
   'field.text': 'Texte',
   'field.title': 'Titre',
+  'field.translations': 'Traductions',
 };

@@ -582,6 +582,8 @@ export const id_ID: Catalog = {
   'questionnaire.oneChoice': 'Pilih satu opsi saja',
   'questionnaire.choiceUnknown': 'Opsi ini tidak ada',
   'questionnaire.answerType': 'Jawaban ini tidak sesuai dengan jenis pertanyaan',
+  'questionnaire.translationQuestions': 'Terjemahan harus memiliki satu teks untuk setiap pertanyaan kuesioner',
+  'questionnaire.translationOptions': 'Terjemahan harus memiliki satu teks untuk setiap pilihan pertanyaan ini',
   'survey.linkInvalid': 'Tautan ini tidak valid; pindai lagi kode di terminal',
   'survey.linkExpired': 'Tautan ini sudah kedaluwarsa; pindai lagi kode di terminal',
   'survey.linkUsed': 'Tautan ini sudah dipakai untuk menjawab',
@@ -622,4 +624,5 @@ export const id_ID: Catalog = {
   'field.scope': 'Cakupan',
   'field.text': 'Teks',
   'field.title': 'Judul',
+  'field.translations': 'Terjemahan',
 };

@@ -584,6 +584,8 @@ export const it_IT: Catalog = {
   'questionnaire.oneChoice': 'Scegli una sola opzione',
   'questionnaire.choiceUnknown': 'Questa opzione non esiste',
   'questionnaire.answerType': 'Questa risposta non corrisponde al tipo della domanda',
+  'questionnaire.translationQuestions': 'La traduzione deve avere un testo per ogni domanda del questionario',
+  'questionnaire.translationOptions': 'La traduzione deve avere un testo per ogni opzione di questa domanda',
   'survey.linkInvalid': 'Questo link non è valido; scansiona di nuovo il codice sul terminale',
   'survey.linkExpired': 'Questo link è scaduto; scansiona di nuovo il codice sul terminale',
   'survey.linkUsed': 'Questo link è già stato usato per rispondere',
@@ -624,4 +626,5 @@ export const it_IT: Catalog = {
   'field.scope': 'Ambito',
   'field.text': 'Testo',
   'field.title': 'Titolo',
+  'field.translations': 'Traduzioni',
 };

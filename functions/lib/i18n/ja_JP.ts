@@ -581,6 +581,8 @@ export const ja_JP: Catalog = {
   'questionnaire.oneChoice': '選択肢は 1 つだけ選んでください',
   'questionnaire.choiceUnknown': 'この選択肢は存在しません',
   'questionnaire.answerType': 'この回答は質問の種類に合っていません',
+  'questionnaire.translationQuestions': '翻訳にはアンケートの各質問に対応する文を 1 つずつ入れてください',
+  'questionnaire.translationOptions': '翻訳にはこの質問の各選択肢に対応する文を 1 つずつ入れてください',
   'survey.linkInvalid': 'このリンクは無効です。端末に表示されたコードをもう一度読み取ってください',
   'survey.linkExpired': 'このリンクは有効期限が切れています。端末に表示されたコードをもう一度読み取ってください',
   'survey.linkUsed': 'このリンクはすでに回答に使用されています',
@@ -621,4 +623,5 @@ export const ja_JP: Catalog = {
   'field.scope': '対象範囲',
   'field.text': 'テキスト',
   'field.title': 'タイトル',
+  'field.translations': '翻訳',
 };

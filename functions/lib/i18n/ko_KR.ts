@@ -580,6 +580,8 @@ export const ko_KR: Catalog = {
   'questionnaire.oneChoice': '선택지는 하나만 고르세요',
   'questionnaire.choiceUnknown': '존재하지 않는 선택지입니다',
   'questionnaire.answerType': '이 응답은 질문 유형에 맞지 않습니다',
+  'questionnaire.translationQuestions': '번역에는 설문의 질문마다 하나씩 문구가 있어야 합니다',
+  'questionnaire.translationOptions': '번역에는 이 질문의 선택지마다 하나씩 문구가 있어야 합니다',
   'survey.linkInvalid': '유효하지 않은 링크입니다. 단말기의 코드를 다시 스캔하세요',
   'survey.linkExpired': '만료된 링크입니다. 단말기의 코드를 다시 스캔하세요',
   'survey.linkUsed': '이 링크로 이미 응답했습니다',
@@ -620,4 +622,5 @@ export const ko_KR: Catalog = {
   'field.scope': '적용 범위',
   'field.text': '텍스트',
   'field.title': '제목',
+  'field.translations': '번역',
 };

@@ -583,6 +583,8 @@ export const ru_RU: Catalog = {
   'questionnaire.oneChoice': 'Выберите только один вариант',
   'questionnaire.choiceUnknown': 'Такого варианта нет',
   'questionnaire.answerType': 'Этот ответ не соответствует типу вопроса',
+  'questionnaire.translationQuestions': 'В переводе должен быть текст для каждого вопроса анкеты',
+  'questionnaire.translationOptions': 'В переводе должен быть текст для каждого варианта ответа на этот вопрос',
   'survey.linkInvalid': 'Ссылка недействительна; отсканируйте код на терминале ещё раз',
   'survey.linkExpired': 'Срок действия ссылки истёк; отсканируйте код на терминале ещё раз',
   'survey.linkUsed': 'По этой ссылке уже был дан ответ',
@@ -623,4 +625,5 @@ export const ru_RU: Catalog = {
   'field.scope': 'Область действия',
   'field.text': 'Текст',
   'field.title': 'Название',
+  'field.translations': 'Переводы',
 };

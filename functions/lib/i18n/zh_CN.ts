@@ -576,6 +576,8 @@ export const zh_CN: Catalog = {
   'questionnaire.oneChoice': '只能选择一个选项',
   'questionnaire.choiceUnknown': '该选项不存在',
   'questionnaire.answerType': '答案与题型不符',
+  'questionnaire.translationQuestions': '翻译中的问题数量必须与问卷的问题数量一致',
+  'questionnaire.translationOptions': '翻译中此问题的选项数量必须与原问题一致',
   'survey.linkInvalid': '此链接无效，请重新扫描终端上的二维码',
   'survey.linkExpired': '此链接已过期，请重新扫描终端上的二维码',
   'survey.linkUsed': '此链接已被用于作答',
@@ -616,4 +618,5 @@ export const zh_CN: Catalog = {
   'field.scope': '适用范围',
   'field.text': '文本',
   'field.title': '标题',
+  'field.translations': '翻译',
 };

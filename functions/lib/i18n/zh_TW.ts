@@ -576,6 +576,8 @@ export const zh_TW: Catalog = {
   'questionnaire.oneChoice': '只能選擇一個選項',
   'questionnaire.choiceUnknown': '此選項不存在',
   'questionnaire.answerType': '答案與題型不符',
+  'questionnaire.translationQuestions': '翻譯中的問題數量必須與問卷的問題數量一致',
+  'questionnaire.translationOptions': '翻譯中此問題的選項數量必須與原問題一致',
   'survey.linkInvalid': '此連結無效，請重新掃描終端上的 QR碼',
   'survey.linkExpired': '此連結已過期，請重新掃描終端上的 QR碼',
   'survey.linkUsed': '此連結已被用於作答',
@@ -616,4 +618,5 @@ export const zh_TW: Catalog = {
   'field.scope': '適用範圍',
   'field.text': '文字',
   'field.title': '標題',
+  'field.translations': '翻譯',
 };
