@@ -83,7 +83,7 @@ afterAll(async () => {
 describe('the live channel', () => {
   it('carries a company’s new passes to its console within a second, and another company’s never', async () => {
     const info = await liveOf(a.token);
-    expect(info.topics).toEqual({ passes: `console/${a.tenantId}/passes`, blacklist: `console/${a.tenantId}/blacklist` });
+    expect(info.topics).toEqual({ passes: `console/${a.tenantId}/passes`, blacklist: `console/${a.tenantId}/blacklist`, questionnaires: `console/${a.tenantId}/questionnaires` });
     expect(info.username).toBe('console');
     const mine = await connect(a.token, info);
     const heardA = hear(mine);

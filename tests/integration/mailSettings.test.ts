@@ -105,6 +105,7 @@ describe('email settings', () => {
       recipients: [],
       feverAlert: false,
       blacklistAlert: false,
+      questionnaireAlert: false,
       attendanceSummary: false,
       attendanceSummaryTime: '18:00',
       version: 0,
