@@ -132,7 +132,12 @@ export const openQuestionnaires = async (tenantId: string): Promise<Questionnair
 export async function findRevision(tenantId: string, questionnaireKey: string, revision: number): Promise<QuestionnaireRevision | undefined> {
   const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: revisionSk(questionnaireKey, revision) } }));
   if (!out.Item) return undefined;
-  return { title: String(out.Item.title), questions: out.Item.questions as Question[], translations: (out.Item.translations ?? {}) as SurveyTranslations, createdAt: String(out.Item.createdAt) };
+  return {
+    title: String(out.Item.title),
+    questions: out.Item.questions as Question[],
+    translations: (out.Item.translations ?? {}) as SurveyTranslations,
+    createdAt: String(out.Item.createdAt),
+  };
 }
 
 const revisionPut = (q: Questionnaire): TransactItem => ({
@@ -150,7 +155,9 @@ const revisionPut = (q: Questionnaire): TransactItem => ({
   },
 });
 
-export type QuestionnaireInput = Pick<Questionnaire, 'title' | 'mode' | 'displaySeconds' | 'deviceKeys' | 'groupKeys' | 'questions'> & { translations: SurveyTranslations };
+export type QuestionnaireInput = Pick<Questionnaire, 'title' | 'mode' | 'displaySeconds' | 'deviceKeys' | 'groupKeys' | 'questions'> & {
+  translations: SurveyTranslations;
+};
 
 /** A new survey, closed, at revision 1; the company's cap answers 409. */
 export async function createQuestionnaire(tenantId: string, input: QuestionnaireInput): Promise<Questionnaire> {
@@ -174,14 +181,22 @@ export async function createQuestionnaire(tenantId: string, input: Questionnaire
   return q;
 }
 
+/** JSON with every object's keys sorted: the same value reads the same whatever order DynamoDB gave its map keys back in. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+
 /** What the terminal shows changed: the questions, the title, their translations, the mode or the display time. */
 export function contentChanged(before: Questionnaire, after: QuestionnaireInput): boolean {
   return (
     before.title !== after.title ||
     before.mode !== after.mode ||
     before.displaySeconds !== after.displaySeconds ||
-    JSON.stringify(before.questions) !== JSON.stringify(after.questions) ||
-    JSON.stringify(before.translations ?? {}) !== JSON.stringify(after.translations)
+    canonical(before.questions) !== canonical(after.questions) ||
+    canonical(before.translations ?? {}) !== canonical(after.translations)
   );
 }
 

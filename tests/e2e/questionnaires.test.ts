@@ -25,6 +25,14 @@ const TITLE = 'Health declaration';
 const GUARD = `${unique('guard')}@company.test`;
 const FEVER = 'Do you have a fever or a cough today?';
 const TRAVEL = 'Where have you travelled in the last 14 days?';
+/** The survey in Japanese, typed in the editor's translations. */
+const JA = {
+  title: '健康申告',
+  fever: '今日、発熱や咳はありますか？',
+  no: 'いいえ',
+  yes: 'はい',
+  travel: '過去 14 日間にどこへ旅行しましたか？',
+};
 
 beforeAll(async () => {
   owner = await registerTenant();
@@ -104,6 +112,32 @@ describe('questionnaires', () => {
     await first.getByTestId('option-text').nth(1).fill('Yes');
     await first.getByTestId('option-alarm').nth(1).check();
 
+    // Japanese added with one question: its card has the title, the question and both options, each with the English beside it.
+    await page.getByTestId('translation-add').click();
+    await page.getByRole('option', { name: '日本語', exact: true }).click();
+    const ja = page.locator('[data-testid=translation][data-locale=ja_JP]');
+    await expect.poll(() => ja.getByTestId('translation-question').count()).toBe(1);
+    expect(await ja.getByTestId('translation-option-text').count()).toBe(2);
+    expect(await ja.innerText()).toContain(FEVER);
+    // A language is added once.
+    await page.getByTestId('translation-add').click();
+    expect(await page.getByRole('option', { name: '日本語', exact: true }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    // Removing a language asks first only when something was typed in it.
+    const ko = page.locator('[data-testid=translation][data-locale=ko_KR]');
+    await page.getByTestId('translation-add').click();
+    await page.getByRole('option', { name: '한국어', exact: true }).click();
+    await expect.poll(() => ko.count()).toBe(1);
+    await ko.getByTestId('translation-remove').click();
+    await expect.poll(() => ko.count()).toBe(0);
+    await page.getByTestId('translation-add').click();
+    await page.getByRole('option', { name: '한국어', exact: true }).click();
+    await ko.getByTestId('translation-title').fill('건강 신고');
+    await ko.getByTestId('translation-remove').click();
+    await page.getByTestId('confirm-remove-translation').click();
+    await expect.poll(() => ko.count()).toBe(0);
+    expect(await page.getByTestId('translation').count()).toBe(1);
+
     await page.getByTestId('question-add').click();
     const second = page.getByTestId('question').nth(1);
     await second.getByTestId('question-text').fill(TRAVEL);
@@ -111,10 +145,59 @@ describe('questionnaires', () => {
     await page.getByRole('option', { name: 'Free text', exact: true }).click();
     await expect.poll(() => second.getByTestId('option-text').count()).toBe(0);
     expect(await second.getByTestId('question-mandatory').isChecked()).toBe(true);
+    // The translation follows: a second question, free text, so without options.
+    await expect.poll(() => ja.getByTestId('translation-question').count()).toBe(2);
+    await expect.poll(() => ja.getByTestId('translation-question').nth(1).getByTestId('translation-option-text').count()).toBe(0);
     await page.screenshot({ path: `${shotDir}/questionnaire-form.png` });
+
+    // Every text of an added language is required: nothing is sent until the Japanese is complete.
+    const posts: string[] = [];
+    const countPost = (request: Request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/questionnaires') posts.push(request.url());
+    };
+    page.on('request', countPost);
+    await page.getByTestId('questionnaire-submit').click();
+    await expect.poll(() => ja.getByTestId('translation-title').getAttribute('aria-invalid')).toBe('true');
+    expect(await ja.getByTestId('translation-question-text').nth(1).getAttribute('aria-invalid')).toBe('true');
+    expect(await ja.getByTestId('translation-option-text').nth(0).getAttribute('aria-invalid')).toBe('true');
+    expect(posts).toEqual([]);
+    await ja.getByTestId('translation-title').fill(JA.title);
+    const [jaFever, jaTravel] = [ja.getByTestId('translation-question').nth(0), ja.getByTestId('translation-question').nth(1)];
+    await jaFever.getByTestId('translation-question-text').fill(JA.fever);
+    await jaFever.getByTestId('translation-option-text').nth(0).fill(JA.no);
+    await jaFever.getByTestId('translation-option-text').nth(1).fill(JA.yes);
+    await jaTravel.getByTestId('translation-question-text').fill(JA.travel);
+    await expect.poll(() => ja.locator('[aria-invalid=true]').count()).toBe(0);
+    // Moving, adding and removing questions and options in the editor does the same to the translation.
+    const jaTexts = () => ja.getByTestId('translation-question-text').evaluateAll((inputs) => inputs.map((i) => (i as HTMLTextAreaElement).value));
+    const jaOptions = () => ja.getByTestId('translation-option-text').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    await first.getByTestId('question-down').click();
+    await expect.poll(jaTexts).toEqual([JA.travel, JA.fever]);
+    expect(await ja.getByTestId('translation-question').nth(1).getByTestId('translation-option-text').count()).toBe(2);
+    await page.getByTestId('question').nth(1).getByTestId('question-up').click();
+    await expect.poll(jaTexts).toEqual([JA.fever, JA.travel]);
+    await first.getByRole('button', { name: 'Move Option 1 down' }).click();
+    await expect.poll(jaOptions).toEqual([JA.yes, JA.no]);
+    await first.getByRole('button', { name: 'Move Option 2 up' }).click();
+    await expect.poll(jaOptions).toEqual([JA.no, JA.yes]);
+    // A third option, moved between the two and removed again: the translation keeps its texts in step.
+    await first.getByTestId('option-add').click();
+    await expect.poll(jaOptions).toEqual([JA.no, JA.yes, '']);
+    await first.getByTestId('option-text').nth(2).fill('Not sure');
+    await ja.getByTestId('translation-option-text').nth(2).fill('わからない');
+    await first.getByRole('button', { name: 'Move Option 3 up' }).click();
+    await expect.poll(jaOptions).toEqual([JA.no, 'わからない', JA.yes]);
+    expect(await first.getByTestId('option-alarm').nth(2).isChecked()).toBe(true);
+    await first.getByTestId('option-remove').nth(1).click();
+    await expect.poll(jaOptions).toEqual([JA.no, JA.yes]);
+    expect(await first.getByTestId('option-text').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual(['No', 'Yes']);
+    await ja.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shotDir}/questionnaire-translations.png` });
 
     await page.getByTestId('questionnaire-submit').click();
     expect(await toastText(page)).toBe('Survey created');
+    page.off('request', countPost);
+    expect(posts).toHaveLength(1);
     await expect.poll(() => page.getByTestId('questionnaire-drawer').getByTestId('questionnaire-form').count()).toBe(0);
     await expect.poll(() => rows().count()).toBe(1);
     const row = rows().first();
@@ -149,6 +232,38 @@ describe('questionnaires', () => {
     await page.getByTestId('confirm-discard').click();
     await expect.poll(() => drawer().getByTestId('questionnaire-form').count()).toBe(0);
     expect(await cells()).toEqual({ title: TITLE, mode: 'Scan a QR code', revision: '1', terminals: '1', questions: '2' });
+
+    // Opened again, the editor holds the Japanese as saved.
+    await row.getByTestId('questionnaire-edit').click();
+    const saved = drawer().locator('[data-testid=translation][data-locale=ja_JP]');
+    await expect.poll(() => saved.getByTestId('translation-title').inputValue()).toBe(JA.title);
+    expect(await drawer().getByTestId('translation').count()).toBe(1);
+    expect(await saved.getByTestId('translation-question-text').evaluateAll((inputs) => inputs.map((i) => (i as HTMLTextAreaElement).value))).toEqual([
+      JA.fever,
+      JA.travel,
+    ]);
+    expect(await saved.getByTestId('translation-option-text').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual([
+      JA.no,
+      JA.yes,
+    ]);
+    // The server's objections to a translation land on their inputs: the request is altered on its way
+    // so that the Japanese title and the second option are blank, and nothing is saved.
+    await page.route(/\/v1\/questionnaires\/[0-9a-z]{8,32}$/, async (route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      const body = route.request().postDataJSON() as { translations: { ja_JP: { title: string; questions: { options: string[] }[] } } };
+      body.translations.ja_JP.title = ' ';
+      body.translations.ja_JP.questions[0]!.options[1] = '';
+      return route.continue({ postData: JSON.stringify(body) });
+    });
+    await page.getByTestId('questionnaire-submit').click();
+    await expect.poll(() => saved.getByTestId('translation-title').getAttribute('aria-invalid')).toBe('true');
+    expect(await saved.getByTestId('translation-option-text').nth(1).getAttribute('aria-invalid')).toBe('true');
+    expect(await saved.getByTestId('translation-option-text').nth(0).getAttribute('aria-invalid')).not.toBe('true');
+    expect(await drawer().getByTestId('questionnaire-form').count()).toBe(1);
+    await page.unroute(/\/v1\/questionnaires\/[0-9a-z]{8,32}$/);
+    await page.getByTestId('questionnaire-cancel').click();
+    await expect.poll(() => drawer().getByTestId('questionnaire-form').count()).toBe(0);
+    expect(await cells()).toEqual({ title: TITLE, mode: 'Scan a QR code', revision: '1', terminals: '1', questions: '2' });
     await page.screenshot({ path: `${shotDir}/questionnaire-setting.png`, fullPage: true });
   });
 
@@ -178,16 +293,30 @@ describe('questionnaires', () => {
       await fever.getByRole('radio', { name: 'Yes' }).check();
       await mobile.screenshot({ path: `${shotDir}/survey-phone-en.png`, fullPage: true });
 
-      // 日本語 and back: the page reloads in the language, and keeps what was chosen.
+      // 日本語 and back: the page reloads in the language, shows the survey's Japanese texts, and keeps what was chosen.
       await mobile.getByTestId('language-select').selectOption({ label: '日本語' });
       await expect.poll(() => mobile.evaluate(() => document.documentElement.lang)).toBe('ja-JP');
-      await expect.poll(() => mobile.getByTestId('survey-title').innerText()).toBe(TITLE);
-      expect(await mobile.getByTestId('survey-question').nth(0).getByRole('radio', { name: 'Yes' }).isChecked()).toBe(true);
+      await expect.poll(() => mobile.getByTestId('survey-title').innerText()).toBe(JA.title);
+      expect(await mobile.title()).toContain(JA.title);
+      const [jaFever, jaTravel] = [mobile.getByTestId('survey-question').nth(0), mobile.getByTestId('survey-question').nth(1)];
+      expect(await jaFever.innerText()).toContain(`1. ${JA.fever}`);
+      expect(await jaTravel.innerText()).toContain(`2. ${JA.travel}`);
+      expect(await jaFever.getByRole('radio').count()).toBe(2);
+      for (const name of [JA.no, JA.yes]) expect(await jaFever.getByRole('radio', { name, exact: true }).count()).toBe(1);
+      for (const english of [FEVER, TRAVEL, 'No', 'Yes']) expect(await mobile.getByText(english, { exact: true }).count()).toBe(0);
+      expect(await jaFever.getByRole('radio', { name: JA.yes }).isChecked()).toBe(true);
+      // Answered in Japanese: the alarm option chosen again by its Japanese text, after another.
+      await jaFever.getByRole('radio', { name: JA.no }).check();
+      await jaFever.getByRole('radio', { name: JA.yes }).check();
+      expect(await jaFever.getByRole('radio', { name: JA.no }).isChecked()).toBe(false);
       expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
       await mobile.screenshot({ path: `${shotDir}/survey-phone-ja.png`, fullPage: true });
       await mobile.getByTestId('language-select').selectOption({ label: 'English' });
       await expect.poll(() => mobile.evaluate(() => document.documentElement.lang)).toBe('en-US');
       await expect.poll(() => mobile.getByTestId('survey-submit').innerText()).toBe('Send answers');
+      // Back in English, the survey's own texts, and the choice made in Japanese.
+      expect(await mobile.getByTestId('survey-title').innerText()).toBe(TITLE);
+      expect(await mobile.getByTestId('survey-question').nth(0).getByRole('radio', { name: 'Yes' }).isChecked()).toBe(true);
 
       // The mandatory free-text question left empty: said on the question, and nothing is sent.
       await mobile.getByTestId('survey-submit').click();
@@ -250,6 +379,10 @@ describe('questionnaires', () => {
     const [fever, travel] = [detail.getByTestId('result-answer').nth(0), detail.getByTestId('result-answer').nth(1)];
     expect(await fever.innerText()).toContain(FEVER);
     expect(await fever.innerText()).toContain('Yes');
+    // Answered in Japanese, kept in the survey's own texts.
+    expect(await detail.innerText()).not.toContain(JA.fever);
+    expect(await detail.innerText()).not.toContain(JA.yes);
+    expect(await detail.innerText()).not.toContain(JA.travel);
     expect(await fever.getByTestId('result-alarm').count()).toBe(1);
     expect(await travel.innerText()).toContain('Osaka, for a client visit');
     expect(await travel.getByTestId('result-alarm').count()).toBe(0);

@@ -322,6 +322,18 @@ describe('delivery to the terminals in scope', () => {
       revision: 1,
       answers: [{ question: 'Do you have a fever?' }, { question: 'Where have you been?', text: 'Lab' }, {}],
     });
+    // The same content in another order of keys, with a new scope only, is no new revision.
+    const reordered = await call<QuestionnaireItem>('PATCH', `/v1/questionnaires/${q.questionnaireKey}`, {
+      token,
+      body: {
+        questions: [{ options: [{ alarm: false, text: 'No' }, { alarm: true, text: 'Yes' }], mandatory: true, type: 'single', text: 'Any fever today?' }],
+        scope: { groupKeys: [groupKey], deviceKeys: [a.deviceKey] },
+        version: q.version,
+      },
+    });
+    expect(reordered.body.code, reordered.body.message).toBe(201);
+    expect(reordered.body.data.revision).toBe(2);
+    q = reordered.body.data;
     // A stale version changes nothing.
     const stale = await call('PATCH', `/v1/questionnaires/${q.questionnaireKey}`, { token, body: { title: 'Stale', version: q.version - 1 } });
     expect(stale.status).toBe(409);

@@ -41,6 +41,16 @@ import { RequestError } from '../../app/request.ts';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
 import { QUESTIONNAIRES_PATH, RESOURCE, questionnairePath, useQuestionnaireLabels, type QuestionnaireItem } from './api.ts';
+import {
+  TranslationsSection,
+  blankTranslatedQuestion,
+  translationIssueField,
+  translationLocales,
+  translationRules,
+  translationValuesOf,
+  translationsBody,
+  type TranslationsValues,
+} from './TranslationsEditor.tsx';
 
 interface OptionValues {
   /** The row's React key: options move. */
@@ -49,7 +59,7 @@ interface OptionValues {
   alarm: boolean;
 }
 
-interface QuestionValues {
+export interface QuestionValues {
   id: string;
   text: string;
   type: QuestionType;
@@ -64,6 +74,8 @@ interface Values {
   deviceKeys: string[];
   groupKeys: string[];
   questions: QuestionValues[];
+  /** The survey in other languages, aligned with `questions` whatever the editor does to them. */
+  translations: TranslationsValues;
 }
 
 const DEFAULT_SECONDS = 30;
@@ -72,7 +84,8 @@ const blankOption = (): OptionValues => ({ id: randomId(), text: '', alarm: fals
 const blankQuestion = (): QuestionValues => ({ id: randomId(), text: '', type: 'single', mandatory: true, options: [blankOption(), blankOption()] });
 
 function valuesOf(item: QuestionnaireItem | undefined): Values {
-  if (!item) return { title: '', mode: 'screen', displaySeconds: DEFAULT_SECONDS, deviceKeys: [], groupKeys: [], questions: [blankQuestion()] };
+  if (!item)
+    return { title: '', mode: 'screen', displaySeconds: DEFAULT_SECONDS, deviceKeys: [], groupKeys: [], questions: [blankQuestion()], translations: {} };
   return {
     title: item.title,
     mode: item.mode,
@@ -86,6 +99,7 @@ function valuesOf(item: QuestionnaireItem | undefined): Values {
       mandatory: q.mandatory,
       options: q.options.map((o) => ({ id: randomId(), ...o })),
     })),
+    translations: translationValuesOf(item.translations ?? {}, item.questions),
   };
 }
 
@@ -101,14 +115,18 @@ function bodyOf(values: Values): QuestionnaireBody {
       mandatory: q.mandatory,
       options: q.type === 'text' ? [] : q.options.map((o) => ({ text: o.text.trim(), alarm: o.alarm })),
     })),
+    translations: translationsBody(values.translations, values.questions),
   };
 }
 
 /**
  * The form field a server issue belongs to: `scope.deviceKeys.3` is the devices field,
- * `questions.0.options.1` that option's text; undefined for a path the form does not show.
+ * `questions.0.options.1` that option's text, `translations.ja_JP.questions.0.options.1` that
+ * option's text in the Japanese card (`locales`: the languages the form holds); undefined for a
+ * path the form does not show.
  */
-export function issueField(path: string): string | undefined {
+export function issueField(path: string, locales: readonly string[] = []): string | undefined {
+  if (path === 'translations' || path.startsWith('translations.')) return translationIssueField(path, locales);
   if (path === 'scope' || path.startsWith('scope.deviceKeys')) return 'deviceKeys';
   if (path.startsWith('scope.groupKeys')) return 'groupKeys';
   const option = /^questions\.(\d+)\.options\.(\d+)/.exec(path);
@@ -121,9 +139,10 @@ export function issueField(path: string): string | undefined {
 
 /**
  * A survey in a drawer over the list: its title, how the terminal shows it, for how long, which
- * terminals (devices, and the devices of device groups), and its questions with their options.
- * A survey that has been opened keeps its answers with the revision they answered: changing its
- * title or questions makes the next revision, which the drawer says before it is saved.
+ * terminals (devices, and the devices of device groups), its questions with their options, and
+ * its texts in other languages. A survey that has been opened keeps its answers with the revision
+ * they answered: changing its title, questions or translations makes the next revision, which the
+ * drawer says before it is saved.
  */
 export function QuestionnaireDrawer({ editing, onClose }: { editing: QuestionnaireItem | 'new' | null; onClose: () => void }) {
   const { t } = useLingui();
@@ -180,6 +199,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
           },
         },
       },
+      translations: translationRules(required),
     },
   });
 
@@ -237,8 +257,9 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
       if (!(error instanceof RequestError)) throw error;
       const issues: Record<string, string> = {};
       const elsewhere: string[] = [];
+      const locales = translationLocales(values.translations);
       for (const issue of error.issues) {
-        const field = issueField(issue.path);
+        const field = issueField(issue.path, locales);
         if (field) issues[field] ??= issue.message;
         else elsewhere.push(issue.message);
       }
@@ -253,12 +274,51 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
     }
   }, showFirstError);
 
-  const setType = (i: number, type: QuestionType) => {
-    const question = form.values.questions[i]!;
-    form.setFieldValue(`questions.${i}.type`, type);
-    if (type === 'text') form.setFieldValue(`questions.${i}.options`, []);
-    else if (question.options.length === 0) form.setFieldValue(`questions.${i}.options`, [blankOption(), blankOption()]);
-    form.clearFieldError(`questions.${i}.options`);
+  // Every change to the questions and their options is made to each translation too, so that
+  // each keeps one text per question and per option, in the same order.
+  const translated = () => translationLocales(form.getValues().translations);
+  const edit: QuestionEdits = {
+    add: () => {
+      const question = blankQuestion();
+      form.insertListItem('questions', question);
+      for (const locale of translated()) form.insertListItem(`translations.${locale}.questions`, blankTranslatedQuestion(question));
+      form.clearFieldError('questions');
+    },
+    move: (from, to) => {
+      form.reorderListItem('questions', { from, to });
+      for (const locale of translated()) form.reorderListItem(`translations.${locale}.questions`, { from, to });
+    },
+    remove: (i) => {
+      form.removeListItem('questions', i);
+      for (const locale of translated()) form.removeListItem(`translations.${locale}.questions`, i);
+    },
+    setType: (i, type) => {
+      const question = form.getValues().questions[i]!;
+      form.setFieldValue(`questions.${i}.type`, type);
+      const options = type === 'text' ? [] : question.options.length === 0 ? [blankOption(), blankOption()] : undefined;
+      if (options) {
+        form.setFieldValue(`questions.${i}.options`, options);
+        for (const locale of translated())
+          form.setFieldValue(
+            `translations.${locale}.questions.${i}.options`,
+            options.map(() => ({ text: '' })),
+          );
+      }
+      form.clearFieldError(`questions.${i}.options`);
+    },
+    addOption: (i) => {
+      form.insertListItem(`questions.${i}.options`, blankOption());
+      for (const locale of translated()) form.insertListItem(`translations.${locale}.questions.${i}.options`, { text: '' });
+      form.clearFieldError(`questions.${i}.options`);
+    },
+    moveOption: (i, from, to) => {
+      form.reorderListItem(`questions.${i}.options`, { from, to });
+      for (const locale of translated()) form.reorderListItem(`translations.${locale}.questions.${i}.options`, { from, to });
+    },
+    removeOption: (i, j) => {
+      form.removeListItem(`questions.${i}.options`, j);
+      for (const locale of translated()) form.removeListItem(`translations.${locale}.questions.${i}.options`, j);
+    },
   };
 
   const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
@@ -283,8 +343,8 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
             <Text size="sm">
               {everOpened ? (
                 <Trans>
-                  This survey is at revision {revision}. Changing its title or questions makes revision {nextRevision}; answers already given keep the revision
-                  they answered.
+                  This survey is at revision {revision}. Changing its title, questions or translations makes revision {nextRevision}; answers already given keep
+                  the revision they answered.
                 </Trans>
               ) : (
                 <Trans>This survey has not been opened yet: changes replace revision {revision}.</Trans>
@@ -379,7 +439,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
             </Text>
           </Group>
           {questions.map((question, i) => (
-            <QuestionEditor key={question.id} index={i} count={questions.length} form={form} onType={(type) => setType(i, type)} />
+            <QuestionEditor key={question.id} index={i} count={questions.length} form={form} edit={edit} />
           ))}
           {form.errors.questions && (
             <Text size="xs" c="red" data-error-text data-testid="questionnaire-questions-error">
@@ -391,16 +451,15 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
               variant="light"
               leftSection={<IconPlus size={16} />}
               disabled={questions.length >= limits.questions}
-              onClick={() => {
-                form.insertListItem('questions', blankQuestion());
-                form.clearFieldError('questions');
-              }}
+              onClick={edit.add}
               data-testid="question-add"
             >
               <Trans>Add a question</Trans>
             </Button>
           </Group>
         </Stack>
+
+        <TranslationsSection form={form} />
 
         <Group justify="flex-end" gap="xs">
           <Button variant="default" onClick={close} data-testid="questionnaire-cancel">
@@ -415,10 +474,21 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
   );
 }
 
-type Form = UseFormReturnType<Values>;
+export type Form = UseFormReturnType<Values>;
+
+/** The changes to the questions and their options, which the form makes to the translations as well. */
+interface QuestionEdits {
+  add(): void;
+  move(from: number, to: number): void;
+  remove(index: number): void;
+  setType(index: number, type: QuestionType): void;
+  addOption(index: number): void;
+  moveOption(index: number, from: number, to: number): void;
+  removeOption(index: number, option: number): void;
+}
 
 /** One question: its text, type and mandatory switch, its options (none for free text), and where it stands among the others. */
-function QuestionEditor({ index: i, count, form, onType }: { index: number; count: number; form: Form; onType: (type: QuestionType) => void }) {
+function QuestionEditor({ index: i, count, form, edit }: { index: number; count: number; form: Form; edit: QuestionEdits }) {
   const { t } = useLingui();
   const labels = useQuestionnaireLabels();
   const question = form.values.questions[i]!;
@@ -433,20 +503,14 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
             {name}
           </Badge>
           <Group gap={4} wrap="nowrap">
-            <ActionIcon
-              variant="subtle"
-              aria-label={t`Move ${name} up`}
-              disabled={i === 0}
-              onClick={() => form.reorderListItem('questions', { from: i, to: i - 1 })}
-              data-testid="question-up"
-            >
+            <ActionIcon variant="subtle" aria-label={t`Move ${name} up`} disabled={i === 0} onClick={() => edit.move(i, i - 1)} data-testid="question-up">
               <IconArrowUp size={16} />
             </ActionIcon>
             <ActionIcon
               variant="subtle"
               aria-label={t`Move ${name} down`}
               disabled={i === count - 1}
-              onClick={() => form.reorderListItem('questions', { from: i, to: i + 1 })}
+              onClick={() => edit.move(i, i + 1)}
               data-testid="question-down"
             >
               <IconArrowDown size={16} />
@@ -456,7 +520,7 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
               color="red"
               aria-label={t`Remove ${name}`}
               disabled={count === 1}
-              onClick={() => form.removeListItem('questions', i)}
+              onClick={() => edit.remove(i)}
               data-testid="question-remove"
             >
               <IconTrash size={16} />
@@ -478,7 +542,7 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
             data={QUESTION_TYPES.map((value) => ({ value, label: labels.type[value] }))}
             allowDeselect={false}
             value={question.type}
-            onChange={(value) => value && onType(value as QuestionType)}
+            onChange={(value) => value && edit.setType(i, value as QuestionType)}
             error={form.errors[`questions.${i}.type`]}
             w={200}
             data-testid="question-type"
@@ -522,19 +586,14 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
                     />
                   </Tooltip>
                   <Group gap={2} wrap="nowrap" mt={4}>
-                    <ActionIcon
-                      variant="subtle"
-                      aria-label={t`Move ${optionName} up`}
-                      disabled={j === 0}
-                      onClick={() => form.reorderListItem(`questions.${i}.options`, { from: j, to: j - 1 })}
-                    >
+                    <ActionIcon variant="subtle" aria-label={t`Move ${optionName} up`} disabled={j === 0} onClick={() => edit.moveOption(i, j, j - 1)}>
                       <IconArrowUp size={14} />
                     </ActionIcon>
                     <ActionIcon
                       variant="subtle"
                       aria-label={t`Move ${optionName} down`}
                       disabled={j === question.options.length - 1}
-                      onClick={() => form.reorderListItem(`questions.${i}.options`, { from: j, to: j + 1 })}
+                      onClick={() => edit.moveOption(i, j, j + 1)}
                     >
                       <IconArrowDown size={14} />
                     </ActionIcon>
@@ -542,7 +601,7 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
                       variant="subtle"
                       color="red"
                       aria-label={t`Remove ${optionName}`}
-                      onClick={() => form.removeListItem(`questions.${i}.options`, j)}
+                      onClick={() => edit.removeOption(i, j)}
                       data-testid="option-remove"
                     >
                       <IconTrash size={14} />
@@ -562,10 +621,7 @@ function QuestionEditor({ index: i, count, form, onType }: { index: number; coun
                 variant="subtle"
                 leftSection={<IconPlus size={14} />}
                 disabled={question.options.length >= QUESTIONNAIRE_LIMITS.options}
-                onClick={() => {
-                  form.insertListItem(`questions.${i}.options`, blankOption());
-                  form.clearFieldError(`questions.${i}.options`);
-                }}
+                onClick={() => edit.addOption(i)}
                 data-testid="option-add"
               >
                 <Trans>Add an option</Trans>

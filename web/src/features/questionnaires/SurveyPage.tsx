@@ -56,12 +56,31 @@ function storedDrafts(token: string, survey: SurveyForm): Draft[] {
   }
 }
 
+/**
+ * The survey in the reader's language (the console's, which the language picker sets) when it has
+ * a translation in it, else in its own: only the texts change, the answers are option indexes.
+ */
+function inReaderLanguage(survey: SurveyForm): SurveyForm {
+  const translation = survey.translations?.[storedLocale()];
+  if (!translation) return survey;
+  return {
+    ...survey,
+    title: translation.title || survey.title,
+    questions: survey.questions.map((question, i) => ({
+      ...question,
+      text: translation.questions[i]?.text || question.text,
+      options: question.options.map((option, j) => ({ ...option, text: translation.questions[i]?.options[j] || option.text })),
+    })),
+  };
+}
+
 const answerOf = (draft: Draft): Answer =>
   typeof draft === 'string' ? (draft.trim() ? { text: draft.trim() } : null) : draft.length ? { choices: draft } : null;
 
 /**
  * The public page behind a terminal's QR code (`/survey#<token>`): the survey's title, where the
- * terminal is, and its questions, answered on a phone. Mandatory questions are checked before
+ * terminal is, and its questions, answered on a phone, in the reader's language when the survey
+ * has a translation in it. Mandatory questions are checked before
  * sending; the server's objections show on their question. A link works once: after the answers
  * go in, it says thank you, and opened again it says it was used. An expired link, one whose
  * survey closed, and one that was never valid each say so.
@@ -89,7 +108,7 @@ export default function SurveyPage() {
       (survey) => {
         if (!current) return;
         setDrafts(storedDrafts(token, survey));
-        setPage({ kind: 'form', survey });
+        setPage({ kind: 'form', survey: inReaderLanguage(survey) });
       },
       (error: unknown) => {
         if (!current) return;
