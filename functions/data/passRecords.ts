@@ -185,7 +185,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Stores one record with its counters in one transaction, unless its (device, record id) was
  * stored before: then nothing is written and the first storing's note is answered. A transaction
- * that lost a race on a counter shard is tried again.
+ * that lost a race on a counter shard, or was throttled, is tried again.
  */
 export async function storeRecord(record: PassRecord, hour: number): Promise<StoreOutcome> {
   const items = recordTransaction(record, hour);
@@ -200,11 +200,130 @@ export async function storeRecord(record: PassRecord, hour: number): Promise<Sto
         const old = reasons[0].Item ?? (await readMarker(record.tenantId, record.deviceKey, record.recordId));
         return { stored: 'duplicate', note: noteOf(old) };
       }
-      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
-      if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
+      const retried = reasons.some((r) => RETRIED_CODES.has(r.Code ?? ''));
+      if (!retried || attempt >= MAX_ATTEMPTS) throw error;
       await pause(Math.min(400, 5 * 2 ** attempt) * (0.5 + Math.random()));
     }
   }
+}
+
+/** The most items one DynamoDB transaction may hold. */
+const TRANSACTION_ITEMS = 100;
+
+/** One record of a batch, with the hour of the company day its counters go to. */
+export interface BatchEntry {
+  record: PassRecord;
+  hour: number;
+}
+
+/** What became of one record of a batch: stored (new or before), or not stored (the terminal sends it again). */
+export type BatchOutcome = StoreOutcome | { stored: 'failed'; error: unknown };
+
+/**
+ * The counter updates of several records, one per counter item: a transaction may name an item
+ * once, so the increments of the records that share a day shard are summed.
+ */
+function summedCounters(entries: readonly BatchEntry[]): TransactItem[] {
+  const byItem = new Map<string, { tenantId: string; day: string; shard: number; ttl: number; counts: Map<string, number> }>();
+  for (const { record, hour } of entries) {
+    const shard = shardOf(record.deviceKey, record.recordId);
+    const id = `${record.day}#${shard}`;
+    let item = byItem.get(id);
+    if (!item) byItem.set(id, (item = { tenantId: record.tenantId, day: record.day, shard, ttl: record.ttl, counts: new Map() }));
+    item.ttl = Math.max(item.ttl, record.ttl);
+    for (const name of counterNames(record, hour)) item.counts.set(name, (item.counts.get(name) ?? 0) + 1);
+  }
+  return [...byItem.values()].map((item): TransactItem => {
+    const names = [...item.counts.keys()];
+    return {
+      Update: {
+        TableName: table(),
+        Key: { pk: item.tenantId, sk: counterSk(item.day, item.shard) },
+        UpdateExpression: `SET #kind = :kind, #day = :day, #ttl = if_not_exists(#ttl, :ttl) ADD ${names.map((_, i) => `#c${i} :n${i}`).join(', ')}`,
+        ExpressionAttributeNames: { '#kind': 'kind', '#day': 'day', '#ttl': 'ttl', ...Object.fromEntries(names.map((n, i) => [`#c${i}`, n])) },
+        ExpressionAttributeValues: { ':kind': 'passCounter', ':day': item.day, ':ttl': item.ttl, ...Object.fromEntries(names.map((n, i) => [`:n${i}`, item.counts.get(n)!])) },
+      },
+    };
+  });
+}
+
+/** A record's own items of its transaction: everything but its counter update (the last item). */
+const ownItems = (entry: BatchEntry): TransactItem[] => recordTransaction(entry.record, entry.hour).slice(0, -1);
+
+/** Groups the entries into transactions of at most TRANSACTION_ITEMS items, counters summed per shard. */
+function chunksOf(entries: readonly BatchEntry[]): BatchEntry[][] {
+  const chunks: BatchEntry[][] = [];
+  let chunk: BatchEntry[] = [];
+  let items = 0;
+  const shards = new Set<string>();
+  for (const entry of entries) {
+    const own = ownItems(entry).length;
+    const shard = `${entry.record.day}#${shardOf(entry.record.deviceKey, entry.record.recordId)}`;
+    const extra = own + (shards.has(shard) ? 0 : 1);
+    if (chunk.length > 0 && items + extra > TRANSACTION_ITEMS) {
+      chunks.push(chunk);
+      chunk = [];
+      items = 0;
+      shards.clear();
+    }
+    chunk.push(entry);
+    items += own + (shards.has(shard) ? 0 : 1);
+    shards.add(shard);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** Cancellation codes worth trying again: a conflict with another transaction, or throttling. */
+const RETRIED_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * Stores the records of one terminal message together: transactions of up to TRANSACTION_ITEMS
+ * items (each record's marker, record and copies, and the summed counter updates), so a message
+ * costs a few round trips instead of one per record. A transaction cancelled by a conflict or by
+ * throttling is tried again with back-off. One cancelled because a record was stored before (its
+ * marker exists) stores each of its records on its own instead (storeRecord), which tells the
+ * duplicates from the new. Records are answered in the order given.
+ */
+export async function storeRecords(entries: readonly BatchEntry[]): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = new Array(entries.length);
+  const index = new Map<BatchEntry, number>(entries.map((e, i) => [e, i]));
+  // A record id twice in one message: the first goes in the batch, the others are stored on their own after it (as duplicates).
+  const seen = new Set<string>();
+  const first: BatchEntry[] = [];
+  const again: BatchEntry[] = [];
+  for (const entry of entries) {
+    const id = `${entry.record.deviceKey}/${entry.record.recordId}`;
+    (seen.has(id) ? again : first).push(entry);
+    seen.add(id);
+  }
+  const alone = async (entry: BatchEntry) => {
+    outcomes[index.get(entry)!] = await storeRecord(entry.record, entry.hour).catch((error: unknown) => ({ stored: 'failed' as const, error }));
+  };
+  for (const chunk of chunksOf(first)) {
+    const items = [...chunk.flatMap(ownItems), ...summedCounters(chunk)];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+        for (const entry of chunk) outcomes[index.get(entry)!] = { stored: 'new' };
+        break;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed')) {
+          for (const entry of chunk) await alone(entry);
+          break;
+        }
+        if (reasons && reasons.some((r) => RETRIED_CODES.has(r.Code ?? '')) && attempt < MAX_ATTEMPTS) {
+          await pause(Math.min(400, 5 * 2 ** attempt) * (0.5 + Math.random()));
+          continue;
+        }
+        for (const entry of chunk) outcomes[index.get(entry)!] = { stored: 'failed', error };
+        break;
+      }
+    }
+  }
+  for (const entry of again) await alone(entry);
+  return outcomes;
 }
 
 /** The note on a marker, read plainly or (from a cancelled transaction, which the document client leaves as it is) as DynamoDB attribute values. */

@@ -3,7 +3,7 @@ import { CAPTURE_MAX_BYTES, CAPTURE_TYPES, deviceTopics, passRecordUp, recordsMe
 import type { RecordType } from '#contract/passRecords';
 import { isWatched } from '#data/authorities';
 import { findDevice, isIntercom } from '#data/devices';
-import { onRecordStored, storeRecord, type PassRecord, type StoredNote } from '#data/passRecords';
+import { onRecordStored, storeRecords, type BatchEntry, type PassRecord, type StoredNote } from '#data/passRecords';
 import { findPerson, type Person } from '#data/people';
 import { privacySettings, retentionTtl } from '#data/settings';
 import { companyTimezone } from '#data/tenants';
@@ -18,7 +18,8 @@ import { objectExists, presignedPut } from '#lib/storage';
 /**
  * `pc/<thing>/records`: pass records a terminal publishes. Each record is checked on its own (a
  * malformed one is answered in `refused` and the rest go on), stored once per (device, record id)
- * with its day counters in one transaction, and the whole message is answered with one ack on
+ * with its day counters, the message's records together in a few transactions
+ * (data/passRecords.ts storeRecords), and the whole message is answered with one ack on
  * `pc/<thing>/records/ack` naming every record now stored, new or stored before, each with a
  * presigned PUT for its capture while the company keeps photos.
  *
@@ -116,8 +117,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
 
   const threshold = device.settings.temperatureThreshold;
   const ttl = retentionTtl(privacy, 'passRecords', now);
-  const fresh: PassRecord[] = [];
-  const answers = await pool(checked, STORE_WIDTH, async (up) => {
+  const entries: BatchEntry[] = checked.map((up) => {
     const verifyAt = new Date(up.verifyTime);
     const about = up.personKey ? known.get(up.personKey) : undefined;
     const person = about?.person;
@@ -150,19 +150,29 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       ...(privacy.savePhotos && person?.avatar ? { avatarKey: person.avatar } : {}),
       ttl,
     };
+    return { record, hour: hourOf(verifyAt, timeZone) };
+  });
+  // The message's records are written together, a few transactions in all (data/passRecords.ts storeRecords).
+  const outcomes = await storeRecords(entries);
+  const fresh: PassRecord[] = [];
+  const answers = await pool(entries, STORE_WIDTH, async ({ record }, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.stored === 'failed') {
+      // Neither stored nor refused: the terminal sends it again.
+      log('error', 'pass record not stored', { tenantId, deviceKey, recordId: record.recordId, error: String(outcome.error) });
+      return undefined;
+    }
     try {
-      const outcome = await storeRecord(record, hourOf(verifyAt, timeZone));
       if (outcome.stored === 'new') fresh.push(record);
-      if (outcome.stored === 'new' && violation) log('warn', 'blacklisted person let through', { tenantId, deviceKey, recordId: up.recordId, personKey: up.personKey });
+      if (outcome.stored === 'new' && record.violation) log('warn', 'blacklisted person let through', { tenantId, deviceKey, recordId: record.recordId, personKey: record.personKey });
       const note = outcome.stored === 'new' ? record : outcome.note;
       // A record sent again whose capture already arrived is told so, instead of a new link.
-      if (outcome.stored !== 'new' && note.captureKey && (await objectExists('captures', tenantId, note.captureKey))) return { recordId: up.recordId, captureStored: true as const };
+      if (outcome.stored !== 'new' && note.captureKey && (await objectExists('captures', tenantId, note.captureKey))) return { recordId: record.recordId, captureStored: true as const };
       const link = privacy.savePhotos ? await upload(tenantId, note) : undefined;
-      return { recordId: up.recordId, ...(link ? { upload: link } : {}) };
+      return { recordId: record.recordId, ...(link ? { upload: link } : {}) };
     } catch (error) {
-      // Neither stored nor refused: the terminal sends it again.
-      log('error', 'pass record not stored', { tenantId, deviceKey, recordId: up.recordId, error: String(error) });
-      return undefined;
+      log('error', 'pass record stored, its upload link not made', { tenantId, deviceKey, recordId: record.recordId, error: String(error) });
+      return { recordId: record.recordId };
     }
   });
   ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
