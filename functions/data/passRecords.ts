@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
@@ -7,7 +7,7 @@ import { releaseJobSlot } from './jobSlots.ts';
 import { fieldError } from '#lib/errors';
 import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
-import { epochSeconds, type TransactItem } from './entity.ts';
+import { epochSeconds, finishBatch, type TransactItem } from './entity.ts';
 
 /**
  * Pass records in the events table, all under the tenant's partition (`pk` = tenant id):
@@ -247,17 +247,31 @@ function summedCounters(entries: readonly BatchEntry[]): TransactItem[] {
   });
 }
 
-/** A record's own items of its transaction: everything but its counter update (the last item). */
-const ownItems = (entry: BatchEntry): TransactItem[] => recordTransaction(entry.record, entry.hour).slice(0, -1);
+/** A record's marker, as its transaction writes it: only if absent. */
+const markerItem = (entry: BatchEntry): TransactItem => recordTransaction(entry.record, entry.hour)[0]!;
 
-/** Groups the entries into transactions of at most TRANSACTION_ITEMS items, counters summed per shard. */
+/** Puts items with batch writes, 25 a request, the unprocessed part again with back-off until none is left. */
+async function putAll(items: Record<string, unknown>[]): Promise<void> {
+  const requests = [];
+  for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25));
+  await Promise.all(
+    requests.map((part) =>
+      finishBatch('pass records', part, async (left) => {
+        const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table()]: left.map((Item) => ({ PutRequest: { Item } })) } }));
+        return { unprocessed: (out.UnprocessedItems?.[table()] ?? []).map((r) => r.PutRequest!.Item!) };
+      }),
+    ),
+  );
+}
+
+/** Groups the entries into transactions of at most TRANSACTION_ITEMS items (a marker each, counters summed per shard). */
 function chunksOf(entries: readonly BatchEntry[]): BatchEntry[][] {
   const chunks: BatchEntry[][] = [];
   let chunk: BatchEntry[] = [];
   let items = 0;
   const shards = new Set<string>();
   for (const entry of entries) {
-    const own = ownItems(entry).length;
+    const own = 1;
     const shard = `${entry.record.day}#${shardOf(entry.record.deviceKey, entry.record.recordId)}`;
     const extra = own + (shards.has(shard) ? 0 : 1);
     if (chunk.length > 0 && items + extra > TRANSACTION_ITEMS) {
@@ -274,13 +288,36 @@ function chunksOf(entries: readonly BatchEntry[]): BatchEntry[][] {
   return chunks;
 }
 
+/** Batch reads of markers: DynamoDB reads at most 100 keys per request. */
+const MARKER_READS = 100;
+
+/**
+ * The markers of records stored before, by `<deviceKey>/<recordId>`: read together (strongly
+ * consistent) before a batch, so a message sent again costs one read instead of a cancelled
+ * transaction and one transaction per record. Keys left unprocessed are simply not known here;
+ * the transactions still tell them apart.
+ */
+async function storedMarkers(entries: readonly BatchEntry[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < entries.length; i += MARKER_READS) {
+    const keys = entries.slice(i, i + MARKER_READS).map(({ record }) => ({ pk: record.tenantId, sk: markerSk(record.deviceKey, record.recordId) }));
+    const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[table()] ?? []) found.set(String(item.sk), item);
+  }
+  return found;
+}
+
 /** Cancellation codes worth trying again: a conflict with another transaction, or throttling. */
 const RETRIED_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**
- * Stores the records of one terminal message together: transactions of up to TRANSACTION_ITEMS
- * items (each record's marker, record and copies, and the summed counter updates), so a message
- * costs a few round trips instead of one per record. A transaction cancelled by a conflict or by
+ * Stores the records of one terminal message together, so a message costs a few round trips
+ * instead of a transaction per record: the record items by batch writes, then transactions of up
+ * to TRANSACTION_ITEMS items holding each record's marker (written only if absent) and the summed
+ * counter updates. Records whose markers exist already (a message sent again) are answered from
+ * the markers, read together first; a transaction cancelled because some markers appeared since
+ * (the same message arriving twice at once) answers those records as duplicates and goes again
+ * without them. Conflicts and throttling are tried again with back-off. A transaction cancelled by a conflict or by
  * throttling is tried again with back-off. One cancelled because a record was stored before (its
  * marker exists) stores each of its records on its own instead (storeRecord), which tells the
  * duplicates from the new. Records are answered in the order given.
@@ -300,18 +337,42 @@ export async function storeRecords(entries: readonly BatchEntry[]): Promise<Batc
   const alone = async (entry: BatchEntry) => {
     outcomes[index.get(entry)!] = await storeRecord(entry.record, entry.hour).catch((error: unknown) => ({ stored: 'failed' as const, error }));
   };
-  for (const chunk of chunksOf(first)) {
-    const items = [...chunk.flatMap(ownItems), ...summedCounters(chunk)];
-    for (let attempt = 1; ; attempt++) {
+  const markers = await storedMarkers(first);
+  const unseen = first.filter((entry) => {
+    const marker = markers.get(markerSk(entry.record.deviceKey, entry.record.recordId));
+    if (marker) outcomes[index.get(entry)!] = { stored: 'duplicate', note: noteOf(marker) };
+    return !marker;
+  });
+  // The records themselves first, by batch writes (idempotent: the same keys again hold the same
+  // record); then their markers and counters, exactly once, in transactions. A failure between the
+  // two leaves records without markers: not acknowledged, so the terminal sends them again, and
+  // then they are written and counted.
+  try {
+    await putAll(unseen.flatMap((entry) => recordPuts(entry.record)));
+  } catch (error) {
+    for (const entry of unseen) outcomes[index.get(entry)!] = { stored: 'failed', error };
+    unseen.length = 0;
+  }
+  for (const whole of chunksOf(unseen)) {
+    let chunk = whole;
+    for (let attempt = 1; chunk.length > 0; attempt++) {
       try {
-        await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+        await dynamo().send(new TransactWriteCommand({ TransactItems: [...chunk.map(markerItem), ...summedCounters(chunk)] }));
         for (const entry of chunk) outcomes[index.get(entry)!] = { stored: 'new' };
         break;
       } catch (error) {
         const reasons = cancellationReasons(error);
-        if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed')) {
-          for (const entry of chunk) await alone(entry);
-          break;
+        // Markers that exist (the same message on its way twice): those records are duplicates,
+        // answered from the markers the cancellation returns; the rest go again without them.
+        const taken = chunk.filter((_, i) => reasons?.[i]?.Code === 'ConditionalCheckFailed');
+        if (taken.length > 0) {
+          for (const entry of taken) {
+            const i = chunk.indexOf(entry);
+            const old = reasons![i]!.Item ?? (await readMarker(entry.record.tenantId, entry.record.deviceKey, entry.record.recordId));
+            outcomes[index.get(entry)!] = { stored: 'duplicate', note: noteOf(old) };
+          }
+          chunk = chunk.filter((entry) => !taken.includes(entry));
+          continue;
         }
         if (reasons && reasons.some((r) => RETRIED_CODES.has(r.Code ?? '')) && attempt < MAX_ATTEMPTS) {
           await pause(Math.min(400, 5 * 2 ** attempt) * (0.5 + Math.random()));

@@ -87,6 +87,14 @@ describe('records stored in batches', () => {
     expect((await totals(tenantId)).total).toBe(20);
   });
 
+  it('stores a message that arrives twice at once once: each record new in one copy and a duplicate in the other', async () => {
+    const tenantId = newId();
+    const batch = Array.from({ length: 40 }, (_, i) => entry(tenantId, 'batchdevice00004', i));
+    const copies = await Promise.all([storeRecords(batch), storeRecords(batch), storeRecords(batch)]);
+    for (let i = 0; i < batch.length; i++) expect(copies.map((c) => c[i]!.stored).sort()).toEqual(['duplicate', 'duplicate', 'new']);
+    expect((await totals(tenantId)).total).toBe(40);
+  });
+
   it('tries a throttled transaction again with back-off, and stores the records once', async () => {
     const tenantId = newId();
     const batch = Array.from({ length: 10 }, (_, i) => entry(tenantId, 'batchdevice00003', i));
