@@ -180,7 +180,7 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     const rate = unique / twice.seconds;
     out(
       lines,
-      `records: ingest through MQTT, ${DEVICES} devices x ${RECORDS_PER_DEVICE} records, every record delivered twice: ${rate.toFixed(0)} records/s stored (${(twice.sent / twice.seconds).toFixed(0)} deliveries/s) = ${(rate / raw).toFixed(2)} of the raw write rate (target 0.5)`,
+      `records: ingest through MQTT, ${DEVICES} devices x ${RECORDS_PER_DEVICE} records, every record delivered twice: ${rate.toFixed(0)} records/s stored (${(twice.sent / twice.seconds).toFixed(0)} deliveries/s) = ${(rate / raw).toFixed(2)} of the raw write rate (goal 1.0)`,
     );
     // Lost: a record missing from the list; duplicated: listed or counted twice.
     let listed = 0;

@@ -343,8 +343,8 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
             <Text size="sm">
               {everOpened ? (
                 <Trans>
-                  This survey is at revision {revision}. Changing its title, questions or translations makes revision {nextRevision}; answers already given keep
-                  the revision they answered.
+                  This survey is at revision {revision}. Changing what terminals show (its title, questions, translations, mode or display time) makes revision{' '}
+                  {nextRevision}; answers already given keep the revision they answered.
                 </Trans>
               ) : (
                 <Trans>This survey has not been opened yet: changes replace revision {revision}.</Trans>
