@@ -3,7 +3,7 @@ import { QUESTIONNAIRE_LIMITS, type QuestionnaireMode, type QuestionnaireState, 
 import { dynamo } from '#lib/aws';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { newTimeId } from '#lib/crypto';
-import { isConditionFailure, nowIso, skPrefix, type TransactItem } from './entity.ts';
+import { finishBatch, isConditionFailure, nowIso, skPrefix, type TransactItem } from './entity.ts';
 import { MAIN_TABLE, tableName } from './tables.ts';
 
 /**
@@ -270,7 +270,11 @@ export async function deleteQuestionnaire(current: Questionnaire, version: numbe
   ]);
   const keys = Array.from({ length: current.revision }, (_, i) => ({ pk: current.tenantId, sk: revisionSk(current.questionnaireKey, i + 1) }));
   for (let i = 0; i < keys.length; i += 25) {
-    await dynamo().send(new BatchWriteCommand({ RequestItems: { [table()]: keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })) } }));
+    // Unprocessed deletes are sent again (finishBatch), so no revision outlives its survey.
+    await finishBatch('questionnaire revisions', keys.slice(i, i + 25), async (part) => {
+      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table()]: part.map((Key) => ({ DeleteRequest: { Key } })) } }));
+      return { unprocessed: (out.UnprocessedItems?.[table()] ?? []).map((r) => r.DeleteRequest!.Key as { pk: string; sk: string }) };
+    });
   }
 }
 

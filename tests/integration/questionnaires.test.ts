@@ -17,6 +17,7 @@ import { dynamo } from '@passcloud/functions/lib/aws';
 import { getShadow } from '@passcloud/functions/lib/iot';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { findRevision } from '@passcloud/functions/data/questionnaires';
 import { seedDemoQuestionnaires } from '@passcloud/infra/local/demoQuestionnaires';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
 import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
@@ -175,6 +176,8 @@ describe('questionnaire configuration', () => {
     expect((await call<QuestionnaireItem>('GET', `/v1/questionnaires/${empty.questionnaireKey}`, { token })).body.data.state).toBe('closed');
     const gone = await call('DELETE', `/v1/questionnaires/${empty.questionnaireKey}?version=${empty.version}`, { token });
     expect(gone.body.code).toBe(204);
+    // Its revisions go with it.
+    expect(await findRevision(tenantId, empty.questionnaireKey, 1)).toBeUndefined();
   });
 });
 
@@ -334,6 +337,11 @@ describe('delivery to the terminals in scope', () => {
     expect(reordered.body.code, reordered.body.message).toBe(201);
     expect(reordered.body.data.revision).toBe(2);
     q = reordered.body.data;
+    // An open survey is not deleted: 409, and it stays open with its revisions.
+    const refused = await call('DELETE', `/v1/questionnaires/${q.questionnaireKey}?version=${q.version}`, { token });
+    expect(refused.status).toBe(409);
+    expect((await call<QuestionnaireItem>('GET', `/v1/questionnaires/${q.questionnaireKey}`, { token })).body.data).toMatchObject({ state: 'open', version: q.version });
+    expect(await findRevision(tenantId, q.questionnaireKey, 1)).toBeDefined();
     // A stale version changes nothing.
     const stale = await call('PATCH', `/v1/questionnaires/${q.questionnaireKey}`, { token, body: { title: 'Stale', version: q.version - 1 } });
     expect(stale.status).toBe(409);
