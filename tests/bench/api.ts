@@ -1,3 +1,5 @@
+import { figure } from './figures.ts';
+
 /** Login latency (RSA-OAEP + scrypt) and the authenticated read path under concurrency. */
 
 export const percentile = (values: number[], p: number): number | undefined => {
@@ -68,6 +70,9 @@ export async function apiBench(stack: { url: string }): Promise<string[]> {
   );
   const readSeconds = (performance.now() - readStarted) / 1000;
 
+  figure({ area: 'api', name: 'login p95', value: percentile(logins, 95)!, unit: 'ms', note: 'security key + RSA-OAEP + scrypt N=2^17, 20 runs' });
+  figure({ area: 'api', name: 'GET /v1/systems/me p95', value: percentile(reads, 95)!, unit: 'ms', note: `${concurrency} at a time` });
+  figure({ area: 'api', name: 'GET /v1/systems/me rate', value: total / readSeconds, unit: 'req/s' });
   return [
     `login (security key + RSA-OAEP + scrypt N=2^17), ${logins.length} runs: p50 ${fmt(percentile(logins, 50))}, p95 ${fmt(percentile(logins, 95))}`,
     `GET /v1/systems/me, ${total} requests, ${concurrency} at a time: ${(total / readSeconds).toFixed(0)} req/s, p50 ${fmt(percentile(reads, 50))}, p95 ${fmt(percentile(reads, 95))}`,

@@ -5,6 +5,7 @@ import { monthTotals } from '@passcloud/functions/data/attendanceDays';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo, resetClients } from '@passcloud/functions/lib/aws';
 import { adminToken, fmt, percentile } from './api.ts';
+import { figure } from './figures.ts';
 
 /**
  * The attendance engine alone: a month of 1,000 employees with four punches a day (two periods),
@@ -58,6 +59,8 @@ export function attendanceBench(): string[] {
   timed(50);
   const small = timed(1000);
   const large = timed(10_000);
+  figure({ area: 'attendance', name: 'engine, 1,000 employees x a month', value: small.ms, unit: 'ms', goal: 2000, kind: 'max', note: '4 punches a day' });
+  figure({ area: 'attendance', name: 'engine, 10,000 employees / 1,000', value: large.ms / small.ms, unit: 'x', goal: 11, kind: 'max', note: 'time ratio, same run' });
   return [
     `attendance engine: 1,000 employees x ${DAYS} days x 4 punches: ${fmt(small.ms)} (budget 2 s), ${small.days} days`,
     `attendance engine: 10,000 employees: ${fmt(large.ms)}, ${(large.ms / small.ms).toFixed(1)} times the time (budget 11)`,
@@ -104,6 +107,8 @@ export async function monthlyPageBench(stack: { url: string; env: Record<string,
   };
   const plain = await probe('');
   const keyword = await probe('&keyword=Employee%20999');
+  figure({ area: 'attendance', name: 'monthly first page p95', value: plain.p95!, unit: 'ms', goal: 200, kind: 'max', note: '1,000 employees' });
+  figure({ area: 'attendance', name: 'monthly first page, keyword p95', value: keyword.p95!, unit: 'ms', goal: 200, kind: 'max', note: 'keyword matching one' });
   return [
     `attendance: monthly first page over 1,000 employees p50 ${fmt(plain.p50)}, p95 ${fmt(plain.p95)} (budget 200 ms); with a keyword matching one p50 ${fmt(keyword.p50)}, p95 ${fmt(keyword.p95)}`,
   ];

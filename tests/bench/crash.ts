@@ -9,6 +9,7 @@ import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { REPO_ROOT } from '@passcloud/infra/local/stack';
 import { freePort } from '@passcloud/infra/local/standins';
 import { adminToken } from './api.ts';
+import { figure } from './figures.ts';
 
 /**
  * The host killed with SIGKILL in the middle of an ingest, then started again on the same data:
@@ -89,6 +90,9 @@ export async function recordsCrashBench(): Promise<string[]> {
     const lost = acknowledged.filter((id) => !seen.has(id)).length;
     const missing = ids.filter((id) => !seen.has(id)).length;
     const duplicated = [...seen.values()].filter((n) => n > 1).length;
+    figure({ area: 'records', name: 'acknowledged records lost after kill -9', value: lost, unit: '', goal: 0, kind: 'max' });
+    figure({ area: 'records', name: 'records duplicated after kill -9', value: duplicated, unit: '', goal: 0, kind: 'max' });
+    figure({ area: 'records', name: 'records missing after the resend', value: missing, unit: '', goal: 0, kind: 'max' });
     return [
       `crash: host killed with SIGKILL after ${acknowledged.length} of ${RECORDS} records were acknowledged; ${lost} of them lost after the restart (budget 0)`,
       `crash: the terminal resent the rest; ${RECORDS - missing} of ${RECORDS} stored, ${duplicated} duplicated, caught up ${(caughtUpMs / 1000).toFixed(1)} s after the restart`,

@@ -5,6 +5,7 @@ import { issueLicenceCode } from '@passcloud/functions/domain/licence';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { adminToken, fmt, percentile, resultLines } from './api.ts';
 import { mb, rssOf, type OwnHost } from './host.ts';
+import { figure } from './figures.ts';
 
 /**
  * Simulated face terminals against one local host, at 20 and then 200 devices: how long a
@@ -144,6 +145,10 @@ export async function devicesBench(host: OwnHost): Promise<string[]> {
 
       const n = agents.length;
       const pct = (values: number[]) => `p50 ${fmt(percentile(values, 50))}, p95 ${fmt(percentile(values, 95))}`;
+      figure({ area: 'devices', name: `PATCH to device applied p95, ${n} devices`, value: percentile(applied, 95)!, unit: 'ms' });
+      figure({ area: 'devices', name: `PATCH to shown confirmed p95, ${n} devices`, value: percentile(confirmed, 95)!, unit: 'ms' });
+      figure({ area: 'devices', name: `presence offline p95, ${n} devices`, value: percentile(offline, 95)!, unit: 'ms' });
+      figure({ area: 'devices', name: `host RSS per device, ${n} devices`, value: (rss - idle) / n / 1024, unit: 'KB' });
       lines.push(
         `devices (${n} connected): bound and online in ${(connectMs / 1000).toFixed(1)} s; host RSS ${mb(rss)} (+${mb(rss - idle)} over none, ${((rss - idle) / n / 1024).toFixed(0)} KB per device)`,
         `devices (${n}): console PATCH -> device applied ${pct(applied)}; -> shown confirmed in the API ${pct(confirmed)}`,

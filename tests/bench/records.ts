@@ -13,6 +13,7 @@ import { pool } from '@passcloud/functions/lib/pool';
 import { adminToken, fmt, percentile } from './api.ts';
 import { dashboardLatency } from './dashboard.ts';
 import type { OwnHost } from './host.ts';
+import { figure } from './figures.ts';
 
 /**
  * Pass records against one local host (on-disk DynamoDB Local, as `npm start` runs it):
@@ -171,6 +172,7 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     // Warm the host's handlers up.
     await ingest(devices.slice(0, 1), 100, false);
     const raw = await rawWriteRate(tenantId);
+    figure({ area: 'records', name: 'raw single-item write rate', value: raw, unit: '/s', note: `DynamoDB Local on disk, ${WIDTH} at a time` });
     out(lines, `records: raw DynamoDB Local (on disk) single-item writes, ${WIDTH} at a time: ${raw.toFixed(0)} /s`);
 
     const today = dayOf(new Date(), 'UTC');
@@ -178,6 +180,8 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     const twice = await ingest(devices, RECORDS_PER_DEVICE, true);
     const unique = DEVICES * RECORDS_PER_DEVICE;
     const rate = unique / twice.seconds;
+    figure({ area: 'records', name: 'ingest rate', value: rate, unit: '/s', note: 'through MQTT, dedup on, every record twice' });
+    figure({ area: 'records', name: 'ingest / raw write rate', value: rate / raw, unit: 'x', goal: 1, kind: 'min', note: 'same run' });
     out(
       lines,
       `records: ingest through MQTT, ${DEVICES} devices x ${RECORDS_PER_DEVICE} records, every record delivered twice: ${rate.toFixed(0)} records/s stored (${(twice.sent / twice.seconds).toFixed(0)} deliveries/s) = ${(rate / raw).toFixed(2)} of the raw write rate (goal 1.0)`,
@@ -197,6 +201,8 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     }
     const acked = devices.reduce((n, d) => n + d.acked.size, 0) - 100;
     const counted = (await dayCounters(tenantId, today, today))[0]!.counts.total - before;
+    figure({ area: 'records', name: 'ingest records lost', value: unique + 100 - seen.size, unit: '', goal: 0, kind: 'max' });
+    figure({ area: 'records', name: 'ingest records duplicated', value: listed - seen.size + Math.max(0, counted - unique), unit: '', goal: 0, kind: 'max', note: 'listed or counted twice' });
     out(lines, `records: ${unique} records sent twice: ${acked} acknowledged, lost ${unique + 100 - seen.size}, listed twice ${listed - seen.size}, counted ${counted - unique} too many`);
   } finally {
     await Promise.allSettled(devices.map((d) => d.client.endAsync(true)));
@@ -224,6 +230,7 @@ export async function recordsListBench(stack: { url: string; env: Record<string,
   const seeded = await seed(tenantId, deviceKeys, TOTAL);
   out(lines, `records: seeded ${TOTAL} records over ten days straight through the data layer at ${seeded.toFixed(0)} records/s`);
   const large = await dashboardLatency(url, token);
+  figure({ area: 'dashboard', name: 'GET /v1/dashboard p50, 1M records / 1k', value: large.p50 / small.p50, unit: 'x', goal: 1.1, kind: 'max', note: 'same run' });
   out(
     lines,
     `dashboard: GET /v1/dashboard with 1,000 records p50 ${fmt(small.p50)}, p95 ${fmt(small.p95)}; with ${(TOTAL + 1000).toLocaleString('en')} p50 ${fmt(large.p50)}, p95 ${fmt(large.p95)}; p50 ratio ${(large.p50 / small.p50).toFixed(2)} (goal at most 1.1)`,
@@ -240,6 +247,7 @@ export async function recordsListBench(stack: { url: string; env: Record<string,
       if (body.code !== 200) throw new Error(`${query}: ${body.code}`);
       items = body.data.items.length;
     }
+    figure({ area: 'records', name: `list first page p95, ${label}`, value: percentile(times, 95)!, unit: 'ms', goal: 100, kind: 'max', note: `${TOTAL.toLocaleString('en')} records` });
     out(lines, `records: first page (20) of ${label}: p50 ${fmt(percentile(times, 50))}, p95 ${fmt(percentile(times, 95))} (budget 100 ms), ${items} items`);
   };
   await probe('today', '');
