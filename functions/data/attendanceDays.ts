@@ -6,6 +6,7 @@ import { pool } from '#lib/pool';
 import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, staffByKeys, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
 import { finishBatch, isConditionFailure, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
+import { punchPartition } from './passRecords.ts';
 
 /**
  * Attendance results, stored in the events table under the tenant's partition:
@@ -28,8 +29,8 @@ const daySk = (date: string, personKey: string): string => `attDay#${date}#${per
 const monthSk = (month: string, personKey: string): string => `attMonth#${month}#${personKey}`;
 const countsSk = (date: string): string => `attCounts#${date}`;
 
-/** Every item of the tenant's key range `lo`..`hi`, with only the attributes asked for. */
-async function readAll(tenantId: string, lo: string, hi: string, attributes: string[]): Promise<Record<string, unknown>[]> {
+/** Every item of the key range `lo`..`hi` of partition `pk` (the tenant's own, or one it owns), with only the attributes asked for. */
+async function readAll(pk: string, lo: string, hi: string, attributes: string[]): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
   let start: Record<string, unknown> | undefined;
@@ -38,7 +39,7 @@ async function readAll(tenantId: string, lo: string, hi: string, attributes: str
       new QueryCommand({
         TableName: table(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': tenantId, ':lo': lo, ':hi': hi },
+        ExpressionAttributeValues: { ':pk': pk, ':lo': lo, ':hi': hi },
         ProjectionExpression: Object.keys(names).join(', '),
         ExpressionAttributeNames: names,
         ExclusiveStartKey: start,
@@ -93,7 +94,7 @@ interface Punch {
 
 /** One employee's punches between two instants. */
 export async function punchesOf(tenantId: string, personKey: string, fromIso: string, toIso: string): Promise<Punch[]> {
-  return (await readAll(tenantId, `punch#${personKey}#${fromIso}`, `punch#${personKey}#${toIso}#${HIGH}`, ['verifyTime', 'deviceKey', 'temperature'])) as unknown as Punch[];
+  return (await readAll(punchPartition(tenantId, personKey), `punch#${fromIso}`, `punch#${toIso}#${HIGH}`, ['verifyTime', 'deviceKey', 'temperature'])) as unknown as Punch[];
 }
 
 /** What the engine needs of the company's rules, read once for a computation. */

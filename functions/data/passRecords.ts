@@ -1,33 +1,42 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { releaseJobSlot } from './jobSlots.ts';
 import { fieldError } from '#lib/errors';
-import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
+import { HIGH, decodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { epochSeconds, finishBatch, type TransactItem } from './entity.ts';
 
 /**
- * Pass records in the events table, all under the tenant's partition (`pk` = tenant id):
+ * Pass records in the events table, spread over partitions so that one busy company is not held
+ * to one partition's throughput (docs/scale.md):
  *
- * - the record:        `rec#<verifyTime ISO>#<deviceKey>#<recordId>` (a day's or a range's records
- *                      are one key range, read newest first); gsi1 `<tenantId>#rec#<deviceKey>` /
- *                      `<verifyTime ISO>#<recordId>` for one device's records;
- * - its marker:        `recid#<deviceKey>#<recordId>`, written only if absent: what makes a record
- *                      sent twice (or twice at once) stored and counted once;
- * - rare-filter copies: `recx#<flag>#<verifyTime ISO>#<deviceKey>#<recordId>` for blacklist,
+ * - the record:        pk `<tenantId>#rec#<UTC day of verifyTime>#<shard of the device>`, sk
+ *                      `rec#<verifyTime ISO>#<deviceKey>#<recordId>`: a day's records are
+ *                      RECORD_SHARDS key ranges, merged newest first; gsi1 `<tenantId>#rec#<deviceKey>`
+ *                      / `<verifyTime ISO>#<recordId>` for one device's records;
+ * - its marker:        pk `<tenantId>#recid#<deviceKey>`, sk `recid#<recordId>`, written only if
+ *                      absent: what makes a record sent twice (or twice at once) stored and counted
+ *                      once;
+ * - rare-filter copies: pk `<tenantId>#recx#<flag>#<UTC day>`, sk
+ *                      `recx#<flag>#<verifyTime ISO>#<deviceKey>#<recordId>` for blacklist,
  *                      stranger, fever and refused records, so a list of only those reads only them;
- * - day counters:      `cnt#<company day>#<shard>`, added to atomically (`ADD`) in the same
- *                      transaction; a day is spread over COUNTER_SHARDS items so that records
- *                      stored at the same moment do not contend for one item. The dashboard reads
- *                      these (dayCounters), never the records.
+ * - an employee's punch: pk `<tenantId>#punch#<personKey>` (attendance reads one person's range);
+ * - day counters:      pk `<tenantId>#cnt#<company day>#<shard>`, sk `cnt`, added to atomically
+ *                      (`ADD`) in the same transaction as the markers; a day is spread over
+ *                      COUNTER_SHARDS items (and partitions) so that records stored at the same
+ *                      moment do not contend for one item. The dashboard reads these
+ *                      (dayCounters), never the records.
  *
- * Every item of a record carries the record's TTL (privacy settings' pass-record retention).
+ * Every key starts with the tenant id. Every item of a record carries the record's TTL (privacy
+ * settings' pass-record retention).
  */
 
 export const COUNTER_SHARDS = 8;
+/** Partitions a day's records are spread over, by device. */
+export const RECORD_SHARDS = 4;
 /** Filters rare enough to keep their own copy of each matching record. */
 export const SPARSE_FLAGS = ['blacklist', 'stranger', 'fever', 'refused'] as const;
 export type SparseFlag = (typeof SPARSE_FLAGS)[number];
@@ -76,10 +85,17 @@ const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
 
 export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `rec#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
-const markerSk = (deviceKey: string, recordId: string): string => `recid#${deviceKey}#${recordId}`;
 const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `recx#${flag}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
 const devicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#rec#${deviceKey}`;
-const counterSk = (day: string, shard: number): string => `cnt#${day}#${shard}`;
+const hashByte = (text: string): number => createHash('sha1').update(text).digest()[0]!;
+/** The UTC day of an ISO time: what a record's partitions are cut by (a list's range of times names its days without the company's zone). */
+const utcDay = (iso: string): string => iso.slice(0, 10);
+/** The partition of a record: its UTC day and its device's shard. */
+export const recordPartition = (tenantId: string, r: Pick<PassRecord, 'verifyTime' | 'deviceKey'>): string =>
+  `${tenantId}#rec#${utcDay(r.verifyTime)}#${hashByte(r.deviceKey) % RECORD_SHARDS}`;
+const flagPartition = (tenantId: string, flag: SparseFlag, day: string): string => `${tenantId}#recx#${flag}#${day}`;
+const markerKey = (tenantId: string, deviceKey: string, recordId: string) => ({ pk: `${tenantId}#recid#${deviceKey}`, sk: `recid#${recordId}` });
+const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: `${tenantId}#cnt#${day}#${shard}`, sk: 'cnt' });
 
 /** The record's key in the API: `<deviceKey>.<recordId>` (record ids have no dots). */
 export const recordKeyOf = (r: Pick<PassRecord, 'deviceKey' | 'recordId'>): string => `${r.deviceKey}.${r.recordId}`;
@@ -95,7 +111,7 @@ export function flagsOf(r: Pick<PassRecord, 'type' | 'fever' | 'passState'>): Sp
 }
 
 function shardOf(deviceKey: string, recordId: string): number {
-  return createHash('sha1').update(`${deviceKey}/${recordId}`).digest()[0]! % COUNTER_SHARDS;
+  return hashByte(`${deviceKey}/${recordId}`) % COUNTER_SHARDS;
 }
 
 /** The counters one record adds to its day. */
@@ -114,26 +130,27 @@ export type StoreOutcome = { stored: 'new' } | { stored: 'duplicate'; note: Stor
 
 /** The record's own items: the record (with its device index keys) and its rare-filter copies. */
 export function recordPuts(record: PassRecord): Record<string, unknown>[] {
-  const body = { ...record, pk: record.tenantId, kind: 'passRecord' };
+  const body = { ...record, kind: 'passRecord' };
   return [
-    { ...body, sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
-    ...flagsOf(record).map((flag) => ({ ...body, sk: sparseSk(flag, record) })),
+    { ...body, pk: recordPartition(record.tenantId, record), sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
+    ...flagsOf(record).map((flag) => ({ ...body, pk: flagPartition(record.tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) })),
     ...(record.personKind === 'employee' && record.personKey ? [punchItem(record)] : []),
   ];
 }
 
 /**
- * An employee's clock-in for attendance: every record of a known employee is also kept under
- * `punch#<personKey>#<verifyTime>#<deviceKey>#<recordId>`, so one employee's punches of a range
- * are one key range (data/attendanceDays.ts).
+ * An employee's clock-in for attendance: every record of a known employee is also kept in the
+ * employee's own partition `<tenantId>#punch#<personKey>`, under
+ * `punch#<verifyTime>#<deviceKey>#<recordId>`, so one employee's punches of a range are one key
+ * range (data/attendanceDays.ts).
  */
-export const punchSk = (personKey: string, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string =>
-  `punch#${personKey}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+export const punchPartition = (tenantId: string, personKey: string): string => `${tenantId}#punch#${personKey}`;
+export const punchSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `punch#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
 
 function punchItem(record: PassRecord): Record<string, unknown> {
   return {
-    pk: record.tenantId,
-    sk: punchSk(record.personKey!, record),
+    pk: punchPartition(record.tenantId, record.personKey!),
+    sk: punchSk(record),
     kind: 'punch',
     verifyTime: record.verifyTime,
     deviceKey: record.deviceKey,
@@ -151,7 +168,7 @@ export function recordTransaction(record: PassRecord, hour: number): TransactIte
     {
       Put: {
         TableName: table(),
-        Item: { pk: tenantId, sk: markerSk(record.deviceKey, record.recordId), kind: 'passRecordId', recordSk: recordSk(record), ...note, ttl: record.ttl },
+        Item: { ...markerKey(tenantId, record.deviceKey, record.recordId), kind: 'passRecordId', recordPk: recordPartition(tenantId, record), recordSk: recordSk(record), ...note, ttl: record.ttl },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
@@ -160,7 +177,7 @@ export function recordTransaction(record: PassRecord, hour: number): TransactIte
     {
       Update: {
         TableName: table(),
-        Key: { pk: tenantId, sk: counterSk(record.day, shardOf(record.deviceKey, record.recordId)) },
+        Key: counterKey(tenantId, record.day, shardOf(record.deviceKey, record.recordId)),
         UpdateExpression: `SET #kind = :kind, #day = :day, #ttl = if_not_exists(#ttl, :ttl) ADD ${names.map((_, i) => `#c${i} :one`).join(', ')}`,
         ExpressionAttributeNames: { '#kind': 'kind', '#day': 'day', '#ttl': 'ttl', ...Object.fromEntries(names.map((n, i) => [`#c${i}`, n])) },
         ExpressionAttributeValues: { ':kind': 'passCounter', ':day': record.day, ':ttl': record.ttl, ':one': 1 },
@@ -238,7 +255,7 @@ function summedCounters(entries: readonly BatchEntry[]): TransactItem[] {
     return {
       Update: {
         TableName: table(),
-        Key: { pk: item.tenantId, sk: counterSk(item.day, item.shard) },
+        Key: counterKey(item.tenantId, item.day, item.shard),
         UpdateExpression: `SET #kind = :kind, #day = :day, #ttl = if_not_exists(#ttl, :ttl) ADD ${names.map((_, i) => `#c${i} :n${i}`).join(', ')}`,
         ExpressionAttributeNames: { '#kind': 'kind', '#day': 'day', '#ttl': 'ttl', ...Object.fromEntries(names.map((n, i) => [`#c${i}`, n])) },
         ExpressionAttributeValues: { ':kind': 'passCounter', ':day': item.day, ':ttl': item.ttl, ...Object.fromEntries(names.map((n, i) => [`:n${i}`, item.counts.get(n)!])) },
@@ -300,9 +317,9 @@ const MARKER_READS = 100;
 async function storedMarkers(entries: readonly BatchEntry[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < entries.length; i += MARKER_READS) {
-    const keys = entries.slice(i, i + MARKER_READS).map(({ record }) => ({ pk: record.tenantId, sk: markerSk(record.deviceKey, record.recordId) }));
+    const keys = entries.slice(i, i + MARKER_READS).map(({ record }) => markerKey(record.tenantId, record.deviceKey, record.recordId));
     const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[table()] ?? []) found.set(String(item.sk), item);
+    for (const item of out.Responses?.[table()] ?? []) found.set(`${String(item.pk)}/${String(item.sk)}`, item);
   }
   return found;
 }
@@ -339,7 +356,8 @@ export async function storeRecords(entries: readonly BatchEntry[]): Promise<Batc
   };
   const markers = await storedMarkers(first);
   const unseen = first.filter((entry) => {
-    const marker = markers.get(markerSk(entry.record.deviceKey, entry.record.recordId));
+    const key = markerKey(entry.record.tenantId, entry.record.deviceKey, entry.record.recordId);
+    const marker = markers.get(`${key.pk}/${key.sk}`);
     if (marker) outcomes[index.get(entry)!] = { stored: 'duplicate', note: noteOf(marker) };
     return !marker;
   });
@@ -396,7 +414,7 @@ function noteOf(item: Record<string, unknown> | undefined): StoredNote {
 }
 
 async function readMarker(tenantId: string, deviceKey: string, recordId: string): Promise<Record<string, unknown> | undefined> {
-  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: markerSk(deviceKey, recordId) }, ConsistentRead: true }));
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: markerKey(tenantId, deviceKey, recordId), ConsistentRead: true }));
   return out.Item;
 }
 
@@ -417,34 +435,38 @@ export interface DayCounters {
 
 /** The counters of each day from `fromDay` to `toDay` (company days, `YYYY-MM-DD`), days without records included. */
 export async function dayCounters(tenantId: string, fromDay: string, toDay: string): Promise<DayCounters[]> {
-  const byDay = new Map<string, DayCounters>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': tenantId, ':lo': `cnt#${fromDay}`, ':hi': `cnt#${toDay}#${HIGH}` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const day = String(item.day);
-      let entry = byDay.get(day);
-      if (!entry) byDay.set(day, (entry = emptyDay(day)));
-      for (const name of COUNTER_NAMES) entry.counts[name] += Number(item[name] ?? 0);
-      for (let h = 0; h < 24; h++) entry.hours[h]! += Number(item[`h${String(h).padStart(2, '0')}`] ?? 0);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  const days: DayCounters[] = [];
-  for (let day = fromDay; day <= toDay; day = nextDay(day)) days.push(byDay.get(day) ?? emptyDay(day));
-  return days;
+  const days: string[] = [];
+  for (let day = fromDay; day <= toDay; day = nextDay(day)) days.push(day);
+  const keys = days.flatMap((day) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterKey(tenantId, day, shard)));
+  const parts: (typeof keys)[] = [];
+  for (let i = 0; i < keys.length; i += MARKER_READS) parts.push(keys.slice(i, i + MARKER_READS));
+  const found = (
+    await Promise.all(
+      parts.map((part) =>
+        finishBatch('pass counters', part, async (left) => {
+          const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: left } } }));
+          return { data: out.Responses?.[table()] ?? [], unprocessed: out.UnprocessedKeys?.[table()]?.Keys ?? [] };
+        }),
+      ),
+    )
+  ).flat();
+  const byDay = new Map<string, DayCounters>(days.map((day) => [day, emptyDay(day)]));
+  for (const item of found) {
+    const entry = byDay.get(String(item.day));
+    if (!entry) continue;
+    for (const name of COUNTER_NAMES) entry.counts[name] += Number(item[name] ?? 0);
+    for (let h = 0; h < 24; h++) entry.hours[h]! += Number(item[`h${String(h).padStart(2, '0')}`] ?? 0);
+  }
+  return days.map((day) => byDay.get(day)!);
 }
 
 const nextDay = (day: string): string => {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+};
+const previousDay = (day: string): string => {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
 };
 const emptyDay = (day: string): DayCounters => ({ day, counts: Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as Record<CounterName, number>, hours: Array(24).fill(0) as number[] });
 
@@ -505,19 +527,26 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
   if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
   if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
-  return readNewestFirst<PassRecord>({
-    table: table(),
-    ...(source.kind === 'device' ? { index: GSI } : {}),
-    partition: source.kind === 'device' ? { name: 'gsi1pk', value: devicePartition(tenantId, source.deviceKey) } : { name: 'pk', value: tenantId },
-    sortKey: skName,
-    lower: `${prefix}${filter.fromIso}`,
-    upper: `${prefix}${filter.toIso}#${HIGH}`,
-    after,
-    filter: { conditions, names, values },
-    pageSize,
-    budget,
-    keyOf: (last) => (source.kind === 'device' ? `${last.verifyTime}#${last.recordId}` : keyIn(source, last)),
-  });
+  const common = { table: table(), lower: `${prefix}${filter.fromIso}`, upper: `${prefix}${filter.toIso}#${HIGH}`, after, filter: { conditions, names, values }, pageSize, budget };
+  if (source.kind === 'device') {
+    return readNewestFirst<PassRecord>({
+      ...common,
+      index: GSI,
+      partition: { name: 'gsi1pk', value: devicePartition(tenantId, source.deviceKey) },
+      sortKey: skName,
+      keyOf: (last) => `${last.verifyTime}#${last.recordId}`,
+    });
+  }
+  // The UTC days of the range, newest first: a day's shards (or its flag's copies) are one group.
+  const groups: { partitions: string[]; floor: string }[] = [];
+  for (let day = utcDay(filter.toIso); day >= utcDay(filter.fromIso); day = previousDay(day)) {
+    const partitions =
+      source.kind === 'all'
+        ? Array.from({ length: RECORD_SHARDS }, (_, shard) => `${tenantId}#rec#${day}#${shard}`)
+        : [flagPartition(tenantId, source.flag, day)];
+    groups.push({ partitions, floor: `${prefix}${day}` });
+  }
+  return readSpreadNewestFirst<PassRecord>({ ...common, groups, keyOf: (last) => keyIn(source, last) });
 }
 
 const keyIn = (source: Source, r: PassRecord): string => (source.kind === 'flag' ? sparseSk(source.flag, r) : recordSk(r));
@@ -528,7 +557,7 @@ export async function findRecord(tenantId: string, recordKey: string): Promise<P
   if (!recordId) return undefined;
   const marker = await readMarker(tenantId, deviceKey, recordId);
   if (!marker) return undefined;
-  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: String(marker.recordSk) } }));
+  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: String(marker.recordPk), sk: String(marker.recordSk) } }));
   return out.Item as PassRecord | undefined;
 }
 

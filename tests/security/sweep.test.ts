@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, inject } from 'vitest';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
@@ -310,8 +310,30 @@ async function partition(table: typeof MAIN_TABLE, pk: string): Promise<Record<s
   return items.filter((item) => !String(item.sk).startsWith('session#')).map((item) => ({ ...item }));
 }
 
+/** Every item whose partition key is the tenant's or starts with it (the events table spreads records, markers and counters over `<tenantId>#…` partitions). */
+async function owned(table: typeof MAIN_TABLE, tenantId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(table),
+        FilterExpression: 'pk = :t OR begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':t': tenantId, ':p': `${tenantId}#` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items
+    .filter((item) => !String(item.sk).startsWith('session#'))
+    .sort((a, b) => (`${String(a.pk)}/${String(a.sk)}` < `${String(b.pk)}/${String(b.sk)}` ? -1 : 1))
+    .map((item) => ({ ...item }));
+}
+
 async function snapshot(tenantId: string): Promise<string> {
-  return JSON.stringify([await partition(MAIN_TABLE, tenantId), await partition(EVENTS_TABLE, tenantId)]);
+  return JSON.stringify([await partition(MAIN_TABLE, tenantId), await owned(EVENTS_TABLE, tenantId)]);
 }
 
 function pathFor(route: RouteEntry, keys: Record<string, string>): string {
