@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { GrantBody } from '#contract/authorities';
 import { dynamo } from '#lib/aws';
 import { lostWorker } from '#lib/jobs';
@@ -9,7 +9,10 @@ import type { Bounds } from './authorities.ts';
 
 /**
  * A grant too large to write within one request: the selection as it was checked, its bounds,
- * and how far the worker has come (pairs written of the total). Kept a week.
+ * and how far the workers have come (pairs written of the total). Its work is one piece per
+ * device (jobs/grantPieces.ts); each finished piece leaves a marker (`grantPiece#<jobKey>#<deviceKey>`)
+ * written in the same transaction that counts it, so a piece run again is counted once, and the
+ * piece that finishes the last marks the job done. Kept a week.
  */
 export type GrantJobState = 'queued' | 'running' | 'done' | 'failed';
 export interface GrantJob {
@@ -23,6 +26,11 @@ export interface GrantJob {
   createdAt: string;
   /** When the worker took the job. */
   startedAt?: string;
+  /** Pieces (devices) the job was cut into, and how many have finished. */
+  pieces?: number;
+  piecesDone?: number;
+  /** When the last piece finished: a job without progress for a worker's run is lost (lib/jobs.ts). */
+  progressAt?: string;
   finishedAt?: string;
   /** Why a failed job stopped: `stopped` (its worker failed or timed out) or `notStarted` (no worker ever took it). */
   failure?: 'stopped' | 'notStarted';
@@ -52,7 +60,7 @@ export async function findGrantJob(tenantId: string, jobKey: string): Promise<Gr
 export async function updateGrantJob(
   tenantId: string,
   jobKey: string,
-  changes: Partial<Pick<GrantJob, 'state' | 'done' | 'startedAt' | 'finishedAt' | 'failure'>>,
+  changes: Partial<Pick<GrantJob, 'state' | 'done' | 'startedAt' | 'finishedAt' | 'failure' | 'pieces' | 'piecesDone' | 'progressAt'>>,
   from?: GrantJobState,
 ): Promise<boolean> {
   const names: Record<string, string> = {};
@@ -99,7 +107,74 @@ export async function failGrantJob(job: GrantJob): Promise<GrantJob> {
   return (await findGrantJob(job.tenantId, job.jobKey)) ?? job;
 }
 
+/** Fails the job a piece given up after its last run belongs to (the pieces finished keep what they wrote). */
+export async function failGrantJobOf(tenantId: string, jobKey: string): Promise<void> {
+  const job = await findGrantJob(tenantId, jobKey);
+  if (job) await failGrantJob(job);
+}
+
 /** The job as it stands: one whose worker was lost (lib/jobs.ts) is marked failed first. */
 export async function settledGrantJob(job: GrantJob): Promise<GrantJob> {
-  return lostWorker(job.state, job.startedAt ?? job.createdAt) ? failGrantJob(job) : job;
+  return lostWorker(job.state, job.progressAt ?? job.startedAt ?? job.createdAt) ? failGrantJob(job) : job;
+}
+
+const pieceSk = (jobKey: string, deviceKey: string) => `grantPiece#${jobKey}#${deviceKey}`;
+
+/** Whether a job's piece for a device has finished (a piece run again after it did does nothing). */
+export async function grantPieceDone(tenantId: string, jobKey: string, deviceKey: string): Promise<boolean> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: pieceSk(jobKey, deviceKey) }, ConsistentRead: true }));
+  return out.Item !== undefined;
+}
+
+/**
+ * Counts a finished piece once: its marker (only if absent) and the job's progress in one
+ * transaction, conditioned on the job still running. The piece that brings the count to the
+ * number of pieces marks the job done (one conditional update wins) and gives its slot back.
+ * Answers the job as it stands after.
+ */
+export async function finishGrantPiece(job: GrantJob, deviceKey: string, pairs: number): Promise<GrantJob | undefined> {
+  const { tenantId, jobKey } = job;
+  const now = nowIso();
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(EVENTS_TABLE),
+              Item: { pk: tenantId, sk: pieceSk(jobKey, deviceKey), kind: 'grantPiece', pairs, at: now, ttl: epochSeconds(new Date()) + KEEP_SECONDS },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(EVENTS_TABLE),
+              Key: { pk: tenantId, sk: sk(jobKey) },
+              UpdateExpression: 'ADD #done :pairs, #piecesDone :one SET #progressAt = :now',
+              ConditionExpression: '#state = :running',
+              ExpressionAttributeNames: { '#done': 'done', '#piecesDone': 'piecesDone', '#progressAt': 'progressAt', '#state': 'state' },
+              ExpressionAttributeValues: { ':pairs': pairs, ':one': 1, ':now': now, ':running': 'running' },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    // Counted before (a piece run again), or the job ended meanwhile (failed): nothing to add.
+    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (!reasons.some((r) => r.Code === 'ConditionalCheckFailed')) throw error;
+  }
+  const after = await findGrantJob(tenantId, jobKey);
+  if (!after) return undefined;
+  await completeGrantJob(after);
+  return findGrantJob(tenantId, jobKey);
+}
+
+/** Marks a running job whose pieces have all finished done (once) and gives its slot back. */
+export async function completeGrantJob(job: GrantJob): Promise<void> {
+  if (job.state !== 'running' || job.pieces === undefined || (job.piecesDone ?? 0) < job.pieces) return;
+  if (await updateGrantJob(job.tenantId, job.jobKey, { state: 'done', finishedAt: nowIso() }, 'running')) {
+    await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
+  }
 }

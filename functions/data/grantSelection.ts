@@ -35,6 +35,15 @@ async function members(tenantId: string, kind: PersonKind, filter: { groupKey?: 
  * to no one (or no device) is refused naming the field.
  */
 export async function resolveSelection(tenantId: string, selection: Selection): Promise<{ persons: FacePerson[]; devices: Device[] }> {
+  const persons = await resolvePeople(tenantId, selection);
+  const devices = await resolveDevices(tenantId, selection);
+  if (persons.length === 0) throw fieldError('personKeys', 'authorities.noPeople');
+  if (devices.length === 0) throw fieldError('deviceKeys', 'authorities.noDevices');
+  return { persons, devices };
+}
+
+/** The people a selection names, groups and departments expanded (404 for a key, group or department that is not the company's). */
+export async function resolvePeople(tenantId: string, selection: Pick<Selection, 'personKeys' | 'personGroupKeys' | 'departmentKeys'>): Promise<FacePerson[]> {
   const byKey = new Map<string, Person>();
   const keys = [...new Set(selection.personKeys)];
   for (let i = 0; i < keys.length; i += 50) {
@@ -51,6 +60,11 @@ export async function resolveSelection(tenantId: string, selection: Selection): 
     if (!(await findDepartment(tenantId, departmentKey))) throw new NotFoundError();
     for (const person of await members(tenantId, 'employee', { departmentKey })) byKey.set(person.personKey, person);
   }
+  return [...byKey.values()].map(facePersonOf);
+}
+
+/** The devices a selection names, device groups expanded (404 for a key or group that is not the company's). */
+async function resolveDevices(tenantId: string, selection: Pick<Selection, 'deviceKeys' | 'deviceGroupKeys'>): Promise<Device[]> {
   const fleet = await allDevices(tenantId);
   const deviceByKey = new Map(fleet.map((d) => [d.deviceKey, d]));
   const chosen = new Map<string, Device>();
@@ -64,11 +78,8 @@ export async function resolveSelection(tenantId: string, selection: Selection): 
     if (!group || group.type !== 'device') throw new NotFoundError();
     for (const device of fleet) if (device.groupKey === groupKey) chosen.set(device.deviceKey, device);
   }
-  if (byKey.size === 0) throw fieldError('personKeys', 'authorities.noPeople');
-  if (chosen.size === 0) throw fieldError('deviceKeys', 'authorities.noDevices');
-  return { persons: [...byKey.values()].map(facePersonOf), devices: [...chosen.values()] };
+  return [...chosen.values()];
 }
-
 
 type PersonRef = { kind: PersonKind; personKey: string };
 
@@ -112,10 +123,19 @@ export async function grant(
     refresh: (list) => peopleAsTheyAre(tenantId, list),
     ...(onDevice ? { onDevice } : {}),
   });
+  await reapplyChanges(tenantId, written);
+  return { count };
+}
+
+/**
+ * Once shares are written, the people written are read again (strongly consistent): a person
+ * deleted or changed meanwhile has the deletion or change applied again, now that these
+ * authorizations exist.
+ */
+export async function reapplyChanges(tenantId: string, written: Map<string, FacePerson>): Promise<void> {
   const now = new Map((await peopleAsTheyAre(tenantId, [...written.values()])).map((p) => [p.personKey, p]));
   for (const [personKey, as] of written) {
     const current = now.get(personKey);
     if (!current || !sameFacts(current, as)) await personChanged(tenantId, personKey, current);
   }
-  return { count };
 }

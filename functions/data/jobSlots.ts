@@ -24,8 +24,11 @@ const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3, recompute
 const LIMIT_VARIABLES: Record<JobKind, EnvName> = { grant: 'JOB_LIMIT_GRANT', export: 'JOB_LIMIT_EXPORT', recompute: 'JOB_LIMIT_RECOMPUTE' };
 const RUNNING_MESSAGES = { grant: 'jobs.grantRunning', export: 'jobs.exportRunning', recompute: 'jobs.recomputeRunning' } as const satisfies Record<JobKind, string>;
 
-/** Longer than a worker can run (a Lambda function stops at 15 minutes), with a margin. */
-const HOLD_MS = 20 * 60_000;
+/**
+ * Longer than a job of the kind can run, with a margin: a worker stops at 15 minutes; a grant is
+ * cut into pieces that may wait in the worker's queue up to its maximum event age (6 hours).
+ */
+const HOLD_MS: Record<JobKind, number> = { grant: 6 * 3600_000 + 20 * 60_000, export: 20 * 60_000, recompute: 20 * 60_000 };
 
 const key = (tenantId: string, kind: JobKind) => ({ pk: tenantId, sk: `jobSlots#${kind}` });
 const member = (jobKey: string, startedAt: string): string => `${startedAt}#${jobKey}`;
@@ -84,14 +87,14 @@ async function remove(tenantId: string, kind: JobKind, slots: string[]): Promise
 
 /**
  * Takes a slot for the job `jobKey` starting at `startedAt` (the job's own creation time), or
- * throws JobsRunningError. Slots held past HOLD_MS are given back first when the set is full.
+ * throws JobsRunningError. Slots held past their kind's HOLD_MS are given back first when the set is full.
  */
 export async function takeJobSlot(tenantId: string, kind: JobKind, jobKey: string, startedAt: string, now = Date.now()): Promise<void> {
   const limit = jobLimit(kind);
   const slot = member(jobKey, startedAt);
   if (await add(tenantId, kind, slot, limit)) return;
   const held = await running(tenantId, kind);
-  const stale = held.filter((s) => Date.parse(parse(s).startedAt) < now - HOLD_MS);
+  const stale = held.filter((s) => Date.parse(parse(s).startedAt) < now - HOLD_MS[kind]);
   if (stale.length > 0) {
     await remove(tenantId, kind, stale);
     if (await add(tenantId, kind, slot, limit)) return;

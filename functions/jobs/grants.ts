@@ -1,17 +1,20 @@
-import { findGrantJob, updateGrantJob } from '#data/grantJobs';
-import { releaseJobSlot } from '#data/jobSlots';
+import { completeGrantJob, failGrantJob, failGrantJobOf, findGrantJob, updateGrantJob } from '#data/grantJobs';
 import { log } from '#lib/log';
-import { grant, resolveSelection } from '#data/grantSelection';
+import { resolveSelection } from '#data/grantSelection';
 import { declareEnvironment } from '#lib/env';
+import { inProcess, startWorkers } from '#lib/jobs';
+import type { GrantPiece } from './grantPieces.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE']);
+export const environment = declareEnvironment(['EVENTS_TABLE', 'GRANT_PIECE_FUNCTION', 'MAIN_TABLE']);
 
 /**
- * Writes a large grant in the background: the selection is resolved again (people who joined a
- * chosen group since are included, keys checked at the request stay checked) and each device's
- * share is written in turn, the job counting the pairs done. On AWS `GRANT_WORKER_FUNCTION` names
- * this worker, invoked asynchronously; elsewhere it runs in the same process after the request.
+ * Starts a large grant in the background: the selection is resolved again (devices added to a
+ * chosen group since are included, keys checked at the request stay checked) and the job is cut
+ * into one piece per device, each written by the piece worker (jobs/grantPieces.ts): on AWS an
+ * asynchronous invocation of `GRANT_PIECE_FUNCTION` each, elsewhere the in-process queue. The
+ * job counts the pieces and pairs done; the last piece marks it done and gives its slot back.
+ * Run again (Lambda retries a failed start), it starts only the pieces not yet finished.
  */
 export interface GrantTask {
   tenantId: string;
@@ -21,27 +24,20 @@ export interface GrantTask {
 export async function runGrant(task: GrantTask): Promise<void> {
   const { tenantId, jobKey } = task;
   const job = await findGrantJob(tenantId, jobKey);
-  if (!job || !(await updateGrantJob(tenantId, jobKey, { state: 'running', startedAt: new Date().toISOString() }, 'queued'))) return;
+  if (!job || (job.state !== 'queued' && job.state !== 'running')) return;
+  const now = new Date().toISOString();
+  if (job.state === 'queued' && !(await updateGrantJob(tenantId, jobKey, { state: 'running', startedAt: now, progressAt: now }, 'queued'))) return;
   try {
-    const { persons, devices } = await resolveSelection(tenantId, job.body);
-    let done = 0;
-    await grant(
-      tenantId,
-      job.body.setType,
-      persons,
-      devices.map((d) => d.deviceKey),
-      job.bounds,
-      async (pairs) => {
-        done += pairs;
-        await updateGrantJob(tenantId, jobKey, { done });
-      },
-    );
-    await updateGrantJob(tenantId, jobKey, { state: 'done', done, finishedAt: new Date().toISOString() });
+    const { devices } = await resolveSelection(tenantId, job.body);
+    await updateGrantJob(tenantId, jobKey, { pieces: devices.length, progressAt: now }, 'running');
+    const pieces: GrantPiece[] = devices.map((d) => ({ tenantId, jobKey, deviceKey: d.deviceKey }));
+    await startWorkers('GRANT_PIECE_FUNCTION', pieces, inProcess<GrantPiece>('GRANT_PIECE_FUNCTION'), 'grant piece', (piece) => failGrantJobOf(piece.tenantId, piece.jobKey));
+    const started = await findGrantJob(tenantId, jobKey);
+    if (started) await completeGrantJob(started);
   } catch (error) {
     log('error', 'grant failed', { tenantId, jobKey, error: String(error) });
-    await updateGrantJob(tenantId, jobKey, { state: 'failed', failure: 'stopped', finishedAt: new Date().toISOString() });
-  } finally {
-    await releaseJobSlot(tenantId, 'grant', jobKey, job.createdAt);
+    const current = await findGrantJob(tenantId, jobKey);
+    if (current) await failGrantJob(current);
   }
 }
 

@@ -42,8 +42,7 @@ import { newId } from '#lib/crypto';
 import { createGrantJob, findGrantJob, settledGrantJob } from '#data/grantJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { importJobParams } from '#contract/people';
-import { runGrant } from '../jobs/grants.ts';
-import { startWorker } from '#lib/jobs';
+import { inProcess, startWorker } from '#lib/jobs';
 import { presignedGet } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
 
@@ -52,8 +51,8 @@ export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE'
 
 /** A grant of more person × device pairs than this (2,000 unless GRANT_INLINE_PAIRS says) is written by a background job (202 with its key). */
 const inlinePairs = (): number => Number(env('GRANT_INLINE_PAIRS') ?? 2000);
-/** The most person × device pairs one grant may name (100,000 unless GRANT_MAX_PAIRS says): a larger one is refused naming the limit. */
-const maxPairs = (): number => Number(env('GRANT_MAX_PAIRS') ?? 100_000);
+/** The most person × device pairs one grant may name (1,000,000 unless GRANT_MAX_PAIRS says): a larger one is refused naming the limit. */
+const maxPairs = (): number => Number(env('GRANT_MAX_PAIRS') ?? 1_000_000);
 
 /** Pass authority needs its code, blacklist monitoring the blacklist's. */
 const CODE_OF: Record<SetType, AuthCode> = { 0: 'pass:authority', 1: 'pass:blacklist' };
@@ -165,7 +164,7 @@ export const authorities = defineResource('authorities', {
         await takeJobSlot(auth.tenantId, 'grant', jobKey, createdAt);
         try {
           await createGrantJob({ tenantId: auth.tenantId, jobKey, body, bounds, total }, createdAt);
-          await startWorker('GRANT_WORKER_FUNCTION', { tenantId: auth.tenantId, jobKey }, runGrant, 'grant');
+          await startWorker('GRANT_WORKER_FUNCTION', { tenantId: auth.tenantId, jobKey }, inProcess('GRANT_WORKER_FUNCTION'), 'grant');
         } catch (error) {
           await releaseJobSlot(auth.tenantId, 'grant', jobKey, createdAt);
           throw error;

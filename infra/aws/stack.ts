@@ -58,6 +58,7 @@ export class PassCloudStack extends Stack {
   readonly retentionSweep: HandlerFunction;
   readonly recordExportWorker: HandlerFunction;
   readonly grantWorker: HandlerFunction;
+  readonly grantPieceWorker: HandlerFunction;
   readonly jobFailures: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
   readonly attendanceClose: HandlerFunction;
@@ -274,26 +275,41 @@ export class PassCloudStack extends Stack {
     grantTable(recordExportWorker, main, 'read');
     grantTable(recordExportWorker, events, 'readWrite');
     this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject']);
-    // Large grants: written by their own worker (the job record in the events table), which tells
-    // each terminal as its share is written.
-    const grantWorker = (this.grantWorker = new HandlerFunction(this, 'GrantWorker', {
-      entry: resolve(REPO_ROOT, 'functions/jobs/grants.ts'),
-      description: 'Pass Cloud: writes a large grant of people on devices in the background',
+    // Large grants: the grant worker cuts a job (in the events table) into one piece per device
+    // and invokes the piece worker for each; a piece writes one device's share and tells the
+    // terminal. Lambda queues the pieces, runs them within the reserved concurrency, runs a failed
+    // one twice more and hands it to the failure destination, which fails the job. A piece run
+    // again is counted once, and a start run again invokes only the pieces not yet finished.
+    const grantPieceWorker = (this.grantPieceWorker = new HandlerFunction(this, 'GrantPieceWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/grantPieces.ts'),
+      description: "Pass Cloud: writes one device's share of a large grant",
       environment,
       timeout: Duration.minutes(15),
       ...workerConcurrency,
     }));
-    grantWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
+    grantPieceWorker.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure });
+    grantTable(grantPieceWorker, main, 'readWrite');
+    grantTable(grantPieceWorker, events, 'readWrite');
+    iot.grantFaceNotify(grantPieceWorker);
+    environment.GRANT_PIECE_FUNCTION = grantPieceWorker.functionName;
+    const grantWorker = (this.grantWorker = new HandlerFunction(this, 'GrantWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/grants.ts'),
+      description: 'Pass Cloud: cuts a large grant of people on devices into one piece per device',
+      environment,
+      timeout: Duration.minutes(5),
+      ...workerConcurrency,
+    }));
+    grantWorker.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.minutes(15), onFailure });
+    grantWorker.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [grantPieceWorker.functionArn] }));
     // The destination lets each worker's role invoke the failure function and its versions.
-    for (const worker of [importWorker, recordExportWorker, grantWorker]) {
+    for (const worker of [importWorker, recordExportWorker, grantWorker, grantPieceWorker]) {
       Validations.of(worker).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(jobFailures.node.defaultChild as CfnElement)}.Arn>:*]`,
         reason: 'The on-failure destination grants lambda:InvokeFunction on the job failure function and its versions (ARN:*); it names that one function only.',
       });
     }
-    grantTable(grantWorker, main, 'readWrite');
+    grantTable(grantWorker, main, 'read');
     grantTable(grantWorker, events, 'readWrite');
-    iot.grantFaceNotify(grantWorker);
     environment.GRANT_WORKER_FUNCTION = grantWorker.functionName;
     grantTable(authorities, events, 'readWrite');
     authorities.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [grantWorker.functionArn] }));

@@ -104,9 +104,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetIotClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
-  // Background imports run in this process, where AWS would invoke the worker function.
-  const [{ runImportsInProcess }, { runImport }] = await Promise.all([import('@passcloud/functions/lib/jobs'), import('@passcloud/functions/jobs/imports')]);
+  // Background imports and grants (and a grant's pieces) run in this process, where AWS would invoke the worker functions.
+  const [{ runImportsInProcess, runInProcess }, { runImport }, { runGrant }, { runGrantPiece }] = await Promise.all([
+    import('@passcloud/functions/lib/jobs'),
+    import('@passcloud/functions/jobs/imports'),
+    import('@passcloud/functions/jobs/grants'),
+    import('@passcloud/functions/jobs/grantPieces'),
+  ]);
   runImportsInProcess(runImport);
+  runInProcess('GRANT_WORKER_FUNCTION', runGrant);
+  runInProcess('GRANT_PIECE_FUNCTION', runGrantPiece);
   // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
   const { retryDueMails } = await import('@passcloud/functions/lib/mail');
   const mailRetries = setInterval(() => {

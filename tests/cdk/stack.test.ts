@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(stack.recomputeWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.jobFailures)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(stack.recomputeWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.grantPieceWorker), logicalId(stack.jobFailures)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -91,7 +91,7 @@ describe('the AWS stack', () => {
 
   it('reserves a bounded concurrency for each background worker, and for no API function', () => {
     const functions = template.findResources('AWS::Lambda::Function') as Record<string, { Properties: { ReservedConcurrentExecutions?: number } }>;
-    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.recomputeWorker].map(logicalId);
+    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.grantPieceWorker, stack.recomputeWorker].map(logicalId);
     for (const id of workers) expect(functions[id]!.Properties.ReservedConcurrentExecutions, id).toBe(10);
     for (const fn of Object.values(stack.api.functions)) expect(functions[logicalId(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -99,10 +99,21 @@ describe('the AWS stack', () => {
   it('sends every failed or expired worker invocation to the function that marks its job failed', () => {
     const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as { Properties: { FunctionName: { Ref: string }; DestinationConfig?: { OnFailure?: { Destination: unknown } } } }[];
     const failures = { 'Fn::GetAtt': [logicalId(stack.jobFailures), 'Arn'] };
-    for (const worker of [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.recomputeWorker]) {
+    for (const worker of [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.grantPieceWorker, stack.recomputeWorker]) {
       const config = configs.find((c) => c.Properties.FunctionName.Ref === logicalId(worker));
       expect(config?.Properties.DestinationConfig?.OnFailure?.Destination, worker.node.id).toEqual(failures);
     }
+    // A grant's pieces are run twice more when they fail and may wait for the reserved concurrency up to six hours.
+    const pieces = configs.find((c) => c.Properties.FunctionName.Ref === logicalId(stack.grantPieceWorker)) as unknown as { Properties: Record<string, unknown> };
+    expect(pieces.Properties).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 6 * 3600 });
+    // Only the grant worker starts pieces, and it is told the piece worker's name.
+    const pieceInvokers = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, p]) => statements(p).some((st) => [st.Action].flat().includes('lambda:InvokeFunction') && JSON.stringify(st.Resource).includes(logicalId(stack.grantPieceWorker))))
+      .map(([id]) => id);
+    expect(pieceInvokers).toHaveLength(1);
+    expect(pieceInvokers[0]!.startsWith(logicalId(stack.grantWorker).replace(/[0-9A-F]{8}$/, ''))).toBe(true);
+    const coordinator = template.findResources('AWS::Lambda::Function')[logicalId(stack.grantWorker)] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+    expect(coordinator.Properties.Environment.Variables.GRANT_PIECE_FUNCTION).toEqual({ Ref: logicalId(stack.grantPieceWorker) });
   });
 
   it('expires import uploads after two days and takes them only from the console origin', () => {
@@ -293,7 +304,7 @@ describe('the AWS stack', () => {
         .flatMap(([, p]) => statements(p))
         .filter((st) => [st.Action].flat().includes('iot:Publish'))
         .flatMap((st) => [st.Resource].flat().map(flat));
-    for (const fn of [authorities, employees, visitors, stack.importWorker, stack.grantWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
+    for (const fn of [authorities, employees, visitors, stack.importWorker, stack.grantPieceWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
     // The terminals' answers to questionnaires tell open consoles of abnormal results (console/<tenantId>/questionnaires).
     expect(publishes(deviceSync)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/console/*']);
     const syncPolicy = JSON.stringify(Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ApiDeviceSync')));
@@ -660,7 +671,7 @@ describe('the AWS stack', () => {
       deviceSync,
       iot().ingestFunction,
       stack.importWorker,
-      stack.grantWorker,
+      stack.grantPieceWorker,
     ].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
@@ -695,7 +706,7 @@ describe('the AWS stack', () => {
     expect(intercomGrants.sort()).toEqual(
       [`iot:DeleteConnection ${arn}:client/*`, `iot:DeleteThing ${arn}:thing/*`, `iot:DeleteThingShadow ${arn}:thing/*`, `iot:Publish ${arn}:topic/pc/*/commands`].sort(),
     );
-    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
+    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantPieceWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }
