@@ -1,4 +1,3 @@
-import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
 import {
   APK_CONTENT_TYPE,
   CLIENT_PACKAGE_MAX_BYTES,
@@ -11,19 +10,17 @@ import {
   type SystemInfo,
 } from '#contract/settings';
 import { looksLikeZip } from '#domain/uploads';
-import { allDevices, createCommand } from '#data/devices';
-import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy, type ClientPackage } from '#data/settings';
+import { allDevices } from '#data/devices';
+import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy } from '#data/settings';
 import { newId } from '#lib/crypto';
 import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
-import { publish } from '#lib/iot';
-import { log } from '#lib/log';
-import { pool } from '#lib/pool';
-import { deleteObject, digestObject, objectSize, presignedGet, presignedPut } from '#lib/storage';
+import { inProcess, startWorker } from '#lib/jobs';
+import { deleteObject, digestObject, objectSize, presignedPut } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['API_BASE_URL', 'BUILD_ID', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_WS_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment(['API_BASE_URL', 'BUILD_ID', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_MQTT_URL', 'IOT_WS_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGE_NOTICE_FUNCTION', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * System settings: what a device and an integrator need to reach the service, the versions, and
@@ -34,9 +31,6 @@ export const environment = declareEnvironment(['API_BASE_URL', 'BUILD_ID', 'CAPT
 const MB = 1024 * 1024;
 /** A presigned upload of up to 200 MB may start within this time. */
 const UPLOAD_SECONDS = 3600;
-/** A terminal may start its download within this time (a 200 MB package over a slow link). */
-const DOWNLOAD_SECONDS = 3600;
-
 const packageObject = (packageKey: string): string => `client/${packageKey}.apk`;
 
 function port(url: URL, fallback: number): number {
@@ -60,30 +54,6 @@ function apiBaseUrl(headers: Record<string, string | undefined>): string {
   const configured = env('API_BASE_URL');
   if (configured) return configured.replace(/\/+$/, '');
   return `https://${headers.host ?? 'localhost'}/v1`;
-}
-
-/** Tells every online terminal of the company of the new package; answers how many were told. */
-async function notifyTerminals(tenantId: string, pkg: ClientPackage, sha256: string): Promise<number> {
-  const online = (await allDevices(tenantId)).filter((d) => d.online);
-  const url = await presignedGet('packages', tenantId, packageObject(pkg.packageKey), DOWNLOAD_SECONDS);
-  let told = 0;
-  await pool(online, 8, async (device) => {
-    try {
-      const command = await createCommand(tenantId, device.deviceKey, 'updateApp');
-      const message: CommandMessage = {
-        commandKey: command.commandKey,
-        type: 'updateApp',
-        issuedAt: Date.parse(command.createdAt),
-        app: { version: pkg.version, url, sha256, size: pkg.size },
-      };
-      await publish(deviceTopics(thingName(tenantId, device.deviceKey)).commands, message);
-      told++;
-    } catch (error) {
-      // One terminal that cannot be told does not undo the release; it is told at the next upload.
-      log('warn', 'update command not sent', { deviceKey: device.deviceKey, error: String(error) });
-    }
-  });
-  return told;
 }
 
 export const settings = defineResource('settings', {
@@ -135,7 +105,9 @@ export const settings = defineResource('settings', {
       if (!looksLikeZip(digest.head)) return refuse(fieldError('file', 'settings.notApk'));
       const release = await releasePackage(auth.tenantId, pkg, digest.sha256);
       if (!release) throw new NotFoundError();
-      const notified = await notifyTerminals(auth.tenantId, pkg, digest.sha256);
+      // The online terminals are told by a worker, outside this request (jobs/packageNotices.ts).
+      const notified = (await allDevices(auth.tenantId)).filter((d) => d.online).length;
+      await startWorker('PACKAGE_NOTICE_FUNCTION', { tenantId: auth.tenantId, packageKey: pkg.packageKey }, inProcess('PACKAGE_NOTICE_FUNCTION'), 'client package notice');
       const answer: CompletedPackage = {
         packageKey: pkg.packageKey,
         version: release.version,

@@ -59,6 +59,7 @@ export class PassCloudStack extends Stack {
   readonly recordExportWorker: HandlerFunction;
   readonly grantWorker: HandlerFunction;
   readonly grantPieceWorker: HandlerFunction;
+  readonly packageNoticeWorker: HandlerFunction;
   readonly jobFailures: HandlerFunction;
   readonly licenceReminders: HandlerFunction;
   readonly attendanceClose: HandlerFunction;
@@ -348,14 +349,29 @@ export class PassCloudStack extends Stack {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
     }
 
-    // Settings: privacy settings and package records (main table), update commands (events table);
-    // packages are uploaded through a presigned PUT, hashed (GetObject), refused ones removed, and
-    // terminals download them through a presigned GET; online terminals are told over IoT.
+    // Settings: privacy settings and package records (main table); packages are uploaded through a
+    // presigned PUT, hashed (GetObject), refused ones removed. A released package is announced by
+    // its own worker, outside the request: it writes each online terminal's update command (events
+    // table) and publishes it over IoT with a presigned GET to download from.
+    const packageNotices = (this.packageNoticeWorker = new HandlerFunction(this, 'PackageNoticeWorker', {
+      entry: resolve(REPO_ROOT, 'functions/jobs/packageNotices.ts'),
+      description: 'Pass Cloud: tells the online terminals of a company of a new client package',
+      environment,
+      timeout: Duration.minutes(15),
+      ...workerConcurrency,
+    }));
+    // A run again would send the commands twice; a terminal not told updates at its next connection.
+    packageNotices.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.hours(1) });
+    grantTable(packageNotices, main, 'read');
+    grantTable(packageNotices, events, 'readWrite');
+    this.grantObjects(packageNotices, [buckets.data.packages], ['s3:GetObject']);
+    iot.grantCommandPublish(packageNotices);
+    environment.PACKAGE_NOTICE_FUNCTION = packageNotices.functionName;
+    settings.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [packageNotices.functionArn] }));
     grantTable(settings, main, 'readWrite');
     grantTable(settings, events, 'readWrite');
     this.grantObjects(settings, [buckets.data.packages], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
     grantListing(settings, buckets.data.packages);
-    iot.grantCommandPublish(settings);
 
     // The daily retention sweep: each company's captures and recordings older than its privacy settings allow.
     const retentionSweep = (this.retentionSweep = new HandlerFunction(this, 'RetentionSweep', {

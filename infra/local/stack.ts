@@ -104,16 +104,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetIotClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
-  // Background imports and grants (and a grant's pieces) run in this process, where AWS would invoke the worker functions.
-  const [{ runImportsInProcess, runInProcess }, { runImport }, { runGrant }, { runGrantPiece }] = await Promise.all([
+  // Background imports, grants (and a grant's pieces) and client package notices run in this process, where AWS would invoke the worker functions.
+  const [{ runImportsInProcess, runInProcess }, { runImport }, { runGrant }, { runGrantPiece }, { sendPackageNotices }] = await Promise.all([
     import('@passcloud/functions/lib/jobs'),
     import('@passcloud/functions/jobs/imports'),
     import('@passcloud/functions/jobs/grants'),
     import('@passcloud/functions/jobs/grantPieces'),
+    import('@passcloud/functions/jobs/packageNotices'),
   ]);
   runImportsInProcess(runImport);
   runInProcess('GRANT_WORKER_FUNCTION', runGrant);
   runInProcess('GRANT_PIECE_FUNCTION', runGrantPiece);
+  runInProcess('PACKAGE_NOTICE_FUNCTION', async (notice: { tenantId: string; packageKey: string }) => void (await sendPackageNotices(notice)));
   // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
   const { retryDueMails } = await import('@passcloud/functions/lib/mail');
   const mailRetries = setInterval(() => {

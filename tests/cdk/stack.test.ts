@@ -60,7 +60,7 @@ describe('the AWS stack', () => {
         .filter((id) => !id.startsWith('Api'))
         .sort(),
     ).toEqual(
-      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(stack.recomputeWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.grantPieceWorker), logicalId(stack.jobFailures)].sort(),
+      [logicalId(stack.importWorker), logicalId(stack.mail.retryFunction), logicalId(stack.retentionSweep), logicalId(stack.licenceReminders), logicalId(stack.attendanceClose), logicalId(stack.attendanceMail), logicalId(stack.recomputeWorker), logicalId(iot().authorizerFunction), logicalId(iot().ingestFunction), logicalId(stack.recordExportWorker), logicalId(stack.grantWorker), logicalId(stack.grantPieceWorker), logicalId(stack.packageNoticeWorker), logicalId(stack.jobFailures)].sort(),
     );
     for (const [, fn] of api) {
       const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
@@ -91,7 +91,7 @@ describe('the AWS stack', () => {
 
   it('reserves a bounded concurrency for each background worker, and for no API function', () => {
     const functions = template.findResources('AWS::Lambda::Function') as Record<string, { Properties: { ReservedConcurrentExecutions?: number } }>;
-    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.grantPieceWorker, stack.recomputeWorker].map(logicalId);
+    const workers = [stack.importWorker, stack.recordExportWorker, stack.grantWorker, stack.grantPieceWorker, stack.packageNoticeWorker, stack.recomputeWorker].map(logicalId);
     for (const id of workers) expect(functions[id]!.Properties.ReservedConcurrentExecutions, id).toBe(10);
     for (const fn of Object.values(stack.api.functions)) expect(functions[logicalId(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -531,7 +531,7 @@ describe('the AWS stack', () => {
     expect(connect.Condition).toEqual({ Bool: { 'iot:Connection.Thing.IsAttached': 'true' } });
   });
 
-  it('gives the settings function the broker, the build, the API URL, the packages bucket and IoT publish on command topics only', () => {
+  it('gives the settings function the broker, the build, the API URL and the packages bucket, and its notice worker IoT publish on command topics only', () => {
     const fn = logicalId(stack.api.functions.settings);
     const vars = template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
     expect(vars.BUILD_ID).toEqual(expect.any(String));
@@ -547,9 +547,17 @@ describe('the AWS stack', () => {
       .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn.replace(/[0-9A-F]{8}$/, '')))
       .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
     expect(policies.length).toBeGreaterThan(0);
-    const iotActions = statements.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('iot:'));
-    expect(iotActions).toEqual(['iot:Publish']);
-    const publish = statements.find((st) => [st.Action].flat().includes('iot:Publish'))!;
+    // The settings function starts the notice worker and talks to no terminal itself.
+    expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('iot:'))).toEqual([]);
+    const invoke = statements.find((st) => [st.Action].flat().includes('lambda:InvokeFunction'))!;
+    expect(JSON.stringify(invoke.Resource)).toContain(logicalId(stack.packageNoticeWorker));
+    expect(vars.PACKAGE_NOTICE_FUNCTION).toEqual({ Ref: logicalId(stack.packageNoticeWorker) });
+    const worker = logicalId(stack.packageNoticeWorker);
+    const workerStatements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(worker.replace(/[0-9A-F]{8}$/, '')))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    expect(workerStatements.flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith('iot:'))).toEqual(['iot:Publish']);
+    const publish = workerStatements.find((st) => [st.Action].flat().includes('iot:Publish'))!;
     expect(JSON.stringify(publish.Resource)).toContain('topic/pc/*/commands');
     const packages = logicalId(stack.buckets.data.packages);
     const objectActions = statements.filter((st) => JSON.stringify(st.Resource).includes(packages)).flatMap((st) => [st.Action].flat());
@@ -672,6 +680,7 @@ describe('the AWS stack', () => {
       iot().ingestFunction,
       stack.importWorker,
       stack.grantPieceWorker,
+      stack.packageNoticeWorker,
     ].map(logicalId);
     for (const [id, other] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
       const env = JSON.stringify((other as { Properties: { Environment?: unknown } }).Properties.Environment ?? {});
@@ -706,7 +715,7 @@ describe('the AWS stack', () => {
     expect(intercomGrants.sort()).toEqual(
       [`iot:DeleteConnection ${arn}:client/*`, `iot:DeleteThing ${arn}:thing/*`, `iot:DeleteThingShadow ${arn}:thing/*`, `iot:Publish ${arn}:topic/pc/*/commands`].sort(),
     );
-    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'ApiSettingsFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantPieceWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
+    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantPieceWorker', 'PackageNoticeWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }

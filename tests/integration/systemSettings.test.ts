@@ -124,6 +124,15 @@ describe('system settings', () => {
 
     // A package completes once.
     expect((await complete(presigned.body.data.packageKey)).body.code).toBe(404);
+
+    // The notices go out from a worker; one run late, after a newer package was released, announces nothing.
+    const newer = await apk();
+    const second = await presign({ version: '3.2.9', filename: 'terminal-3.2.9.apk', size: newer.length });
+    expect((await put(second.body.data, newer)).ok).toBe(true);
+    expect((await complete(second.body.data.packageKey)).body.code).toBe(201);
+    const { sendPackageNotices } = await import('@passcloud/functions/jobs/packageNotices');
+    expect(await sendPackageNotices({ tenantId, packageKey: presigned.body.data.packageKey })).toBe(0);
+    expect(await sendPackageNotices({ tenantId, packageKey: 'pkgnotapackage000000' })).toBe(0);
   });
 
   it('a terminal refuses a package whose hash does not match, keeps its version and logs why', async () => {
