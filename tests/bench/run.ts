@@ -12,6 +12,7 @@ import { withOwnHost } from './host.ts';
 import { recordsIngestBench, recordsListBench } from './records.ts';
 import { faceSyncBench } from './faceSync.ts';
 import { recordsCrashBench } from './crash.ts';
+import { fleetBench, FLEET_TERMINALS } from './fleet.ts';
 import { figure, figures, missed, table, writeFigures, FIGURES_FILE, CHECK_TOLERANCE } from './figures.ts';
 
 /**
@@ -46,7 +47,10 @@ const crashOnly = process.argv.includes('--crash-only');
 const dashboardOnly = process.argv.includes('--dashboard-only');
 // `--attendance-only` and `--no-attendance` for the attendance engine.
 const attendanceOnly = process.argv.includes('--attendance-only');
-const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly;
+// `--fleet-only` and `--no-fleet` for a thousand terminals at the stated traffic (`--fleet=N` for another count).
+const fleetOnly = process.argv.includes('--fleet-only');
+const fleetSize = Number(process.argv.find((a) => a.startsWith('--fleet='))?.slice('--fleet='.length) ?? FLEET_TERMINALS);
+const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly;
 try {
   if (!only) {
     lines.push(...(await apiBench(stack)));
@@ -81,6 +85,7 @@ try {
     lines.push(`initial JavaScript of /login beside the dashboard: ${login.kb.toFixed(1)} KB gzip in ${login.files} files (173.5 KB before the dashboard)`);
     lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
   }
+  if (!process.argv.includes('--no-fleet') && (!only || fleetOnly)) lines.push(...(await withOwnHost((host) => fleetBench(host, fleetSize))));
   if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) {
     lines.push(...attendanceBench());
     lines.push(...(await monthlyPageBench(stack)));
