@@ -1,5 +1,5 @@
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App } from 'aws-cdk-lib';
+import { addNagChecks } from '../aws/nag.ts';
 import { PassCloudStack } from '../aws/stack.ts';
 
 const app = new App();
@@ -10,4 +10,4 @@ new PassCloudStack(app, app.node.tryGetContext('stackName') ?? 'PassCloud', {
   ...(app.node.tryGetContext('workerConcurrency') !== undefined ? { workerConcurrency: Number(app.node.tryGetContext('workerConcurrency')) } : {}),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
+addNagChecks(app);

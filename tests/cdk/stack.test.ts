@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { App, type CfnElement, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { PassCloudStack, senderAddress } from '@passcloud/infra/aws/stack';
 import { REPO_ROOT } from '@passcloud/infra/aws/api';
 import { THING_NAME_VARIABLE } from '@passcloud/infra/aws/iot';
+import { addNagChecks } from '@passcloud/infra/aws/nag';
 import { RULE_FILTERS } from '@passcloud/functions/contract/protocol';
 import { resources, routes } from '@passcloud/functions/routes';
 import { TABLES } from '@passcloud/functions/data/tables';
@@ -36,7 +37,19 @@ beforeAll(() => {
   nag = new AwsSolutionsChecks(app, { verbose: true }).validateScope(stack);
 });
 
+/** The template as `cdk synth` writes it stays well below CloudFormation's 1 MB for a template uploaded through S3. */
+const TEMPLATE_BUDGET_BYTES = 600_000;
+
 describe('the AWS stack', () => {
+  it('synthesizes, with the checks `cdk synth` runs, a template within its budget and without the acknowledgements in it', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    new PassCloudStack(app, 'PassCloudSize', { mailFrom: 'no-reply@example.com', licencePublicKey: LICENCE_PUBLIC_KEY, env: { account: '123456789012', region: 'eu-west-1' } });
+    addNagChecks(app);
+    const file = app.synth().getStackByName('PassCloudSize').templateFullPath;
+    expect(statSync(file).size).toBeLessThan(TEMPLATE_BUDGET_BYTES);
+    expect(readFileSync(file, 'utf8')).not.toContain('cdk_nag');
+  });
+
   it('gives the licence public key to the licences function only, never a private key', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }][];
     const holders = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.LICENCE_PUBLIC_KEY !== undefined).map(([id]) => id);
