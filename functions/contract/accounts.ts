@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUTH_CODES } from './menu.ts';
 import { usernameSchema } from './systems.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_PERIODS, WEEKDAYS, shiftProblems, type ShiftProblemCode, type Weekday } from '#domain/attendance/index';
 import { isTimeZone } from '#domain/time';
 

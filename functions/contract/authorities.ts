@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FACE_LISTS, SYNC_FAILURES, SYNC_STATES, type FaceList, type SyncFailure, type SyncState } from './protocol.ts';
 
 /**

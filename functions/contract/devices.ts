@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Face-terminal settings of SPEC.md §3 "Device", as the API and the console name them. The

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** File uploads (`/v1/files/uploads`): what the console and API clients send and get back. */
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { INTERCOM_KINDS, type IntercomKind } from './devices.ts';
 import { CALL_STATUSES, type CallStatus, type RecordingType } from './protocol.ts';
 

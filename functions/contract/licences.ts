@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** An activation code as the operator issued it (`PCL1.<payload>.<signature>`). */
 export const activateLicenceBody = z.object({ activationCode: z.string().trim().min(1).max(4000) }).strict();

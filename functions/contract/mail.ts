@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Email settings (`/v1/settings/email`) and mail records (`/v1/mailRecords`).

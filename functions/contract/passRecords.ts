@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PASS_SOURCES, PASS_STATES, type PassSource, type PassState } from './protocol.ts';
 
 /**

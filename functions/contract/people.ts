@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Columns of the personnel import template (served at /file/Personnel_import_template_EN.xlsx and

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AuthCode } from './menu.ts';
 import { deviceListQuery } from './devices.ts';
 import { GROUP_TYPES, PERSON_KINDS, listQuery, type GroupType, type PersonKind } from './people.ts';

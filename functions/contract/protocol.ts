@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';
 import { QUESTIONNAIRE_MODES, QUESTIONNAIRE_RESULTS, answers, question, surveyTranslations } from './questionnaires.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEVICE_LOG_CODES, bindBody, deviceInfo, deviceSettings } from './devices.ts';
 import {
   DEVICE_REASONS,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** System settings (`/v1/settings/system`) and privacy settings (`/v1/settings/privacy`). */
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LOCALES } from './locales.ts';
 
 /** Ciphertext fields are base64 RSA-OAEP output of the session or login key. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { fromDocument } from '#contract/shadow';
 import { commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';

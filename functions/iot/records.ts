@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CAPTURE_MAX_BYTES, CAPTURE_TYPES, deviceTopics, passRecordUp, recordsMessage, thingName, type RecordsAckMessage } from '#contract/protocol';
 import type { RecordType } from '#contract/passRecords';
 import { isWatched } from '#data/authorities';

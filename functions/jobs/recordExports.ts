@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log } from '#lib/log';
 import { putObject } from '#lib/storage';
-import { XLSX_TYPE } from '#lib/xlsx';
+import { XLSX_TYPE, loadExcel } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -75,7 +74,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
           : await passRecordRows(job, timeZone, t);
     if (source.total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(source.total, RECORD_EXPORT_MAX_ROWS) });
     const file = join(dir, 'export.xlsx');
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });
+    const workbook = new (await loadExcel()).stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });
     workbook.creator = 'Pass Cloud';
     const sheet = workbook.addWorksheet(t(source.sheet), { views: [{ state: 'frozen', ySplit: 1 }] });
     sheet.columns = source.columns.map(([id, width]) => ({ header: t(id), width }));

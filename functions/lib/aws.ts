@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { env } from './env.ts';
 
 /**
@@ -27,12 +27,14 @@ export function dynamo(): DynamoDBDocumentClient {
  */
 const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
 
+/** The S3 client and its commands, loaded when a function first touches a bucket (lib/storage.ts). */
 let s3Client: S3Client | undefined;
-export function s3(): S3Client {
+export async function s3() {
+  const sdk = await import('@aws-sdk/client-s3');
   if (!s3Client) {
     const endpoint = env('S3_ENDPOINT');
     s3Client = endpoint
-      ? new S3Client({
+      ? new sdk.S3Client({
           region,
           endpoint,
           // s3rver accepts only its built-in key pair.
@@ -40,15 +42,20 @@ export function s3(): S3Client {
           forcePathStyle: true,
           ...checksums,
         })
-      : new S3Client({ region, ...checksums });
+      : new sdk.S3Client({ region, ...checksums });
   }
-  return s3Client;
+  return { client: s3Client, sdk };
 }
 
+/**
+ * The SES client and its commands, loaded when the first mail is sent: a function that may send
+ * mail (a verification code, an alert) does not load SES at start.
+ */
 let sesClient: SESv2Client | undefined;
-export function ses(): SESv2Client {
-  sesClient ??= new SESv2Client({ region });
-  return sesClient;
+export async function ses() {
+  const sdk = await import('@aws-sdk/client-sesv2');
+  sesClient ??= new sdk.SESv2Client({ region });
+  return { client: sesClient, sdk };
 }
 
 /** Drops cached clients, for tests that change the endpoints. */

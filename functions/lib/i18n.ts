@@ -1,23 +1,43 @@
+import { readFileSync } from 'node:fs';
 import { DEFAULT_LOCALE, LOCALES, isLocale, type Locale } from '#contract/locales';
 import { en_US, type Catalog, type MessageId } from './i18n/en_US.ts';
-import { zh_CN } from './i18n/zh_CN.ts';
-import { zh_TW } from './i18n/zh_TW.ts';
-import { ja_JP } from './i18n/ja_JP.ts';
-import { ko_KR } from './i18n/ko_KR.ts';
-import { it_IT } from './i18n/it_IT.ts';
-import { de_DE } from './i18n/de_DE.ts';
-import { ru_RU } from './i18n/ru_RU.ts';
-import { fr_FR } from './i18n/fr_FR.ts';
-import { es_ES } from './i18n/es_ES.ts';
-import { id_ID } from './i18n/id_ID.ts';
 
-export type { MessageId };
+export type { Catalog, MessageId };
 export type MessageParams = Record<string, string | number>;
 
-export const catalogs: Record<Locale, Catalog> = { en_US, zh_CN, zh_TW, ja_JP, ko_KR, it_IT, de_DE, ru_RU, fr_FR, es_ES, id_ID };
+/**
+ * Server messages. English is part of the code (the fallback, and the source of `MessageId`);
+ * every other locale is a JSON file beside it (`i18n/<locale>.json`, copied beside each bundle
+ * that needs them), read the first time a request asks for that locale and kept. A function
+ * thus loads only the languages its callers speak, not all eleven at start.
+ */
+const loaded = new Map<Locale, Catalog>([['en_US', en_US]]);
+
+/** The messages of one locale, read from its file on first use. */
+export function catalog(locale: Locale): Catalog {
+  let messages = loaded.get(locale);
+  if (!messages) {
+    // Only a known locale names a file.
+    if (!isLocale(locale)) return en_US;
+    messages = JSON.parse(readFileSync(new URL(`./i18n/${locale}.json`, import.meta.url), 'utf8')) as Catalog;
+    loaded.set(locale, messages);
+  }
+  return messages;
+}
+
+/**
+ * Every locale's messages, each read when first looked up (`catalogs.ja_JP`); for what matches
+ * text in any language, such as the column names of an imported sheet.
+ */
+export const catalogs: Readonly<Record<Locale, Catalog>> = Object.freeze(
+  Object.defineProperties(
+    {} as Record<Locale, Catalog>,
+    Object.fromEntries(LOCALES.map((locale) => [locale, { enumerable: true, get: () => catalog(locale) }])),
+  ),
+);
 
 export function translate(locale: Locale, id: MessageId, params: MessageParams = {}): string {
-  const text = catalogs[locale][id] ?? en_US[id];
+  const text = catalog(locale)[id] ?? en_US[id];
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 

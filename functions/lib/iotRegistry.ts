@@ -1,4 +1,4 @@
-import { CreateThingCommand, DeleteThingCommand, IoTClient } from '@aws-sdk/client-iot';
+import type { IoTClient } from '@aws-sdk/client-iot';
 import { env } from './env.ts';
 import { region } from './iot.ts';
 
@@ -7,13 +7,19 @@ import { region } from './iot.ts';
  * broker keeps no registry, so without that variable these do nothing.
  */
 let registryClient: IoTClient | undefined;
-const registry = () => (registryClient ??= new IoTClient({ region: region() }));
+/** The IoT control-plane client and commands, loaded when a thing is first registered or removed (binding and deleting devices). */
+async function registry() {
+  const sdk = await import('@aws-sdk/client-iot');
+  registryClient ??= new sdk.IoTClient({ region: region() });
+  return { client: registryClient, sdk };
+}
 
 export async function registerThing(thing: string, attributes: Record<string, string>): Promise<void> {
   const thingTypeName = env('IOT_THING_TYPE');
   if (!thingTypeName) return;
   try {
-    await registry().send(new CreateThingCommand({ thingName: thing, thingTypeName, attributePayload: { attributes, merge: true } }));
+    const { client, sdk } = await registry();
+    await client.send(new sdk.CreateThingCommand({ thingName: thing, thingTypeName, attributePayload: { attributes, merge: true } }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceAlreadyExistsException') throw error;
   }
@@ -22,7 +28,8 @@ export async function registerThing(thing: string, attributes: Record<string, st
 export async function unregisterThing(thing: string): Promise<void> {
   if (!env('IOT_THING_TYPE')) return;
   try {
-    await registry().send(new DeleteThingCommand({ thingName: thing }));
+    const { client, sdk } = await registry();
+    await client.send(new sdk.DeleteThingCommand({ thingName: thing }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
   }

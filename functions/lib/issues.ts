@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { SETTING_NAMES, type SettingName } from '#contract/devices';
 import type { Locale } from '#contract/locales';
 import type { ConflictError, FieldIssue } from './errors.ts';
-import { catalogs, isMessageId, translate, type MessageId, type MessageParams } from './i18n.ts';
+import { catalog, isMessageId, translate, type MessageId, type MessageParams } from './i18n.ts';
 
 /**
  * Why input was refused, as sentences a user reads in their own language. A zod issue becomes a
@@ -406,7 +406,7 @@ export function issueText(issue: FieldIssue, locale: Locale): string {
 /** The sentence read on its own, away from the field: it always names the field. */
 export function issueSentence(issue: FieldIssue, locale: Locale): string {
   const text = issueText(issue, locale);
-  const namesField = typeof issue.message === 'string' && catalogs[locale][issue.message].includes('{field}');
+  const namesField = typeof issue.message === 'string' && catalog(locale)[issue.message].includes('{field}');
   if (namesField || issue.path === WHOLE) return text;
   return translate(locale, 'issue.labelled', { field: fieldLabel(issue.path, locale), message: text });
 }

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
-import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { MAIL_FAILURES, type MailFailureCategory, type MailStatus } from '#contract/mail';
 import type { Locale } from '#contract/locales';
 import { mailRoute, pinSmtpHost, privateSmtpAllowed, smtpPortAllowed, type SmtpSettings } from '#data/mailSettings';
@@ -125,9 +124,17 @@ function serviceSender(): { name?: string; address: string } {
   return match ? { ...(match[1] ? { name: match[1] } : {}), address: match[2]!.trim() } : { address: from.trim() };
 }
 
+/**
+ * The senders' code is loaded on the first mail a function sends: SES (and nodemailer, for a
+ * company's SMTP server or the local sink) are in no function's start, and nodemailer only
+ * where a company's server or the sink is used.
+ */
+const nodemailer = () => import('nodemailer');
+
 async function sendSes(from: string, mail: Mail): Promise<void> {
-  await ses().send(
-    new SendEmailCommand({
+  const { client, sdk } = await ses();
+  await client.send(
+    new sdk.SendEmailCommand({
       FromEmailAddress: from,
       Destination: { ToAddresses: [mail.to] },
       Content: { Simple: { Subject: { Data: mail.subject, Charset: 'UTF-8' }, Body: { Text: { Data: mail.text, Charset: 'UTF-8' } } } },
@@ -137,6 +144,7 @@ async function sendSes(from: string, mail: Mail): Promise<void> {
 
 let sink: Transporter | undefined;
 async function sendSink(from: string, mail: Mail): Promise<void> {
+  const { createTransport } = await nodemailer();
   sink ??= createTransport({ host: env('SMTP_HOST'), port: Number(env('SMTP_PORT') ?? 25), secure: false, ignoreTLS: true });
   await sink.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
 }
@@ -150,6 +158,7 @@ async function sendSmtp(smtp: SmtpSettings, from: string, mail: Mail): Promise<v
   const target = await pinSmtpHost(smtp.host);
   if (!smtpPortAllowed(smtp.port)) throw new MailFailure('blocked', false, `port ${smtp.port} is not a mail port`);
   const encrypted = smtp.tlsMode !== 'none';
+  const { createTransport } = await nodemailer();
   const transport = createTransport({
     host: target.address,
     port: smtp.port,

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { env } from './env.ts';
 
 /**
@@ -13,8 +13,13 @@ import { env } from './env.ts';
 
 export type SecretContext = { tenantId: string; purpose: string };
 
+/** The KMS client and commands, loaded when a secret is first sealed or opened with KMS (only the email settings hold one). */
 let kmsClient: KMSClient | undefined;
-const kms = (): KMSClient => (kmsClient ??= new KMSClient({ region: env('AWS_REGION') ?? 'us-east-1' }));
+async function kms() {
+  const sdk = await import('@aws-sdk/client-kms');
+  kmsClient ??= new sdk.KMSClient({ region: env('AWS_REGION') ?? 'us-east-1' });
+  return { client: kmsClient, sdk };
+}
 
 /** Drops the cached client, for tests. */
 export function resetSecretBox(): void {
@@ -34,7 +39,8 @@ const aad = (context: SecretContext): Buffer => Buffer.from(`${context.tenantId}
 export async function sealSecret(plain: string, context: SecretContext): Promise<string> {
   const keyId = env('SETTINGS_KMS_KEY_ID');
   if (keyId) {
-    const out = await kms().send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: context }));
+    const { client, sdk } = await kms();
+    const out = await client.send(new sdk.EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: context }));
     return `kms:${Buffer.from(out.CiphertextBlob!).toString('base64')}`;
   }
   const iv = randomBytes(12);
@@ -46,7 +52,8 @@ export async function sealSecret(plain: string, context: SecretContext): Promise
 export async function openSecret(sealed: string, context: SecretContext): Promise<string> {
   const [scheme, data] = [sealed.slice(0, 4), Buffer.from(sealed.slice(4), 'base64')];
   if (scheme === 'kms:') {
-    const out = await kms().send(new DecryptCommand({ CiphertextBlob: data, EncryptionContext: context }));
+    const { client, sdk } = await kms();
+    const out = await client.send(new sdk.DecryptCommand({ CiphertextBlob: data, EncryptionContext: context }));
     return Buffer.from(out.Plaintext!).toString('utf8');
   }
   if (scheme !== 'gcm:') throw new Error('unknown secret scheme');

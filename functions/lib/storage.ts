@@ -1,6 +1,4 @@
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -25,27 +23,38 @@ export const objectKey = (tenantId: string, fileKey: string): string => `${tenan
 
 export const PRESIGN_SECONDS = 900;
 
+/**
+ * The S3 client and commands, and the URL presigner, are loaded on the first object a function
+ * touches: most requests of most functions reach no bucket, so no function loads them at start.
+ */
+const presigner = () => import('@aws-sdk/s3-request-presigner');
+
 export async function putObject(bucket: BucketName, tenantId: string, fileKey: string, body: Buffer, contentType: string): Promise<void> {
-  await s3().send(new PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), Body: body, ContentType: contentType }));
+  const { client, sdk } = await s3();
+  await client.send(new sdk.PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), Body: body, ContentType: contentType }));
 }
 
 export async function deleteObject(bucket: BucketName, tenantId: string, fileKey: string): Promise<void> {
-  await s3().send(new DeleteObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  const { client, sdk } = await s3();
+  await client.send(new sdk.DeleteObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
 }
 
 /**
  * A short-lived link to read one of the tenant's objects. `downloadAs` makes the browser save it
  * under that file name instead of showing it (S3 answers with that Content-Disposition).
  */
-export function presignedGet(bucket: BucketName, tenantId: string, fileKey: string, expiresIn = PRESIGN_SECONDS, options: { downloadAs?: string } = {}): Promise<string> {
+export async function presignedGet(bucket: BucketName, tenantId: string, fileKey: string, expiresIn = PRESIGN_SECONDS, options: { downloadAs?: string } = {}): Promise<string> {
+  const { client, sdk } = await s3();
   const disposition = options.downloadAs ? { ResponseContentDisposition: `attachment; filename="${options.downloadAs.replace(/[^\w.-]/g, '_')}"` } : {};
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ...disposition }), { expiresIn });
+  const { getSignedUrl } = await presigner();
+  return getSignedUrl(client, new sdk.GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), ...disposition }), { expiresIn });
 }
 
 /** The size in bytes of the tenant's object at `fileKey`, or undefined when there is none. */
 export async function objectSize(bucket: BucketName, tenantId: string, fileKey: string): Promise<number | undefined> {
+  const { client, sdk } = await s3();
   try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+    const head = await client.send(new sdk.HeadObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
     return head.ContentLength ?? 0;
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -61,13 +70,15 @@ export async function objectExists(bucket: BucketName, tenantId: string, fileKey
 
 /** The whole object in memory: for small files (a workbook of at most 2 MB). */
 export async function getObjectBytes(bucket: BucketName, tenantId: string, fileKey: string): Promise<Buffer> {
-  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  const { client, sdk } = await s3();
+  const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
   return Buffer.from(await out.Body!.transformToByteArray());
 }
 
 /** Streams the object to a local file, so a large archive never sits in memory whole. */
 export async function saveObjectTo(bucket: BucketName, tenantId: string, fileKey: string, path: string): Promise<void> {
-  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  const { client, sdk } = await s3();
+  const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
   await pipeline(out.Body as Readable, createWriteStream(path));
 }
 
@@ -76,7 +87,8 @@ export async function saveObjectTo(bucket: BucketName, tenantId: string, fileKey
  * package of hundreds of megabytes is checked without ever being in memory whole.
  */
 export async function digestObject(bucket: BucketName, tenantId: string, fileKey: string, headBytes = 4): Promise<{ sha256: string; size: number; head: Buffer }> {
-  const out = await s3().send(new GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
+  const { client, sdk } = await s3();
+  const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
   const hash = createHash('sha256');
   let size = 0;
   const head: Buffer[] = [];
@@ -101,9 +113,10 @@ export interface ListedObject {
 
 /** Every object of a bucket, page by page (for the retention sweep, which walks all tenants). */
 export async function* listObjects(bucket: BucketName): AsyncGenerator<ListedObject[]> {
+  const { client, sdk } = await s3();
   let token: string | undefined;
   do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: bucketName(bucket), ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucketName(bucket), ...(token ? { ContinuationToken: token } : {}) }));
     yield (page.Contents ?? []).filter((o) => o.Key && o.LastModified).map((o) => ({ key: o.Key!, lastModified: o.LastModified! }));
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -111,9 +124,10 @@ export async function* listObjects(bucket: BucketName): AsyncGenerator<ListedObj
 
 /** Deletes whole keys (at most 1,000 per request). */
 export async function deleteKeys(bucket: BucketName, keys: string[]): Promise<void> {
+  const { client, sdk } = await s3();
   for (let i = 0; i < keys.length; i += 1000) {
     const batch = keys.slice(i, i + 1000);
-    await s3().send(new DeleteObjectsCommand({ Bucket: bucketName(bucket), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+    await client.send(new sdk.DeleteObjectsCommand({ Bucket: bucketName(bucket), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
   }
 }
 
@@ -126,7 +140,7 @@ export interface PresignedPutOptions {
 }
 
 /** A short-lived link through which a device uploads one object (a captured photo) or the console a file. */
-export function presignedPut(
+export async function presignedPut(
   bucket: BucketName,
   tenantId: string,
   fileKey: string,
@@ -134,13 +148,15 @@ export function presignedPut(
   expiresIn = 120,
   options: PresignedPutOptions = {},
 ): Promise<string> {
+  const { client, sdk } = await s3();
   const { contentLength } = options;
-  const command = new PutObjectCommand({
+  const command = new sdk.PutObjectCommand({
     Bucket: bucketName(bucket),
     Key: objectKey(tenantId, fileKey),
     ContentType: contentType,
     ...(contentLength !== undefined ? { ContentLength: contentLength } : {}),
   });
   // Content-Length is signed whenever it is given; Content-Type only when asked for.
-  return getSignedUrl(s3(), command, { expiresIn, ...(contentLength !== undefined ? { signableHeaders: new Set(['content-type']) } : {}) });
+  const { getSignedUrl } = await presigner();
+  return getSignedUrl(client, command, { expiresIn, ...(contentLength !== undefined ? { signableHeaders: new Set(['content-type']) } : {}) });
 }

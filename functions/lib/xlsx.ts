@@ -1,8 +1,16 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+
+/**
+ * Workbooks, for the functions that import or export them. exceljs is loaded on the first
+ * workbook a function reads or writes, so the bundles that only link here for the content type or
+ * for a rarely used export route do not load it at start.
+ */
+let excel: Promise<typeof ExcelJS> | undefined;
+export const loadExcel = (): Promise<typeof ExcelJS> => (excel ??= import('exceljs').then((m) => m.default));
 
 /** Cell text of the first worksheet, row by row (row 1 first); formulas give their result. */
 export async function readFirstSheet(bytes: Buffer): Promise<string[][]> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
   const sheet = workbook.worksheets[0];
   if (!sheet) return [];
@@ -31,7 +39,7 @@ function cellText(value: ExcelJS.CellValue): string {
 
 /** A one-sheet workbook with a bold header row. */
 export async function writeSheet(name: string, columns: { header: string; width: number }[], rows: (string | number | null)[][]): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   workbook.creator = 'Pass Cloud';
   const sheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = columns.map((c) => ({ header: c.header, width: c.width }));

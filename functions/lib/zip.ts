@@ -1,4 +1,4 @@
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 
 export interface ZipEntry {
   name: string;
@@ -16,7 +16,9 @@ const S_IFLNK = 0o120000;
  * Lists an archive (in memory, or a file on disk) from its central directory, without unpacking
  * anything. Entry names are decoded here, not trusted: the caller judges them.
  */
-export function listZip(source: Buffer | string): Promise<{ entries: ZipEntry[]; close(): void }> {
+export async function listZip(source: Buffer | string): Promise<{ entries: ZipEntry[]; close(): void }> {
+  // yauzl is loaded by the first archive read: only the people import reads one.
+  const { default: yauzl } = await import('yauzl');
   const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
   return new Promise((resolve, reject) => {
     const opened = (error: Error | null, zip?: yauzl.ZipFile) => {

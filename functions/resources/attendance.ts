@@ -55,7 +55,6 @@ import { listDays, listMonths } from '#data/attendanceDays';
 import { createRecomputeJob, failRecomputeJob, findRecomputeJob, latestRecomputeJob, type RecomputeJob } from '#data/attendanceJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import type { Locale } from '#contract/locales';
-import { runRecompute } from '../jobs/attendanceRecompute.ts';
 import { translate } from '#lib/i18n';
 import { lostWorker, startWorker } from '#lib/jobs';
 import { newTimeId } from '#lib/crypto';
@@ -218,7 +217,7 @@ async function startRecompute(tenantId: string, from: string, to: string, locale
   let job: RecomputeJob | undefined;
   try {
     job = await createRecomputeJob(tenantId, jobKey, from, to, locale, now);
-    await startWorker('RECOMPUTE_WORKER_FUNCTION', { tenantId, jobKey }, runRecompute, 'attendance recomputation');
+    await startWorker('RECOMPUTE_WORKER_FUNCTION', { tenantId, jobKey }, (task) => import('../jobs/attendanceRecompute.ts').then((m) => m.runRecompute(task)), 'attendance recomputation');
   } catch (error) {
     if (job) await failRecomputeJob(job, translate(locale as Locale, 'jobs.notStarted'));
     else await releaseJobSlot(tenantId, 'recompute', jobKey, now.toISOString());

@@ -8,7 +8,6 @@ import { queued } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { lostWorker, startWorker } from '#lib/jobs';
 import { presignedGet } from '#lib/storage';
-import { runExport } from '../jobs/recordExports.ts';
 
 /**
  * Exports of lists (pass records, blacklist records, intercom calls) made in the background by
@@ -37,7 +36,7 @@ export async function startExport(tenantId: string, list: ExportJob['list'], que
   await takeJobSlot(tenantId, 'export', jobKey, now.toISOString());
   try {
     await createExportJob({ tenantId, jobKey, list, query: { ...query }, locale }, now);
-    await startWorker('EXPORT_WORKER_FUNCTION', { tenantId, jobKey }, runExport, 'export');
+    await startWorker('EXPORT_WORKER_FUNCTION', { tenantId, jobKey }, (task) => import('../jobs/recordExports.ts').then((m) => m.runExport(task)), 'export');
   } catch (error) {
     await releaseJobSlot(tenantId, 'export', jobKey, now.toISOString());
     throw error;

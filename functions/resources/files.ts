@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { UPLOAD_KEY, presignBody, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
 import { IMAGE_MAX, IMAGE_MAX_BYTES, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, PACKAGE_MAX_BYTES, judgeImage, looksLikeZip, type ImageVerdict } from '#domain/uploads';
 import { newId } from '#lib/crypto';

@@ -1,14 +1,14 @@
-import { Duration, Lazy, RemovalPolicy, Stack, type Size } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Lazy, RemovalPolicy, Stack, type ILocalBundling, type Size } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { resources, routes, type Resource } from '@passcloud/functions/routes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
 import { declaredBy, type StackEnvironment } from './environment.ts';
+import { bundleHandler } from './bundle.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -33,15 +33,42 @@ export interface HandlerFunctionProps {
   description?: string;
 }
 
-/** Function defaults every Lambda of the stack shares: Node 22 on arm64, ESM bundled by the local esbuild (no Docker). */
-export class HandlerFunction extends NodejsFunction {
+/**
+ * Bundles one entry on this machine. The entry is a property, not only in the closure: CDK keys
+ * its cache of bundled assets on the bundling options' data, so each entry must show in them.
+ */
+class LocalBundling implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleHandler(this.entry, outputDir);
+    return true;
+  }
+}
+
+/**
+ * Function defaults every Lambda of the stack shares: Node 22 on arm64, its entry bundled by the
+ * local esbuild (no Docker) as infra/aws/bundle.ts describes: `index.mjs` with what every
+ * request needs, chunks beside it for what only some paths load, and the locale catalogues when
+ * the code translates messages.
+ */
+export class HandlerFunction extends LambdaFunction {
   /** The handler file the bundle is made from. */
   readonly entry: string;
 
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
+    const entry = resolve(props.entry);
     super(scope, id, {
-      entry: props.entry,
-      handler: 'handler',
+      code: Code.fromAsset(REPO_ROOT, {
+        // The hash of the bundle itself: a change anywhere else in the repository makes no new version.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never pulled: bundling runs locally, and fails rather than falling back to a container.
+          image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22-alpine'),
+          local: new LocalBundling(entry),
+        },
+      }),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -49,21 +76,10 @@ export class HandlerFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(29),
       ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
       ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...declaredEnvironment(id, props.entry, props.environment) },
+      environment: declaredEnvironment(id, props.entry, props.environment),
       logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        externalModules: [],
-        banner: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
-      },
     });
-    this.entry = resolve(props.entry);
+    this.entry = entry;
   }
 }
 

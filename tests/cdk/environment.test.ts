@@ -80,7 +80,7 @@ describe('the environment contract', () => {
   it('each construct sets exactly what its entry declares, and nothing a deployment lacks', async () => {
     for (const fn of withKey) {
       const declared = await declaredOf(fn.entry);
-      expect(Object.keys(fn.variables).sort(), fn.id).toEqual(['NODE_OPTIONS', ...declared].sort());
+      expect(Object.keys(fn.variables).sort(), fn.id).toEqual([...declared].sort());
       for (const [name, value] of Object.entries(fn.variables)) expect(value, `${fn.id} ${name}`).toBeTruthy();
     }
   });
@@ -91,13 +91,13 @@ describe('the environment contract', () => {
     expect(licences.variables).not.toHaveProperty('LICENCE_PUBLIC_KEY');
     for (const fn of withoutKey) {
       const declared = (await declaredOf(fn.entry)).filter((n) => n !== 'LICENCE_PUBLIC_KEY');
-      expect(Object.keys(fn.variables).sort(), fn.id).toEqual(['NODE_OPTIONS', ...declared].sort());
+      expect(Object.keys(fn.variables).sort(), fn.id).toEqual([...declared].sort());
     }
   });
 
   it('no function gets a variable of the local host', () => {
     for (const fn of withKey) {
-      for (const name of Object.keys(fn.variables)) if (name !== 'NODE_OPTIONS') expect(deployed(name), `${fn.id} ${name}`).toBe(true);
+      for (const name of Object.keys(fn.variables)) expect(deployed(name), `${fn.id} ${name}`).toBe(true);
     }
   });
 });

@@ -3,11 +3,13 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { PassCloudStack } from '@passcloud/infra/aws/stack';
 import { HandlerFunction } from '@passcloud/infra/aws/api';
+import { bundleSize, functionName } from '@passcloud/infra/aws/bundle';
+import { BUNDLE_BUDGETS_KB } from '@passcloud/infra/aws/bundleBudgets';
 import { ruleEvent, thingName } from '@passcloud/functions/contract/protocol';
 import { LIVE_USERNAME, type LiveConnection } from '@passcloud/functions/contract/live';
 import { TABLES } from '@passcloud/functions/data/tables';
@@ -15,6 +17,7 @@ import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
 import { call, encrypt, login, registerTenant, securityKey } from '../support/api.ts';
+import { loadMillis } from '../support/bundles.ts';
 
 /**
  * What deploys is the bundle `cdk synth` makes, not the source. The stack is synthesized, and
@@ -33,6 +36,8 @@ const STAND_INS = ['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'IOT_DATA_E
 
 interface Bundle {
   id: string;
+  /** The function's entry under functions/ (`resources/systems`), as its budget names it. */
+  name: string;
   file: string;
   environment: Record<string, unknown>;
 }
@@ -195,7 +200,7 @@ beforeAll(async () => {
     const file = ['index.mjs', 'index.js'].map((f) => join(dir, f)).find((f) => existsSync(f));
     if (!file) throw new Error(`${id}: no bundle in ${dir} (${existsSync(dir) ? readdirSync(dir).join(', ') : 'missing'})`);
     expect(props.Handler).toBe('index.handler');
-    return { id, file, environment: props.Environment?.Variables ?? {} };
+    return { id, name: functionName(fn.entry), file, environment: props.Environment?.Variables ?? {} };
   });
 
   const made = await registerTenant();
@@ -213,6 +218,26 @@ describe('the deployed bundles', () => {
   it('are one per function of the stack, each a file that exports `handler`', () => {
     expect(bundles.length).toBeGreaterThanOrEqual(Object.keys(stack.api.functions).length + 8);
     for (const bundle of bundles) expect(existsSync(bundle.file), bundle.id).toBe(true);
+  });
+
+  it('stay within their size budgets, and every function has one (infra/aws/bundleBudgets.ts)', () => {
+    const wrong: string[] = [];
+    for (const bundle of bundles) {
+      const kb = bundleSize(dirname(bundle.file)).startBytes / 1024;
+      const budget = BUNDLE_BUDGETS_KB[bundle.name];
+      if (budget === undefined) wrong.push(`${bundle.name}: ${kb.toFixed(0)} KB and no budget`);
+      else if (kb > budget) wrong.push(`${bundle.name}: ${kb.toFixed(0)} KB at start, over its budget of ${budget} KB`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('load in a fresh Node process, each within a bound loose enough for a busy machine (the bench measures the 100 ms goal)', async () => {
+    const slow: string[] = [];
+    for (const bundle of bundles) {
+      const ms = await loadMillis(bundle.file, 3);
+      if (ms > 1500) slow.push(`${bundle.name}: ${ms.toFixed(0)} ms`);
+    }
+    expect(slow).toEqual([]);
   });
 
   it('log in through the systems bundle, as the console does', async () => {
@@ -314,6 +339,10 @@ describe('the deployed bundles', () => {
       const [outcome] = await run(bundleOf(fn), [task]);
       expect(outcome, `${fn.node.id}: ${outcome?.error}`).toMatchObject({ ok: true });
     }
+    const [piece] = await run(bundleOf(stack.grantPieceWorker), [{ ...task, deviceKey: 'nosuchdevice01' }]);
+    expect(piece, piece?.error).toMatchObject({ ok: true });
+    const [notice] = await run(bundleOf(stack.packageNoticeWorker), [{ tenantId, packageKey: 'nosuchpackage001' }]);
+    expect(notice, notice?.error).toMatchObject({ ok: true });
     // A failed invocation of a worker, as Lambda hands it to the on-failure destination.
     const [failure] = await run(bundleOf(stack.jobFailures), [
       { version: '1.0', requestContext: { condition: 'RetriesExhausted', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:worker:$LATEST' }, requestPayload: task, responseContext: { functionError: 'Unhandled' } },
@@ -337,6 +366,8 @@ describe('the deployed bundles', () => {
       stack.importWorker,
       stack.recordExportWorker,
       stack.grantWorker,
+      stack.grantPieceWorker,
+      stack.packageNoticeWorker,
       stack.mail.retryFunction,
       stack.retentionSweep,
       stack.licenceReminders,

@@ -36,7 +36,7 @@ describe('presigned requests at the local S3', () => {
     const tampered = new URL(url);
     tampered.searchParams.set('X-Amz-Signature', '0'.repeat(64));
     expect((await put(tampered.toString(), Buffer.from('abc'), 'image/jpeg')).status).toBe(403);
-    const stale = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName('captures'), Key: `${tenant}/${key}` }), { expiresIn: 1, signingDate: new Date(Date.now() - 60_000) });
+    const stale = await getSignedUrl((await s3()).client, new PutObjectCommand({ Bucket: bucketName('captures'), Key: `${tenant}/${key}` }), { expiresIn: 1, signingDate: new Date(Date.now() - 60_000) });
     const answer = await put(stale, Buffer.from('abc'), 'image/jpeg');
     expect(answer.status).toBe(403);
     expect(await answer.text()).toContain('Request has expired');

@@ -25,7 +25,7 @@ function form(kind: string | undefined, file?: { bytes: Buffer; name: string; ty
 }
 
 async function objectCount(bucket: 'photos' | 'packages' | 'imports', under = '', tenantId = inject('demo').tenantId): Promise<number> {
-  const listed = await s3().send(new ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: `${tenantId}/${under}` }));
+  const listed = await (await s3()).client.send(new ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: `${tenantId}/${under}` }));
   return listed.KeyCount ?? 0;
 }
 
