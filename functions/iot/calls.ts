@@ -128,7 +128,7 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
       ...(up.doorOpenedAt !== undefined ? { doorOpenedAt: iso(up.doorOpenedAt)! } : {}),
       ...(recording
         ? {
-            recordingKey: `recording/${deviceKey}/${up.callId}.${extensionOf(recording.contentType)}`,
+            recordingKey: `recording/${new Date().toISOString().slice(0, 10)}/${deviceKey}/${up.callId}.${extensionOf(recording.contentType)}`,
             recordingType: recording.contentType,
             recordingSize: recording.size,
             recordingUntil: new Date(now.getTime() + recordingDays * 86_400_000).toISOString(),

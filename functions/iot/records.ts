@@ -145,7 +145,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       source: up.source,
       ...(violation ? { violation: true as const } : {}),
       ...(capture?.success
-        ? { captureKey: `capture/${deviceKey}/${up.recordId}.${extensionOf(capture.data.contentType)}`, captureType: capture.data.contentType, captureSize: capture.data.size }
+        ? { captureKey: `capture/${now.toISOString().slice(0, 10)}/${deviceKey}/${up.recordId}.${extensionOf(capture.data.contentType)}`, captureType: capture.data.contentType, captureSize: capture.data.size }
         : {}),
       ...(privacy.savePhotos && person?.avatar ? { avatarKey: person.avatar } : {}),
       ttl,

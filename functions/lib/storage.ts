@@ -111,13 +111,26 @@ export interface ListedObject {
   lastModified: Date;
 }
 
-/** Every object of a bucket, page by page (for the retention sweep, which walks all tenants). */
-export async function* listObjects(bucket: BucketName): AsyncGenerator<ListedObject[]> {
+/** Every object of a bucket, or of the keys under `prefix`, page by page. */
+export async function* listObjects(bucket: BucketName, prefix?: string): AsyncGenerator<ListedObject[]> {
   const { client, sdk } = await s3();
   let token: string | undefined;
   do {
-    const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucketName(bucket), ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucketName(bucket), ...(prefix ? { Prefix: prefix } : {}), ...(token ? { ContinuationToken: token } : {}) }));
     yield (page.Contents ?? []).filter((o) => o.Key && o.LastModified).map((o) => ({ key: o.Key!, lastModified: o.LastModified! }));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** The next level of "folders" under `prefix` (`<prefix><name>/`), as S3 groups keys by `/`. */
+export async function* listPrefixes(bucket: BucketName, prefix = ''): AsyncGenerator<string[]> {
+  const { client, sdk } = await s3();
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new sdk.ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: prefix, Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) }),
+    );
+    yield (page.CommonPrefixes ?? []).map((p) => p.Prefix!).filter(Boolean);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
 }

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { startS3Gate } from './s3gate.ts';
+import { listLikeS3 } from './s3rverListing.ts';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import { TABLES, tableName, type TableDef } from '@passcloud/functions/data/tables';
@@ -105,6 +106,7 @@ export async function startS3(dir: string): Promise<Running & { endpoint: string
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const upstreamPort = await freePort();
+  listLikeS3();
   const server = new S3rver({ port: upstreamPort, address: '127.0.0.1', directory: dir, silent: true });
   await server.run();
   // Presigned requests are checked at the gate as S3 checks them (infra/local/s3gate.ts).

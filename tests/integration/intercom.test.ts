@@ -286,7 +286,7 @@ describe('calls', () => {
     const [ack] = await ackFor(monitor, callId);
     expect(ack).toMatchObject({ upload: { headers: { 'content-type': 'audio/wav', 'content-length': String(bytes.length) } } });
     const upload = (ack as { upload: { url: string; headers: Record<string, string> } }).upload;
-    expect(upload.url).toContain(`${tenantId}/recording/${monitor.deviceKey}/`);
+    expect(upload.url).toMatch(new RegExp(`${tenantId}/recording/\\d{4}-\\d{2}-\\d{2}/${monitor.deviceKey}/`));
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
     expect(put.status).toBe(200);
     const row = (await until(

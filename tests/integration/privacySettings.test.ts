@@ -116,4 +116,26 @@ describe('privacy settings', () => {
     expect(await objectExists('captures', tenantId, mine)).toBe(false);
     expect(await objectExists('captures', otherTenantId, theirs)).toBe(true);
   });
+
+  it('the retention sweep deletes whole days past the period by their folder, and keeps later days without reading them', async () => {
+    const current = await read();
+    await save({ ...current, retentionDays: { ...current.retentionDays, captures: 3 } });
+    const day = (msAgo: number) => new Date(Date.now() - msAgo).toISOString().slice(0, 10);
+    const old = `capture/${day(30 * DAY * 1000)}/sweepdevice/${unique('o')}.jpg`;
+    const fresh = `capture/${day(0)}/sweepdevice/${unique('f')}.jpg`;
+    const theirs = `capture/${day(30 * DAY * 1000)}/sweepdevice/${unique('t')}.jpg`;
+    await putObject('captures', tenantId, old, Buffer.from('jpeg'), 'image/jpeg');
+    await putObject('captures', tenantId, fresh, Buffer.from('jpeg'), 'image/jpeg');
+    await putObject('captures', otherTenantId, theirs, Buffer.from('jpeg'), 'image/jpeg');
+    const [captures] = await sweepRetention();
+    // The old day went by its folder's name (the object itself was written just now).
+    expect(await objectExists('captures', tenantId, old)).toBe(false);
+    expect(await objectExists('captures', tenantId, fresh)).toBe(true);
+    // The other company keeps 90 days.
+    expect(await objectExists('captures', otherTenantId, theirs)).toBe(true);
+    expect(captures!.deleted).toBeGreaterThanOrEqual(1);
+    // Four days on, today's folder is wholly past this company's 3 days.
+    await sweepRetention(Date.now() + 4 * DAY * 1000);
+    expect(await objectExists('captures', tenantId, fresh)).toBe(false);
+  });
 });
