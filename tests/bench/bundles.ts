@@ -26,6 +26,7 @@ export async function bundlesBench(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'passcloud-bundle-bench-'));
   const lines: string[] = [];
   const loads: { name: string; ms: number }[] = [];
+  const sizes: { name: string; kb: number }[] = [];
   try {
     for (const entry of entries.sort()) {
       const name = functionName(entry);
@@ -35,6 +36,7 @@ export async function bundlesBench(): Promise<string[]> {
       const kb = size.startBytes / 1024;
       const ms = await loadMillis(join(out, 'index.mjs'), 5);
       loads.push({ name, ms });
+      sizes.push({ name, kb });
       figure({ area: 'bundles', name: `${name} size`, value: kb, unit: 'KB', goal: BUNDLE_BUDGETS_KB[name] ?? 0, kind: 'max', note: `at start; +${(size.lazyBytes / 1024).toFixed(0)} KB loaded on use` });
       figure({ area: 'bundles', name: `${name} load`, value: ms, unit: 'ms', goal: LOAD_GOAL_MS, kind: 'max', note: 'import in a fresh Node process, median of 5' });
       lines.push(`bundles: ${name.padEnd(28)} ${kb.toFixed(0).padStart(5)} KB at start (budget ${BUNDLE_BUDGETS_KB[name] ?? 'none'}), ${(size.lazyBytes / 1024).toFixed(0).padStart(5)} KB on use, load ${ms.toFixed(1)} ms`);
@@ -42,6 +44,9 @@ export async function bundlesBench(): Promise<string[]> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  // The aim of a function bundle: 150 KB at start where the clients it needs allow (they do not yet: see infra/aws/bundleBudgets.ts).
+  const largest = sizes.reduce((a, b) => (b.kb > a.kb ? b : a));
+  figure({ area: 'bundles', name: 'largest bundle at start', value: largest.kb, unit: 'KB', goal: 150, kind: 'max', note: largest.name });
   const slowest = loads.reduce((a, b) => (b.ms > a.ms ? b : a));
   figure({ area: 'bundles', name: 'largest load time', value: slowest.ms, unit: 'ms', goal: LOAD_GOAL_MS, kind: 'max', note: slowest.name });
   lines.push(`bundles: slowest load ${slowest.name} ${slowest.ms.toFixed(1)} ms (goal ${LOAD_GOAL_MS} ms)`);

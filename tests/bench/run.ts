@@ -13,6 +13,7 @@ import { recordsIngestBench, recordsListBench } from './records.ts';
 import { faceSyncBench } from './faceSync.ts';
 import { recordsCrashBench } from './crash.ts';
 import { fleetBench, FLEET_TERMINALS } from './fleet.ts';
+import { bundlesBench } from './bundles.ts';
 import { figure, figures, missed, table, writeFigures, FIGURES_FILE, CHECK_TOLERANCE } from './figures.ts';
 
 /**
@@ -50,7 +51,9 @@ const attendanceOnly = process.argv.includes('--attendance-only');
 // `--fleet-only` and `--no-fleet` for a thousand terminals at the stated traffic (`--fleet=N` for another count).
 const fleetOnly = process.argv.includes('--fleet-only');
 const fleetSize = Number(process.argv.find((a) => a.startsWith('--fleet='))?.slice('--fleet='.length) ?? FLEET_TERMINALS);
-const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly;
+// `--bundles-only` and `--no-bundles` for the functions' bundle sizes and load times.
+const bundlesOnly = process.argv.includes('--bundles-only');
+const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly || bundlesOnly;
 try {
   if (!only) {
     lines.push(...(await apiBench(stack)));
@@ -85,6 +88,7 @@ try {
     lines.push(`initial JavaScript of /login beside the dashboard: ${login.kb.toFixed(1)} KB gzip in ${login.files} files (173.5 KB before the dashboard)`);
     lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
   }
+  if (!process.argv.includes('--no-bundles') && (!only || bundlesOnly)) lines.push(...(await bundlesBench()));
   if (!process.argv.includes('--no-fleet') && (!only || fleetOnly)) lines.push(...(await withOwnHost((host) => fleetBench(host, fleetSize))));
   if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) {
     lines.push(...attendanceBench());
