@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
@@ -267,28 +267,14 @@ function summedCounters(entries: readonly BatchEntry[]): TransactItem[] {
 /** A record's marker, as its transaction writes it: only if absent. */
 const markerItem = (entry: BatchEntry): TransactItem => recordTransaction(entry.record, entry.hour)[0]!;
 
-/** Puts items with batch writes, 25 a request, the unprocessed part again with back-off until none is left. */
-async function putAll(items: Record<string, unknown>[]): Promise<void> {
-  const requests = [];
-  for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25));
-  await Promise.all(
-    requests.map((part) =>
-      finishBatch('pass records', part, async (left) => {
-        const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table()]: left.map((Item) => ({ PutRequest: { Item } })) } }));
-        return { unprocessed: (out.UnprocessedItems?.[table()] ?? []).map((r) => r.PutRequest!.Item!) };
-      }),
-    ),
-  );
-}
-
-/** Groups the entries into transactions of at most TRANSACTION_ITEMS items (a marker each, counters summed per shard). */
+/** Groups the entries into transactions of at most TRANSACTION_ITEMS items (a marker and the record's items each, counters summed per shard). */
 function chunksOf(entries: readonly BatchEntry[]): BatchEntry[][] {
   const chunks: BatchEntry[][] = [];
   let chunk: BatchEntry[] = [];
   let items = 0;
   const shards = new Set<string>();
   for (const entry of entries) {
-    const own = 1;
+    const own = 1 + recordPuts(entry.record).length;
     const shard = `${entry.record.day}#${shardOf(entry.record.deviceKey, entry.record.recordId)}`;
     const extra = own + (shards.has(shard) ? 0 : 1);
     if (chunk.length > 0 && items + extra > TRANSACTION_ITEMS) {
@@ -329,15 +315,14 @@ const RETRIED_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'Provis
 
 /**
  * Stores the records of one terminal message together, so a message costs a few round trips
- * instead of a transaction per record: the record items by batch writes, then transactions of up
- * to TRANSACTION_ITEMS items holding each record's marker (written only if absent) and the summed
- * counter updates. Records whose markers exist already (a message sent again) are answered from
+ * instead of a transaction per record: transactions of up to TRANSACTION_ITEMS items, each holding
+ * its records' markers (written only if absent), the records' own items and the counter updates
+ * summed per shard. Records whose markers exist already (a message sent again) are answered from
  * the markers, read together first; a transaction cancelled because some markers appeared since
  * (the same message arriving twice at once) answers those records as duplicates and goes again
- * without them. Conflicts and throttling are tried again with back-off. A transaction cancelled by a conflict or by
- * throttling is tried again with back-off. One cancelled because a record was stored before (its
- * marker exists) stores each of its records on its own instead (storeRecord), which tells the
- * duplicates from the new. Records are answered in the order given.
+ * without them. Conflicts and throttling are tried again with back-off. A record id given twice in
+ * one message is stored once, the second answered as a duplicate. Records are answered in the
+ * order given.
  */
 export async function storeRecords(entries: readonly BatchEntry[]): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = new Array(entries.length);
@@ -361,32 +346,31 @@ export async function storeRecords(entries: readonly BatchEntry[]): Promise<Batc
     if (marker) outcomes[index.get(entry)!] = { stored: 'duplicate', note: noteOf(marker) };
     return !marker;
   });
-  // The records themselves first, by batch writes (idempotent: the same keys again hold the same
-  // record); then their markers and counters, exactly once, in transactions. A failure between the
-  // two leaves records without markers: not acknowledged, so the terminal sends them again, and
-  // then they are written and counted.
-  try {
-    await putAll(unseen.flatMap((entry) => recordPuts(entry.record)));
-  } catch (error) {
-    for (const entry of unseen) outcomes[index.get(entry)!] = { stored: 'failed', error };
-    unseen.length = 0;
-  }
+  // Each record's marker (written only if absent) with the record's own items, and the summed
+  // counters, in transactions: DynamoDB writes a transaction's items together, so a record is
+  // stored, marked and counted at once or not at all.
   for (const whole of chunksOf(unseen)) {
     let chunk = whole;
     for (let attempt = 1; chunk.length > 0; attempt++) {
+      const items: TransactItem[] = [];
+      const markerAt = new Map<BatchEntry, number>();
+      for (const entry of chunk) {
+        markerAt.set(entry, items.length);
+        items.push(markerItem(entry), ...recordPuts(entry.record).map((Item): TransactItem => ({ Put: { TableName: table(), Item } })));
+      }
+      items.push(...summedCounters(chunk));
       try {
-        await dynamo().send(new TransactWriteCommand({ TransactItems: [...chunk.map(markerItem), ...summedCounters(chunk)] }));
+        await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
         for (const entry of chunk) outcomes[index.get(entry)!] = { stored: 'new' };
         break;
       } catch (error) {
         const reasons = cancellationReasons(error);
         // Markers that exist (the same message on its way twice): those records are duplicates,
         // answered from the markers the cancellation returns; the rest go again without them.
-        const taken = chunk.filter((_, i) => reasons?.[i]?.Code === 'ConditionalCheckFailed');
+        const taken = chunk.filter((entry) => reasons?.[markerAt.get(entry)!]?.Code === 'ConditionalCheckFailed');
         if (taken.length > 0) {
           for (const entry of taken) {
-            const i = chunk.indexOf(entry);
-            const old = reasons![i]!.Item ?? (await readMarker(entry.record.tenantId, entry.record.deviceKey, entry.record.recordId));
+            const old = reasons![markerAt.get(entry)!]!.Item ?? (await readMarker(entry.record.tenantId, entry.record.deviceKey, entry.record.recordId));
             outcomes[index.get(entry)!] = { stored: 'duplicate', note: noteOf(old) };
           }
           chunk = chunk.filter((entry) => !taken.includes(entry));
