@@ -171,10 +171,12 @@ export async function finishGrantPiece(job: GrantJob, deviceKey: string, pairs: 
   return findGrantJob(tenantId, jobKey);
 }
 
-/** Marks a running job whose pieces have all finished done (once) and gives its slot back. */
+/**
+ * Gives the slot of a running job whose pieces have all finished back and marks it done (once):
+ * the slot first, so a job seen done no longer holds one (giving it back twice is harmless).
+ */
 export async function completeGrantJob(job: GrantJob): Promise<void> {
   if (job.state !== 'running' || job.pieces === undefined || (job.piecesDone ?? 0) < job.pieces) return;
-  if (await updateGrantJob(job.tenantId, job.jobKey, { state: 'done', finishedAt: nowIso() }, 'running')) {
-    await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
-  }
+  await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
+  await updateGrantJob(job.tenantId, job.jobKey, { state: 'done', finishedAt: nowIso() }, 'running');
 }
