@@ -3,6 +3,8 @@ import { QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws
 import type { PersonKind } from '#contract/people';
 import { TERM_MAX, normalizeKeyword, searchTerms, termText, uniqueValue, type UniqueField } from '#domain/people';
 import { dynamo } from '#lib/aws';
+import { env } from '#lib/env';
+import { pool } from '#lib/pool';
 import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { facePersonOf, personChanged } from './authorities.ts';
@@ -128,7 +130,12 @@ function reindex(before: Indexed | undefined, after: Indexed | undefined): Trans
   const items: TransactItem[] = [];
   const kept = new Set(next.map((t) => t.term));
   for (const t of old) {
-    if (!kept.has(t.term)) items.push({ Delete: personTerms().delete({ tenantId: t.tenantId, kind: t.kind, term: t.term, personKey: t.personKey }).params() as NonNullable<TransactItem['Delete']> });
+    if (!kept.has(t.term))
+      items.push({
+        Delete: personTerms().delete({ tenantId: t.tenantId, kind: t.kind, term: t.term, personKey: t.personKey }).params() as NonNullable<
+          TransactItem['Delete']
+        >,
+      });
   }
   for (const t of next) {
     if (!old.some((o) => same(o, t))) items.push(transactPut(personTerms().put(t).params()));
@@ -187,7 +194,11 @@ const UNIQUE_MESSAGES = { personId: 'people.personIdTaken', icCard: 'people.icCa
 const OPTIONAL = ['phone', 'email', 'icCard', 'avatar', 'remark', 'departmentKey', 'attendanceGroupKey'] as const;
 
 const claim = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem =>
-  transactPut(personUniques().create({ tenantId, field, value: uniqueValue(value), personKey }).params());
+  transactPut(
+    personUniques()
+      .create({ tenantId, field, value: uniqueValue(value), personKey })
+      .params(),
+  );
 
 const release = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem => ({
   Delete: personUniques()
@@ -220,7 +231,17 @@ const refusal = (tenantId: string, kind: PersonKind, personKey: string) => async
 export async function createPerson(tenantId: string, kind: PersonKind, input: PersonInput): Promise<Person> {
   const personKey = newTimeId();
   const now = nowIso();
-  const record = { ...input, tenantId, kind, personKey, state: 'active' as const, terms: termText(searchTerms(input)), createdAt: now, updatedAt: now, version: 1 };
+  const record = {
+    ...input,
+    tenantId,
+    kind,
+    personKey,
+    state: 'active' as const,
+    terms: termText(searchTerms(input)),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
   const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey), counting(tenantId, kind, 'active', 1)];
   const roles: ('record' | UniqueField)[] = ['record', 'personId', 'record'];
   if (input.icCard) {
@@ -234,8 +255,139 @@ export async function createPerson(tenantId: string, kind: PersonKind, input: Pe
   return record as Person;
 }
 
+/** A transaction holds at most this many items (DynamoDB's limit). */
+const TRANSACTION_ITEMS = 100;
+/** How many transactions of one batch of new people are written at once. */
+const CREATE_WIDTH = 2;
+/** Cancellation codes worth trying again: a conflict with another transaction (on the shared counter), or throttling. */
+const RETRIED_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const CREATE_ATTEMPTS = 8;
+
+interface NewPerson {
+  at: number;
+  record: Person;
+  /** The person's items (record, unique claims, keyword index), and what each is for. */
+  items: TransactItem[];
+  roles: ('record' | UniqueField)[];
+}
+
+/**
+ * Creates many people with few round trips, with the guarantees of createPerson: each person is
+ * written whole (record, claims of personnel ID and IC card, keyword index) or not at all, in
+ * transactions of up to 100 items that also add to the counter. A person whose claim is refused
+ * (the value was taken since it was checked, or an earlier input claims it too) is answered as a
+ * ConflictError naming the field and the others of its transaction are written again without it.
+ * Answers, in the order of `inputs`, the person stored or the error that refused it.
+ */
+export async function createPeople(tenantId: string, kind: PersonKind, inputs: readonly PersonInput[]): Promise<(Person | ConflictError)[]> {
+  const out: (Person | ConflictError)[] = new Array(inputs.length);
+  const claimed = new Set<string>();
+  const planned: NewPerson[] = [];
+  // Keys in the order of the inputs, so the list shows the last of them first, as if made one by one.
+  const keys = inputs.map(() => newTimeId()).sort();
+  inputs.forEach((input, at) => {
+    const values = [`personId#${uniqueValue(input.personId)}`, ...(input.icCard ? [`icCard#${uniqueValue(input.icCard)}`] : [])];
+    const taken = values.find((v) => claimed.has(v));
+    if (taken) {
+      const field = taken.startsWith('personId#') ? 'personId' : 'icCard';
+      out[at] = new ConflictError(UNIQUE_MESSAGES[field], field);
+      return;
+    }
+    for (const v of values) claimed.add(v);
+    const personKey = keys[at]!;
+    const now = nowIso();
+    const record = {
+      ...input,
+      tenantId,
+      kind,
+      personKey,
+      state: 'active' as const,
+      terms: termText(searchTerms(input)),
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    } as Person;
+    const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey)];
+    const roles: NewPerson['roles'] = ['record', 'personId'];
+    if (input.icCard) {
+      items.push(claim(tenantId, 'icCard', input.icCard, personKey));
+      roles.push('icCard');
+    }
+    const index = reindex(undefined, record);
+    items.push(...index);
+    roles.push(...index.map(() => 'record' as const));
+    planned.push({ at, record, items, roles });
+  });
+
+  // Transactions of at most TRANSACTION_ITEMS items: the people's items and one counter update.
+  const chunks: NewPerson[][] = [];
+  let chunk: NewPerson[] = [];
+  let size = 1;
+  for (const person of planned) {
+    if (chunk.length > 0 && size + person.items.length > TRANSACTION_ITEMS) {
+      chunks.push(chunk);
+      chunk = [];
+      size = 1;
+    }
+    chunk.push(person);
+    size += person.items.length;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+
+  await pool(chunks, CREATE_WIDTH, async (whole) => {
+    let left = whole;
+    for (let attempt = 1; left.length > 0; attempt++) {
+      const items = [...left.flatMap((p) => p.items), counting(tenantId, kind, 'active', left.length)];
+      try {
+        await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+        for (const person of left) out[person.at] = person.record;
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+        // Which person each item belongs to, and what for.
+        const owners = left.flatMap((p) => p.roles.map((role) => ({ person: p, role })));
+        const refused = new Map<NewPerson, UniqueField | 'record'>();
+        reasons.forEach((reason, i) => {
+          if (reason.Code === 'ConditionalCheckFailed' && owners[i] && !refused.has(owners[i].person)) refused.set(owners[i].person, owners[i].role);
+        });
+        if (refused.size > 0) {
+          for (const [person, role] of refused) out[person.at] = role === 'record' ? new ConflictError() : new ConflictError(UNIQUE_MESSAGES[role], role);
+          left = left.filter((p) => !refused.has(p));
+          continue;
+        }
+        if (reasons.some((r) => RETRIED_CODES.has(r.Code ?? '')) && attempt < CREATE_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(400, 5 * 2 ** attempt) * (0.5 + Math.random())));
+          continue;
+        }
+        throw error;
+      }
+    }
+  });
+  return out;
+}
+
 export async function findPerson(tenantId: string, kind: PersonKind, personKey: string): Promise<Person | undefined> {
   return (await people().get({ tenantId, kind, personKey }).go()).data ?? undefined;
+}
+
+/** Who holds each of these unique values (as written; compared by uniqueValue): one read per 100. */
+export async function findClaims(tenantId: string, field: UniqueField, values: readonly string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(values.map(uniqueValue))];
+  const held = new Map<string, string>();
+  if (wanted.length === 0) return held;
+  const data = await finishBatch(
+    'unique claims read',
+    wanted.map((value) => ({ tenantId, field, value })),
+    (part) => personUniques().get(part).go({ concurrency: 4 }),
+  );
+  for (const claimed of data) held.set(claimed.value, claimed.personKey);
+  return new Map(values.map((v) => [v, held.get(uniqueValue(v))]).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** People of a kind by key; keys of no such person are left out. One read per 100. */
+export async function findPeople(tenantId: string, kind: PersonKind, keys: readonly string[]): Promise<Map<string, Person>> {
+  return new Map((await peopleByKeys(tenantId, kind, [...new Set(keys)])).map((p) => [p.personKey, p]));
 }
 
 export async function requirePerson(tenantId: string, kind: PersonKind, personKey: string): Promise<Person> {
@@ -304,12 +456,20 @@ export async function setEmployeeState(tenantId: string, personKey: string, vers
   let update = people().patch({ tenantId, kind: 'employee', personKey }).set({ state, updatedAt: now }).add({ version: 1 });
   update = state === 'resigned' ? update.set({ resignedAt: now }) : update.remove(['resignedAt']);
   const items: TransactItem[] = [
-    { Update: update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params() as NonNullable<TransactItem['Update']> },
+    {
+      Update: update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params() as NonNullable<
+        TransactItem['Update']
+      >,
+    },
     counting(tenantId, 'employee', current.state, -1),
     counting(tenantId, 'employee', state, 1),
     ...reindex(current, { ...current, state }),
   ];
-  await transact(items, items.map(() => 'record' as const), refusal(tenantId, 'employee', personKey));
+  await transact(
+    items,
+    items.map(() => 'record' as const),
+    refusal(tenantId, 'employee', personKey),
+  );
   const { resignedAt: _resignedAt, ...rest } = current;
   const updated = { ...rest, state, updatedAt: now, version: version + 1, ...(state === 'resigned' ? { resignedAt: now } : {}) } as Person;
   // A resigned employee's faces leave the terminals; back at work, they return.
@@ -339,7 +499,11 @@ export async function deletePerson(tenantId: string, kind: PersonKind, personKey
   ];
   if (current.icCard) items.push(release(tenantId, 'icCard', current.icCard, personKey));
   items.push(...reindex(current, undefined));
-  await transact(items, items.map(() => 'record' as const), refusal(tenantId, kind, personKey));
+  await transact(
+    items,
+    items.map(() => 'record' as const),
+    refusal(tenantId, kind, personKey),
+  );
   await personChanged(tenantId, personKey, undefined);
   for (const hook of personDeletionHooks) await hook(tenantId, current);
   return current;
@@ -407,16 +571,28 @@ function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): Q
 
 const keywordOf = (keyword: string): string => normalizeKeyword(keyword).slice(0, TERM_MAX);
 
-/** A keyword list reads at most this many index items; past it the list reads the people themselves. */
-export const TERM_READ_LIMIT = 5_000;
+/**
+ * A keyword list counts at most this many people on its first page (PEOPLE_COUNT_LIMIT, else
+ * 1,000): reading their index items fits in the time a first page may take. A keyword that matches
+ * more answers `totalAtLeast` instead of its total.
+ */
+export const keywordCountLimit = (): number => Number(env('PEOPLE_COUNT_LIMIT') ?? 1000);
+
+/** The keyword index is read at most this many items further per person counted (a person may have several terms that start with a keyword, and filters leave some out). */
+const TERMS_PER_PERSON = 4;
+
+type KeywordMatches = { complete: true; keys: string[] } | { complete: false; atLeast: number };
 
 /**
  * The keys of the people with a term that starts with the keyword and who pass the other filters,
- * newest first: a read of the keyword index alone. Undefined when more than TERM_READ_LIMIT terms
- * start with it (a keyword of one or two letters): such a keyword matches so often that reading
- * the people in order fills a page sooner.
+ * newest first: a read of the keyword index alone. When more than keywordCountLimit people match
+ * (a keyword of a letter or two, a word most names share), or the index holds too many terms to
+ * tell, the read stops and answers how many match at least: such a keyword matches so often
+ * that reading the people in order fills a page sooner.
  */
-async function keywordMatches(tenantId: string, kind: PersonKind, filter: PeopleFilter): Promise<string[] | undefined> {
+async function keywordMatches(tenantId: string, kind: PersonKind, filter: PeopleFilter): Promise<KeywordMatches> {
+  const limit = keywordCountLimit();
+  const readLimit = limit * TERMS_PER_PERSON;
   const keyword = keywordOf(filter.keyword!);
   const range = skPrefix(`term#${kind}#${keyword}`);
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#personKey': 'personKey', '#term': 'term' };
@@ -441,16 +617,17 @@ async function keywordMatches(tenantId: string, kind: PersonKind, filter: People
         ExpressionAttributeValues: values,
         ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
         ExclusiveStartKey: start,
-        Limit: TERM_READ_LIMIT - read,
+        // Enough to pass the limit when each item is another person, and never past the read limit.
+        Limit: Math.min(readLimit - read, Math.max(100, limit + 1 - keys.size)),
       }),
     );
     // The key prefix also takes a keyword that runs on past the term into the key; the term decides.
     for (const item of page.Items ?? []) if ((item.term as string).startsWith(keyword)) keys.add(item.personKey as string);
     read += page.ScannedCount ?? 0;
     start = page.LastEvaluatedKey;
-  } while (start && read < TERM_READ_LIMIT);
-  if (start) return undefined;
-  return [...keys].sort().reverse();
+  } while (start && keys.size <= limit && read < readLimit);
+  if (start) return { complete: false, atLeast: Math.min(keys.size, limit) };
+  return { complete: true, keys: [...keys].sort().reverse() };
 }
 
 /** People by key, in the order of `keys`; one read per 100. */
@@ -474,19 +651,21 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
   const prefix = `person#${kind}#`;
   const link = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
   let start: Record<string, unknown> | undefined = link?.key;
+  let atLeast: number | undefined;
   if (filter.keyword && !link?.read) {
     const matches = await keywordMatches(tenantId, kind, filter);
-    if (matches) {
+    if (matches.complete) {
       const after = start ? (start.sk as string).slice(prefix.length) : undefined;
-      const from = after === undefined ? 0 : matches.findIndex((k) => k < after);
-      const keys = from < 0 ? [] : matches.slice(from, from + pageSize);
-      const more = from >= 0 && from + pageSize < matches.length;
+      const from = after === undefined ? 0 : matches.keys.findIndex((k) => k < after);
+      const keys = from < 0 ? [] : matches.keys.slice(from, from + pageSize);
+      const more = from >= 0 && from + pageSize < matches.keys.length;
       return {
         items: await peopleByKeys(tenantId, kind, keys),
         nextCursor: more ? encodeCursor({ pk: tenantId, sk: `${prefix}${keys.at(-1)}` }) : null,
-        ...(cursor ? {} : { total: matches.length }),
+        ...(cursor ? {} : { total: matches.keys.length }),
       };
     }
+    atLeast = matches.atLeast;
   }
   const input = queryInput(tenantId, kind, filter);
   const items: Person[] = [];
@@ -507,7 +686,9 @@ export async function listPeople(tenantId: string, kind: PersonKind, filter: Peo
     start = page.LastEvaluatedKey;
   }
   const result: PeoplePage = { items, nextCursor };
-  if (!cursor) Object.assign(result, await countPeople(tenantId, kind, filter, input));
+  // A keyword too common for the index was counted as far as its read went: not counted again.
+  if (!cursor && atLeast !== undefined) Object.assign(result, nextCursor ? { totalAtLeast: Math.max(atLeast, items.length) } : { total: items.length });
+  else if (!cursor) Object.assign(result, await countPeople(tenantId, kind, filter, input));
   return result;
 }
 
@@ -521,9 +702,18 @@ export async function activeCount(tenantId: string, kind: PersonKind): Promise<n
  * The first page's count: from the counters when only the state is filtered, else by a COUNT
  * query that stops after reading COUNT_READ_LIMIT items.
  */
-async function countPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, input: QueryCommandInput): Promise<Pick<PeoplePage, 'total' | 'totalAtLeast'>> {
+async function countPeople(
+  tenantId: string,
+  kind: PersonKind,
+  filter: PeopleFilter,
+  input: QueryCommandInput,
+): Promise<Pick<PeoplePage, 'total' | 'totalAtLeast'>> {
   if (!filter.keyword && !filter.groupKey && !filter.departmentKey) {
-    const counter = (await peopleCounters().get({ tenantId, kind, state: filter.state ?? 'active' }).go()).data;
+    const counter = (
+      await peopleCounters()
+        .get({ tenantId, kind, state: filter.state ?? 'active' })
+        .go()
+    ).data;
     return { total: Math.max(0, counter?.count ?? 0) };
   }
   let total = 0;

@@ -13,11 +13,22 @@ import {
   rowIssues,
   type ColumnKey,
 } from '#domain/peopleImport';
-import { uniqueValue, type UniqueField } from '#domain/people';
+import { uniqueValue } from '#domain/people';
 import { IMAGE_MAX, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, judgeImage } from '#domain/uploads';
 import { createDepartment, listDepartments } from '#data/departments';
 import { createGroup, listGroups } from '#data/groups';
-import { createPerson, findPerson, listPeople, personUniques, updatePerson, type PeopleFilter, type Person, type PersonInput } from '#data/people';
+import {
+  createPeople,
+  findClaims,
+  findPeople,
+  findPerson,
+  listPeople,
+  personUniques,
+  updatePerson,
+  type PeopleFilter,
+  type Person,
+  type PersonInput,
+} from '#data/people';
 import { newId } from '#lib/crypto';
 import { AppError, ConflictError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { catalogs, translate, type MessageId } from '#lib/i18n';
@@ -137,13 +148,26 @@ export async function importRows(tenantId: string, kind: PersonKind, data: Buffe
   }
   const { columns, missing } = mapHeaders(sheet[0] ?? [], headerNames());
   if (missing.length) throw fieldError('file', 'import.noHeader', { columns: missing.map((c) => translate(locale, COLUMN_MESSAGE[c])).join(', ') });
-  const rows = sheet.slice(1).map((cells, i) => ({ number: i + 2, cells })).filter((r) => r.cells.some((c) => c.trim()));
+  const rows = sheet
+    .slice(1)
+    .map((cells, i) => ({ number: i + 2, cells }))
+    .filter((r) => r.cells.some((c) => c.trim()));
   if (rows.length > maxRows) throw fieldError('file', 'import.tooManyRows', { max: maxRows });
   progress?.(0, rows.length);
 
   const groupKeyOf = nameResolver(
     (await listGroups(tenantId, kind)).map((g) => ({ key: g.groupKey, name: g.name })),
-    async (name) => (await createGroup(tenantId, name, kind)).groupKey,
+    async (name) => {
+      try {
+        return (await createGroup(tenantId, name, kind)).groupKey;
+      } catch (error) {
+        // Created meanwhile (by an import running at the same time, say): that group is the one.
+        if (!(error instanceof AppError)) throw error;
+        const made = (await listGroups(tenantId, kind)).find((g) => g.name.trim().toLowerCase() === name.toLowerCase());
+        if (!made) throw error;
+        return made.groupKey;
+      }
+    },
   );
   const departmentKeyOf = nameResolver(
     (await listDepartments(tenantId)).map((d) => ({ key: d.departmentKey, name: d.name })),
@@ -151,53 +175,163 @@ export async function importRows(tenantId: string, kind: PersonKind, data: Buffe
   );
   const genders = localizedGenders();
   const schema = IMPORT_ROW_SCHEMAS[kind];
-  const claimOf = async (field: UniqueField, value: string) => (await personUniques().get({ tenantId, field, value: uniqueValue(value) }).go()).data;
 
-  let done = 0;
-  const results = await pool(rows, 8, async ({ number, cells }): Promise<ImportRow> => {
+  // Every row is checked first, without I/O, so its report lists every problem at once.
+  const checked: CheckedRow[] = rows.map(({ number, cells }) => {
     const cell = (key: ColumnKey) => (columns[key] === undefined ? '' : (cells[columns[key]!] ?? '').trim());
-    const personId = cell('personId');
-    try {
-      // The whole row is checked before anything is written, so its report lists every problem at once.
-      const { candidate, issues: read } = readRow(kind, cell, genders);
-      const checked = schema.safeParse(candidate, { reportInput: true });
-      const issues = rowIssues(read, checked.success ? [] : zodIssues(checked.error.issues, locale));
-      const unexplained = (path: string) => !issues.some((issue) => issue.path === path);
-      let existing: Person | undefined;
-      if (unexplained('personId')) {
-        const claim = await claimOf('personId', personId);
-        if (claim) {
-          existing = await findPerson(tenantId, kind, claim.personKey);
-          if (!existing) issues.push({ path: 'personId', message: 'import.otherList' });
-        }
-      }
-      if (cell('icCard') && unexplained('icCard')) {
-        const claim = await claimOf('icCard', cell('icCard'));
-        if (claim && claim.personKey !== existing?.personKey) issues.push({ path: 'icCard', message: 'people.icCardTaken' });
-      }
-      if (!checked.success || issues.length) throw new ValidationError(issues);
-
-      // Groups and departments are created only for rows that are valid otherwise.
-      const { group, department, ...fields } = checked.data as typeof checked.data & { department?: string };
-      const [groupKey, departmentKey] = await Promise.all([keyOrIssue('group', group, groupKeyOf), department ? keyOrIssue('department', department, departmentKeyOf) : undefined]);
-      const refused = [groupKey, departmentKey].filter((key): key is FieldIssue => typeof key === 'object');
-      if (refused.length) throw new ValidationError(refused);
-      const input: PersonInput = { ...fields, groupKey: groupKey as string, ...(departmentKey ? { departmentKey: departmentKey as string } : {}) };
-
-      if (existing) {
-        await updatePerson(existing, existing.version, input);
-        return { row: number, personId, status: 'updated' };
-      }
-      await createPerson(tenantId, kind, input);
-      return { row: number, personId, status: 'created' };
-    } catch (error) {
-      return { row: number, personId, status: 'rejected', reasons: reasonsOf(error, locale) };
-    } finally {
-      progress?.(++done, rows.length);
-    }
+    const { candidate, issues: read } = readRow(kind, cell, genders);
+    const parsed = schema.safeParse(candidate, { reportInput: true });
+    const issues = rowIssues(read, parsed.success ? [] : zodIssues(parsed.error.issues, locale));
+    return { number, personId: cell('personId'), icCard: cell('icCard'), data: parsed.success ? parsed.data : undefined, issues };
   });
+
+  const results: ImportRow[] = new Array(checked.length);
+  let done = 0;
+  const finish = (at: number, result: ImportRow) => {
+    results[at] = result;
+    progress?.(++done, checked.length);
+  };
+  const context: RowContext = { tenantId, kind, locale, groupKeyOf, departmentKeyOf };
+  for (const wave of waves(checked)) {
+    // A wave goes in slices, so what is held in memory at once stays small; while one slice is
+    // written, the next is looked up.
+    const slices: number[][] = [];
+    for (let from = 0; from < wave.length; from += IMPORT_SLICE) slices.push(wave.slice(from, from + IMPORT_SLICE));
+    await pool(slices, 2, (slice) =>
+      importWave(
+        context,
+        slice.map((at) => ({ at, row: checked[at]! })),
+        finish,
+        true,
+      ),
+    );
+  }
   const count = (status: ImportRow['status']) => results.filter((r) => r.status === status).length;
   return { created: count('created'), updated: count('updated'), rejected: count('rejected'), rows: results };
+}
+
+/** Rows of a wave looked up and written together. */
+const IMPORT_SLICE = 500;
+
+/** A workbook row as read and checked by the schema, before anything is looked up. */
+interface CheckedRow {
+  number: number;
+  personId: string;
+  icCard: string;
+  /** The row as the schema parsed it; undefined when it failed. */
+  data: ReturnType<(typeof IMPORT_ROW_SCHEMAS)[PersonKind]['parse']> | undefined;
+  issues: FieldIssue[];
+}
+
+interface RowContext {
+  tenantId: string;
+  kind: PersonKind;
+  locale: Locale;
+  groupKeyOf: (name: string) => Promise<string>;
+  departmentKeyOf: (name: string) => Promise<string>;
+}
+
+/**
+ * The rows in waves that are imported one after the other, rows of a wave together: a row comes
+ * in a wave after every earlier row with the same personnel ID or IC card, so a personnel ID
+ * twice in the workbook is created by its first row and updated by the next, and an IC card
+ * claimed by an earlier row is taken for a later one, as if the rows were imported one by one.
+ */
+function waves(rows: readonly CheckedRow[]): number[][] {
+  const out: number[][] = [];
+  const last = new Map<string, number>();
+  rows.forEach((row, at) => {
+    const keys = [row.personId && `personId#${uniqueValue(row.personId)}`, row.icCard && `icCard#${uniqueValue(row.icCard)}`].filter(Boolean);
+    const wave = Math.max(-1, ...keys.map((k) => last.get(k) ?? -1)) + 1;
+    for (const k of keys) last.set(k, wave);
+    (out[wave] ??= []).push(at);
+  });
+  return out;
+}
+
+/**
+ * Imports rows of distinct personnel IDs and IC cards: their claims and people are read in
+ * batches, the rows that name an existing person update it, and the new people are created
+ * together (createPeople). A new row refused because its personnel ID or IC card was claimed
+ * meanwhile (another import of the same people at the same time) is imported again on its own,
+ * reading the claims afresh: it then updates the person the other import created, or is rejected
+ * with its reason, as it would have been had it come after.
+ */
+async function importWave(
+  context: RowContext,
+  wave: { at: number; row: CheckedRow }[],
+  finish: (at: number, result: ImportRow) => void,
+  retry: boolean,
+): Promise<void> {
+  const { tenantId, kind, locale } = context;
+  const unexplained = (row: CheckedRow, path: string) => !row.issues.some((issue) => issue.path === path);
+  const byId = await findClaims(
+    tenantId,
+    'personId',
+    wave.filter(({ row }) => unexplained(row, 'personId')).map(({ row }) => row.personId),
+  );
+  const cardsOf = wave.filter(({ row }) => row.icCard && unexplained(row, 'icCard'));
+  const byCard = await findClaims(
+    tenantId,
+    'icCard',
+    cardsOf.map(({ row }) => row.icCard),
+  );
+  const found = await findPeople(tenantId, kind, [...byId.values()]);
+
+  const reject = (at: number, row: CheckedRow, error: unknown) =>
+    finish(at, { row: row.number, personId: row.personId, status: 'rejected', reasons: reasonsOf(error, locale) });
+  const updates: { at: number; row: CheckedRow; existing: Person; input: PersonInput }[] = [];
+  const creates: { at: number; row: CheckedRow; input: PersonInput }[] = [];
+  await Promise.all(
+    wave.map(async ({ at, row }) => {
+      const issues = [...row.issues];
+      let existing: Person | undefined;
+      const holder = unexplained(row, 'personId') ? byId.get(row.personId) : undefined;
+      if (holder) {
+        existing = found.get(holder);
+        if (!existing) issues.push({ path: 'personId', message: 'import.otherList' });
+      }
+      const cardHolder = row.icCard && unexplained(row, 'icCard') ? byCard.get(row.icCard) : undefined;
+      if (cardHolder && cardHolder !== existing?.personKey) issues.push({ path: 'icCard', message: 'people.icCardTaken' });
+      if (!row.data || issues.length) return reject(at, row, new ValidationError(issues));
+
+      // Groups and departments are created only for rows that are valid otherwise.
+      const { group, department, ...fields } = row.data as typeof row.data & { department?: string };
+      const [groupKey, departmentKey] = await Promise.all([
+        keyOrIssue('group', group, context.groupKeyOf),
+        department ? keyOrIssue('department', department, context.departmentKeyOf) : undefined,
+      ]);
+      const refused = [groupKey, departmentKey].filter((key): key is FieldIssue => typeof key === 'object');
+      if (refused.length) return reject(at, row, new ValidationError(refused));
+      const input: PersonInput = { ...fields, groupKey: groupKey as string, ...(departmentKey ? { departmentKey: departmentKey as string } : {}) };
+      if (existing) updates.push({ at, row, existing, input });
+      else creates.push({ at, row, input });
+    }),
+  );
+
+  await pool(updates, 8, async ({ at, row, existing, input }) => {
+    try {
+      await updatePerson(existing, existing.version, input);
+      finish(at, { row: row.number, personId: row.personId, status: 'updated' });
+    } catch (error) {
+      reject(at, row, error);
+    }
+  });
+
+  creates.sort((a, b) => a.at - b.at);
+  const stored = await createPeople(
+    tenantId,
+    kind,
+    creates.map((c) => c.input),
+  );
+  const again: { at: number; row: CheckedRow }[] = [];
+  stored.forEach((outcome, i) => {
+    const { at, row } = creates[i]!;
+    if (!(outcome instanceof ConflictError)) finish(at, { row: row.number, personId: row.personId, status: 'created' });
+    else if (retry) again.push({ at, row });
+    else reject(at, row, outcome);
+  });
+  for (const one of again) await importWave(context, [one], finish, false);
 }
 
 export interface PhotoEntry {
@@ -224,7 +358,14 @@ export async function importPhotos(tenantId: string, kind: PersonKind, headers: 
  * directory before anything is unpacked; each photo is read with a cap of 500 KB and judged like
  * an upload.
  */
-export async function importArchive(tenantId: string, kind: PersonKind, source: Buffer | string, locale: Locale, progress?: Progress, maxEntries = ZIP_MAX_ENTRIES) {
+export async function importArchive(
+  tenantId: string,
+  kind: PersonKind,
+  source: Buffer | string,
+  locale: Locale,
+  progress?: Progress,
+  maxEntries = ZIP_MAX_ENTRIES,
+) {
   let archive: Awaited<ReturnType<typeof listZip>>;
   try {
     archive = await listZip(source);
@@ -251,7 +392,11 @@ export async function importArchive(tenantId: string, kind: PersonKind, source: 
       if (verdict.kind === 'skip') return skip(entry.name, verdict.reason);
       const { personId } = verdict;
       if (entry.uncompressedSize > PHOTO_MAX_BYTES) return skip(entry.name, 'zip.tooBigPhoto', { max: PHOTO_MAX_BYTES / 1024 }, personId);
-      const claim = (await personUniques().get({ tenantId, field: 'personId', value: uniqueValue(personId) }).go()).data;
+      const claim = (
+        await personUniques()
+          .get({ tenantId, field: 'personId', value: uniqueValue(personId) })
+          .go()
+      ).data;
       const person = claim ? await findPerson(tenantId, kind, claim.personKey) : undefined;
       if (!person) return skip(entry.name, 'zip.noSuchPerson', undefined, personId);
       let bytes: Buffer;
@@ -263,7 +408,14 @@ export async function importArchive(tenantId: string, kind: PersonKind, source: 
       const image = judgeImage(bytes);
       if (!image.ok) {
         if (!('width' in image)) return skip(entry.name, 'zip.notImage', undefined, personId);
-        const sizes = { width: image.width, height: image.height, minWidth: IMAGE_MIN.width, minHeight: IMAGE_MIN.height, maxWidth: IMAGE_MAX.width, maxHeight: IMAGE_MAX.height };
+        const sizes = {
+          width: image.width,
+          height: image.height,
+          minWidth: IMAGE_MIN.width,
+          minHeight: IMAGE_MIN.height,
+          maxWidth: IMAGE_MAX.width,
+          maxHeight: IMAGE_MAX.height,
+        };
         return skip(entry.name, image.problem, sizes, personId);
       }
       const fileKey = `avatar/${month}/${newId()}.${image.type}`;
@@ -291,7 +443,18 @@ export async function exportWorkbook(tenantId: string, kind: PersonKind, filter:
   const groups = new Map((await listGroups(tenantId, kind)).map((g) => [g.groupKey, g.name]));
   const departments = new Map((await listDepartments(tenantId)).map((d) => [d.departmentKey, d.name]));
   const t = (id: MessageId) => translate(locale, id);
-  const keys: ColumnKey[] = ['personId', 'name', 'role', 'gender', 'group', 'phone', 'email', 'icCard', ...(kind === 'employee' ? (['department'] as const) : []), 'remark'];
+  const keys: ColumnKey[] = [
+    'personId',
+    'name',
+    'role',
+    'gender',
+    'group',
+    'phone',
+    'email',
+    'icCard',
+    ...(kind === 'employee' ? (['department'] as const) : []),
+    'remark',
+  ];
   const columns = keys.map((key) => ({ header: t(COLUMN_MESSAGE[key]), width: PERSONNEL_COLUMNS.find((c) => c.key === key)!.width }));
   if (kind === 'employee') columns.push({ header: t('column.state'), width: 12 }, { header: t('column.resignedAt'), width: 22 });
   columns.push({ header: t('column.createTime'), width: 22 });

@@ -6,7 +6,7 @@ import ExcelJS from 'exceljs';
 import yazl from 'yazl';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { registerTenant, unique } from '../support/api.ts';
+import { call, login, registerTenant, unique } from '../support/api.ts';
 import { makePng } from '../support/images.ts';
 import { TAGLINE, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
@@ -126,7 +126,8 @@ describe('employees in the console', () => {
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Personnel');
     sheet.addRow(['Personnel ID*', 'Name*', 'Role*', 'Gender*', 'Group*', 'Phone', 'Email']);
-    for (let i = 0; i < 50; i++) sheet.addRow([`${prefix}-${i}`, `Imported ${i}`, 'Operator', i % 2 ? 'male' : 'female', 'Staff', '', i === 7 ? 'bad-email' : '']);
+    for (let i = 0; i < 50; i++)
+      sheet.addRow([`${prefix}-${i}`, `Imported ${i}`, 'Operator', i % 2 ? 'male' : 'female', 'Staff', '', i === 7 ? 'bad-email' : '']);
     sheet.getRow(12).getCell(2).value = '';
     sheet.getRow(22).getCell(4).value = 'unknown';
     const workbook = join(files, 'people.xlsx');
@@ -167,5 +168,35 @@ describe('employees in the console', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     await search(`${prefix}-1`);
     await expect.poll(() => page.getByTestId('people-count').textContent()).toContain('10 in all');
+  });
+});
+
+describe('a keyword that matches more people than a list counts', () => {
+  it('shows the first page and "at least" that many in all', async () => {
+    // The test host counts up to 300 people for a keyword list (PEOPLE_COUNT_LIMIT, tests/support/localStack.ts).
+    const owner = await registerTenant();
+    const { token } = await login(owner.username, owner.password);
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Personnel');
+    sheet.addRow(['Personnel ID*', 'Name*', 'Role*', 'Gender*', 'Group*']);
+    for (let i = 0; i < 350; i++) sheet.addRow([`ATL${i}`, `Atlas Walker ${i}`, 'Operator', 'female', 'Walkers']);
+    const form = new FormData();
+    form.set('file', new Blob([new Uint8Array(await book.xlsx.writeBuffer())]), 'walkers.xlsx');
+    const imported = await call<{ created: number }>('POST', '/v1/employees/imports', { token, form });
+    expect(imported.body.data.created).toBe(350);
+
+    const own = await newPage(browser);
+    const walkers = own.page;
+    await loginInBrowser(walkers, owner.username, owner.password);
+    await walkers.goto('/pass-platform/enterprise/employee');
+    await walkers.getByTestId('people-keyword').fill('atlas');
+    await walkers.getByTestId('people-search').click();
+    await expect.poll(() => walkers.getByTestId('people-count').textContent()).toContain('At least 300 in all');
+    expect(await walkers.getByTestId('people-row').first().textContent()).toContain('Atlas Walker 349');
+    // A narrower keyword is counted exactly.
+    await walkers.getByTestId('people-keyword').fill('atlas walker 34');
+    await walkers.getByTestId('people-search').click();
+    await expect.poll(() => walkers.getByTestId('people-count').textContent()).toContain('11 in all');
+    await own.context.close();
   });
 });

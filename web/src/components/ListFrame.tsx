@@ -210,7 +210,7 @@ export function ListFrame<T>({
               (list.page &&
                 (total ? (
                   total.atLeast ? (
-                    <Trans>More than {count} in all</Trans>
+                    <Trans>At least {count} in all</Trans>
                   ) : (
                     <Trans>{count} in all</Trans>
                   )
