@@ -105,10 +105,12 @@ describe('system settings', () => {
     const info = (await call<SystemInfo>('GET', '/v1/settings/system', { token })).body.data;
     expect(info.client).toMatchObject({ version: '3.2.1', size: bytes.length, sha256 });
 
-    // The terminal downloads it, checks size and hash, and reports the new version at once.
+    // The notice goes out from a worker after the answer; the terminal downloads the package,
+    // checks size and hash, and reports the new version at once (given time on a busy machine).
     const listed = await until(
       async () => (await call<{ items: { deviceKey: string; appVersion: string }[] }>('GET', '/v1/devices', { token })).body.data.items,
       (items) => items.some((d) => d.deviceKey === deviceKey && d.appVersion === '3.2.1'),
+      30_000,
     );
     expect(listed.find((d) => d.deviceKey === deviceKey)?.appVersion).toBe('3.2.1');
     const logs = await until(
