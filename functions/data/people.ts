@@ -228,20 +228,15 @@ const refusal = (tenantId: string, kind: PersonKind, personKey: string) => async
   throw (await findPerson(tenantId, kind, personKey)) ? new ConflictError() : new NotFoundError();
 };
 
+/** A new person's record as it is first written: active, version 1, with its search terms. */
+function newPersonRecord(tenantId: string, kind: PersonKind, personKey: string, input: PersonInput) {
+  const now = nowIso();
+  return { ...input, tenantId, kind, personKey, state: 'active' as const, terms: termText(searchTerms(input)), createdAt: now, updatedAt: now, version: 1 };
+}
+
 export async function createPerson(tenantId: string, kind: PersonKind, input: PersonInput): Promise<Person> {
   const personKey = newTimeId();
-  const now = nowIso();
-  const record = {
-    ...input,
-    tenantId,
-    kind,
-    personKey,
-    state: 'active' as const,
-    terms: termText(searchTerms(input)),
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-  };
+  const record = newPersonRecord(tenantId, kind, personKey, input);
   const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey), counting(tenantId, kind, 'active', 1)];
   const roles: ('record' | UniqueField)[] = ['record', 'personId', 'record'];
   if (input.icCard) {
@@ -295,18 +290,7 @@ export async function createPeople(tenantId: string, kind: PersonKind, inputs: r
     }
     for (const v of values) claimed.add(v);
     const personKey = keys[at]!;
-    const now = nowIso();
-    const record = {
-      ...input,
-      tenantId,
-      kind,
-      personKey,
-      state: 'active' as const,
-      terms: termText(searchTerms(input)),
-      createdAt: now,
-      updatedAt: now,
-      version: 1,
-    } as Person;
+    const record = newPersonRecord(tenantId, kind, personKey, input) as Person;
     const items = [transactPut(people().create(record).params()), claim(tenantId, 'personId', input.personId, personKey)];
     const roles: NewPerson['roles'] = ['record', 'personId'];
     if (input.icCard) {
