@@ -27,12 +27,18 @@ export interface RouteEntry {
    * own: what it takes to change the password or leave. Every other session route answers 401.
    */
   beforePasswordChange?: true;
+  /**
+   * What a successful call leaves in the audit log (lib/audit.ts), where it is not a change: every
+   * session route but GET is recorded as a change unless it says otherwise here; a GET only when
+   * it is marked (exports, recordings played).
+   */
+  audit?: 'export' | 'playback' | 'logout';
 }
 
 export const routes = [
   { method: 'POST', path: '/v1/systems/security', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/login', resource: 'systems', access: 'public' },
-  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true },
+  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true, audit: 'logout' },
   { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true },
   { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true },
   // Where the console's live channel is, for an account that sees passes as they happen (contract/live.ts).
@@ -61,7 +67,7 @@ export const routes = [
   { method: 'DELETE', path: '/v1/departments/{departmentKey}', resource: 'departments', access: 'session', authCode: 'pass:employee' },
   { method: 'GET', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
-  { method: 'GET', path: '/v1/employees/export', resource: 'employees', access: 'session', authCode: 'pass:employee' },
+  { method: 'GET', path: '/v1/employees/export', resource: 'employees', access: 'session', authCode: 'pass:employee', audit: 'export' },
   { method: 'POST', path: '/v1/employees/imports', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/avatars', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/jobs', resource: 'employees', access: 'session', authCode: 'pass:employee' },
@@ -90,9 +96,9 @@ export const routes = [
   { method: 'DELETE', path: '/v1/attendance/holidays/{holidayKey}', resource: 'attendance', access: 'session', authCode: 'pass:attendance-settings' },
   // Attendance statistics: the stored days and months, and a range computed again on demand.
   { method: 'GET', path: '/v1/attendance/daily', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
-  { method: 'GET', path: '/v1/attendance/daily/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'GET', path: '/v1/attendance/daily/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics', audit: 'export' },
   { method: 'GET', path: '/v1/attendance/monthly', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
-  { method: 'GET', path: '/v1/attendance/monthly/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics' },
+  { method: 'GET', path: '/v1/attendance/monthly/export', resource: 'attendance', access: 'session', authCode: 'pass:attendance-statistics', audit: 'export' },
   // The names of the attendance groups, for the statistics' group filter.
   { method: 'GET', path: '/v1/attendance/groupNames', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   // Computing a range again runs in the background, one at a time per company; the statistics screen shows the newest run.
@@ -101,7 +107,7 @@ export const routes = [
   { method: 'GET', path: '/v1/attendance/recompute/{jobKey}', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
-  { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
+  { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor', audit: 'export' },
   { method: 'POST', path: '/v1/visitors/imports', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/avatars', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/jobs', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
@@ -136,10 +142,10 @@ export const routes = [
   // The intercoms' names and numbers, for the call records' device filter.
   { method: 'GET', path: '/v1/intercom/names', resource: 'intercom', access: 'session', authCodes: ['intercom:device', 'intercom:record'] },
   { method: 'GET', path: '/v1/intercom/calls', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
-  { method: 'POST', path: '/v1/intercom/calls/exports', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  { method: 'POST', path: '/v1/intercom/calls/exports', resource: 'intercom', access: 'session', authCode: 'intercom:record', audit: 'export' },
   { method: 'GET', path: '/v1/intercom/calls/exports/{jobKey}', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
   // A short-lived link to play or download a call's recording.
-  { method: 'GET', path: '/v1/intercom/calls/{callKey}/recording', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
+  { method: 'GET', path: '/v1/intercom/calls/{callKey}/recording', resource: 'intercom', access: 'session', authCode: 'intercom:record', audit: 'playback' },
   // Opens the door of the door station in a live, answered call.
   { method: 'POST', path: '/v1/intercom/calls/{callKey}/openDoor', resource: 'intercom', access: 'session', authCode: 'intercom:record' },
   // Questionnaires: surveys shown on face terminals or answered on a phone through a terminal's QR code.
@@ -151,7 +157,7 @@ export const routes = [
   { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/open', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
   { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/close', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
   { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
-  { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/results/exports', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
+  { method: 'POST', path: '/v1/questionnaires/{questionnaireKey}/results/exports', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire', audit: 'export' },
   { method: 'GET', path: '/v1/questionnaires/{questionnaireKey}/results/exports/{jobKey}', resource: 'questionnaires', access: 'session', authCode: 'pass:questionnaire' },
   // The public page behind a terminal's QR code (resources/surveys.ts): the link's token is the only credential.
   { method: 'POST', path: '/v1/surveys/open', resource: 'questionnaires', access: 'public' },
@@ -192,6 +198,8 @@ export const routes = [
   { method: 'GET', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
   { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
   { method: 'POST', path: '/v1/settings/email/test', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
+  { method: 'GET', path: '/v1/audit', resource: 'audit', access: 'session', authCode: 'settings:audit' },
+  { method: 'GET', path: '/v1/audit/export', resource: 'audit', access: 'session', authCode: 'settings:audit', audit: 'export' },
   { method: 'GET', path: '/v1/mailRecords', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'GET', path: '/v1/mailRecords/{mailKey}', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'POST', path: '/v1/mailRecords/{mailKey}/resend', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
@@ -199,12 +207,12 @@ export const routes = [
   { method: 'GET', path: '/v1/dashboard', resource: 'dashboard', access: 'session', authCode: 'pass:dashboard' },
   { method: 'GET', path: '/v1/dashboard/captures', resource: 'dashboard', access: 'session', authCode: 'pass:dashboard' },
   { method: 'GET', path: '/v1/passRecords', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
-  { method: 'POST', path: '/v1/passRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
+  { method: 'POST', path: '/v1/passRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:record', audit: 'export' },
   { method: 'GET', path: '/v1/passRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   // One record, as an alert mail links to it.
   { method: 'GET', path: '/v1/passRecords/{recordKey}', resource: 'passRecords', access: 'session', authCode: 'pass:record' },
   { method: 'GET', path: '/v1/blacklistRecords', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
-  { method: 'POST', path: '/v1/blacklistRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
+  { method: 'POST', path: '/v1/blacklistRecords/exports', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist', audit: 'export' },
   { method: 'GET', path: '/v1/blacklistRecords/exports/{jobKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   { method: 'GET', path: '/v1/blacklistRecords/{recordKey}', resource: 'passRecords', access: 'session', authCode: 'pass:blacklist' },
   // Names and keys to choose from, for every screen that chooses people, groups, departments or devices.

@@ -19,6 +19,7 @@ export const AUTH_CODES = [
   'settings:privacy',
   'settings:licence',
   'settings:mail',
+  'settings:audit',
 ] as const;
 
 export type AuthCode = (typeof AUTH_CODES)[number];
@@ -205,6 +206,7 @@ export const MENU: MenuItem[] = [
       { path: '/settings/privacy', title: 'menu.settingsPrivacy', authCode: 'settings:privacy', isShow: false },
       { path: '/settings/licence', title: 'menu.settingsLicence', authCode: 'settings:licence', isShow: false },
       { path: '/settings/mail', title: 'menu.settingsMail', authCode: 'settings:mail', isShow: false },
+      { path: '/settings/audit', title: 'menu.settingsAudit', authCode: 'settings:audit', isShow: false },
     ],
   },
 ];

@@ -1,7 +1,7 @@
 import { env, type EnvName } from '../lib/env.ts';
 
 /**
- * The two DynamoDB tables. Every partition key starts with the tenant id (`_system` for the few
+ * The DynamoDB tables. Every partition key starts with the tenant id (`_system` for the few
  * records that exist before a tenant is known: login keys, sign-up codes, name claims, throttles).
  * The CDK stack and the local host both create the tables from these definitions.
  */
@@ -13,6 +13,8 @@ export interface TableDef {
   sortKey: string;
   indexes: { name: string; partitionKey: string; sortKey: string }[];
   ttlAttribute: string;
+  /** Items are only ever added: on AWS the table's resource policy denies changing or removing one to every principal. */
+  appendOnly?: true;
 }
 
 export const MAIN_TABLE: TableDef = {
@@ -34,7 +36,21 @@ export const EVENTS_TABLE: TableDef = {
   ttlAttribute: 'ttl',
 };
 
-export const TABLES = [MAIN_TABLE, EVENTS_TABLE];
+/**
+ * The audit log: append-only. Functions may add entries and read them, never change or remove
+ * one (on AWS the table's resource policy denies it to everyone); TTL ends an entry after 400 days.
+ */
+export const AUDIT_TABLE: TableDef = {
+  env: 'AUDIT_TABLE',
+  defaultName: 'passcloud-audit',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  ttlAttribute: 'ttl',
+  appendOnly: true,
+};
+
+export const TABLES = [MAIN_TABLE, EVENTS_TABLE, AUDIT_TABLE];
 
 export function tableName(def: TableDef): string {
   return env(def.env) ?? def.defaultName;

@@ -1,5 +1,5 @@
 import type { EntityItem } from 'electrodb';
-import type { AuthCode } from '#contract/menu';
+import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
 import { sha256 } from './crypto.ts';
@@ -31,6 +31,14 @@ export function parseToken(authorization: string | undefined): { tenantId: strin
   const match = /^Bearer\s+([a-z0-9]{1,40})\.([A-Za-z0-9_-]{20,100})$/.exec(authorization?.trim() ?? '');
   if (!match) return undefined;
   return { tenantId: match[1]!, tokenHash: sha256(`${match[1]}.${match[2]}`) };
+}
+
+/**
+ * The account as its codes apply: a company's owner holds every code, also those the product
+ * gained after the owner's account was made.
+ */
+export function withOwnerCodes<T extends { owner: boolean; authCodes: string[] }>(account: T): T {
+  return account.owner && account.authCodes.length !== AUTH_CODES.length ? { ...account, authCodes: [...AUTH_CODES] } : account;
 }
 
 /** Whether an account holds at least one of the codes. */
@@ -68,7 +76,8 @@ export async function liveSession(tenantId: string, tokenHash: string, removeExp
     if (removeExpired) await sessions().delete({ tenantId, tokenHash }).go();
     throw new SessionEndedError(666);
   }
-  const account = (await accounts().get({ tenantId, accountId: session.accountId }).go()).data;
+  const stored = (await accounts().get({ tenantId, accountId: session.accountId }).go()).data;
+  const account = stored && withOwnerCodes(stored);
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
   return { session, account };

@@ -12,6 +12,7 @@
 export const VARIABLES = {
   MAIN_TABLE: { kind: 'stack', about: 'Physical name of the main DynamoDB table' },
   EVENTS_TABLE: { kind: 'stack', about: 'Physical name of the events DynamoDB table' },
+  AUDIT_TABLE: { kind: 'stack', about: 'Physical name of the append-only audit log table' },
   PHOTOS_BUCKET: { kind: 'stack', about: 'Bucket of people’s photos' },
   CAPTURES_BUCKET: { kind: 'stack', about: 'Bucket of pass record captures' },
   RECORDINGS_BUCKET: { kind: 'stack', about: 'Bucket of call recordings' },

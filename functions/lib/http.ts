@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { authenticate, type Auth } from './auth.ts';
+import { auditRequest } from './audit.ts';
 import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, ValidationError, fieldError } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
@@ -222,6 +223,19 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
       'raw' in reply
         ? reply.raw
         : envelopeResult(200, { code: reply.code, message: translate(locale, successMessage[reply.code]), data: reply.data }, requestId);
+    if (auth) {
+      await auditRequest({
+        route,
+        auth,
+        params: event.pathParameters,
+        body,
+        query: event.queryStringParameters,
+        code: 'raw' in reply ? reply.raw.statusCode ?? 200 : reply.code,
+        sourceIp,
+        userAgent: headers['user-agent'],
+        requestId,
+      });
+    }
   } catch (error) {
     if (error instanceof ValidationError && def?.refused) {
       await def.refused({ headers, routeKey: event.routeKey }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));

@@ -49,3 +49,15 @@ export async function writeSheet(name: string, columns: { header: string; width:
 }
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** A workbook as the answer of an export route: a download named `filename`. */
+export function xlsxDownload(filename: string, workbook: Buffer): { raw: { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded: boolean } } {
+  return {
+    raw: {
+      statusCode: 200,
+      headers: { 'content-type': XLSX_TYPE, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+      body: workbook.toString('base64'),
+      isBase64Encoded: true,
+    },
+  };
+}

@@ -4,7 +4,7 @@ import type { AuthCode } from '#contract/menu';
 import { passwordProblem } from '#domain/passwords';
 import { countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
 import { INVITATION_DAYS, issueInvitation, unknownPassword } from '#data/invitations';
-import type { Auth } from '#lib/auth';
+import { withOwnerCodes, type Auth } from '#lib/auth';
 import { rsaDecrypt } from '#lib/crypto';
 import { consoleLink } from '#lib/consoleLinks';
 import { AppError, fieldError } from '#lib/errors';
@@ -15,7 +15,7 @@ import type { Locale } from '#contract/locales';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CONSOLE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_TABLE', 'CONSOLE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function accountJson(account: Account) {
   return {
@@ -25,7 +25,7 @@ function accountJson(account: Account) {
     email: account.email ?? null,
     phone: account.phone ?? null,
     remark: account.remark ?? null,
-    authCodes: account.authCodes,
+    authCodes: withOwnerCodes(account).authCodes,
     owner: account.owner,
     disabled: account.disabled,
     mustChangePassword: account.mustChangePassword,

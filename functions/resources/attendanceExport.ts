@@ -3,7 +3,7 @@ import { listDays, listMonths, type DayFilter, type MonthTotals, type StoredDay 
 import { listAttendanceGroups } from '#data/attendanceRules';
 import { listDepartments } from '#data/departments';
 import { translate, type MessageId } from '#lib/i18n';
-import { XLSX_TYPE, writeSheet } from '#lib/xlsx';
+import { writeSheet, xlsxDownload } from '#lib/xlsx';
 
 /** Rows one export holds at most: a month of days of a large company. */
 export const EXPORT_ROWS_MAX = 60_000;
@@ -13,17 +13,6 @@ async function names(tenantId: string) {
   return {
     department: new Map(departments.map((d) => [d.departmentKey, d.name])),
     group: new Map(groups.map((g) => [g.attendanceGroupKey, g.name])),
-  };
-}
-
-function download(filename: string, workbook: Buffer) {
-  return {
-    raw: {
-      statusCode: 200,
-      headers: { 'content-type': XLSX_TYPE, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' },
-      body: workbook.toString('base64'),
-      isBase64Encoded: true,
-    },
   };
 }
 
@@ -92,7 +81,7 @@ export async function dailyWorkbook(tenantId: string, filter: DayFilter, locale:
     d.computedAt,
   ]);
   const workbook = await writeSheet(t('sheet.attendanceDaily'), columns.map(([id, width]) => ({ header: t(id), width })), rows);
-  return download(`attendance-daily-${filter.from}-${filter.to}.xlsx`, workbook);
+  return xlsxDownload(`attendance-daily-${filter.from}-${filter.to}.xlsx`, workbook);
 }
 
 /** The monthly statistics as filtered, one row per employee. */
@@ -140,5 +129,5 @@ export async function monthlyWorkbook(tenantId: string, month: string, filter: O
     m.computedAt,
   ]);
   const workbook = await writeSheet(t('sheet.attendanceMonthly'), columns.map(([id, width]) => ({ header: t(id), width })), rows);
-  return download(`attendance-monthly-${month}.xlsx`, workbook);
+  return xlsxDownload(`attendance-monthly-${month}.xlsx`, workbook);
 }

@@ -29,7 +29,7 @@ import { raiseAbnormal } from './questionnaireAlerts.ts';
 import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment([
+export const environment = declareEnvironment(['AUDIT_TABLE', 
   'CAPTURES_BUCKET',
   'CONSOLE_URL',
   'EVENTS_TABLE',

@@ -2,6 +2,7 @@ import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { accounts } from './accounts.ts';
 import { attendance } from './attendance.ts';
+import { audit } from './audit.ts';
 import { authorities } from './authorities.ts';
 import { dashboard } from './dashboard.ts';
 import { departments } from './departments.ts';
@@ -37,6 +38,7 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   licences: licences.handler,
   mailSettings: mailSettings.handler,
   mailRecords: mailRecords.handler,
+  audit: audit.handler,
   accounts: accounts.handler,
   settings: settings.handler,
   passRecords: passRecords.handler,

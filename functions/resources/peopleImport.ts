@@ -36,7 +36,7 @@ import { conflictIssue, issueSentence, zodIssues } from '#lib/issues';
 import { parseMultipart } from '#lib/multipart';
 import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
-import { XLSX_TYPE, readFirstSheet, writeSheet } from '#lib/xlsx';
+import { readFirstSheet, writeSheet, xlsxDownload } from '#lib/xlsx';
 import { isZip, listZip, type ZipEntry } from '#lib/zip';
 
 /** Two-step import (workbook, then photo archive) and export of employees and visitors. */
@@ -485,12 +485,5 @@ export async function exportWorkbook(tenantId: string, kind: PersonKind, filter:
 
   const workbook = await writeSheet(t(kind === 'employee' ? 'sheet.employees' : 'sheet.visitors'), columns, rows);
   const filename = `${kind === 'employee' ? 'employees' : 'visitors'}-${new Date().toISOString().slice(0, 10)}.xlsx`;
-  return {
-    raw: {
-      statusCode: 200,
-      headers: { 'content-type': XLSX_TYPE, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' },
-      body: workbook.toString('base64'),
-      isBase64Encoded: true,
-    },
-  };
+  return xlsxDownload(filename, workbook);
 }

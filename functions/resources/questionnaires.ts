@@ -39,7 +39,7 @@ import { devicesInScope, questionnaireJson, resultItems } from './questionnaireI
 import { surveyHandlers } from './surveys.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment([
+export const environment = declareEnvironment(['AUDIT_TABLE', 
   'CAPTURES_BUCKET',
   'CONSOLE_URL',
   'EVENTS_TABLE',

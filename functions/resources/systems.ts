@@ -37,9 +37,10 @@ import {
 } from '#data/identity';
 import { acceptInvitation, findInvitation } from '#data/invitations';
 import { SYSTEM_SCOPE } from '#data/tables';
-import { holdsAny, type AccountRecord } from '#lib/auth';
+import { holdsAny, withOwnerCodes, type AccountRecord } from '#lib/auth';
 import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
-import { AppError, ConflictError, NotFoundError, SessionEndedError, ValidationError, fieldError } from '#lib/errors';
+import { AppError, ConflictError, NotFoundError, SessionEndedError, ThrottledError, ValidationError, fieldError } from '#lib/errors';
+import { auditLogin } from '#lib/audit';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
@@ -47,7 +48,7 @@ import type { Locale } from '#contract/locales';
 import { declareEnvironment, env } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 async function userInfo(account: AccountRecord, key: string, token?: string): Promise<UserInfo> {
   const tenant = await findTenant(account.tenantId);
@@ -61,7 +62,7 @@ async function userInfo(account: AccountRecord, key: string, token?: string): Pr
     phone: account.phone ?? null,
     email: account.email ?? null,
     key,
-    authCodes: account.authCodes,
+    authCodes: withOwnerCodes(account).authCodes,
     mustChangePassword: account.mustChangePassword,
   };
 }
@@ -125,24 +126,38 @@ export const systems = defineResource('systems', {
 
   'POST /v1/systems/login': publicRoute({
     body: loginBody,
-    async handle({ body, sourceIp }) {
+    async handle({ body, sourceIp, headers, requestId }) {
       const pair = await loginKey(body.securityId);
       const username = decrypt(pair, 'account', body.account).trim().toLowerCase();
       const password = decrypt(pair, 'password', body.password);
+      // Every outcome is in the audit log of the account's company, a failure too.
+      const seen = { sourceIp, userAgent: headers['user-agent'], requestId };
       // Each try is counted before the password is checked, and a right one is given back.
-      await countAttempt('address', sourceIp);
       try {
-        await countAttempt('account', username);
+        await countAttempt('address', sourceIp);
+        try {
+          await countAttempt('account', username);
+        } catch (error) {
+          await refundAttempt('address', sourceIp);
+          throw error;
+        }
       } catch (error) {
-        await refundAttempt('address', sourceIp);
+        if (error instanceof ThrottledError) await auditLogin(await findAccountByUsername(username), username, { code: 429, reason: 'throttled' }, seen);
         throw error;
       }
       const account = await findAccountByUsername(username);
       const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyPasswordHash()));
-      if (!account || !valid) throw new AppError(401, 'auth.badCredentials');
+      if (!account || !valid) {
+        await auditLogin(account, username, { code: 401, reason: 'badCredentials' }, seen);
+        throw new AppError(401, 'auth.badCredentials');
+      }
       await Promise.all([clearAttempts('account', username), refundAttempt('address', sourceIp)]);
-      if (account.disabled) throw new SessionEndedError(661);
+      if (account.disabled) {
+        await auditLogin(account, username, { code: 661, reason: 'disabled' }, seen);
+        throw new SessionEndedError(661);
+      }
       const token = await openSession(account, pair);
+      await auditLogin(account, username, { code: 200 }, seen);
       return ok(await userInfo(account, pair.publicKey, token));
     },
   }),

@@ -13,6 +13,7 @@ import { HttpMethods, type Bucket, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { TABLES } from '@passcloud/functions/data/tables';
+import { routes, type Resource } from '@passcloud/functions/routes';
 import { Api, HandlerFunction, REPO_ROOT } from './api.ts';
 import type { StackEnvironment } from './environment.ts';
 import { buildId } from '../buildId.ts';
@@ -133,6 +134,16 @@ export class PassCloudStack extends Stack {
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
     const { systems, files, groups, departments, employees, visitors, devices, licences, accounts, settings } = this.api.functions;
+    // Every API function adds audit entries (lib/audit.ts) and, for console sessions, notes when a
+    // session was last used (lib/auth.ts); only the audit section reads the entries back.
+    const auditLog = tables.byEnv.AUDIT_TABLE!;
+    const sessionResources = new Set<Resource>(routes.filter((route) => route.access === 'session').map((route) => route.resource));
+    for (const [resource, fn] of Object.entries(this.api.functions)) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [auditLog.tableArn] }));
+      if (sessionResources.has(resource as Resource)) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [main.tableArn] }));
+    }
+    grantTable(this.api.functions.audit, main, 'read');
+    this.api.functions.audit.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [auditLog.tableArn] }));
     // Licences and their claims, and the seat counts bindings take (devices, below).
     grantTable(licences, main, 'readWrite');
     // Functions that mail (verification codes, invitations) and record each mail.

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, StorageClass, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type TableDef } from '@passcloud/functions/data/tables';
 import { BUCKETS, type BucketName } from '@passcloud/functions/lib/storage';
@@ -22,6 +23,7 @@ export class Tables extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: def.ttlAttribute,
       removalPolicy: RemovalPolicy.RETAIN,
+      ...(def.appendOnly ? { resourcePolicy: appendOnlyPolicy() } : {}),
     });
     for (const index of def.indexes) {
       table.addGlobalSecondaryIndex({
@@ -36,6 +38,19 @@ export class Tables extends Construct {
   environment(): Record<string, string> {
     return Object.fromEntries(Object.entries(this.byEnv).map(([env, table]) => [env, table.tableName]));
   }
+}
+
+/** Actions that change or remove an item. */
+export const ITEM_CHANGES = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+
+/**
+ * Nobody, whatever their IAM grants, changes or removes an item of the table; TTL expiry is
+ * DynamoDB's own and not subject to it. (A table's own policy names the table as `*`.)
+ */
+function appendOnlyPolicy(): PolicyDocument {
+  return new PolicyDocument({
+    statements: [new PolicyStatement({ sid: 'AppendOnly', effect: Effect.DENY, principals: [new AnyPrincipal()], actions: ITEM_CHANGES, resources: ['*'] })],
+  });
 }
 
 /** Private, encrypted, TLS-only buckets; every object key starts with the tenant id. */

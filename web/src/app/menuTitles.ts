@@ -52,6 +52,7 @@ export const MENU_TITLES: Record<string, MessageDescriptor> = {
   'menu.settingsPrivacy': msg`Privacy`,
   'menu.settingsLicence': msg`Licences`,
   'menu.settingsMail': msg`Mail records`,
+  'menu.settingsAudit': msg`Audit log`,
 };
 
 export function menuTitle(key: string): string {

@@ -1,0 +1,67 @@
+import * as z from 'zod';
+
+/**
+ * The audit log (`/v1/audit`, settings section `settings:audit`): who did what, when and from
+ * which address. Entries are only ever added; none is changed or removed before its 400 days end.
+ *
+ * - `change`: a request of an administrator that changed something (every successful `POST`,
+ *   `PUT`, `PATCH` and `DELETE` of a console session);
+ * - `login`, `loginFailed` (wrong password, disabled account, too many tries), `logout`;
+ * - `export`: people, records, attendance, results, calls or the audit log itself exported;
+ * - `playback`: a call recording played or downloaded.
+ */
+export const AUDIT_KINDS = ['change', 'login', 'loginFailed', 'logout', 'export', 'playback'] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** How long an entry is kept. */
+export const AUDIT_RETENTION_DAYS = 400;
+/** The most entries one export holds: a longer range is to be narrowed. */
+export const AUDIT_EXPORT_LIMIT = 10_000;
+
+/** An entry's key in URLs and cursors: its time in milliseconds, a dash, its id. */
+export const AUDIT_KEY = /^\d{13}-[0-9a-z]{16}$/;
+
+const filters = {
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  kind: z.enum(AUDIT_KINDS).optional(),
+  /** The account's login name, exactly (case does not matter). */
+  username: z.string().trim().toLowerCase().min(1).max(64).optional(),
+};
+const rangeInOrder = (q: { from?: string | undefined; to?: string | undefined }) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to);
+
+export const auditListQuery = z
+  .object({
+    ...filters,
+    pageSize: z.coerce.number().int().min(1).max(200).default(20),
+    cursor: z.string().regex(AUDIT_KEY, { message: 'error.badCursor' }).optional(),
+  })
+  .strict()
+  .refine(rangeInOrder, { message: 'mail.rangeReversed', path: ['to'] });
+export type AuditListQuery = z.output<typeof auditListQuery>;
+
+export const auditExportQuery = z
+  .object(filters)
+  .strict()
+  .refine(rangeInOrder, { message: 'mail.rangeReversed', path: ['to'] });
+export type AuditExportQuery = z.output<typeof auditExportQuery>;
+
+export interface AuditEntryJson {
+  auditKey: string;
+  time: string;
+  kind: AuditKind;
+  /** The account's login name (for a failed login, the name that was tried). */
+  username: string;
+  /** The route, as the route table spells it: `PATCH /v1/employees/{employeeKey}`; null for logins. */
+  action: string | null;
+  /** The route's path parameters: which item. */
+  target: Record<string, string>;
+  /** The names of the fields the request sent (never their values), or the filters of an export. */
+  fields: string[];
+  /** The answer's code (SPEC.md §8), or the failed login's. */
+  code: number;
+  /** Why a login failed: `badCredentials`, `disabled` or `throttled`. */
+  reason: string | null;
+  sourceIp: string;
+  userAgent: string | null;
+}

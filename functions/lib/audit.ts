@@ -1,0 +1,101 @@
+import type { AuditKind } from '#contract/audit';
+import { UNKNOWN_TENANT, appendAudit, type NewAuditEntry } from '#data/auditLog';
+import type { RouteEntry } from '../routes.ts';
+import type { Auth } from './auth.ts';
+import { log } from './log.ts';
+
+/** Longest parameter, field name or user agent kept in an entry. */
+const MAX_TEXT = 200;
+const MAX_FIELDS = 50;
+const clip = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+
+/**
+ * What a successful request of a console session leaves in the audit log: every change (any
+ * method but GET) and the reads the route table marks (`audit`: exports and recordings). A GET
+ * not marked leaves nothing.
+ */
+export function auditKindOf(route: RouteEntry): AuditKind | undefined {
+  if (route.access !== 'session') return undefined;
+  if (route.audit) return route.audit;
+  return route.method === 'GET' ? undefined : 'change';
+}
+
+/** The names of what a request sent: the body's top-level fields, or for a read the query's. Never values. */
+function fieldNames(kind: AuditKind, body: unknown, query: Record<string, string | undefined> | undefined): string[] {
+  const source = kind === 'change' || kind === 'logout' ? body : query;
+  if (!source || typeof source !== 'object' || Array.isArray(source)) return [];
+  return Object.keys(source).slice(0, MAX_FIELDS).map(clip);
+}
+
+export interface AuditedRequest {
+  route: RouteEntry;
+  auth: Auth;
+  params: Record<string, string | undefined> | undefined;
+  body: unknown;
+  query: Record<string, string | undefined> | undefined;
+  code: number;
+  sourceIp: string;
+  userAgent: string | undefined;
+  requestId: string;
+}
+
+/**
+ * Records a successful request of a console session, when its route is audited. The change has
+ * happened by then: an entry that cannot be written is logged as an error with everything it held,
+ * and the answer still goes.
+ */
+export async function auditRequest(request: AuditedRequest): Promise<void> {
+  const kind = auditKindOf(request.route);
+  if (!kind) return;
+  const target = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name, clip(String(value ?? ''))]));
+  await write({
+    tenantId: request.auth.tenantId,
+    kind,
+    accountId: request.auth.accountId,
+    username: request.auth.account.username,
+    action: `${request.route.method} ${request.route.path}`,
+    target,
+    fields: fieldNames(kind, request.body, request.query),
+    code: request.code,
+    reason: null,
+    sourceIp: request.sourceIp,
+    userAgent: request.userAgent ? clip(request.userAgent) : null,
+    requestId: request.requestId,
+  });
+}
+
+export type LoginFailure = 'badCredentials' | 'disabled' | 'throttled';
+
+/**
+ * Records a login or a failed one. A failure under a name no company knows is written too (where
+ * no company reads it), so a known name and an unknown one cost the same time.
+ */
+export async function auditLogin(
+  account: { tenantId: string; accountId: string; username: string } | undefined,
+  attempted: string,
+  outcome: { code: number; reason?: LoginFailure },
+  request: { sourceIp: string; userAgent: string | undefined; requestId: string },
+): Promise<void> {
+  await write({
+    tenantId: account?.tenantId ?? UNKNOWN_TENANT,
+    kind: outcome.reason ? 'loginFailed' : 'login',
+    accountId: account?.accountId ?? null,
+    username: clip(account?.username ?? attempted),
+    action: null,
+    target: {},
+    fields: [],
+    code: outcome.code,
+    reason: outcome.reason ?? null,
+    sourceIp: request.sourceIp,
+    userAgent: request.userAgent ? clip(request.userAgent) : null,
+    requestId: request.requestId,
+  });
+}
+
+async function write(entry: NewAuditEntry): Promise<void> {
+  try {
+    await appendAudit(entry);
+  } catch (error) {
+    log('error', 'audit entry not written', { entry, error: error instanceof Error ? error.message : String(error) });
+  }
+}
