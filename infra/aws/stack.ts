@@ -53,6 +53,7 @@ export class PassCloudStack extends Stack {
   /** Shared by CloudFront and the API functions, so the API answers only requests that came through CloudFront. */
   readonly originVerify: Secret;
   readonly buckets: Buckets;
+  readonly tables: Tables;
   readonly iot: DeviceIot;
   readonly importWorker: HandlerFunction;
   readonly mail: MailService;
@@ -70,7 +71,7 @@ export class PassCloudStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PassCloudStackProps) {
     super(scope, id, props);
-    const tables = new Tables(this, 'Tables');
+    const tables = (this.tables = new Tables(this, 'Tables'));
     const buckets = (this.buckets = new Buckets(this, 'Buckets'));
     const mailAddress = senderAddress(props.mailFrom);
     new EmailIdentity(this, 'MailIdentity', {

@@ -86,14 +86,18 @@ export async function createTables(endpoint: string, tables: TableDef[] = TABLES
           { AttributeName: table.partitionKey, KeyType: 'HASH' },
           { AttributeName: table.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: table.indexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        ...(table.indexes.length
+          ? {
+              GlobalSecondaryIndexes: table.indexes.map((index) => ({
+                IndexName: index.name,
+                KeySchema: [
+                  { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+                  { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+                ],
+                Projection: { ProjectionType: 'ALL' as const },
+              })),
+            }
+          : {}),
       }),
     );
     await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true } }));

@@ -448,11 +448,36 @@ describe('the AWS stack', () => {
     expect(JSON.stringify(deletes)).not.toMatch(/BucketsPhotos|BucketsImports|BucketsRecordings|BucketsPackages/);
   });
 
-  it('lets the dashboard write only the attendance counts it keeps: one update action on the events table', () => {
+  it('lets the dashboard write only the attendance counts it keeps, its session’s last use and its audit entries', () => {
     const writes = statementsOf(stack.api.functions.dashboard).filter((st) => [st.Action].flat().some((a) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(a)));
-    expect(writes.flatMap((st) => [st.Action].flat())).toEqual(['dynamodb:UpdateItem']);
-    expect(JSON.stringify(writes)).toContain('Tablesevents');
-    expect(JSON.stringify(writes)).not.toContain('Tablesmain');
+    const on = (table: string) => writes.filter((st) => JSON.stringify(st.Resource).includes(table)).flatMap((st) => [st.Action].flat());
+    expect(on('Tablesevents')).toEqual(['dynamodb:UpdateItem']);
+    expect(on('Tablesmain')).toEqual(['dynamodb:UpdateItem']);
+    expect(on('Tablesaudit')).toEqual(['dynamodb:PutItem']);
+    expect(writes).toHaveLength(3);
+  });
+
+  it('keeps the audit log append-only: the table denies changing or removing an entry to everyone, functions only add entries, and only the audit section reads them', () => {
+    const table = template.toJSON().Resources[logicalId(stack.tables.byEnv.AUDIT_TABLE!)] as { Properties: { ResourcePolicy: { PolicyDocument: { Statement: Statement[] } } } };
+    const [deny, ...others] = table.Properties.ResourcePolicy.PolicyDocument.Statement;
+    expect(others).toEqual([]);
+    expect(deny).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Resource: '*' });
+    expect([deny!.Action].flat().sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PartiQLDelete', 'dynamodb:PartiQLUpdate', 'dynamodb:UpdateItem']);
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const [id] of Object.entries(functions)) {
+      const role = (functions[id] as { Properties: { Role?: { 'Fn::GetAtt': [string, string] } } }).Properties.Role?.['Fn::GetAtt']?.[0];
+      if (!role) continue;
+      const onAudit = Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.some((r) => r.Ref === role))
+        .flatMap(statements)
+        .filter((st) => JSON.stringify(st.Resource).includes('Tablesaudit'))
+        .flatMap((st) => [st.Action].flat());
+      const allowed = id.startsWith('ApiAudit') ? ['dynamodb:PutItem', 'dynamodb:Query'] : ['dynamodb:PutItem'];
+      for (const action of onAudit) expect(allowed, `${id} may ${action} on the audit log`).toContain(action);
+    }
+    for (const fn of Object.values(stack.api.functions)) {
+      expect(statementsOf(fn).some((st) => [st.Action].flat().includes('dynamodb:PutItem') && JSON.stringify(st.Resource).includes('Tablesaudit'))).toBe(true);
+    }
   });
 
   it('lets the intercom function read recordings and exports but write no object, and ingest answer calls and open a station’s door', () => {

@@ -122,3 +122,10 @@ export function formatShortTime(iso: string | null | undefined, tag?: string, no
   const value = moment(iso, tag);
   return value.isSame(now, 'day') ? value.format('LTS') : value.format('L LT');
 }
+
+/** A day picked in a date range (`YYYY-MM-DD`) as the instant its local day starts, or the next one starts. */
+export function dayBound(day: string | null, next = false): string | undefined {
+  if (!day) return undefined;
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(y, m - 1, d + (next ? 1 : 0)).toISOString();
+}

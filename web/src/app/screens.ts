@@ -60,6 +60,7 @@ export const SCREENS: Record<string, Screen> = {
   '/settings/privacy': ['settings', 'SettingsPage'],
   '/settings/licence': ['settings', 'SettingsPage'],
   '/settings/mail': ['settings', 'SettingsPage'],
+  '/settings/audit': ['settings', 'SettingsPage'],
   '/settings/account/create': ['settings', 'AccountCreatePage'],
   '/settings/account/:key': ['settings', 'AccountDetailPage'],
 };

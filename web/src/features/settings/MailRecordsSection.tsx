@@ -8,7 +8,7 @@ import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { MAIL_GROUPS, MAIL_STATUSES, type MailRecordJson, type MailStatus } from '@passcloud/functions/contract/mail';
 import { api, notifySuccess, toast } from '../../app/api.ts';
-import { formatDateTime, formatNumber } from '../../app/format.ts';
+import { dayBound, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
@@ -26,13 +26,6 @@ interface Filters {
 const NO_FILTERS: Filters = { range: [null, null], status: null, group: null };
 /** The filters as they stand in the URL: `from` and `to` are days (`YYYY-MM-DD`). */
 const URL_DEFAULTS = { from: '', to: '', status: '', group: '' };
-
-/** A day picked in the range (`YYYY-MM-DD`) as the instant its local day starts, or the next one starts. */
-function dayBound(day: string | null, next = false): string | undefined {
-  if (!day) return undefined;
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(y, m - 1, d + (next ? 1 : 0)).toISOString();
-}
 
 /**
  * Mail records: every mail the company's account sent, newest first, filtered by send date,

@@ -6,6 +6,7 @@ import type { AuthCode, MenuItem } from '@passcloud/functions/contract/menu';
 import { SETTINGS_TAB_KEY, getAuthorities } from '../../app/session.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
 import { AccountsSection } from './AccountsSection.tsx';
+import { AuditSection } from './AuditSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
 import { LicencesSection } from './LicencesSection.tsx';
 import { MailRecordsSection } from './MailRecordsSection.tsx';
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }>
   '/settings/privacy': { authCode: 'settings:privacy', Component: PrivacySection },
   '/settings/licence': { authCode: 'settings:licence', Component: LicencesSection },
   '/settings/mail': { authCode: 'settings:mail', Component: MailRecordsSection },
+  '/settings/audit': { authCode: 'settings:audit', Component: AuditSection },
 };
 
 /**

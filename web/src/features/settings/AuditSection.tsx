@@ -1,0 +1,179 @@
+import { useState } from 'react';
+import { Badge, Button, Code, Group, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
+// The date picker's own styles, loaded with the screens that use it.
+import '@mantine/dates/styles.css';
+import { IconDownload, IconSearch } from '@tabler/icons-react';
+import { Trans, useLingui } from '@lingui/react/macro';
+import { AUDIT_KINDS, type AuditEntryJson, type AuditKind } from '@passcloud/functions/contract/audit';
+import { toast } from '../../app/api.ts';
+import { downloadFile } from '../../app/download.ts';
+import { dayBound, formatTime } from '../../app/format.ts';
+import { useList, useUrlFilters } from '../../app/queries.ts';
+import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { Truncated } from '../../components/Truncated.tsx';
+
+const PAGE_SIZE = 20;
+const KIND_COLOR: Record<AuditKind, string> = { change: 'blue', login: 'teal', loginFailed: 'red', logout: 'gray', export: 'grape', playback: 'orange' };
+
+interface Filters {
+  range: DatesRangeValue<string>;
+  kind: AuditKind | null;
+  username: string;
+}
+
+const NO_FILTERS: Filters = { range: [null, null], kind: null, username: '' };
+/** The filters as they stand in the URL: `from` and `to` are days (`YYYY-MM-DD`). */
+const URL_DEFAULTS = { from: '', to: '', kind: '', username: '' };
+
+/**
+ * The audit log: who did what and when, from which address, newest first; filtered by day,
+ * kind and account, and exported as a workbook with the same filters. Nothing here changes it.
+ */
+export function AuditSection() {
+  const { t } = useLingui();
+  const [inUrl, setInUrl] = useUrlFilters(URL_DEFAULTS);
+  const filters: Filters = {
+    range: [inUrl.from || null, inUrl.to || null],
+    kind: AUDIT_KINDS.includes(inUrl.kind as AuditKind) ? (inUrl.kind as AuditKind) : null,
+    username: inUrl.username,
+  };
+  const setFilters = (next: Filters) => setInUrl({ from: next.range[0] ?? '', to: next.range[1] ?? '', kind: next.kind ?? '', username: next.username.trim() });
+  const [draft, setDraft] = useState<Filters>(filters);
+  const [exporting, setExporting] = useState(false);
+
+  const kindLabel: Record<AuditKind, string> = {
+    change: t`Change`,
+    login: t`Login`,
+    loginFailed: t`Failed login`,
+    logout: t`Logout`,
+    export: t`Export`,
+    playback: t`Recording played`,
+  };
+  const reasonLabel: Record<string, string> = {
+    badCredentials: t`Wrong username or password`,
+    disabled: t`Account disabled`,
+    throttled: t`Too many tries`,
+  };
+
+  const [from, to] = filters.range;
+  const query = { from: dayBound(from), to: dayBound(to ?? from, true), kind: filters.kind ?? undefined, username: filters.username || undefined };
+  const list = useList<AuditEntryJson>({ resource: 'audit', path: '/v1/audit', query, pageSize: PAGE_SIZE });
+
+  const search = () => setFilters(draft) || void list.refetch();
+  const reset = () => {
+    setDraft(NO_FILTERS);
+    setFilters(NO_FILTERS);
+  };
+  const exportAll = () => {
+    setExporting(true);
+    downloadFile('/v1/audit/export', query, 'audit.xlsx')
+      .catch((error: Error) => toast(error.message))
+      .finally(() => setExporting(false));
+  };
+
+  const target = (entry: AuditEntryJson) =>
+    Object.entries(entry.target)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join(', ');
+  const filtered = !!(filters.range[0] || filters.kind || filters.username);
+  const columns: Column<AuditEntryJson>[] = [
+    { key: 'time', title: t`Time`, sticky: 'start', render: (entry) => formatTime(entry.time) },
+    { key: 'username', title: t`Account`, render: (entry) => <Truncated text={entry.username} maw={160} /> },
+    {
+      key: 'kind',
+      title: t`Kind`,
+      render: (entry) => (
+        <Badge size="sm" variant="light" color={KIND_COLOR[entry.kind]} miw="max-content" data-testid="audit-kind">
+          {kindLabel[entry.kind]}
+        </Badge>
+      ),
+      folds: (entry) => kindLabel[entry.kind],
+    },
+    {
+      key: 'action',
+      title: t`Action`,
+      render: (entry) =>
+        entry.action ? (
+          <Code style={{ whiteSpace: 'nowrap' }} data-testid="audit-action">
+            {entry.action}
+          </Code>
+        ) : (
+          <Text size="sm">{entry.reason ? (reasonLabel[entry.reason] ?? entry.reason) : '—'}</Text>
+        ),
+    },
+    { key: 'target', title: t`Item`, render: (entry) => <Truncated text={target(entry) || null} maw={220} /> },
+    { key: 'fields', title: t`Fields sent`, render: (entry) => <Truncated text={entry.fields.join(', ') || null} maw={200} /> },
+    {
+      key: 'address',
+      title: t`Address`,
+      render: (entry) => (
+        <Tooltip label={entry.userAgent ?? '—'} multiline maw={360} withinPortal>
+          <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+            {entry.sourceIp}
+          </Text>
+        </Tooltip>
+      ),
+    },
+    { key: 'code', title: t`Answer code`, render: (entry) => entry.code },
+  ];
+  return (
+    <Stack gap="md">
+      <Text c="dimmed" size="sm">
+        <Trans>Every change made in the console, every login and failed login, every export and every recording played. Entries cannot be changed or removed, and are kept for 400 days.</Trans>
+      </Text>
+      <Group align="flex-end" gap="sm" wrap="wrap">
+        <DatePickerInput
+          type="range"
+          label={t`Date`}
+          placeholder={t`Any date`}
+          allowSingleDateInRange
+          clearable
+          value={draft.range}
+          onChange={(range) => setDraft({ ...draft, range })}
+          w={260}
+          data-testid="audit-range"
+        />
+        <Select
+          label={t`Kind`}
+          placeholder={t`Any kind`}
+          data={AUDIT_KINDS.map((value) => ({ value, label: kindLabel[value] }))}
+          clearable
+          value={draft.kind}
+          onChange={(kind) => setDraft({ ...draft, kind: kind as AuditKind | null })}
+          w={180}
+          data-testid="audit-kind-filter"
+        />
+        <TextInput
+          label={t`Account`}
+          placeholder={t`Username`}
+          value={draft.username}
+          maxLength={64}
+          onChange={(event) => setDraft({ ...draft, username: event.currentTarget.value })}
+          onKeyDown={(event) => event.key === 'Enter' && search()}
+          w={180}
+          data-testid="audit-username"
+        />
+        <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="audit-search">
+          <Trans>Search</Trans>
+        </Button>
+        <Button variant="default" onClick={reset} data-testid="audit-reset">
+          <Trans>Reset</Trans>
+        </Button>
+        <Button variant="light" leftSection={<IconDownload size={16} />} loading={exporting} onClick={exportAll} ms="auto" data-testid="audit-export">
+          <Trans>Export</Trans>
+        </Button>
+      </Group>
+
+      <ListFrame
+        list={list}
+        name="audit"
+        columns={columns}
+        rowKey={(entry) => entry.auditKey}
+        rowProps={(entry) => ({ 'data-testid': 'audit-row', 'data-kind': entry.kind })}
+        filtered={filtered}
+        empty={<Text c="dimmed">{t`Nothing has been recorded yet.`}</Text>}
+      />
+    </Stack>
+  );
+}
