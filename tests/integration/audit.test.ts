@@ -60,7 +60,13 @@ describe('audit log', () => {
     expect(renamed.body.code).toBe(201);
 
     const changes = (await entries('?kind=change')).body.data.items;
-    expect(changes[0]).toMatchObject({ kind: 'change', username: owner.username, action: 'PATCH /v1/departments/{departmentKey}', target: { departmentKey: key }, fields: ['name', 'version'] });
+    expect(changes[0]).toMatchObject({
+      kind: 'change',
+      username: owner.username,
+      action: 'PATCH /v1/departments/{departmentKey}',
+      target: { departmentKey: key },
+      fields: ['name', 'version'],
+    });
     expect(changes[1]).toMatchObject({ action: 'POST /v1/departments', target: {}, fields: ['name'] });
     expect(JSON.stringify(await stored())).not.toContain('secret-value');
   });

@@ -120,7 +120,10 @@ export function AuditSection() {
   return (
     <Stack gap="md">
       <Text c="dimmed" size="sm">
-        <Trans>Every change made in the console, every login and failed login, every export and every recording played. Entries cannot be changed or removed, and are kept for 400 days.</Trans>
+        <Trans>
+          Every change made in the console, every login and failed login, every export and every recording played. Entries cannot be changed or removed, and are
+          kept for 400 days.
+        </Trans>
       </Text>
       <Group align="flex-end" gap="sm" wrap="wrap">
         <DatePickerInput
