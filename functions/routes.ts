@@ -52,6 +52,8 @@ export const routes = [
   // An invitation link: whose account it is for, and the password chosen through it.
   { method: 'GET', path: '/v1/systems/invitation', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/invitation', resource: 'systems', access: 'public' },
+  // This API as OpenAPI 3.1 (docs/openapi.json, written by `npm run openapi` from this table and the handlers' schemas).
+  { method: 'GET', path: '/v1/openapi.json', resource: 'systems', access: 'public' },
   // Packages (and small files of API clients) travel in the request; photos through a presigned upload.
   { method: 'POST', path: '/v1/files/uploads', resource: 'files', access: 'session', binary: true },
   { method: 'POST', path: '/v1/files/uploads/presign', resource: 'files', access: 'session' },

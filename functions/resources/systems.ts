@@ -325,6 +325,19 @@ export const systems = defineResource('systems', {
       return created({ username: account.username });
     },
   }),
+
+  'GET /v1/openapi.json': publicRoute({
+    async handle() {
+      return { raw: { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }, body: await openApiText() } };
+    },
+  }),
 });
+
+/**
+ * The API as OpenAPI 3.1: docs/openapi.json as `npm run openapi` wrote it, imported on first use
+ * so that it goes into a chunk of its own and the functions' cold starts do not load it.
+ */
+let openApi: Promise<string> | undefined;
+const openApiText = (): Promise<string> => (openApi ??= import('../../docs/openapi.json', { with: { type: 'json' } }).then((mod) => JSON.stringify(mod.default)));
 
 export const handler = systems.handler;

@@ -38,5 +38,5 @@ for (const event of events) {
     outcomes.push({ ok: false, error: String(error?.stack ?? error) });
   }
 }
-process.stdout.write(`\n@@OUTCOMES@@${JSON.stringify({ outcomes, reads: [...reads] })}\n`);
-process.exit(0);
+// Exits once the outcomes are written: a pipe takes a large answer (the OpenAPI document) in several writes.
+process.stdout.write(`\n@@OUTCOMES@@${JSON.stringify({ outcomes, reads: [...reads] })}\n`, () => process.exit(0));

@@ -1,0 +1,285 @@
+import * as z from 'zod';
+import { DEVICE_REASONS, bindResult, deviceQuestionnaires, faceChangesPage, questionnaireAnswerResult, questionnaireLink } from '#contract/protocol';
+import { uploadFields } from '#contract/files';
+import type { HandlerDef } from '#lib/http';
+import pkg from './package.json' with { type: 'json' };
+import { routes, routeKey, type RouteEntry } from './routes.ts';
+
+/**
+ * The HTTP API as an OpenAPI 3.1 document, generated from the route table (every URL, method,
+ * access and authCode) and the zod schemas each resource's handlers declare for their body,
+ * query and path parameters. `npm run openapi` writes it to docs/openapi.json, a test holds the
+ * file equal to what this makes, and `GET /v1/openapi.json` serves that file.
+ */
+
+type Json = Record<string, unknown>;
+
+/** The media type of the workbooks the `…/export` routes answer. */
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * `data` of a success, where the contract has it as a schema (the device protocol). Every other
+ * answer's `data` is a TypeScript type of functions/contract only, so the document leaves it open.
+ */
+const DATA_SCHEMAS: Partial<Record<string, z.ZodType>> = {
+  'POST /v1/devices/bind': bindResult,
+  'GET /v1/deviceSync/faces': faceChangesPage,
+  'POST /v1/deviceSync/results': z.null(),
+  'GET /v1/deviceSync/questionnaires': deviceQuestionnaires,
+  'POST /v1/deviceSync/questionnaireAnswers': questionnaireAnswerResult,
+  'POST /v1/deviceSync/questionnaireLinks': questionnaireLink,
+};
+
+/** Multipart fields beside the `file` part of a binary route. */
+const MULTIPART_FIELDS: Partial<Record<string, z.ZodObject>> = {
+  'POST /v1/files/uploads': uploadFields,
+};
+
+/** Device routes called without the device's credentials, and what they are called with instead. */
+const DEVICE_WITHOUT_CREDENTIALS: Partial<Record<string, string>> = {
+  'POST /v1/devices/bind': 'the company’s device binding code (`userCode` in the body)',
+};
+
+/** The route that serves this document: it answers the document itself, not the envelope. */
+export const OPENAPI_ROUTE = 'GET /v1/openapi.json';
+
+/** Every resource's declared handlers, from `functions/resources/<resource>.ts` as the stack bundles them. */
+export async function declaredHandlers(): Promise<Record<string, HandlerDef>> {
+  const table: Record<string, HandlerDef> = {};
+  for (const resource of new Set(routes.map((r) => r.resource))) {
+    const mod = (await import(`./resources/${resource}.ts`)) as Record<string, { handlers?: Record<string, HandlerDef> } | undefined>;
+    const handlers = mod[resource]?.handlers;
+    if (!handlers) throw new Error(`functions/resources/${resource}.ts exports no resource named ${resource}`);
+    Object.assign(table, handlers);
+  }
+  return table;
+}
+
+/** A zod schema as JSON Schema 2020-12 (what OpenAPI 3.1 uses), as a client sends it. */
+function jsonSchema(schema: z.ZodType, where: string): Json {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  // Definitions inside a schema would be resolved against the document's root; none are made today.
+  if ('$defs' in json) throw new Error(`${where}: the schema has $defs; give it an id and move it to components`);
+  return json;
+}
+
+/** The properties of an object schema (a query or the path parameters), each with whether it is required. */
+function objectFields(schema: z.ZodType, where: string): { name: string; schema: Json; required: boolean }[] {
+  const json = jsonSchema(schema, where);
+  const properties = json.properties as Record<string, Json> | undefined;
+  if (json.type !== 'object' || !properties) throw new Error(`${where}: expected an object schema`);
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({ name, schema: property, required: required.has(name) }));
+}
+
+const paramsOf = (route: RouteEntry): string[] => [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+const codesOf = (route: RouteEntry): readonly string[] => route.authCodes ?? (route.authCode ? [route.authCode] : []);
+const operationId = (route: RouteEntry): string =>
+  route.method.toLowerCase() +
+  route.path
+    .replace(/^\/v1\//, '/')
+    .split(/[/.]/)
+    .filter(Boolean)
+    .map((part) => part.replace(/[{}]/g, ''))
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+function accessText(route: RouteEntry, key: string): string {
+  if (route.access === 'public') return 'Public: no credentials.';
+  if (route.access === 'device') {
+    const instead = DEVICE_WITHOUT_CREDENTIALS[key];
+    return instead
+      ? `Called by a terminal with ${instead}, before it has credentials (docs/device-protocol.md).`
+      : 'Called by a bound terminal with HTTP Basic credentials: its thing name and the MQTT password binding gave (docs/device-protocol.md).';
+  }
+  const codes = codesOf(route);
+  const who =
+    codes.length === 0
+      ? 'Any console session; the handler checks the permission the record or list at hand needs.'
+      : codes.length === 1
+        ? `A console session whose account holds \`${codes[0]}\`.`
+        : `A console session whose account holds any one of ${codes.map((c) => `\`${c}\``).join(', ')}.`;
+  return route.beforePasswordChange ? `${who} Open to an account that must still choose its own password.` : who;
+}
+
+/** Which errors the route's own checks can answer; every route may also answer 500 (`default`). */
+function errorStatuses(route: RouteEntry, def: HandlerDef): number[] {
+  const statuses = new Set<number>();
+  const takesBody = route.method !== 'GET' && route.method !== 'DELETE';
+  if (route.access !== 'public') statuses.add(401).add(403);
+  if (paramsOf(route).length > 0) statuses.add(404);
+  if (takesBody && route.access !== 'public') statuses.add(409);
+  if (takesBody) statuses.add(413);
+  if (def.body || def.query || def.params || takesBody || route.binary) statuses.add(422);
+  if (route.access !== 'session' || takesBody) statuses.add(429);
+  statuses.add(500);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  401: 'No permission (the account lacks the authCode), or the session ended: `code` 661 (forced offline), 662 (logged in elsewhere) or 666 (timed out), sent with HTTP 401',
+  403: 'Log in again: no token, or one that is unknown',
+  404: 'No such record, or one of another company',
+  409: 'A stale `version`, or a value that must be unique is taken (`data.issues` names the field)',
+  413: 'The request is larger than a function takes (6 MB)',
+  422: 'Invalid input: `data.issues` lists each field and why',
+  429: 'Too many attempts, or too many background jobs of the company at once; the message says how long to wait',
+  500: 'An unexpected failure; the message tells no internals',
+};
+
+function successResponse(route: RouteEntry, key: string): Json {
+  if (key === OPENAPI_ROUTE) {
+    return { description: 'This document', content: { 'application/json': { schema: { type: 'object', description: 'OpenAPI 3.1' } } } };
+  }
+  if (route.method === 'GET' && route.path.endsWith('/export')) {
+    return { description: 'The workbook itself (not the envelope)', content: { [XLSX]: { schema: { type: 'string', contentMediaType: XLSX } } } };
+  }
+  const data = DATA_SCHEMAS[key];
+  return {
+    description: 'Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted)',
+    content: {
+      'application/json': {
+        schema: data
+          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', properties: { data: jsonSchema(data, `${key} data`) } }] }
+          : { $ref: '#/components/schemas/Success' },
+      },
+    },
+  };
+}
+
+function operation(route: RouteEntry, def: HandlerDef): Json {
+  const key = routeKey(route);
+  const codes = codesOf(route);
+  const parameters = [
+    ...(def.params ? objectFields(def.params, `${key} params`).map((f) => ({ name: f.name, in: 'path', required: true, schema: f.schema })) : []),
+    ...(def.query ? objectFields(def.query, `${key} query`).map((f) => ({ name: f.name, in: 'query', required: f.required, schema: f.schema })) : []),
+  ];
+  const missing = paramsOf(route).filter((name) => !parameters.some((p) => p.in === 'path' && p.name === name));
+  if (missing.length > 0) throw new Error(`${key}: no schema for the path parameters ${missing.join(', ')}`);
+
+  let requestBody: Json | undefined;
+  if (route.binary) {
+    const fields = MULTIPART_FIELDS[key];
+    const schema = fields ? jsonSchema(fields, `${key} fields`) : { type: 'object', properties: {} };
+    requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            ...schema,
+            properties: { ...(schema.properties as Json), file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file' } },
+            required: [...((schema.required as string[] | undefined) ?? []), 'file'],
+          },
+        },
+      },
+    };
+  } else if (def.body) {
+    requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(def.body, `${key} body`) } } };
+  }
+
+  const deviceError = route.access === 'device';
+  const responses: Json = { '200': successResponse(route, key) };
+  for (const status of errorStatuses(route, def)) {
+    responses[String(status)] = { $ref: `#/components/responses/${status === 422 ? 'Invalid' : deviceError ? 'DeviceError' : 'Error'}${status}` };
+  }
+  responses.default = { $ref: `#/components/responses/${deviceError ? 'DeviceError' : 'Error'}` };
+
+  const credentialFree = route.access === 'public' || DEVICE_WITHOUT_CREDENTIALS[key] !== undefined;
+  return {
+    operationId: operationId(route),
+    tags: [route.resource],
+    description: [accessText(route, key), codes.length ? `authCode: ${codes.join(' | ')}` : ''].filter(Boolean).join('\n\n'),
+    'x-access': route.access,
+    'x-authCodes': [...codes],
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    security: credentialFree ? [] : [{ [route.access]: [] }],
+    responses,
+  };
+}
+
+function errorResponses(): Json {
+  const responses: Json = {
+    Error: { description: 'Any other failure, in the envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    DeviceError: {
+      description: 'Any other failure, in the envelope with the reason a terminal acts on',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/DeviceError' } } },
+    },
+  };
+  for (const [status, text] of Object.entries(ERROR_TEXT)) {
+    if (status === '422') {
+      responses[`Invalid${status}`] = { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/Invalid' } } } };
+      continue;
+    }
+    responses[`Error${status}`] = { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses[`DeviceError${status}`] = { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/DeviceError' } } } };
+  }
+  return responses;
+}
+
+const envelope = (code: Json, data: Json = {}): Json => ({
+  type: 'object',
+  required: ['code', 'message', 'data'],
+  properties: { code, message: { type: 'string', description: 'In the caller’s language (`Accept-Language`, e.g. `ja_JP`)' }, data },
+});
+
+function schemas(): Json {
+  const issue = { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } };
+  return {
+    Success: envelope(
+      { type: 'integer', enum: [200, 201, 202, 204] },
+      { description: 'Left open where functions/contract has the answer as a TypeScript type only' },
+    ),
+    Error: envelope({ type: 'integer', description: 'The HTTP status, or 661, 662 or 666 (session ended) with HTTP 401' }),
+    Invalid: envelope(
+      { type: 'integer', enum: [422] },
+      { type: 'object', required: ['issues'], properties: { issues: { type: 'array', items: issue } }, description: 'Device routes add `reason`' },
+    ),
+    DeviceError: envelope(
+      { type: 'integer' },
+      {
+        type: 'object',
+        required: ['reason'],
+        properties: { reason: { type: 'string', enum: [...DEVICE_REASONS] }, retryAfterSeconds: { type: 'integer' } },
+        description: 'The reason a terminal acts on (docs/device-protocol.md, Reasons)',
+      },
+    ),
+  };
+}
+
+export async function openApiDocument(): Promise<Json> {
+  const handlers = await declaredHandlers();
+  const paths: Record<string, Json> = {};
+  for (const route of routes as readonly RouteEntry[]) {
+    const def = handlers[routeKey(route)];
+    if (!def) throw new Error(`${routeKey(route)} has no handler`);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, def);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pass Cloud API',
+      version: pkg.version,
+      description: [
+        'Every route of functions/routes.ts, with the body, query and path parameters its handler checks (functions/contract). Generated; do not edit: `npm run openapi` writes it.',
+        'Every answer is the envelope `{ code, message, data }`. A success is HTTP 200 with `code` 200, 201, 202 or 204; an error has the HTTP status of its `code`, except the session codes 661, 662 and 666, sent with HTTP 401. A 422 lists each refused field in `data.issues`.',
+        '`data` of a success is described here where the contract has it as a schema (the device routes); elsewhere it is a TypeScript type of functions/contract only and is left open.',
+        'Console routes take the session token of `POST /v1/systems/login` as `Authorization: Bearer <token>` and need the authCode(s) in `x-authCodes`, any one of them where there are several. The device routes are described in docs/device-protocol.md.',
+      ].join('\n\n'),
+    },
+    servers: [{ url: '/', description: 'The console’s origin: on AWS the CloudFront domain, which forwards /v1/* to the API' }],
+    tags: [...new Set(routes.map((r) => r.resource))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        session: { type: 'http', scheme: 'bearer', description: 'The token `POST /v1/systems/login` answers: `<tenantId>.<secret>`' },
+        device: { type: 'http', scheme: 'basic', description: 'A bound terminal: its thing name and the MQTT password binding gave' },
+      },
+      schemas: schemas(),
+      responses: errorResponses(),
+    },
+  };
+}
+
+/** The published file's text. */
+export const openApiText = async (): Promise<string> => `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
