@@ -6,7 +6,7 @@ import { ZipFile } from 'yazl';
 import { freePort } from '@passcloud/infra/local/standins';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { mailsTo, registerTenant, unique } from '../support/api.ts';
+import { call, login as loginApi, loginAnswer, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 import { TAGLINE, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole as watchPage } from './support.ts';
 
@@ -50,7 +50,7 @@ describe('system settings', () => {
     await page.getByTestId('settings-button').click();
     await page.waitForURL('**/settings/system');
     const tabs = page.getByTestId('settings-sections').getByRole('tab');
-    expect(await tabs.allInnerTexts()).toEqual(['Ports and versions', 'Email settings', 'Accounts', 'Privacy', 'Licences', 'Mail records']);
+    expect(await tabs.allInnerTexts()).toEqual(['Ports and versions', 'Email settings', 'Accounts', 'Privacy', 'Licences', 'Mail records', 'Audit log']);
     await page.getByRole('tab', { name: 'Licences' }).click();
     await page.waitForURL('**/settings/licence');
     await expect.poll(() => page.title()).toBe(`Licences - ${TAGLINE}`);
@@ -64,6 +64,49 @@ describe('system settings', () => {
     // The owner comes first, marked as such.
     await expect.poll(() => rows(page).first().getByTestId('badge-owner').count()).toBe(1);
     await context.close();
+  });
+
+  it('shows the audit log: logins, a failed login and a change, filtered by kind and exported, in English and Chinese', async () => {
+    const owner = await registerTenant();
+    const token = (await loginApi(owner.username, owner.password)).token;
+    const dept = unique('Audited-');
+    expect((await call('POST', '/v1/departments', { token, body: { name: dept } })).body.code).toBe(201);
+    expect((await loginAnswer(owner.username, 'not-the-password')).status).toBe(401);
+
+    const { context, page } = await newPage(browser);
+    watchConsole(page);
+    await loginInBrowser(page, owner.username, owner.password);
+    await page.goto('/settings/audit');
+    await expect.poll(() => page.title()).toBe(`Audit log - ${TAGLINE}`);
+    const entries = page.getByTestId('audit-row');
+    await expect.poll(() => entries.count()).toBe(4);
+    expect(await entries.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')))).toEqual(['login', 'loginFailed', 'change', 'login']);
+    await expect.poll(() => entries.nth(1).innerText()).toContain('Wrong username or password');
+    await page.screenshot({ path: `${shotDir}/settings-audit-en.png`, fullPage: true });
+
+    await page.getByTestId('audit-kind-filter').click();
+    await page.getByRole('option', { name: 'Change', exact: true }).click();
+    await page.getByTestId('audit-search').click();
+    await page.waitForURL('**/settings/audit?*kind=change*');
+    await expect.poll(() => entries.count()).toBe(1);
+    expect(await entries.first().getByTestId('audit-action').innerText()).toBe('POST /v1/departments');
+
+    const download = page.waitForEvent('download');
+    await page.getByTestId('audit-export').click();
+    expect((await download).suggestedFilename()).toMatch(/^audit-\d{4}-\d{2}-\d{2}\.xlsx$/);
+    await page.getByTestId('audit-reset').click();
+    await expect.poll(() => entries.count()).toBe(5);
+    await context.close();
+
+    const zh = await newPage(browser, { locale: 'zh_CN' });
+    watchConsole(zh.page);
+    await loginInBrowser(zh.page, owner.username, owner.password);
+    await zh.page.goto('/settings/audit');
+    await expect.poll(() => zh.page.getByTestId('screen-title').innerText()).toBe('审计日志');
+    await expect.poll(() => zh.page.getByTestId('audit-row').count()).toBeGreaterThan(4);
+    expect(await zh.page.getByTestId('audit-row').first().getByTestId('audit-kind').innerText()).toBe('登录');
+    await zh.page.screenshot({ path: `${shotDir}/settings-audit-zh.png`, fullPage: true });
+    await zh.context.close();
   });
 
   it('offers an account only the sections it holds, at their own paths', async () => {
