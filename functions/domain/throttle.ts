@@ -5,7 +5,7 @@
  */
 import { env, type EnvName } from '../lib/env.ts';
 
-export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails'] as const;
+export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
@@ -25,6 +25,8 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
   invitations: { limit: 50, windowMs: 60 * 60_000 },
   /** Fever and blacklist alert mails per company in an hour; those past it are not sent. */
   alertMails: { limit: 200, windowMs: 60 * 60_000 },
+  /** Unknown or forged survey links (the public QR-code page) per client address; a link that works is given back. */
+  surveyLinks: { limit: 30, windowMs: 15 * 60_000 },
 };
 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;

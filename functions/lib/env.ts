@@ -68,6 +68,7 @@ export const VARIABLES = {
   THROTTLE_TESTMAILS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_INVITATIONS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_ALERTMAILS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
+  THROTTLE_SURVEYLINKS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
 } as const satisfies Record<string, { kind: 'stack' | 'operator' | 'platform' | 'local'; about: string }>;
 
 export type EnvName = keyof typeof VARIABLES;

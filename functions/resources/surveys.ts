@@ -1,5 +1,6 @@
 import { surveyAnswerBody, surveyOpenBody, type SurveyForm, type SurveyRefusal } from '#contract/questionnaires';
 import { findDevice } from '#data/devices';
+import { countAttempt, refundAttempt } from '#data/identity';
 import { findQuestionnaire, type Questionnaire } from '#data/questionnaires';
 import { findLink, storeLinkResult, type SurveyLink } from '#data/questionnaireResults';
 import { safeEqualText, sha256 } from '#lib/crypto';
@@ -24,11 +25,17 @@ const REFUSALS: Record<SurveyRefusal, { status: number; message: MessageId }> = 
 };
 const refuse = (reason: SurveyRefusal): AppError => new AppError(REFUSALS[reason].status, REFUSALS[reason].message, {}, { reason });
 
-/** The link a token names, or a refusal: forged and unknown tokens alike are `invalid`. */
-async function linkOf(token: string, now = Date.now()): Promise<SurveyLink> {
+/**
+ * The link a token names, or a refusal: forged and unknown tokens alike are `invalid`. Each try is
+ * counted against the caller's address before the token is looked up, and given back when the
+ * token names a link, so guessing is throttled (429) and parallel guesses cannot pass the limit.
+ */
+async function linkOf(token: string, sourceIp: string, now = Date.now()): Promise<SurveyLink> {
+  await countAttempt('surveyLinks', sourceIp);
   const [tenantId, linkId, secret] = token.split('.') as [string, string, string];
   const link = await findLink(tenantId, linkId);
   if (!link || !safeEqualText(link.secretHash, sha256(secret))) throw refuse('invalid');
+  await refundAttempt('surveyLinks', sourceIp);
   if (link.usedAt) throw refuse('used');
   if (link.expiresAt <= now) throw refuse('expired');
   return link;
@@ -48,8 +55,8 @@ async function surveyOf(link: SurveyLink): Promise<Questionnaire> {
 export const surveyHandlers = {
   'POST /v1/surveys/open': publicRoute({
     body: surveyOpenBody,
-    async handle({ body }) {
-      const link = await linkOf(body.token);
+    async handle({ body, sourceIp }) {
+      const link = await linkOf(body.token, sourceIp);
       const survey = await surveyOf(link);
       const [{ title, questions, translations }, device] = await Promise.all([questionsOf(survey, link.revision), findDevice(link.tenantId, link.deviceKey)]);
       const form: SurveyForm = { title, questions, translations, deviceName: device?.name ?? '', expiresAt: new Date(link.expiresAt).toISOString() };
@@ -58,13 +65,13 @@ export const surveyHandlers = {
   }),
   'POST /v1/surveys/answers': publicRoute({
     body: surveyAnswerBody,
-    async handle({ body }) {
-      const link = await linkOf(body.token);
+    async handle({ body, sourceIp }) {
+      const link = await linkOf(body.token, sourceIp);
       const survey = await surveyOf(link);
       const result = await resultOf(survey, link.revision, body.answers, { deviceKey: link.deviceKey, source: 'qr', answeredAt: new Date() });
       if (!(await storeLinkResult(link, result))) {
         // Another answer used the link first, or it expired meanwhile: say which; nothing was stored.
-        await linkOf(body.token);
+        await linkOf(body.token, sourceIp);
         throw refuse('used');
       }
       await raiseAbnormal(result);

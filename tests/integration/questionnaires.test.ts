@@ -20,8 +20,11 @@ import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { findRevision } from '@passcloud/functions/data/questionnaires';
 import { seedDemoQuestionnaires } from '@passcloud/infra/local/demoQuestionnaires';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
-import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { throttles } from '@passcloud/functions/data/throttles';
+import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
+import { request } from 'node:http';
 import { until } from '../support/wait.ts';
 
 type Issues = { issues: { path: string; message: string }[]; reason?: string };
@@ -85,6 +88,19 @@ const linkFor = (t: Terminal, q: QuestionnaireItem) =>
     body: { questionnaireKey: q.questionnaireKey },
   });
 const tokenOf = (url: string) => new URL(url).hash.slice(1);
+
+/** A JSON POST from another loopback address than the tests' own. */
+function postFrom(localAddress: string, path: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${baseUrl()}${path}`, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 beforeAll(async () => {
   const owner = await registerTenant();
@@ -468,6 +484,30 @@ describe('QR links', () => {
     expect((await linkFor(b, screen)).status).toBe(409);
     await setState(screen, 'close');
     expect((await results(q)).items).toHaveLength(2);
+  });
+
+  it('throttles guessed links per address: a forged link counts, a working one is given back, and past the limit nothing is looked up', async () => {
+    // From an address of its own, so the count is this test's alone.
+    const address = '127.0.0.2';
+    const key = { tenantId: SYSTEM_SCOPE, scope: 'surveyLinks' as const, subject: address };
+    const counted = async () => (await throttles().get(key).go({ consistent: true })).data?.failures ?? 0;
+    const t = tokenOf((await linkFor(b, q)).body.data.url);
+    const [tenant, linkId, secret] = t.split('.') as [string, string, string];
+    const forged = `${tenant}.${linkId}.${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const before = await counted();
+    expect((await postFrom(address, '/v1/surveys/open', { token: forged })).status).toBe(404);
+    expect(await counted()).toBe(before + 1);
+    expect((await postFrom(address, '/v1/surveys/open', { token: t })).status).toBe(200);
+    expect(await counted()).toBe(before + 1);
+
+    const windowEndsAt = Date.now() + 15 * 60_000;
+    await throttles().put({ ...key, failures: 100_000, windowEndsAt, ttl: Math.floor(windowEndsAt / 1000) + 60 }).go();
+    const stored = (await results(q)).items.length;
+    const tries = await Promise.all([1, 2, 3, 4, 5].map(() => postFrom(address, '/v1/surveys/answers', { token: t, answers: [{ choices: [0] }, { text: 'x' }, null] })));
+    expect(tries.map((r) => r.status)).toEqual([429, 429, 429, 429, 429]);
+    expect((await results(q)).items).toHaveLength(stored);
+    expect(await counted()).toBe(100_000);
+    await throttles().delete(key).go();
   });
 
   it('stops a link working once the survey closes', async () => {

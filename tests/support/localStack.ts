@@ -31,6 +31,7 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.THROTTLE_ADDRESS_LIMIT ??= '1000';
   process.env.THROTTLE_KEYS_LIMIT ??= '100000';
   process.env.THROTTLE_CODEMAILS_LIMIT ??= '10000';
+  process.env.THROTTLE_SURVEYLINKS_LIMIT ??= '10000';
   // Grants of more than 50 pairs go to the background worker, so tests reach it with a few people.
   process.env.GRANT_INLINE_PAIRS ??= '50';
   // And grants of more than 150 pairs are refused (tests/integration/passageGuards.test.ts).
