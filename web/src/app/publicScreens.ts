@@ -11,5 +11,7 @@ export const PUBLIC_SCREENS: Record<string, () => Promise<{ default: ComponentTy
   '/smart-elevator': () => import('../features/entrance/SmartElevatorPage.tsx'),
   // The page behind a face terminal's QR code, answered on a phone (`/survey#<token>`).
   '/survey': () => import('../features/questionnaires/SurveyPage.tsx'),
+  // The API reference for integrators, rendered from the document the API serves (/v1/openapi.json).
+  '/docs/api': () => import('../features/docs/ApiDocsPage.tsx'),
   '/404': () => import('../features/errors/NotFoundPage.tsx'),
 };
