@@ -99,7 +99,11 @@ function accessText(route: RouteEntry, key: string): string {
       : codes.length === 1
         ? `A console session whose account holds \`${codes[0]}\`.`
         : `A console session whose account holds any one of ${codes.map((c) => `\`${c}\``).join(', ')}.`;
-  return route.beforePasswordChange ? `${who} Open to an account that must still choose its own password.` : who;
+  const open = [
+    route.beforePasswordChange ? ' Open to an account that must still choose its own password.' : '',
+    route.beforeTwoFactor ? ' Open to a session that must still enrol in two-factor login.' : '',
+  ].join('');
+  return `${who}${open}`;
 }
 
 /** Which errors the route's own checks can answer; every route may also answer 500 (`default`). */

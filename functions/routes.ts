@@ -28,6 +28,11 @@ export interface RouteEntry {
    */
   beforePasswordChange?: true;
   /**
+   * A session route a session that must first enrol in two-factor login (its company requires it)
+   * may use: enrolling, and what an account may do before its password change. Every other answers 401.
+   */
+  beforeTwoFactor?: true;
+  /**
    * What a successful call leaves in the audit log (lib/audit.ts), where it is not a change: every
    * session route but GET is recorded as a change unless it says otherwise here; a GET only when
    * it is marked (exports, recordings played).
@@ -38,12 +43,21 @@ export interface RouteEntry {
 export const routes = [
   { method: 'POST', path: '/v1/systems/security', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/login', resource: 'systems', access: 'public' },
-  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true, audit: 'logout' },
-  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true },
-  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true },
+  // The second step of a login with two-factor login on: the challenge the first step answered, and a code.
+  { method: 'POST', path: '/v1/systems/login/twoFactor', resource: 'systems', access: 'public' },
+  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, audit: 'logout' },
+  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
+  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
   // Where the console's live channel is, for an account that sees passes as they happen (contract/live.ts).
   { method: 'GET', path: '/v1/systems/live', resource: 'systems', access: 'session', authCodes: [...new Set(Object.values(LIVE_TOPIC_CODES).flat())] },
-  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true },
+  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
+  // The caller's own two-factor login: its state, a new secret to enrol, turning it on (answering the
+  // recovery codes), new recovery codes, turning it off.
+  { method: 'GET', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true },
+  { method: 'POST', path: '/v1/systems/twoFactor/enrolment', resource: 'systems', access: 'session', beforeTwoFactor: true },
+  { method: 'POST', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true },
+  { method: 'POST', path: '/v1/systems/twoFactor/recoveryCodes', resource: 'systems', access: 'session' },
+  { method: 'POST', path: '/v1/systems/twoFactor/disable', resource: 'systems', access: 'session' },
   { method: 'POST', path: '/v1/systems/validateCodes', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/register', resource: 'systems', access: 'public' },
   { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
@@ -187,6 +201,8 @@ export const routes = [
   { method: 'PATCH', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'DELETE', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'POST', path: '/v1/accounts/{accountKey}/password', resource: 'accounts', access: 'session', authCode: 'settings:account' },
+  // Another account's two-factor login turned off (a lost phone): its session ends.
+  { method: 'DELETE', path: '/v1/accounts/{accountKey}/twoFactor', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'GET', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'POST', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'PATCH', path: '/v1/licences/reminder', resource: 'licences', access: 'session', authCode: 'settings:licence' },
@@ -196,6 +212,9 @@ export const routes = [
   { method: 'POST', path: '/v1/settings/system/packages/{packageKey}/complete', resource: 'settings', access: 'session', authCode: 'settings:system' },
   { method: 'GET', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  // Whether the company requires two-factor login of every account; only its owner changes it.
+  { method: 'GET', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  { method: 'PUT', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   // Email settings (the company's SMTP server, recipients, content types) and the mail records.
   { method: 'GET', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
   { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },

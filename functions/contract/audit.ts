@@ -6,7 +6,7 @@ import * as z from 'zod';
  *
  * - `change`: a request of an administrator that changed something (every successful `POST`,
  *   `PUT`, `PATCH` and `DELETE` of a console session);
- * - `login`, `loginFailed` (wrong password, disabled account, too many tries), `logout`;
+ * - `login`, `loginFailed` (wrong password, wrong second-factor code, disabled account, too many tries), `logout`;
  * - `export`: people, records, attendance, results, calls or the audit log itself exported;
  * - `playback`: a call recording played or downloaded.
  */
@@ -60,7 +60,7 @@ export interface AuditEntryJson {
   fields: string[];
   /** The answer's code (SPEC.md §8), or the failed login's. */
   code: number;
-  /** Why a login failed: `badCredentials`, `disabled` or `throttled`. */
+  /** Why a login failed: `badCredentials`, `disabled`, `throttled` or `secondFactor` (a wrong code after the right password). */
   reason: string | null;
   sourceIp: string;
   userAgent: string | null;

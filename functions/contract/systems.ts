@@ -62,4 +62,16 @@ export interface UserInfo {
   authCodes: string[];
   /** The password was set by an administrator or an invitation: the console asks for a new one first. */
   mustChangePassword: boolean;
+  /** The account has two-factor login on (contract/twoFactor.ts). */
+  twoFactor: boolean;
+  /** The company requires two-factor login and the account has none: the console leads it through enrolment first. */
+  mustEnrolTwoFactor: boolean;
+}
+
+/**
+ * What login answers when the account has two-factor login on: no session yet, but the challenge
+ * to send with a code to `POST /v1/systems/login/twoFactor` (contract/twoFactor.ts).
+ */
+export interface LoginChallengeAnswer {
+  twoFactor: { challenge: string; expiresAt: string };
 }

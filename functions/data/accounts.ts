@@ -26,6 +26,17 @@ export const accounts = lazy(
           owner: { type: 'boolean', required: true, default: false },
           /** Hash of the one live session token; an older token answers 662. */
           activeSession: { type: 'string' },
+          /** Two-factor login (data/twoFactor.ts): the authenticator's secret, sealed (lib/secretBox.ts); present while it is on. */
+          totpSecret: { type: 'string' },
+          /** When two-factor login was turned on (ISO). */
+          twoFactorAt: { type: 'string' },
+          /** The last time step whose code was accepted: a code of it or an earlier one is refused (no replay). */
+          totpLastStep: { type: 'number' },
+          /** Hashes of the recovery codes not yet used (lib/totp.ts recoveryCodeHash); each is removed as it is used. */
+          recoveryCodes: { type: 'set', items: 'string' },
+          /** A secret handed out for enrolment, sealed, until it is confirmed with a code or `totpPendingUntil` passes. */
+          totpPending: { type: 'string' },
+          totpPendingUntil: { type: 'number' },
           createdAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },

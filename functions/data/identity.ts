@@ -233,9 +233,10 @@ export async function takeSecurityKey(securityId: string): Promise<RsaKeyPair | 
 /**
  * Opens the account's one live session: the login key pair becomes the session key pair, and
  * the account now points at this token, so any older token answers 662 and loses its live
- * connections at once.
+ * connections at once. With `enrolTwoFactor` (the company requires two-factor login and the
+ * account has none) the session may use only the routes that enrol it (lib/auth.ts).
  */
-export async function openSession(account: { tenantId: string; accountId: string; authVersion: number }, pair: RsaKeyPair): Promise<string> {
+export async function openSession(account: { tenantId: string; accountId: string; authVersion: number }, pair: RsaKeyPair, options: { enrolTwoFactor?: boolean } = {}): Promise<string> {
   const token = makeToken(account.tenantId, randomToken());
   const tokenHash = sha256(token);
   const now = Date.now();
@@ -251,6 +252,7 @@ export async function openSession(account: { tenantId: string; accountId: string
       lastSeenAt: now,
       expiresAt,
       ttl: epochSeconds(new Date(expiresAt)) + 86_400,
+      ...(options.enrolTwoFactor ? { enrolTwoFactor: true } : {}),
     })
     .go();
   const before = (await accounts().patch({ tenantId: account.tenantId, accountId: account.accountId }).set({ activeSession: tokenHash }).go({ response: 'all_old' })).data;

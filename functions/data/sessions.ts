@@ -22,6 +22,8 @@ export const sessions = lazy(
           ttl: { type: 'number', required: true },
           /** Client ids of the session's live connections (contract/live.ts), ended with it. */
           liveClients: { type: 'set', items: 'string' },
+          /** The company required two-factor login when this session began and the account had none: it must enrol first. */
+          enrolTwoFactor: { type: 'boolean' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'session#${tokenHash}', casing: 'none' } },

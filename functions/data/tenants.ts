@@ -19,6 +19,8 @@ export const tenants = lazy(
           licenceReminderDays: { type: 'number' },
           /** The company's IANA time zone: days of records, counters and validities are its days. UTC when unset. */
           timezone: { type: 'string' },
+          /** The owner requires two-factor login of every account: one without it enrols at its next login before anything else. */
+          requireTwoFactor: { type: 'boolean' },
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {

@@ -64,7 +64,8 @@ export async function auditRequest(request: AuditedRequest): Promise<void> {
   });
 }
 
-export type LoginFailure = 'badCredentials' | 'disabled' | 'throttled';
+/** Why a login failed; `secondFactor`: the password was right, the code of the second step was not. */
+export type LoginFailure = 'badCredentials' | 'disabled' | 'throttled' | 'secondFactor';
 
 /**
  * Records a login or a failed one. A failure under a name no company knows is written too (where

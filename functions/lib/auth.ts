@@ -44,18 +44,29 @@ export function withOwnerCodes<T extends { owner: boolean; authCodes: string[] }
 /** Whether an account holds at least one of the codes. */
 export const holdsAny = (held: readonly string[], codes: readonly AuthCode[]): boolean => codes.some((code) => held.includes(code));
 
+/** Whether the session must enrol in two-factor login before anything else (its company requires it and the account has none). */
+export const mustEnrolTwoFactor = (session: Pick<SessionRecord, 'enrolTwoFactor'>, account: Pick<AccountRecord, 'totpSecret'>): boolean =>
+  !!session.enrolTwoFactor && !account.totpSecret;
+
 /**
  * The caller's session and account. `beforePasswordChange` marks the routes an account whose
  * password someone else chose may still use (the route table's flag: change it, read itself and
- * its menu, log out); every other answers 401.
+ * its menu, log out); every other answers 401. `beforeTwoFactor` likewise marks what a session
+ * that must first enrol in two-factor login may use (those, and enrolling).
  */
-export async function authenticate(authorization: string | undefined, authCode?: AuthCode | readonly AuthCode[], beforePasswordChange = false): Promise<Auth> {
+export async function authenticate(
+  authorization: string | undefined,
+  authCode?: AuthCode | readonly AuthCode[],
+  beforePasswordChange = false,
+  beforeTwoFactor = false,
+): Promise<Auth> {
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
   const { session, account } = await liveSession(tenantId, tokenHash, true);
   if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
   if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
+  if (!beforeTwoFactor && mustEnrolTwoFactor(session, account)) throw new AppError(401, 'auth.mustEnrolTwoFactor');
   if (Date.now() - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: Date.now() }).go();
   }

@@ -202,7 +202,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     access = route?.access;
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
-    const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true) : null;
+    const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true) : null;
     tenantId = auth?.tenantId;
     const rawBody = decodeBody(event);
     const params = parse(def.params, event.pathParameters ?? {}, locale, '');

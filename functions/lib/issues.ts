@@ -54,6 +54,8 @@ const FIELD_LABELS: Record<string, MessageId> = {
   purpose: 'field.purpose',
   companyName: 'field.companyName',
   code: 'field.code',
+  challenge: 'field.challenge',
+  requireTwoFactor: 'field.requireTwoFactor',
   token: 'field.invitationLink',
   agree: 'field.agree',
   locale: 'field.language',

@@ -2,7 +2,8 @@ import { accountCreateBody, accountKeyParams, accountListQuery, accountPasswordB
 import { versionQuery } from '#contract/people';
 import type { AuthCode } from '#contract/menu';
 import { passwordProblem } from '#domain/passwords';
-import { countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
+import { closeSession, countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
+import { disableTwoFactor } from '#data/twoFactor';
 import { INVITATION_DAYS, issueInvitation, unknownPassword } from '#data/invitations';
 import { withOwnerCodes, type Auth } from '#lib/auth';
 import { rsaDecrypt } from '#lib/crypto';
@@ -29,6 +30,7 @@ function accountJson(account: Account) {
     owner: account.owner,
     disabled: account.disabled,
     mustChangePassword: account.mustChangePassword,
+    twoFactor: !!account.totpSecret,
     createTime: account.createdAt,
     version: account.version,
   };
@@ -179,6 +181,20 @@ export const accounts = defineResource('accounts', {
       const account = await requireAccount(auth.tenantId, target.accountId);
       await mailInvitation(locale, account, true);
       return created(accountJson(account));
+    },
+  }),
+  'DELETE /v1/accounts/{accountKey}/twoFactor': sessionRoute({
+    params: accountKeyParams,
+    async handle({ auth, params }) {
+      const target = await requireAccount(auth.tenantId, params.accountKey);
+      // One's own is turned off with one's password and a code (POST /v1/systems/twoFactor/disable).
+      if (target.accountId === auth.accountId) throw new AppError(409, 'accounts.notYourself');
+      checkReach(auth, target);
+      await disableTwoFactor(auth.tenantId, target.accountId);
+      // Whoever holds the session (and perhaps the phone) is out; the account logs in with its password alone,
+      // or enrols again at once where the company requires two-factor login.
+      if (target.activeSession) await closeSession(auth.tenantId, target.activeSession, target.accountId);
+      return deleted();
     },
   }),
 });

@@ -9,11 +9,15 @@ import {
   type PresignedPackage,
   type SystemInfo,
 } from '#contract/settings';
+import { twoFactorPolicyBody, type TwoFactorPolicy } from '#contract/twoFactor';
 import { looksLikeZip } from '#domain/uploads';
+import { findTenant } from '#data/identity';
+import { tenants } from '#data/tenants';
 import { allDevices } from '#data/devices';
 import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy } from '#data/settings';
 import { newId } from '#lib/crypto';
-import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
+import { AppError, NotFoundError, fieldError, type ValidationError } from '#lib/errors';
+import type { Auth } from '#lib/auth';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { inProcess, startWorker } from '#lib/jobs';
 import { deleteObject, digestObject, objectSize, presignedPut } from '#lib/storage';
@@ -54,6 +58,11 @@ function apiBaseUrl(headers: Record<string, string | undefined>): string {
   const configured = env('API_BASE_URL');
   if (configured) return configured.replace(/\/+$/, '');
   return `https://${headers.host ?? 'localhost'}/v1`;
+}
+
+async function twoFactorPolicy(auth: Auth): Promise<TwoFactorPolicy> {
+  const tenant = await findTenant(auth.tenantId);
+  return { requireTwoFactor: !!tenant?.requireTwoFactor, canChange: auth.account.owner, ownEnabled: !!auth.account.totpSecret };
 }
 
 export const settings = defineResource('settings', {
@@ -131,6 +140,23 @@ export const settings = defineResource('settings', {
     async handle({ auth, body }) {
       const { version, ...wanted } = body;
       return created(await savePrivacy(auth.tenantId, wanted, version));
+    },
+  }),
+
+  'GET /v1/settings/twoFactor': sessionRoute({
+    async handle({ auth }) {
+      return ok(await twoFactorPolicy(auth));
+    },
+  }),
+
+  'PUT /v1/settings/twoFactor': sessionRoute({
+    body: twoFactorPolicyBody,
+    async handle({ auth, body }) {
+      if (!auth.account.owner) throw new AppError(401, 'twoFactor.ownerOnly');
+      // The owner goes first: a rule its own account does not keep would take effect at its own next login.
+      if (body.requireTwoFactor && !auth.account.totpSecret) throw fieldError('requireTwoFactor', 'twoFactor.ownerFirst');
+      await tenants().patch({ tenantId: auth.tenantId }).set({ requireTwoFactor: body.requireTwoFactor }).go();
+      return created(await twoFactorPolicy(auth));
     },
   }),
 });

@@ -10,8 +10,10 @@ import {
   termsQuery,
   validateCodesBody,
   type InvitationInfo,
+  type LoginChallengeAnswer,
   type UserInfo,
 } from '#contract/systems';
+import { twoFactorConfirmBody, twoFactorLoginBody, type RecoveryCodes, type TwoFactorEnrolment, type TwoFactorState } from '#contract/twoFactor';
 import { LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTopics, type LiveConnection, type LiveTopic } from '#contract/live';
 import type { AuthCode } from '#contract/menu';
 import { permittedMenu } from '#domain/menu';
@@ -36,10 +38,23 @@ import {
   takeSecurityKey,
 } from '#data/identity';
 import { acceptInvitation, findInvitation } from '#data/invitations';
+import {
+  createChallenge,
+  disableTwoFactor,
+  enableTwoFactor,
+  openTotpSecret,
+  replaceRecoveryCodes,
+  spendChallenge,
+  startEnrolment,
+  tryChallenge,
+  useSecondFactor,
+} from '#data/twoFactor';
+import { accounts as accountItems } from '#data/accounts';
 import { SYSTEM_SCOPE } from '#data/tables';
-import { holdsAny, withOwnerCodes, type AccountRecord } from '#lib/auth';
+import { holdsAny, mustEnrolTwoFactor, withOwnerCodes, type AccountRecord, type Auth } from '#lib/auth';
 import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
 import { AppError, ConflictError, NotFoundError, SessionEndedError, ThrottledError, ValidationError, fieldError } from '#lib/errors';
+import { matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from '#lib/totp';
 import { auditLogin } from '#lib/audit';
 import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
@@ -48,12 +63,14 @@ import type { Locale } from '#contract/locales';
 import { declareEnvironment, env } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
 
-async function userInfo(account: AccountRecord, key: string, token?: string): Promise<UserInfo> {
-  const tenant = await findTenant(account.tenantId);
+type Tenant = Awaited<ReturnType<typeof findTenant>>;
+
+async function userInfo(account: AccountRecord, key: string, session: { token?: string; mustEnrolTwoFactor: boolean; tenant?: Tenant }): Promise<UserInfo> {
+  const tenant = session.tenant ?? (await findTenant(account.tenantId));
   return {
-    ...(token ? { token } : {}),
+    ...(session.token ? { token: session.token } : {}),
     username: account.username,
     nickname: account.nickname,
     userCode: tenant?.userCode ?? '',
@@ -64,7 +81,45 @@ async function userInfo(account: AccountRecord, key: string, token?: string): Pr
     key,
     authCodes: withOwnerCodes(account).authCodes,
     mustChangePassword: account.mustChangePassword,
+    twoFactor: !!account.totpSecret,
+    mustEnrolTwoFactor: session.mustEnrolTwoFactor,
   };
+}
+
+type Seen = { sourceIp: string; userAgent: string | undefined; requestId: string };
+
+/**
+ * Opens the account's session once every factor was right, and records the login (once, here).
+ * When the company requires two-factor login and the account has none, the session may only enrol.
+ */
+async function startSession(account: AccountRecord, pair: RsaKeyPair, seen: Seen): Promise<UserInfo> {
+  const tenant = await findTenant(account.tenantId);
+  const enrol = !!tenant?.requireTwoFactor && !account.totpSecret;
+  const token = await openSession(account, pair, { enrolTwoFactor: enrol });
+  await auditLogin(account, account.username, { code: 200 }, seen);
+  return userInfo(account, pair.publicKey, { token, mustEnrolTwoFactor: enrol, tenant });
+}
+
+/** The account's password, typed in the console and encrypted with the session key, checked as one counted attempt of the account. */
+async function checkOwnPassword(auth: Auth, ciphertext: string): Promise<void> {
+  const password = rsaDecrypt(auth.session.privateKey, ciphertext);
+  if (password === undefined) throw fieldError('password', 'auth.undecryptable');
+  await countAttempt('account', auth.account.username.toLowerCase());
+  if (!(await verifyPassword(password, auth.account.passwordHash))) throw fieldError('password', 'twoFactor.wrongPassword');
+}
+
+/** The password and a current code (or a recovery code) of an account with two-factor login on; both right clear the account's count. */
+async function checkBothFactors(auth: Auth, body: { password: string; code: string }): Promise<void> {
+  if (!auth.account.totpSecret) throw new ConflictError('twoFactor.notOn');
+  await checkOwnPassword(auth, body.password);
+  if (!(await useSecondFactor(auth.account, body.code))) throw fieldError('code', 'twoFactor.wrongCode');
+  await clearAttempts('account', auth.account.username.toLowerCase());
+}
+
+/** Ten new recovery codes and their hashes. */
+function recoveryCodes(accountId: string): { codes: string[]; hashes: string[] } {
+  const codes = newRecoveryCodes();
+  return { codes, hashes: codes.map((code) => recoveryCodeHash(accountId, code)) };
 }
 
 /** The login key named in the request, taken for this one request. */
@@ -156,9 +211,47 @@ export const systems = defineResource('systems', {
         await auditLogin(account, username, { code: 661, reason: 'disabled' }, seen);
         throw new SessionEndedError(661);
       }
-      const token = await openSession(account, pair);
-      await auditLogin(account, username, { code: 200 }, seen);
-      return ok(await userInfo(account, pair.publicKey, token));
+      if (account.totpSecret) {
+        // The password was right: a second step follows, and the login is recorded when it succeeds.
+        const { challenge, expiresAt } = await createChallenge(account, pair);
+        const answer: LoginChallengeAnswer = { twoFactor: { challenge, expiresAt: new Date(expiresAt).toISOString() } };
+        return ok(answer);
+      }
+      return ok(await startSession(account, pair, seen));
+    },
+  }),
+
+  'POST /v1/systems/login/twoFactor': publicRoute({
+    body: twoFactorLoginBody,
+    async handle({ body, sourceIp, headers, requestId }) {
+      const seen = { sourceIp, userAgent: headers['user-agent'], requestId };
+      // Every code counts against the address first: guessing challenges is guessing too.
+      await countAttempt('address', sourceIp);
+      const challenged = await tryChallenge(body.challenge);
+      if (!challenged) throw new AppError(403, 'auth.challengeEnded');
+      const who = { tenantId: challenged.tenantId, accountId: challenged.accountId, username: challenged.username };
+      const name = challenged.username.toLowerCase();
+      try {
+        await countAttempt('account', name);
+      } catch (error) {
+        await refundAttempt('address', sourceIp);
+        if (error instanceof ThrottledError) await auditLogin(who, name, { code: 429, reason: 'throttled' }, seen);
+        throw error;
+      }
+      const account = (await accountItems().get({ tenantId: challenged.tenantId, accountId: challenged.accountId }).go()).data;
+      // Turned off (or reset by an administrator) since the password step: that login is over.
+      if (!account?.totpSecret) throw new AppError(403, 'auth.challengeEnded');
+      if (!(await useSecondFactor(account, body.code))) {
+        await auditLogin(account, name, { code: 401, reason: 'secondFactor' }, seen);
+        throw new AppError(401, 'auth.badSecondFactor');
+      }
+      if (!(await spendChallenge(challenged.challengeHash))) throw new AppError(403, 'auth.challengeEnded');
+      await Promise.all([clearAttempts('account', name), refundAttempt('address', sourceIp)]);
+      if (account.disabled) {
+        await auditLogin(account, name, { code: 661, reason: 'disabled' }, seen);
+        throw new SessionEndedError(661);
+      }
+      return ok(await startSession(account, challenged.pair, seen));
     },
   }),
 
@@ -171,7 +264,7 @@ export const systems = defineResource('systems', {
 
   'GET /v1/systems/me': sessionRoute({
     async handle({ auth }) {
-      return ok(await userInfo(auth.account, auth.session.publicKey));
+      return ok(await userInfo(auth.account, auth.session.publicKey, { mustEnrolTwoFactor: mustEnrolTwoFactor(auth.session, auth.account) }));
     },
   }),
 
@@ -221,6 +314,70 @@ export const systems = defineResource('systems', {
       if (newPassword === oldPassword) throw fieldError('newPassword', 'password.sameAsOriginal');
       // The account has one live session (this one), so every other session has already ended.
       await setPassword(auth.tenantId, auth.accountId, newPassword, false);
+      return created();
+    },
+  }),
+
+  'GET /v1/systems/twoFactor': sessionRoute({
+    async handle({ auth }) {
+      const tenant = await findTenant(auth.tenantId);
+      const state: TwoFactorState = {
+        enabled: !!auth.account.totpSecret,
+        enabledAt: auth.account.totpSecret ? (auth.account.twoFactorAt ?? null) : null,
+        recoveryCodesLeft: auth.account.totpSecret ? (auth.account.recoveryCodes?.length ?? 0) : 0,
+        required: !!tenant?.requireTwoFactor,
+      };
+      return ok(state);
+    },
+  }),
+
+  'POST /v1/systems/twoFactor/enrolment': sessionRoute({
+    async handle({ auth }) {
+      if (auth.account.totpSecret) throw new ConflictError('twoFactor.alreadyOn');
+      const { secret, uri } = await newTotpSecret(auth.account.username);
+      const started = await startEnrolment(auth.tenantId, auth.accountId, secret);
+      if (!started) throw new ConflictError('twoFactor.alreadyOn');
+      const answer: TwoFactorEnrolment = { uri, secret, issuer: 'Pass Cloud', account: auth.account.username, expiresAt: new Date(started.expiresAt).toISOString() };
+      return created(answer);
+    },
+  }),
+
+  'POST /v1/systems/twoFactor': sessionRoute({
+    body: twoFactorConfirmBody,
+    async handle({ auth, body }) {
+      if (auth.account.totpSecret) throw new ConflictError('twoFactor.alreadyOn');
+      await checkOwnPassword(auth, body.password);
+      const pending = auth.account.totpPending;
+      if (!pending || (auth.account.totpPendingUntil ?? 0) < Date.now()) throw fieldError('code', 'twoFactor.enrolmentExpired');
+      const step = /^\d{6}$/.test(body.code) ? await matchingStep(await openTotpSecret(auth.tenantId, pending), body.code) : undefined;
+      if (step === undefined) throw fieldError('code', 'twoFactor.wrongCode');
+      const { codes, hashes } = recoveryCodes(auth.accountId);
+      // A parallel confirmation, or a new secret asked for meanwhile, makes this one stale.
+      if (!(await enableTwoFactor(auth.tenantId, auth.accountId, pending, step, hashes))) throw fieldError('code', 'twoFactor.enrolmentExpired');
+      await clearAttempts('account', auth.account.username.toLowerCase());
+      const answer: RecoveryCodes = { recoveryCodes: codes };
+      return created(answer);
+    },
+  }),
+
+  'POST /v1/systems/twoFactor/recoveryCodes': sessionRoute({
+    body: twoFactorConfirmBody,
+    async handle({ auth, body }) {
+      await checkBothFactors(auth, body);
+      const { codes, hashes } = recoveryCodes(auth.accountId);
+      if (!(await replaceRecoveryCodes(auth.tenantId, auth.accountId, auth.account.totpSecret!, hashes))) throw new ConflictError('twoFactor.notOn');
+      const answer: RecoveryCodes = { recoveryCodes: codes };
+      return created(answer);
+    },
+  }),
+
+  'POST /v1/systems/twoFactor/disable': sessionRoute({
+    body: twoFactorConfirmBody,
+    async handle({ auth, body }) {
+      // While the company requires it, nobody turns it off for themselves.
+      if ((await findTenant(auth.tenantId))?.requireTwoFactor) throw new ConflictError('twoFactor.required');
+      await checkBothFactors(auth, body);
+      await disableTwoFactor(auth.tenantId, auth.accountId);
       return created();
     },
   }),

@@ -59,6 +59,20 @@ export class MailService extends Construct {
     );
   }
 
+  /**
+   * Sealing and opening the authenticator secrets of two-factor login (functions/data/twoFactor.ts):
+   * the same key, under their own encryption context, for the one function that enrols and logs in.
+   */
+  grantTotpSecrets(fn: IFunction): void {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['kms:Encrypt', 'kms:Decrypt'],
+        resources: [this.key.keyArn],
+        conditions: { StringEquals: { 'kms:EncryptionContext:purpose': 'totp-secret' } },
+      }),
+    );
+  }
+
   /** SES from the stack's sender only; SES checks every recipient identity too, hence the resource `*`. */
   grantSend(fn: IFunction): void {
     fn.addToRolePolicy(

@@ -176,6 +176,8 @@ export class PassCloudStack extends Stack {
     }
     mail.grantSecrets(mailSettings, true);
     for (const fn of [systems, accounts, mailRecords, mail.retryFunction]) mail.grantSecrets(fn);
+    // Two-factor login: the systems function seals a new authenticator secret and opens it at each code.
+    mail.grantTotpSecrets(systems);
     for (const fn of [mailSettings, mailRecords, mail.retryFunction]) {
       mail.grantSend(fn);
       Validations.of(fn).acknowledge({

@@ -623,7 +623,7 @@ describe('the AWS stack', () => {
     expect(buckets).not.toContain(logicalId(stack.buckets.data.photos));
   });
 
-  it('seals SMTP passwords with a rotating KMS key that only the functions that mail may use, and only the settings may seal with', () => {
+  it('seals SMTP passwords with a rotating KMS key that only the functions that mail may use, and only the settings may seal with; the systems function seals authenticator secrets under their own context', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const key = logicalId(stack.mail.key);
     const roleOf = (fn: { role?: unknown }) => logicalId((fn.role as { node: { defaultChild: CfnElement } }).node.defaultChild as never);
@@ -633,15 +633,19 @@ describe('the AWS stack', () => {
         const actions = [st.Action].flat().filter((a) => a.startsWith('kms:'));
         if (!actions.length) continue;
         expect(JSON.stringify(st.Resource)).toContain(key);
-        expect(st.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'smtp-password' } });
-        for (const role of policy.Properties.Roles) kmsActions.set(role.Ref, [...(kmsActions.get(role.Ref) ?? []), ...actions].sort());
+        const purpose = (st.Condition as { StringEquals: Record<string, string> }).StringEquals['kms:EncryptionContext:purpose'];
+        expect(st.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': purpose } });
+        expect(['smtp-password', 'totp-secret']).toContain(purpose);
+        const named = actions.map((a) => (purpose === 'smtp-password' ? a : `${a} ${purpose}`));
+        for (const role of policy.Properties.Roles) kmsActions.set(role.Ref, [...(kmsActions.get(role.Ref) ?? []), ...named].sort());
       }
     }
     const { mailSettings, mailRecords, systems, accounts } = stack.api.functions;
     expect(Object.fromEntries(kmsActions)).toEqual({
       [roleOf(mailSettings)]: ['kms:Decrypt', 'kms:Encrypt'],
       [roleOf(mailRecords)]: ['kms:Decrypt'],
-      [roleOf(systems)]: ['kms:Decrypt'],
+      // Two-factor login's authenticator secrets, under their own context.
+      [roleOf(systems)]: ['kms:Decrypt', 'kms:Decrypt totp-secret', 'kms:Encrypt totp-secret'],
       [roleOf(accounts)]: ['kms:Decrypt'],
       [roleOf(stack.mail.retryFunction)]: ['kms:Decrypt'],
       [roleOf(stack.licenceReminders)]: ['kms:Decrypt'],
@@ -651,8 +655,8 @@ describe('the AWS stack', () => {
     });
     // Sealing names the key; a sealed value names its key itself, so the functions that only open do not get it.
     const variables = (fn: IFunction) => (template.findResources('AWS::Lambda::Function')[logicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
-    expect(JSON.stringify(variables(mailSettings).SETTINGS_KMS_KEY_ID)).toContain(key);
-    for (const fn of [mailRecords, systems, accounts, stack.mail.retryFunction]) expect(variables(fn)).not.toHaveProperty('SETTINGS_KMS_KEY_ID');
+    for (const fn of [mailSettings, systems]) expect(JSON.stringify(variables(fn).SETTINGS_KMS_KEY_ID)).toContain(key);
+    for (const fn of [mailRecords, accounts, stack.mail.retryFunction]) expect(variables(fn)).not.toHaveProperty('SETTINGS_KMS_KEY_ID');
   });
 
   it('mails licence reminders daily from a function that may send only from the stack’s sender', () => {

@@ -71,6 +71,8 @@ export interface UserInfo {
   key: string;
   authCodes: string[];
   mustChangePassword?: boolean;
+  twoFactor?: boolean;
+  mustEnrolTwoFactor?: boolean;
 }
 
 export async function loginAnswer(username: string, password: string): Promise<Answer<UserInfo>> {
