@@ -204,6 +204,36 @@ describe('change password', () => {
   });
 });
 
+describe('password rules (ASVS V6.2)', () => {
+  it('refuses one of the 3,000 most common passwords, in any case, naming the field, and leaves the old one working', async () => {
+    const { username, password } = await newAccount();
+    const user = await login(username, password);
+    for (const common of ['password1', 'QWERTY123', 'iloveyou']) {
+      const answer = await call<{ issues: { path: string; message: string }[] }>('PATCH', '/v1/systems/reset', {
+        token: user.token,
+        locale: 'en_US',
+        body: { payload: await encrypt(user.key, JSON.stringify({ oldPassword: password, newPassword: common })) },
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.data.issues).toEqual([{ path: 'newPassword', message: 'This is one of the most common passwords; choose another' }]);
+      expect((await loginAnswer(username, common)).status).toBe(401);
+    }
+    expect((await loginAnswer(username, password)).status).toBe(200);
+  });
+
+  it('asks for no mix of character kinds: a long passphrase of lower-case words is accepted', async () => {
+    const { username, password } = await newAccount();
+    const user = await login(username, password);
+    const passphrase = 'purple elephants dance quietly';
+    const done = await call('PATCH', '/v1/systems/reset', {
+      token: user.token,
+      body: { payload: await encrypt(user.key, JSON.stringify({ oldPassword: password, newPassword: passphrase })) },
+    });
+    expect(done.body.code).toBe(201);
+    expect((await loginAnswer(username, passphrase)).status).toBe(200);
+  });
+});
+
 describe('errors', () => {
   it('answers an unknown path with the 404 envelope', async () => {
     const answer = await call('GET', '/v1/nothing/here');

@@ -77,6 +77,7 @@ export const en_US = {
   'mail.passwordResetBody': 'An administrator of {company} reset the password of your Pass Cloud account {username}.\n\nChoose a new password with this link within {days} days; it works once:\n{link}',
   'password.tooShort': 'Must be at least {min} characters',
   'password.tooLong': 'Must be at most {max} characters',
+  'password.tooCommon': 'This is one of the most common passwords; choose another',
   'password.wrongOriginal': 'The original password is wrong',
   'password.sameAsOriginal': 'The new password must differ from the original one',
   'code.invalid': 'The verification code is wrong or has expired',
