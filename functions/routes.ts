@@ -38,6 +38,11 @@ export interface RouteEntry {
    * it is marked (exports, recordings played).
    */
   audit?: 'export' | 'playback' | 'logout';
+  /**
+   * The caller confirms its password (ASVS V6: re-authentication before sensitive actions): the
+   * request carries it sealed with the session's key in `x-confirm-password` (lib/auth.ts).
+   */
+  reauth?: true;
 }
 
 export const routes = [
@@ -83,7 +88,7 @@ export const routes = [
   { method: 'DELETE', path: '/v1/departments/{departmentKey}', resource: 'departments', access: 'session', authCode: 'pass:employee' },
   { method: 'GET', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
-  { method: 'GET', path: '/v1/employees/export', resource: 'employees', access: 'session', authCode: 'pass:employee', audit: 'export' },
+  { method: 'GET', path: '/v1/employees/export', resource: 'employees', access: 'session', authCode: 'pass:employee', audit: 'export', reauth: true },
   { method: 'POST', path: '/v1/employees/imports', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/avatars', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/jobs', resource: 'employees', access: 'session', authCode: 'pass:employee' },
@@ -123,7 +128,7 @@ export const routes = [
   { method: 'GET', path: '/v1/attendance/recompute/{jobKey}', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
-  { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor', audit: 'export' },
+  { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor', audit: 'export', reauth: true },
   { method: 'POST', path: '/v1/visitors/imports', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/avatars', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/jobs', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
@@ -199,7 +204,7 @@ export const routes = [
   { method: 'POST', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'GET', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'PATCH', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
-  { method: 'DELETE', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
+  { method: 'DELETE', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account', reauth: true },
   { method: 'POST', path: '/v1/accounts/{accountKey}/password', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   // Another account's two-factor login turned off (a lost phone): its session ends.
   { method: 'DELETE', path: '/v1/accounts/{accountKey}/twoFactor', resource: 'accounts', access: 'session', authCode: 'settings:account' },
@@ -217,7 +222,7 @@ export const routes = [
   { method: 'PUT', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   // Email settings (the company's SMTP server, recipients, content types) and the mail records.
   { method: 'GET', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
-  { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
+  { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email', reauth: true },
   { method: 'POST', path: '/v1/settings/email/test', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
   { method: 'GET', path: '/v1/audit', resource: 'audit', access: 'session', authCode: 'settings:audit' },
   { method: 'GET', path: '/v1/audit/export', resource: 'audit', access: 'session', authCode: 'settings:audit', audit: 'export' },

@@ -63,7 +63,7 @@ export interface UserInfo {
   /** The password was set by an administrator or an invitation: the console asks for a new one first. */
   mustChangePassword: boolean;
   /** The account has two-factor login on (contract/twoFactor.ts). */
-  twoFactor: boolean;
+  twoFactorEnabled: boolean;
   /** The company requires two-factor login and the account has none: the console leads it through enrolment first. */
   mustEnrolTwoFactor: boolean;
 }

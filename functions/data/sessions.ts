@@ -24,6 +24,8 @@ export const sessions = lazy(
           liveClients: { type: 'set', items: 'string' },
           /** The company required two-factor login when this session began and the account had none: it must enrol first. */
           enrolTwoFactor: { type: 'boolean' },
+          /** When the password was last confirmed in this session (re-authentication, lib/auth.ts). */
+          confirmedAt: { type: 'number' },
         },
         indexes: {
           primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'session#${tokenHash}', casing: 'none' } },

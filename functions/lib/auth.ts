@@ -2,7 +2,8 @@ import type { EntityItem } from 'electrodb';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
-import { sha256 } from './crypto.ts';
+import { isConditionFailure } from '#data/entity';
+import { rsaDecrypt, sha256, verifyPassword } from './crypto.ts';
 import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
 import { env, type EnvName } from './env.ts';
 
@@ -92,4 +93,39 @@ export async function liveSession(tenantId: string, tokenHash: string, removeExp
   if (!account || account.disabled || account.authVersion !== session.authVersion) throw new SessionEndedError(661);
   if (account.activeSession !== tokenHash) throw new SessionEndedError(662);
   return { session, account };
+}
+
+/** The header a request confirms the caller's password in, sealed with the session's key (RSA-OAEP, as the login). */
+export const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
+
+/** How long a confirmed password covers the session's next sensitive actions. */
+export const CONFIRMATION_MS = 5 * 60_000;
+
+/**
+ * Re-authentication before a sensitive action (route table `reauth`): the session's own account
+ * password, sealed with the session's key. A password confirmed in this session less than
+ * CONFIRMATION_MS ago covers the action. Missing answers 401 with `data.reauth` `required`, wrong
+ * answers `wrong`; both before anything is done. Each try is counted against the account's name,
+ * as a failed login is (429 past the limit), and a right one is given back.
+ */
+export async function confirmPassword(auth: Auth, sealed: string | undefined): Promise<void> {
+  const now = Date.now();
+  if (!sealed) {
+    if (auth.session.confirmedAt && now - auth.session.confirmedAt < CONFIRMATION_MS) return;
+    throw new AppError(401, 'auth.passwordRequired', {}, { reauth: 'required' });
+  }
+  const { countAttempt, refundAttempt } = await import('#data/identity');
+  const name = auth.account.username.toLowerCase();
+  await countAttempt('account', name);
+  const password = sealed.length <= 4096 ? rsaDecrypt(auth.session.privateKey, sealed) : undefined;
+  if (password === undefined || !(await verifyPassword(password, auth.account.passwordHash))) {
+    throw new AppError(401, 'auth.passwordWrong', {}, { reauth: 'wrong' });
+  }
+  await refundAttempt('account', name);
+  try {
+    await sessions().patch({ tenantId: auth.tenantId, tokenHash: auth.session.tokenHash }).set({ confirmedAt: now }).go();
+  } catch (error) {
+    // The session ended meanwhile: the next request answers for it.
+    if (!isConditionFailure(error)) throw error;
+  }
 }

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
-import { authenticate, type Auth } from './auth.ts';
+import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, type Auth } from './auth.ts';
 import { auditRequest } from './audit.ts';
 import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, ValidationError, fieldError } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
@@ -208,6 +208,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     const params = parse(def.params, event.pathParameters ?? {}, locale, '');
     const query = parse(def.query, event.queryStringParameters ?? {}, locale, '');
     const body = def.raw ? undefined : parse(def.body, parseJson(rawBody), locale, '');
+    if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
     const reply = await def.handle({
       body,
       query,

@@ -81,7 +81,7 @@ async function userInfo(account: AccountRecord, key: string, session: { token?: 
     key,
     authCodes: withOwnerCodes(account).authCodes,
     mustChangePassword: account.mustChangePassword,
-    twoFactor: !!account.totpSecret,
+    twoFactorEnabled: !!account.totpSecret,
     mustEnrolTwoFactor: session.mustEnrolTwoFactor,
   };
 }

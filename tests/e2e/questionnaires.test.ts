@@ -7,7 +7,7 @@ import type { QuestionnaireLink } from '@passcloud/functions/contract/protocol';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
-import { TAGLINE, base, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
+import { TAGLINE, base, confirmPasswordInBrowser, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
 let browser: Browser;
 let page: Page;
@@ -46,7 +46,8 @@ beforeAll(async () => {
   browser = await launchBrowser();
   ({ page } = await newPage(browser));
   // Saving an open survey without terminals is refused (422), which the browser logs; the drawer shows why on the field.
-  watchConsole(page, failedLoads([/\/v1\/questionnaires\/[0-9a-z]{8,32}$/]));
+  // Saving the email settings asks for the password first (401 with data.reauth).
+  watchConsole(page, failedLoads([/\/v1\/questionnaires\/[0-9a-z]{8,32}$/, /\/v1\/settings\/email$/]));
   // The browser's login ends the API token: everything after this goes through the screens or the terminal.
   await loginInBrowser(page, owner.username, owner.password);
 });
@@ -80,6 +81,7 @@ describe('questionnaires', () => {
     await recipients.press('Enter');
     await alert.check();
     await page.getByTestId('email-save').click();
+    await confirmPasswordInBrowser(page, owner.password);
     expect(await toastText(page)).toContain('Saved');
     await page.reload();
     await expect.poll(() => page.getByTestId('email-save').isEnabled()).toBe(true);

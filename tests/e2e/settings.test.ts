@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login as loginApi, loginAnswer, mailsTo, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
-import { TAGLINE, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole as watchPage } from './support.ts';
+import { TAGLINE, confirmPasswordInBrowser, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole as watchPage } from './support.ts';
 
 let browser: Browser;
 
@@ -232,7 +232,8 @@ describe('system settings', () => {
     const username = unique('staff');
     await createAccount(demo().tenantId, { username, password: 'staff-pass-1', authCodes: ['pass:visitor'] });
     const { context, page } = await newPage(browser);
-    watchConsole(page, [/\/v1\/accounts\/[0-9a-z]+$/]);
+    // The deletion asks for the password first (401 with data.reauth), which the browser logs.
+    watchConsole(page, [/\/v1\/accounts\/[0-9a-z]+$/, /\/v1\/accounts\/[0-9a-z]+\?version=\d+$/]);
     await loginInBrowser(page, demo().username, demo().password);
     await page.goto('/settings/account');
 
@@ -305,6 +306,7 @@ describe('system settings', () => {
     await expect.poll(() => modal(page).count()).toBe(0);
     await page.getByTestId('account-delete').click();
     await page.getByTestId('confirm-delete').click();
+    await confirmPasswordInBrowser(page, demo().password);
     await page.waitForURL('**/settings/account');
     await searchAccount(page, username);
     await expect.poll(() => page.getByTestId('account-empty').count()).toBe(1);
@@ -527,6 +529,17 @@ describe('ports and versions, email and mail records', () => {
     await recipients.press('Enter');
     await page.getByTestId('email-fever').check();
     await page.getByTestId('email-save').click();
+    // Changing the email settings asks for the password again, once in five minutes: cancelled saves nothing.
+    await page.getByTestId('confirm-password-cancel').click();
+    await expect.poll(() => page.getByTestId('confirm-password-input').count()).toBe(0);
+    await page.getByTestId('email-save').click();
+    await page.getByTestId('confirm-password-input').fill('not-my-password');
+    await page.getByTestId('confirm-password-submit').click();
+    await expect.poll(() => page.getByText('The password is not right').count()).toBe(1);
+    await expect.poll(() => modal(page).evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+    await page.screenshot({ path: `${shotDir}/settings-confirm-password-en.png` });
+    await page.getByTestId('confirm-password-input').fill(owner.password);
+    await page.getByTestId('confirm-password-submit').click();
     expect(await toastText(page)).toContain('Saved');
     await page.getByTestId('email-test').click();
     await expect.poll(() => page.getByTestId('email-test-result').getAttribute('data-ok')).toBe('false');

@@ -83,3 +83,12 @@ export async function mailedCode(address: string): Promise<string> {
 }
 
 export const shotDir = resolve(import.meta.dirname, '../.artifacts');
+
+/** Answers the console's password confirmation (a sensitive action) with `password`, and waits for the dialog to close. */
+export async function confirmPasswordInBrowser(page: Page, password: string): Promise<void> {
+  const input = page.getByTestId('confirm-password-input');
+  await input.waitFor();
+  await input.fill(password);
+  await page.getByTestId('confirm-password-submit').click();
+  await input.waitFor({ state: 'detached' });
+}

@@ -109,7 +109,7 @@ describe('accounts and permissions', () => {
     expect((await call('GET', '/v1/systems/me', { token: users[1]!.token })).body.code).toBe(661);
     expect((await loginAnswer(made[1]!.username, 'own-pass-2')).body.code).toBe(661);
 
-    const deleted = await call('DELETE', `/v1/accounts/${keys[2]}?version=${(await read(keys[2]!)).version}`, { token: owner.token });
+    const deleted = await call('DELETE', `/v1/accounts/${keys[2]}?version=${(await read(keys[2]!)).version}`, { confirm: true, token: owner.token });
     expect(deleted.body.code).toBe(204);
     expect((await call('GET', '/v1/systems/me', { token: users[2]!.token })).body.code).toBe(661);
     expect((await loginAnswer(made[2]!.username, 'own-pass-2')).status).toBe(401);
@@ -126,7 +126,7 @@ describe('accounts and permissions', () => {
     const strip = await call<Issues>('PATCH', `/v1/accounts/${me.accountKey}`, { token: owner.token, body: { authCodes: without('settings:account'), version: me.version } });
     expect(strip.status).toBe(422);
     expect(strip.body.data.issues[0]!.path).toBe('authCodes');
-    expect((await call('DELETE', `/v1/accounts/${me.accountKey}?version=${me.version}`, { token: owner.token })).status).toBe(409);
+    expect((await call('DELETE', `/v1/accounts/${me.accountKey}?version=${me.version}`, { confirm: true, token: owner.token })).status).toBe(409);
     expect(await read(me.accountKey)).toMatchObject({ disabled: false, authCodes: allCodes, version: me.version });
 
     // A sub-administrator may manage accounts, but neither the owner nor beyond its own permissions.

@@ -59,7 +59,7 @@ async function person(kind: 'employees' | 'visitors', name: string, group: strin
 
 async function settings(body: Record<string, unknown>): Promise<void> {
   const current = await call<{ version: number }>('GET', '/v1/settings/email', { token });
-  const saved = await call('PUT', '/v1/settings/email', { token, body: { recipients: ['guard@example.test', 'nurse@example.test'], version: current.body.data.version, ...body } });
+  const saved = await call('PUT', '/v1/settings/email', { confirm: true, token, body: { recipients: ['guard@example.test', 'nurse@example.test'], version: current.body.data.version, ...body } });
   expect(saved.body.code).toBe(201);
 }
 
@@ -212,7 +212,7 @@ describe('alert mails and a slow mail server', () => {
     const slow = await startTestSmtp({ delayMs: 6_000 });
     try {
       const current = await call<{ version: number }>('GET', '/v1/settings/email', { token: own });
-      const saved = await call('PUT', '/v1/settings/email', {
+      const saved = await call('PUT', '/v1/settings/email', { confirm: true,
         token: own,
         body: { senderAddress: 'alerts@company.test', host: '127.0.0.1', port: slow.port, tlsMode: 'none', recipients: ['desk@company.test', 'chief@company.test'], feverAlert: true, version: current.body.data.version },
       });

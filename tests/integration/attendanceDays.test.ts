@@ -213,7 +213,7 @@ describe('attendance statistics', () => {
   it('mails the daily summary at the time of the email settings, once a day', async () => {
     const hr = `${unique('hr')}@example.test`;
     const settings = await call<{ version: number }>('GET', '/v1/settings/email', { token });
-    const saved = await call('PUT', '/v1/settings/email', {
+    const saved = await call('PUT', '/v1/settings/email', { confirm: true,
       token,
       body: { senderName: 'HR', recipients: [hr], attendanceSummary: true, attendanceSummaryTime: '00:00', version: settings.body.data.version },
     });

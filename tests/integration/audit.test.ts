@@ -5,7 +5,7 @@ import { AUDIT_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { routes } from '@passcloud/functions/routes';
 import type { AuditEntryJson } from '@passcloud/functions/contract/audit';
-import { baseUrl, call, login, loginAnswer, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, loginAnswer, registerTenant, unique, confirmHeader } from '../support/api.ts';
 
 /** The audit log through its real entry points: what the API records, and who may read it. */
 
@@ -80,7 +80,7 @@ describe('audit log', () => {
   });
 
   it('records an export of people with its filters, and the audit log’s own export', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=abc`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=abc`, { headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     const exported = (await entries('?kind=export')).body.data.items;
     expect(exported[0]).toMatchObject({ action: 'GET /v1/employees/export', fields: ['keyword'] });

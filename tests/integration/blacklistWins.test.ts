@@ -163,7 +163,7 @@ describe('a person on both lists of a terminal', () => {
       (items) => items.length === 2 && items.every((i) => i.syncState === 'synced'),
     );
     const current = await call<{ version: number }>('GET', '/v1/settings/email', { token });
-    const saved = await call('PUT', '/v1/settings/email', { token, body: { recipients: ['guard@example.test'], version: current.body.data.version, blacklistAlert: true } });
+    const saved = await call('PUT', '/v1/settings/email', { confirm: true, token, body: { recipients: ['guard@example.test'], version: current.body.data.version, blacklistAlert: true } });
     expect(saved.body.code, saved.body.message).toBe(201);
   });
 

@@ -81,6 +81,11 @@ function environmentOf(bundle: Bundle): Record<string, string> {
   for (const [name, value] of Object.entries(bundle.environment)) env[name] = typeof value === 'string' ? value : localValue(name);
   // A stand-in for a deployed variable (the IoT endpoint) replaces the value the construct set; it is not given where none was.
   for (const name of STAND_INS) if (local[name] !== undefined && (name in env || !(name in VARIABLES) || VARIABLES[name as keyof typeof VARIABLES].kind === 'local' || name === 'AWS_REGION')) env[name] = local[name]!;
+  // KMS has no stand-in here: the local key file seals and opens secrets (two-factor login's, the SMTP passwords) instead.
+  if (env.SETTINGS_KMS_KEY_ID && local.SETTINGS_KEY_FILE) {
+    delete env.SETTINGS_KMS_KEY_ID;
+    env.SETTINGS_KEY_FILE = local.SETTINGS_KEY_FILE;
+  }
   env.AWS_ENDPOINT_URL_LAMBDA = lambdaUrl;
   // The local stand-ins take these made-up credentials; nothing else of this process goes over.
   env.AWS_ACCESS_KEY_ID = 'local';

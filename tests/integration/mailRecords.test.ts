@@ -52,7 +52,7 @@ beforeAll(async () => {
   server = await startTestSmtp();
   const owner = await registerTenant();
   token = (await login(owner.username, owner.password)).token;
-  const saved = await call('PUT', '/v1/settings/email', {
+  const saved = await call('PUT', '/v1/settings/email', { confirm: true,
     token,
     body: { senderAddress: 'alerts@company.test', senderName: 'Acme Alerts', host: '127.0.0.1', port: server.port, tlsMode: 'none', version: 0 },
   });

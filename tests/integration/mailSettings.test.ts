@@ -49,7 +49,7 @@ async function company() {
 }
 
 const read = async (token: string) => (await call<Settings>('GET', '/v1/settings/email', { token })).body.data;
-const save = (token: string, body: Record<string, unknown>) => call<Settings & Issues>('PUT', '/v1/settings/email', { token, body });
+const save = (token: string, body: Record<string, unknown>) => call<Settings & Issues>('PUT', '/v1/settings/email', { confirm: true, token, body });
 const sendTest = (token: string, body: Record<string, unknown> = {}, locale?: string) =>
   call<TestAnswer & Issues>('POST', '/v1/settings/email/test', { token, body, ...(locale ? { locale } : {}) });
 const mailRecord = async (token: string, mailKey: string, locale?: string) =>
@@ -320,7 +320,7 @@ describe('email settings refuse bad input, naming the field and changing nothing
   });
 
   it('names fields in the caller’s language', async () => {
-    const answer = await call<Issues>('PUT', '/v1/settings/email', { token: tenant.token, locale: 'de_DE', body: { ...smtpBody(sinkPort()), port: 70000, version: before.version } });
+    const answer = await call<Issues>('PUT', '/v1/settings/email', { confirm: true, token: tenant.token, locale: 'de_DE', body: { ...smtpBody(sinkPort()), port: 70000, version: before.version } });
     expect(answer.status).toBe(422);
     expect(answer.body.data.issues[0]!.message).toMatch(/^SMTP-Port darf höchstens 65535 sein/);
   });

@@ -40,8 +40,15 @@ describe('before the password is changed', () => {
       expect(answer.body.code, routeKey(route)).toBe(401);
       expect(answer.body.message, routeKey(route)).toMatch(/new password/);
     }
-    // The systems session routes are the flagged ones, and the live channel's address (refused above like the rest).
-    expect(others.filter((r) => r.resource === 'systems').map(routeKey)).toEqual(['GET /v1/systems/live']);
+    // The systems session routes are the flagged ones, the live channel's address and two-factor login (set up after the password; refused above like the rest).
+    expect(others.filter((r) => r.resource === 'systems').map(routeKey)).toEqual([
+      'GET /v1/systems/live',
+      'GET /v1/systems/twoFactor',
+      'POST /v1/systems/twoFactor/enrolment',
+      'POST /v1/systems/twoFactor',
+      'POST /v1/systems/twoFactor/recoveryCodes',
+      'POST /v1/systems/twoFactor/disable',
+    ]);
 
     const me = await call<UserInfo>('GET', '/v1/systems/me', { token: user.token });
     expect(me.status).toBe(200);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, registerTenant, unique, confirmHeader } from '../support/api.ts';
 import { baseUrl } from '../support/api.ts';
 import { makeJpeg, makePng } from '../support/images.ts';
 import { EN_HEADERS, ZH_HEADERS, workbook, zip } from '../support/files.ts';
@@ -44,7 +44,18 @@ beforeAll(async () => {
 
 describe('workbook import', () => {
   it('creates good rows, rejects bad ones with reasons, and creates missing groups and departments', async () => {
-    const rows = Array.from({ length: 50 }, (_, i) => [`${prefix}-${i}`, `Worker ${i}`, 'Operator', i % 2 ? 'male' : 'female', 'Line A', `5550${i}`, `w${i}@example.com`, `${prefix}C${i}`, 'Plant', '']);
+    const rows = Array.from({ length: 50 }, (_, i) => [
+      `${prefix}-${i}`,
+      `Worker ${i}`,
+      'Operator',
+      i % 2 ? 'male' : 'female',
+      'Line A',
+      `5550${i}`,
+      `w${i}@example.com`,
+      `${prefix}C${i}`,
+      'Plant',
+      '',
+    ]);
     rows[10]![1] = '';
     rows[20]![6] = 'not-an-email';
     rows[30]![3] = 'unknown';
@@ -72,7 +83,11 @@ describe('workbook import', () => {
     expect(english.body.data.rows.map((r) => r.reasons)).toEqual([
       ['Name is required'],
       ['Gender must be male or female', 'Email is not a valid email address'],
-      ['Group must be at most 64 characters', 'Phone: Enter a phone number of 3 to 32 digits, spaces, +, -, ( or )', 'This IC card number is already used by someone else'],
+      [
+        'Group must be at most 64 characters',
+        'Phone: Enter a phone number of 3 to 32 digits, spaces, +, -, ( or )',
+        'This IC card number is already used by someone else',
+      ],
     ]);
 
     const japanese = await upload<ImportAnswer>('/v1/employees/imports', await workbook(EN, rows), 'people.xlsx', 'ja_JP');
@@ -92,10 +107,22 @@ describe('workbook import', () => {
 
   it('lists a personnel ID held in the other list along with the row’s other problems', async () => {
     const personId = `${prefix}-V1`;
-    const visitor = await upload<ImportAnswer>('/v1/visitors/imports', await workbook(EN, [[personId, 'Guest', 'Visitor', 'female', 'Guests', '', '', '', '', '']]), 'visitors.xlsx');
+    const visitor = await upload<ImportAnswer>(
+      '/v1/visitors/imports',
+      await workbook(EN, [[personId, 'Guest', 'Visitor', 'female', 'Guests', '', '', '', '', '']]),
+      'visitors.xlsx',
+    );
     expect(visitor.body.data).toMatchObject({ created: 1 });
-    const answer = await upload<ImportAnswer>('/v1/employees/imports', await workbook(EN, [[personId, 'Guest', '', 'female', 'Line A', '', '', '', '', '']]), 'people.xlsx', 'de_DE');
-    expect(answer.body.data.rows[0]!.reasons).toEqual(['Rolle ist erforderlich', 'Personalnummer wird bereits von einer Person in der anderen Liste verwendet']);
+    const answer = await upload<ImportAnswer>(
+      '/v1/employees/imports',
+      await workbook(EN, [[personId, 'Guest', '', 'female', 'Line A', '', '', '', '', '']]),
+      'people.xlsx',
+      'de_DE',
+    );
+    expect(answer.body.data.rows[0]!.reasons).toEqual([
+      'Rolle ist erforderlich',
+      'Personalnummer wird bereits von einer Person in der anderen Liste verwendet',
+    ]);
   });
 
   it('updates rows whose personnel ID exists, from a workbook with Chinese headers', async () => {
@@ -108,12 +135,20 @@ describe('workbook import', () => {
 
   it('refuses what is not an .xlsx of at most 2 MB with the template columns, and creates nothing', async () => {
     const before = await total();
-    const wrongName = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports', await workbook(EN, [['X1', 'a', 'b', 'male', 'g']]), 'people.xls');
+    const wrongName = await upload<{ issues: { path: string; message: string }[] }>(
+      '/v1/employees/imports',
+      await workbook(EN, [['X1', 'a', 'b', 'male', 'g']]),
+      'people.xls',
+    );
     expect(wrongName.status).toBe(422);
     expect(wrongName.body.data.issues[0]!.path).toBe('file');
     const notABook = await upload('/v1/employees/imports', Buffer.from('personId,name\n1,2'), 'people.xlsx');
     expect(notABook.status).toBe(422);
-    const big = await upload<{ issues: { message: string }[] }>('/v1/employees/imports', Buffer.concat([Buffer.from([0x50, 0x4b, 3, 4]), Buffer.alloc(2 * 1024 * 1024)]), 'big.xlsx');
+    const big = await upload<{ issues: { message: string }[] }>(
+      '/v1/employees/imports',
+      Buffer.concat([Buffer.from([0x50, 0x4b, 3, 4]), Buffer.alloc(2 * 1024 * 1024)]),
+      'big.xlsx',
+    );
     expect(big.status).toBe(422);
     expect(big.body.data.issues[0]!.message).toContain('2 MB');
     const noNames = await upload<{ issues: { message: string }[] }>('/v1/employees/imports', await workbook(['Personnel ID', 'Name'], [['X2', 'b']]), 'p.xlsx');
@@ -131,7 +166,11 @@ describe('workbook import', () => {
     expect(worst.body.data).toMatchObject({ created: 0, rejected: 5000 });
     expect(worst.body.data.rows[0]!.reasons).toHaveLength(6);
 
-    const tooMany = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports', await workbook(EN, [...rows, rows[0]!]), 'people.xlsx');
+    const tooMany = await upload<{ issues: { path: string; message: string }[] }>(
+      '/v1/employees/imports',
+      await workbook(EN, [...rows, rows[0]!]),
+      'people.xlsx',
+    );
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.data.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/5000 rows/) });
     expect(await total()).toBe(before);
@@ -203,7 +242,10 @@ describe('photo archive import', () => {
   });
 
   it('takes an archive of at most 4 MB in one request and names that limit', async () => {
-    const bytes = await zip([{ name: `photo/${prefix}-13.jpg`, data: makeJpeg(800, 600) }, { name: 'padding.bin', data: randomBytes(4 * MB) }]);
+    const bytes = await zip([
+      { name: `photo/${prefix}-13.jpg`, data: makeJpeg(800, 600) },
+      { name: 'padding.bin', data: randomBytes(4 * MB) },
+    ]);
     expect(bytes.length).toBeGreaterThan(4 * MB);
     const answer = await upload<{ issues: { path: string; message: string }[] }>('/v1/employees/imports/avatars', bytes, 'photos.zip');
     expect(answer.status).toBe(422);
@@ -217,7 +259,9 @@ describe('photo archive import', () => {
 
 describe('export', () => {
   it('exports the filtered list as a workbook with headers in the caller’s language', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-4`)}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'ja_JP' } });
+    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-4`)}`, {
+      headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}`, 'accept-language': 'ja_JP' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('spreadsheetml');
     expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="employees-\d{4}-\d{2}-\d{2}\.xlsx"/);
@@ -228,11 +272,27 @@ describe('export', () => {
     expect(header[0]).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
     const personIds = [];
     for (let r = 2; r <= sheet.rowCount; r++) personIds.push(String(sheet.getRow(r).getCell(1).value));
-    expect(personIds.sort()).toEqual([`${prefix}-4`, `${prefix}-40`, `${prefix}-41`, `${prefix}-42`, `${prefix}-43`, `${prefix}-44`, `${prefix}-45`, `${prefix}-46`, `${prefix}-47`, `${prefix}-48`, `${prefix}-49`].sort());
+    expect(personIds.sort()).toEqual(
+      [
+        `${prefix}-4`,
+        `${prefix}-40`,
+        `${prefix}-41`,
+        `${prefix}-42`,
+        `${prefix}-43`,
+        `${prefix}-44`,
+        `${prefix}-45`,
+        `${prefix}-46`,
+        `${prefix}-47`,
+        `${prefix}-48`,
+        `${prefix}-49`,
+      ].sort(),
+    );
   });
 
   it('exports in a form the import reads back', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-11`)}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'de_DE' } });
+    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-11`)}`, {
+      headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}`, 'accept-language': 'de_DE' },
+    });
     const bytes = Buffer.from(await res.arrayBuffer());
     const again = await upload<ImportAnswer>('/v1/employees/imports', bytes, 'export.xlsx');
     expect(again.body.data).toMatchObject({ created: 0, rejected: 0 });

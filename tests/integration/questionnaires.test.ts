@@ -523,7 +523,7 @@ describe('abnormal results raise alerts', () => {
   it('tells open consoles at once and mails the recipients when the email settings ask for it', async () => {
     const recipient = `${unique('nurse')}@example.test`;
     const current = await call<{ version: number }>('GET', '/v1/settings/email', { token });
-    const saved = await call('PUT', '/v1/settings/email', {
+    const saved = await call('PUT', '/v1/settings/email', { confirm: true,
       token,
       body: { recipients: [recipient], questionnaireAlert: true, version: current.body.data.version },
     });

@@ -86,7 +86,7 @@ describe('two-factor login', () => {
   it('enrols with a secret answered once as an otpauth URI, kept sealed, confirmed with the password and a current code', async () => {
     const { username, password } = await newAccount();
     const user = await login(username, password);
-    expect(user).toMatchObject({ twoFactor: false, mustEnrolTwoFactor: false });
+    expect(user).toMatchObject({ twoFactorEnabled: false, mustEnrolTwoFactor: false });
     const started = await call<Enrolment>('POST', '/v1/systems/twoFactor/enrolment', { token: user.token });
     expect(started.body.code).toBe(201);
     const { uri, secret } = started.body.data;
@@ -124,7 +124,7 @@ describe('two-factor login', () => {
 
     const state = await call<{ enabled: boolean; recoveryCodesLeft: number; enabledAt: string }>('GET', '/v1/systems/twoFactor', { token: user.token });
     expect(state.body.data).toMatchObject({ enabled: true, recoveryCodesLeft: 10, required: false });
-    expect((await call<UserInfo>('GET', '/v1/systems/me', { token: user.token })).body.data).toMatchObject({ twoFactor: true, mustEnrolTwoFactor: false });
+    expect((await call<UserInfo>('GET', '/v1/systems/me', { token: user.token })).body.data).toMatchObject({ twoFactorEnabled: true, mustEnrolTwoFactor: false });
     // Never answered again: not by a new enrolment, nor in anything the account or an administrator reads.
     expect((await call('POST', '/v1/systems/twoFactor/enrolment', { token: user.token })).status).toBe(409);
     const admin = await login(demo().username, demo().password);
@@ -164,7 +164,7 @@ describe('two-factor login', () => {
     const right = await secondStep(data.twoFactor.challenge, appCode(secret, Date.now() + PERIOD_MS));
     expect(right.status, right.body.message).toBe(200);
     expect(right.body.data.token).toMatch(/^[a-z0-9]+\.[A-Za-z0-9_-]+$/);
-    expect(right.body.data).toMatchObject({ username, twoFactor: true, mustEnrolTwoFactor: false });
+    expect(right.body.data).toMatchObject({ username, twoFactorEnabled: true, mustEnrolTwoFactor: false });
     expect((await call('GET', '/v1/systems/me', { token: right.body.data.token })).status).toBe(200);
     // The session key is the login key of the first step: a password change encrypts with it.
     expect(right.body.data.key).toBeTruthy();
@@ -291,7 +291,7 @@ describe('two-factor login', () => {
     expect((await off({ password: await encrypt(session.key, password), code: 'abcde-fghjk' })).status).toBe(422);
     const done = await off({ password: await encrypt(session.key, password), code: recoveryCodes[1]! });
     expect(done.body.code, done.body.message).toBe(201);
-    expect(await login(username, password)).toMatchObject({ twoFactor: false });
+    expect(await login(username, password)).toMatchObject({ twoFactorEnabled: false });
     expect((await findAccountByUsername(username))!.totpSecret).toBeUndefined();
   });
 
@@ -318,7 +318,7 @@ describe('two-factor login', () => {
     expect(after.totpSecret).toBeUndefined();
     expect(after.recoveryCodes).toBeUndefined();
     const plain = await login(target.username, target.password);
-    expect(plain).toMatchObject({ twoFactor: false });
+    expect(plain).toMatchObject({ twoFactorEnabled: false });
     // The reset is an administrator's change in the audit log.
     const changes = await call<{ items: { kind: string; action: string | null; target: Record<string, string> }[] }>('GET', `/v1/audit?username=${demo().username}&kind=change&pageSize=20`, { token: admin.token });
     expect(changes.body.data.items.some((e) => e.action === 'DELETE /v1/accounts/{accountKey}/twoFactor' && e.target.accountKey === stored.accountId)).toBe(true);
@@ -352,7 +352,7 @@ describe('two-factor login', () => {
     expect((await call<{ required: boolean }>('GET', '/v1/systems/twoFactor', { token: otherUser.token })).body.data).toMatchObject({ enabled: false, required: true });
     await enrol(otherUser, other.password);
     expect((await call('GET', '/v1/employees', { token: otherUser.token })).status).toBe(200);
-    expect((await call<UserInfo>('GET', '/v1/systems/me', { token: otherUser.token })).body.data).toMatchObject({ mustEnrolTwoFactor: false, twoFactor: true });
+    expect((await call<UserInfo>('GET', '/v1/systems/me', { token: otherUser.token })).body.data).toMatchObject({ mustEnrolTwoFactor: false, twoFactorEnabled: true });
     const read = await call<{ requireTwoFactor: boolean; canChange: boolean }>('GET', '/v1/settings/twoFactor', { token: otherUser.token });
     expect(read.body.data).toMatchObject({ requireTwoFactor: true, canChange: false, ownEnabled: true });
     const notOwner = await call('PUT', '/v1/settings/twoFactor', { token: otherUser.token, body: { requireTwoFactor: false } });

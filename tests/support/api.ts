@@ -18,9 +18,9 @@ export const baseUrl = (): string => inject('baseUrl');
 export async function call<T = unknown>(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; form?: FormData; locale?: string; headers?: Record<string, string> } = {},
+  options: { token?: string; body?: unknown; form?: FormData; locale?: string; headers?: Record<string, string>; confirm?: boolean } = {},
 ): Promise<Answer<T>> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  const headers: Record<string, string> = { ...(options.headers ?? {}), ...(options.confirm && options.token ? await confirmHeader(options.token) : {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.locale) headers['accept-language'] = options.locale;
   let body: FormData | string | undefined;
@@ -71,7 +71,7 @@ export interface UserInfo {
   key: string;
   authCodes: string[];
   mustChangePassword?: boolean;
-  twoFactor?: boolean;
+  twoFactorEnabled?: boolean;
   mustEnrolTwoFactor?: boolean;
 }
 
@@ -82,10 +82,21 @@ export async function loginAnswer(username: string, password: string): Promise<A
   });
 }
 
+/** What each session's login knew, so a request can confirm the password (routes with `reauth`). */
+const sessionsByToken = new Map<string, { key: string; password: string }>();
+
 export async function login(username: string, password: string): Promise<UserInfo> {
   const answer = await loginAnswer(username, password);
   if (answer.status !== 200) throw new Error(`login of ${username} answered ${answer.status}: ${answer.body.message}`);
+  if (answer.body.data.token) sessionsByToken.set(answer.body.data.token, { key: answer.body.data.key, password });
   return answer.body.data;
+}
+
+/** The header that confirms the password of the session `token` was logged in with (a `reauth` route), as the console sends it. */
+export async function confirmHeader(token: string, password?: string): Promise<Record<string, string>> {
+  const known = sessionsByToken.get(token);
+  if (!known) throw new Error('confirmHeader: no login of this token in this test file');
+  return { 'x-confirm-password': await encrypt(known.key, password ?? known.password) };
 }
 
 export interface CapturedMail {

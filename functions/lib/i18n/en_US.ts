@@ -47,6 +47,8 @@ export const en_US = {
   'issue.invalid': '{field} is not valid',
   'auth.badCredentials': 'Wrong username or password',
   'auth.throttled': 'Too many failed attempts; try again in {minutes} minutes',
+  'auth.passwordRequired': 'Confirm your password to do this',
+  'auth.passwordWrong': 'The password is not right',
   'auth.keyExpired': 'The login key has expired; please try again',
   'auth.undecryptable': 'Could not be decrypted with the session key',
   'auth.accountDisabled': 'This account has been disabled',

@@ -8,6 +8,9 @@ import { getToken } from './session.ts';
 import { storedLocale } from './locales.ts';
 
 let toastCount = 0;
+
+/** Asks for the password again (a route with `reauth`); the dialog loads with the first such route. */
+export const askPassword = (wrong: boolean): Promise<string | null> => import('../components/ConfirmPassword.tsx').then((m) => m.askPassword(wrong));
 let sessionEndedHandler: (code: number) => void = () => undefined;
 
 /** The app registers what happens when the server ends the session (log out, go to /login). */
@@ -45,6 +48,7 @@ export const client = createClient({
   toast,
   loading: setLoading,
   sessionEnded: (code) => sessionEndedHandler(code),
+  confirmPassword: askPassword,
 });
 
 export const api = {

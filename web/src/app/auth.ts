@@ -1,4 +1,4 @@
-import type { UserInfo } from '@passcloud/functions/contract/systems';
+import type { LoginChallengeAnswer, UserInfo } from '@passcloud/functions/contract/systems';
 import { api } from './api.ts';
 import { encryptText } from './crypto.ts';
 import { clearLogin, getToken, saveLogin } from './session.ts';
@@ -32,13 +32,30 @@ export async function securityKey(): Promise<{ securityId: string; publicKey: st
   }
 }
 
-export async function login(username: string, password: string): Promise<UserInfo> {
+/** The second step a login takes when the account has two-factor login on: send a code with `challenge`. */
+export type LoginChallenge = LoginChallengeAnswer['twoFactor'];
+
+/**
+ * The first step of a login: the session (saved), or, for an account with two-factor login, the
+ * challenge to send with a code to `loginWithCode`.
+ */
+export async function login(username: string, password: string): Promise<{ user: UserInfo } | { challenge: LoginChallenge }> {
   const { securityId, publicKey } = await securityKey();
-  const info = await api.post<UserInfo>('/v1/systems/login', {
+  const answer = await api.post<UserInfo | LoginChallengeAnswer>('/v1/systems/login', {
     securityId,
     account: await encryptText(publicKey, username),
     password: await encryptText(publicKey, password),
   });
+  if ('twoFactor' in answer) return { challenge: answer.twoFactor };
+  return { user: started(answer) };
+}
+
+/** The second step: a code from the authenticator app, or a recovery code. */
+export async function loginWithCode(challenge: string, code: string): Promise<UserInfo> {
+  return started(await api.post<UserInfo>('/v1/systems/login/twoFactor', { challenge, code }));
+}
+
+function started(info: UserInfo): UserInfo {
   saveLogin(info);
   forgetMenu();
   return info;

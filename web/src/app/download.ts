@@ -1,5 +1,7 @@
 import { getToken } from './session.ts';
 import { storedLocale } from './locales.ts';
+import { askPassword } from './api.ts';
+import { CONFIRM_PASSWORD_HEADER } from './request.ts';
 
 /**
  * Downloads a file the API answers (an export), in the reader's language, under the name the
@@ -7,9 +9,21 @@ import { storedLocale } from './locales.ts';
  */
 export async function downloadFile(path: string, query: Record<string, string | undefined>, fallbackName = 'export.xlsx'): Promise<void> {
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => !!e[1]));
-  const res = await fetch(`${path}?${params}`, { headers: { authorization: `Bearer ${getToken() ?? ''}`, 'accept-language': storedLocale() } });
-  if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+  let confirmation: string | null = null;
+  let res: Response;
+  for (;;) {
+    const headers: Record<string, string> = { authorization: `Bearer ${getToken() ?? ''}`, 'accept-language': storedLocale() };
+    if (confirmation) headers[CONFIRM_PASSWORD_HEADER] = confirmation;
+    res = await fetch(`${path}?${params}`, { headers });
+    if (res.ok) break;
+    const body = (await res.json().catch(() => null)) as { message?: string; data?: { reauth?: string } | null } | null;
+    const reauth = body?.data?.reauth;
+    if (res.status === 401 && (reauth === 'required' || reauth === 'wrong')) {
+      // The export needs the password again; cancelling downloads nothing and says nothing.
+      confirmation = await askPassword(reauth === 'wrong');
+      if (confirmation === null) return;
+      continue;
+    }
     throw new Error(body?.message ?? String(res.status));
   }
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;

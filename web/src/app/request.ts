@@ -45,6 +45,11 @@ export interface ClientHooks {
   loading(visible: boolean): void;
   /** The session is over (600-699, or 403 for a token the server no longer knows). */
   sessionEnded(code: number): void;
+  /**
+   * A route asks for the password again (401 with `data.reauth`): the password sealed with the
+   * session's key, or null when the user cancels. `wrong`: the last one was not right.
+   */
+  confirmPassword?(wrong: boolean): Promise<string | null>;
 }
 
 export interface ClientOptions {
@@ -63,6 +68,24 @@ export interface RequestOptions {
   /** Do not show the loading indicator (background refreshes). */
   quiet?: boolean;
   signal?: AbortSignal;
+  /** The confirmed password, sealed (sent as `x-confirm-password`). */
+  confirmation?: string;
+}
+
+/** The header a request confirms the password in (functions/lib/auth.ts). */
+export const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
+
+/** A route asked for the password again; the client asks the user and sends the request once more. */
+class PasswordAsked extends RequestError {
+  constructor(
+    readonly wrong: boolean,
+    status: number,
+    code: number,
+    message: string,
+    data: unknown,
+  ) {
+    super(status, code, message, data);
+  }
 }
 
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -113,13 +136,29 @@ export function createClient(hooks: ClientHooks, options: ClientOptions = {}): C
     throw error;
   }
 
+  /** Sends the request; when the route asks for the password, asks the user and sends it again until it is right or the user cancels. */
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    for (let options = opts; ; ) {
+      try {
+        return await send<T>(method, path, options);
+      } catch (error) {
+        if (!(error instanceof PasswordAsked) || !hooks.confirmPassword) throw error;
+        const confirmation = await hooks.confirmPassword(error.wrong);
+        // Cancelled: the request is not made; it fails with the server's words, for the caller to show.
+        if (confirmation === null) throw new RequestError(error.status, error.code, error.message, error.data);
+        options = { ...options, confirmation };
+      }
+    }
+  }
+
+  async function send<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = new URL((options.baseUrl ?? '') + path, options.baseUrl ? undefined : 'http://placeholder');
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
     const target = options.baseUrl ? url.toString() : url.pathname + url.search;
     const token = hooks.token();
     const headers: Record<string, string> = { 'accept-language': hooks.locale() };
     if (token) headers.authorization = `Bearer ${token}`;
+    if (opts.confirmation) headers[CONFIRM_PASSWORD_HEADER] = opts.confirmation;
     let body: FormData | string | undefined;
     if (opts.form) body = opts.form;
     else if (opts.body !== undefined) {
@@ -158,6 +197,10 @@ export function createClient(hooks: ClientHooks, options: ClientOptions = {}): C
       const code = envelope?.code ?? res.status;
       if (!res.ok || code >= 300) {
         const message = envelope?.message || hooks.statusText(code);
+        const reauth = (envelope?.data as { reauth?: unknown } | null | undefined)?.reauth;
+        if (res.status === 401 && (reauth === 'required' || reauth === 'wrong') && hooks.confirmPassword) {
+          throw new PasswordAsked(reauth === 'wrong', res.status, code, message, envelope?.data ?? null);
+        }
         return fail(new RequestError(res.status, code, message, envelope?.data ?? null), !!opts.silent, !!token);
       }
       return (envelope?.data ?? null) as T;

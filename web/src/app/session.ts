@@ -56,6 +56,24 @@ export function passwordChanged(): void {
   for (const listener of passwordListeners) listener();
 }
 
+const enrolListeners = new Set<() => void>();
+
+/** Whether the company requires two-factor login and the account must turn it on before anything else. */
+export const mustEnrolTwoFactor = (): boolean => !!getUser()?.mustEnrolTwoFactor;
+
+/** Calls `listener` when the account has turned two-factor login on or off; answers the unsubscribe. */
+export function onTwoFactorChanged(listener: () => void): () => void {
+  enrolListeners.add(listener);
+  return () => enrolListeners.delete(listener);
+}
+
+/** Two-factor login was turned on (or off): the console stops asking for it, and the screens may load. */
+export function twoFactorChanged(enabled: boolean): void {
+  const user = getUser();
+  if (user) localStorage.setItem(KEYS.userInfo, JSON.stringify({ ...user, twoFactorEnabled: enabled, mustEnrolTwoFactor: user.mustEnrolTwoFactor && !enabled }));
+  for (const listener of enrolListeners) listener();
+}
+
 export function clearLogin(): void {
   for (const key of Object.values(KEYS)) localStorage.removeItem(key);
   sessionStorage.removeItem(SETTINGS_TAB_KEY);

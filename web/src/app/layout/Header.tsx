@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { ActionIcon, Group, Menu, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconKey, IconLogout, IconSettings, IconUserCircle } from '@tabler/icons-react';
+import { IconChevronDown, IconKey, IconLogout, IconSettings, IconShieldLock, IconUserCircle } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useLocation } from 'react-router-dom';
 import type { MenuItem } from '@passcloud/functions/contract/menu';
@@ -11,6 +11,7 @@ import { firstPermitted, flatten } from '../menu.ts';
 import { menuTitle } from '../menuTitles.ts';
 import { LanguageMenu } from '../../components/LanguageMenu.tsx';
 import { ChangePasswordDialog } from './ChangePasswordDialog.tsx';
+import { TwoFactorDialog } from './TwoFactorDialog.tsx';
 import { useToastBand } from '../toasts.ts';
 import classes from './Header.module.css';
 
@@ -24,6 +25,7 @@ export function Header({ menu }: { menu: MenuItem[] }) {
   const { pathname } = useLocation();
   const { t } = useLingui();
   const [passwordOpen, setPasswordOpen] = useState(false);
+  const [twoFactorOpen, setTwoFactorOpen] = useState(false);
   const start = useRef<HTMLDivElement>(null);
   const end = useRef<HTMLDivElement>(null);
   useToastBand(start, end);
@@ -100,6 +102,9 @@ export function Header({ menu }: { menu: MenuItem[] }) {
             <Menu.Item leftSection={<IconKey size={16} />} onClick={() => setPasswordOpen(true)}>
               <Trans>Change password</Trans>
             </Menu.Item>
+            <Menu.Item leftSection={<IconShieldLock size={16} />} onClick={() => setTwoFactorOpen(true)} data-testid="menu-two-factor">
+              <Trans>Two-factor login</Trans>
+            </Menu.Item>
             <Menu.Item leftSection={<IconLogout size={16} />} color="red" onClick={() => void logout()}>
               <Trans>Log out</Trans>
             </Menu.Item>
@@ -108,6 +113,12 @@ export function Header({ menu }: { menu: MenuItem[] }) {
       </Group>
       {/* A password an administrator set (or an invitation made up) is changed before anything else. */}
       <ChangePasswordDialog opened={passwordOpen || !!user?.mustChangePassword} required={!!user?.mustChangePassword} onClose={() => setPasswordOpen(false)} />
+      {/* Then, where the company requires two-factor login and the account has none, it is set up before anything else. */}
+      <TwoFactorDialog
+        opened={twoFactorOpen || (!!user?.mustEnrolTwoFactor && !user.mustChangePassword)}
+        required={!!user?.mustEnrolTwoFactor && !user.mustChangePassword}
+        onClose={() => setTwoFactorOpen(false)}
+      />
     </Group>
   );
 }

@@ -10,7 +10,7 @@ import type { MenuItem } from '@passcloud/functions/contract/menu';
 import { menuTitle } from '../menuTitles.ts';
 import type { RouteHandle } from '../router.tsx';
 import { platformOf } from '../menu.ts';
-import { mustChangePassword, onPasswordChanged } from '../session.ts';
+import { mustChangePassword, mustEnrolTwoFactor, onPasswordChanged, onTwoFactorChanged } from '../session.ts';
 import { Header } from './Header.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
@@ -28,6 +28,9 @@ export const MENU_COLLAPSED = 65;
 export default function MainLayout() {
   const { menu } = useLoaderData() as { menu: MenuItem[] };
   const waitForPassword = useSyncExternalStore(onPasswordChanged, mustChangePassword);
+  // Likewise an account whose company requires two-factor login sets it up first (the header asks for it).
+  const waitForTwoFactor = useSyncExternalStore(onTwoFactorChanged, mustEnrolTwoFactor);
+  const waiting = waitForPassword || waitForTwoFactor;
   const { pathname } = useLocation();
   const matches = useMatches();
   const { t } = useLingui();
@@ -64,8 +67,8 @@ export default function MainLayout() {
         )}
         <AppShell.Main>
           {/* Confirmations are a console matter; the public screens do without them. */}
-          <ModalsProvider>{!waitForPassword && <Outlet />}</ModalsProvider>
-          {!waitForPassword && (
+          <ModalsProvider>{!waiting && <Outlet />}</ModalsProvider>
+          {!waiting && (
             <>
               <BlacklistAlerts />
               <QuestionnaireAlerts />

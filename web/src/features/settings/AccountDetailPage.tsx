@@ -119,6 +119,8 @@ export function AccountDetailPage() {
   const disableReason = reachReason ?? (account.owner ? t`The owner's account cannot be disabled` : self ? t`You cannot disable your own account` : null);
   const deleteReason = reachReason ?? (account.owner ? t`The owner's account cannot be deleted` : self ? t`You cannot delete your own account` : null);
   const resetReason = reachReason ?? (self ? t`Change your own password from the user menu` : null);
+  const twoFactorReason =
+    reachReason ?? (self ? t`Manage your own two-factor login from the user menu` : !account.twoFactor ? t`This account does not use two-factor login` : null);
   const locked = new Set<string>(account.owner ? ['settings:account'] : []);
 
   const failed = (error: unknown) => {
@@ -184,6 +186,19 @@ export function AccountDetailPage() {
       notifySuccess(t`Deleted`);
       navigate(ACCOUNTS_PATH);
     });
+
+  const resetTwoFactor = () =>
+    confirm(
+      t`Reset two-factor login`,
+      t`Turn off two-factor login of ${username}? It is logged out at once and then logs in with its password alone, or sets two-factor login up again where the company requires it.`,
+      t`Reset`,
+      'two-factor',
+      async () => {
+        await api.del(`/v1/accounts/${account.accountKey}/twoFactor`, { silent: true });
+        notifySuccess(t`Operation succeeded`);
+        await load();
+      },
+    );
 
   const cancel = () =>
     confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH), { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
@@ -261,6 +276,11 @@ export function AccountDetailPage() {
             <Guarded reason={resetReason}>
               <Button variant="light" disabled={!!resetReason} onClick={() => setResetOpen(true)} data-testid="account-reset">
                 <Trans>Reset password</Trans>
+              </Button>
+            </Guarded>
+            <Guarded reason={twoFactorReason}>
+              <Button variant="light" color="orange" disabled={!!twoFactorReason} loading={busy} onClick={resetTwoFactor} data-testid="account-reset-two-factor">
+                <Trans>Reset two-factor login</Trans>
               </Button>
             </Guarded>
             <Guarded reason={deleteReason}>

@@ -26,6 +26,11 @@ export function AccountBadges({ account }: { account: Account }) {
           <Trans>Disabled</Trans>
         </Badge>
       )}
+      {account.twoFactor && (
+        <Badge size="sm" variant="light" color="teal" data-testid="badge-two-factor">
+          <Trans>Two-factor</Trans>
+        </Badge>
+      )}
       {account.mustChangePassword && (
         <Badge size="sm" variant="light" color="orange" data-testid="badge-must-change">
           <Trans>Must change password</Trans>

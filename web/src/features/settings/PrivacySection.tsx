@@ -6,6 +6,7 @@ import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { RETENTION_BOUNDS, type PrivacySettings, type RetentionKind } from '@passcloud/functions/contract/settings';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
+import { TwoFactorPolicy } from './TwoFactorPolicy.tsx';
 
 type Stored = PrivacySettings & { version: number };
 type Values = Omit<PrivacySettings, 'retentionDays'> & { retentionDays: Record<RetentionKind, number | string> };
@@ -73,65 +74,69 @@ export function PrivacySection() {
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="lg" maw={760}>
-        {stale && <StaleNotice onReload={() => void load()} testId="privacy-stale" />}
-        <Stack gap="sm">
-          <Title order={3} size="h5">
-            <Trans>What pass records keep</Trans>
-          </Title>
-          <Switch
-            label={t`Save the measured temperature`}
-            description={t`Off: a pass record keeps only whether the temperature was normal, not the reading.`}
-            {...form.getInputProps('saveTemperature', { type: 'checkbox' })}
-            data-testid="privacy-temperature"
-          />
-          <Switch
-            label={t`Save the capture photo and avatar`}
-            description={t`Off: a pass record keeps no photo of the person who passed.`}
-            {...form.getInputProps('savePhotos', { type: 'checkbox' })}
-            data-testid="privacy-photos"
-          />
-          <Switch
-            label={t`Save visitors' names`}
-            description={t`Off: pass records of visitors keep no name, only the visitor's group.`}
-            {...form.getInputProps('saveVisitorName', { type: 'checkbox' })}
-            data-testid="privacy-visitor-name"
-          />
+    <Stack gap="xl">
+      {/* The owner's rule for logging in: saved on its own, at once. */}
+      <TwoFactorPolicy />
+      <form onSubmit={submit} noValidate>
+        <Stack gap="lg" maw={760}>
+          {stale && <StaleNotice onReload={() => void load()} testId="privacy-stale" />}
+          <Stack gap="sm">
+            <Title order={3} size="h5">
+              <Trans>What pass records keep</Trans>
+            </Title>
+            <Switch
+              label={t`Save the measured temperature`}
+              description={t`Off: a pass record keeps only whether the temperature was normal, not the reading.`}
+              {...form.getInputProps('saveTemperature', { type: 'checkbox' })}
+              data-testid="privacy-temperature"
+            />
+            <Switch
+              label={t`Save the capture photo and avatar`}
+              description={t`Off: a pass record keeps no photo of the person who passed.`}
+              {...form.getInputProps('savePhotos', { type: 'checkbox' })}
+              data-testid="privacy-photos"
+            />
+            <Switch
+              label={t`Save visitors' names`}
+              description={t`Off: pass records of visitors keep no name, only the visitor's group.`}
+              {...form.getInputProps('saveVisitorName', { type: 'checkbox' })}
+              data-testid="privacy-visitor-name"
+            />
+          </Stack>
+          <Stack gap="sm">
+            <Title order={3} size="h5">
+              <Trans>How long records are kept</Trans>
+            </Title>
+            <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+              {KINDS.map((kind) => (
+                <NumberInput
+                  key={kind}
+                  label={dayLabel[kind]}
+                  required
+                  min={RETENTION_BOUNDS[kind].min}
+                  max={RETENTION_BOUNDS[kind].max}
+                  allowDecimal={false}
+                  allowNegative={false}
+                  clampBehavior="none"
+                  {...form.getInputProps(`retentionDays.${kind}`)}
+                  data-testid={`privacy-days-${kind}`}
+                />
+              ))}
+            </SimpleGrid>
+            <Text size="xs" c="dimmed">
+              <Trans>Older records and files are removed every day.</Trans>
+            </Text>
+          </Stack>
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" disabled={!form.isDirty()} onClick={() => form.reset()} data-testid="privacy-cancel">
+              <Trans>Cancel</Trans>
+            </Button>
+            <Button type="submit" loading={saving} disabled={!stored} data-testid="privacy-save">
+              <Trans>Save</Trans>
+            </Button>
+          </Group>
         </Stack>
-        <Stack gap="sm">
-          <Title order={3} size="h5">
-            <Trans>How long records are kept</Trans>
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-            {KINDS.map((kind) => (
-              <NumberInput
-                key={kind}
-                label={dayLabel[kind]}
-                required
-                min={RETENTION_BOUNDS[kind].min}
-                max={RETENTION_BOUNDS[kind].max}
-                allowDecimal={false}
-                allowNegative={false}
-                clampBehavior="none"
-                {...form.getInputProps(`retentionDays.${kind}`)}
-                data-testid={`privacy-days-${kind}`}
-              />
-            ))}
-          </SimpleGrid>
-          <Text size="xs" c="dimmed">
-            <Trans>Older records and files are removed every day.</Trans>
-          </Text>
-        </Stack>
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" disabled={!form.isDirty()} onClick={() => form.reset()} data-testid="privacy-cancel">
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" loading={saving} disabled={!stored} data-testid="privacy-save">
-            <Trans>Save</Trans>
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+      </form>
+    </Stack>
   );
 }

@@ -13,6 +13,8 @@ export interface Account {
   owner: boolean;
   disabled: boolean;
   mustChangePassword: boolean;
+  /** Two-factor login is on. */
+  twoFactor: boolean;
   createTime: string;
   version: number;
 }

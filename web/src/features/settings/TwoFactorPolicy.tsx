@@ -1,0 +1,83 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Stack, Switch, Text, Title } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { Trans, useLingui } from '@lingui/react/macro';
+import type { TwoFactorPolicy as Policy } from '@passcloud/functions/contract/twoFactor';
+import { api, notifySuccess, toast } from '../../app/api.ts';
+import { RequestError } from '../../app/request.ts';
+
+/**
+ * The owner's switch: require two-factor login of every account of the company. An account without
+ * it then sets it up at its next login before anything else. Others see the rule, unchangeable;
+ * the owner turns it on for its own account first.
+ */
+export function TwoFactorPolicy() {
+  const { t } = useLingui();
+  const [policy, setPolicy] = useState<Policy | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setPolicy(await api.get<Policy>('/v1/settings/twoFactor'));
+    } catch {
+      // The request client has shown why.
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const save = async (requireTwoFactor: boolean) => {
+    setSaving(true);
+    try {
+      setPolicy(await api.put<Policy>('/v1/settings/twoFactor', { requireTwoFactor }, { silent: true }));
+      notifySuccess(t`Saved`);
+    } catch (error) {
+      if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const change = (requireTwoFactor: boolean) =>
+    modals.openConfirmModal({
+      title: requireTwoFactor ? t`Require two-factor login` : t`Stop requiring two-factor login`,
+      children: (
+        <Text size="sm">
+          {requireTwoFactor
+            ? t`Every account without two-factor login must set it up at its next login before it can do anything else. Accounts logged in now go on until they log in again.`
+            : t`Accounts may then log in with their password alone and turn two-factor login off.`}
+        </Text>
+      ),
+      labels: { confirm: requireTwoFactor ? t`Require` : t`Stop requiring`, cancel: t`Cancel` },
+      confirmProps: { 'data-testid': 'confirm-two-factor-policy' } as never,
+      onConfirm: () => void save(requireTwoFactor),
+    });
+
+  const blocked = !policy || !policy.canChange || (!policy.requireTwoFactor && !policy.ownEnabled);
+  return (
+    <Stack gap="sm" maw={760}>
+      <Title order={3} size="h5">
+        <Trans>Login</Trans>
+      </Title>
+      <Switch
+        label={t`Require two-factor login for every account`}
+        description={t`Logging in then takes the password and a code from an authenticator app, for every account of the company.`}
+        checked={!!policy?.requireTwoFactor}
+        disabled={blocked || saving}
+        onChange={(e) => change(e.currentTarget.checked)}
+        data-testid="privacy-require-two-factor"
+      />
+      {policy && !policy.canChange && (
+        <Text size="xs" c="dimmed">
+          <Trans>Only the owner of the company can change this.</Trans>
+        </Text>
+      )}
+      {policy?.canChange && !policy.ownEnabled && !policy.requireTwoFactor && (
+        <Text size="xs" c="dimmed" data-testid="two-factor-owner-first">
+          <Trans>Turn on two-factor login for your own account first (user menu, Two-factor login).</Trans>
+        </Text>
+      )}
+    </Stack>
+  );
+}
