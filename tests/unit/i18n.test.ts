@@ -18,8 +18,12 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.online',
     'field.firmware',
     'field.account',
+    'column.account',
+    'column.userAgent',
   ],
   de_DE: [
+    'audit.kind.export',
+    'column.userAgent',
     'column.attendanceStatus',
     'value.attendance.normal',
     'field.person',
@@ -31,6 +35,8 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.firmware',
   ],
   fr_FR: [
+    'audit.kind.export',
+    'column.auditAction',
     'column.date',
     'value.attendance.normal',
     'value.attendance.absence',
