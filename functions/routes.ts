@@ -97,6 +97,9 @@ export const routes = [
   { method: 'GET', path: '/v1/employees/{employeeKey}', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'PATCH', path: '/v1/employees/{employeeKey}', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'DELETE', path: '/v1/employees/{employeeKey}', resource: 'employees', access: 'session', authCode: 'pass:employee' },
+  // Erasing a person: them, every photo, the captures and names of their pass records, their answers and attendance; a receipt, read again later.
+  { method: 'POST', path: '/v1/employees/{employeeKey}/erase', resource: 'employees', access: 'session', authCode: 'pass:employee' },
+  { method: 'GET', path: '/v1/employees/{employeeKey}/erasure', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees/{employeeKey}/resign', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees/{employeeKey}/entry', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   // Attendance rules: shifts, attendance groups (their staff are employees who need attendance) and holidays.
@@ -137,6 +140,8 @@ export const routes = [
   { method: 'GET', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'PATCH', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'DELETE', path: '/v1/visitors/{visitorKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
+  { method: 'POST', path: '/v1/visitors/{visitorKey}/erase', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
+  { method: 'GET', path: '/v1/visitors/{visitorKey}/erasure', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   // Face terminals bind with the tenant's device binding code; the console manages them.
   { method: 'POST', path: '/v1/devices/bind', resource: 'devices', access: 'device' },
   { method: 'GET', path: '/v1/devices', resource: 'devices', access: 'session', authCode: 'pass:device' },

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
@@ -23,7 +23,9 @@ import { epochSeconds, finishBatch, type TransactItem } from './entity.ts';
  * - rare-filter copies: pk `<tenantId>#recx#<flag>#<UTC day>`, sk
  *                      `recx#<flag>#<verifyTime ISO>#<deviceKey>#<recordId>` for blacklist,
  *                      stranger, fever and refused records, so a list of only those reads only them;
- * - an employee's punch: pk `<tenantId>#punch#<personKey>` (attendance reads one person's range);
+ * - a known person's pass: pk `<tenantId>#punch#<personKey>`, for employees and visitors alike:
+ *                      attendance reads an employee's range (their punches), erasure finds
+ *                      every record of a person through it (data/erasures.ts);
  * - day counters:      pk `<tenantId>#cnt#<company day>#<shard>`, sk `cnt`, added to atomically
  *                      (`ADD`) in the same transaction as the markers; a day is spread over
  *                      COUNTER_SHARDS items (and partitions) so that records stored at the same
@@ -134,15 +136,16 @@ export function recordPuts(record: PassRecord): Record<string, unknown>[] {
   return [
     { ...body, pk: recordPartition(record.tenantId, record), sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
     ...flagsOf(record).map((flag) => ({ ...body, pk: flagPartition(record.tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) })),
-    ...(record.personKind === 'employee' && record.personKey ? [punchItem(record)] : []),
+    ...(record.personKind && record.personKey ? [punchItem(record)] : []),
   ];
 }
 
 /**
- * An employee's clock-in for attendance: every record of a known employee is also kept in the
- * employee's own partition `<tenantId>#punch#<personKey>`, under
+ * A known person's pass: every record of a known employee or visitor is also kept in the
+ * person's own partition `<tenantId>#punch#<personKey>`, under
  * `punch#<verifyTime>#<deviceKey>#<recordId>`, so one employee's punches of a range are one key
- * range (data/attendanceDays.ts).
+ * range (data/attendanceDays.ts), and every record of one person is one partition to read when
+ * the person is erased (passesOf, erasePass). Attendance reads employees' partitions only.
  */
 export const punchPartition = (tenantId: string, personKey: string): string => `${tenantId}#punch#${personKey}`;
 export const punchSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `punch#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
@@ -669,4 +672,92 @@ export async function countedTotal(tenantId: string, filter: RecordFilter & { fr
   if (picked.length > 1) return undefined;
   const name = (picked[0] ?? 'total') as CounterName;
   return (await dayCounters(tenantId, filter.fromDay, filter.toDay)).reduce((sum, d) => sum + d.counts[name], 0);
+}
+
+// Erasure of a person
+
+/** One pass of a person, as their partition names it. */
+export interface PersonPass {
+  verifyTime: string;
+  deviceKey: string;
+  recordId: string;
+}
+
+/** One page of a person's passes (oldest first) after `cursor`, and the cursor of the next page (null at the end). */
+export async function passesOf(tenantId: string, personKey: string, cursor: Record<string, unknown> | undefined, limit: number): Promise<{ passes: PersonPass[]; next: Record<string, unknown> | null }> {
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :punch)',
+      ExpressionAttributeValues: { ':pk': punchPartition(tenantId, personKey), ':punch': 'punch#' },
+      ProjectionExpression: 'sk',
+      Limit: limit,
+      ConsistentRead: true,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  const passes = (out.Items ?? []).flatMap((item) => {
+    // punch#<verifyTime ISO>#<deviceKey>#<recordId>: none of the three holds a '#'.
+    const [, verifyTime, deviceKey, recordId] = String(item.sk).split('#');
+    return verifyTime && deviceKey && recordId ? [{ verifyTime, deviceKey, recordId }] : [];
+  });
+  return { passes, next: out.LastEvaluatedKey ?? null };
+}
+
+/** What a record keeps of a person, removed when the person is erased. */
+const PERSONAL_FIELDS = ['personKey', 'name', 'nameLower', 'temperature', 'captureKey', 'captureType', 'captureSize', 'avatarKey'] as const;
+
+/** What erasing one pass found: the objects it referred to (to be removed by the caller), and whether the record was changed. */
+export interface ErasedPass {
+  captureKey?: string;
+  avatarKey?: string;
+  changed: boolean;
+}
+
+/**
+ * Erases a person from one of their passes: the record and its rare-filter copies keep when,
+ * where, the kind of pass and its outcome (the day's counters stay true) and lose who it was,
+ * the temperature, the capture and the photo links, and are marked `erased`; the marker forgets
+ * the capture; the person's copy of the pass goes. Idempotent: a pass erased before answers
+ * `changed: false`.
+ */
+export async function erasePass(tenantId: string, personKey: string, pass: PersonPass): Promise<ErasedPass> {
+  const key = { pk: recordPartition(tenantId, pass), sk: recordSk(pass) };
+  const record = (await dynamo().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item as PassRecord | undefined;
+  const result: ErasedPass = { changed: false };
+  if (record && record.personKey === personKey) {
+    if (record.captureKey) result.captureKey = record.captureKey;
+    if (record.avatarKey) result.avatarKey = record.avatarKey;
+    const keys = [key, ...flagsOf(record).map((flag) => ({ pk: flagPartition(tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) }))];
+    for (const Key of keys) {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key,
+          UpdateExpression: `SET #erased = :true REMOVE ${PERSONAL_FIELDS.map((_, i) => `#p${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#erased': 'erased', ...Object.fromEntries(PERSONAL_FIELDS.map((f, i) => [`#p${i}`, f])) },
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      ).catch((error: unknown) => {
+        // A copy already gone (its TTL) needs nothing.
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+    }
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: markerKey(tenantId, pass.deviceKey, pass.recordId),
+          UpdateExpression: 'REMOVE captureKey, captureType, captureSize',
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+    result.changed = true;
+  }
+  await dynamo().send(new DeleteCommand({ TableName: table(), Key: { pk: punchPartition(tenantId, personKey), sk: punchSk(pass) } }));
+  return result;
 }

@@ -7,6 +7,7 @@ import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, ty
 import { ValidationError, type FieldIssue } from '#lib/errors';
 import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#lib/http';
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';
+import { erasePerson, erasureReceipt } from './erasure.ts';
 import { createJob, readJob, startJob } from './importJobs.ts';
 import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
 
@@ -64,7 +65,14 @@ export async function listJson(tenantId: string, kind: PersonKind, filter: Peopl
   return { ...page, items: await Promise.all(page.items.map(personJson)) };
 }
 
-/** Deletes the person, their unique claims and their photo. */
+/**
+ * Deletes the person: their record, unique claims, search terms and photo; their authorizations
+ * are revoked, so every terminal is told to delete the face (and blacklist entries end). What a
+ * plain delete keeps: the pass records, which are the company's access history, with their
+ * captures and names, until the privacy settings' retention periods end them (captures by the
+ * retention sweep and the bucket's lifecycle, records by their TTL); and the attendance computed
+ * from them. Erasing (erasure.ts) removes those too.
+ */
 export async function removePerson(tenantId: string, kind: PersonKind, personKey: string, version: number): Promise<void> {
   const person = await deletePerson(tenantId, kind, personKey, version);
   await noteAttendanceChange(person, undefined);
@@ -92,7 +100,9 @@ type SharedRoute<K extends PersonKind> =
   | `POST ${Base<K>}/imports/jobs/{jobKey}/start`
   | `GET ${Item<K>}`
   | `PATCH ${Item<K>}`
-  | `DELETE ${Item<K>}`;
+  | `DELETE ${Item<K>}`
+  | `POST ${Item<K>}/erase`
+  | `GET ${Item<K>}/erasure`;
 
 type SharedRoutes<K extends PersonKind> = { [R in SharedRoute<K>]: HandlerDef<'session'> };
 
@@ -189,6 +199,19 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
       async handle({ auth, params, query }) {
         await removePerson(auth.tenantId, kind, keyOf(params), query.version);
         return deleted();
+      },
+    }),
+    [`POST ${item}/erase`]: sessionRoute({
+      params: keyParams,
+      async handle({ auth, params }) {
+        const receipt = await erasePerson(auth.tenantId, kind, keyOf(params), auth.account.username);
+        return receipt.state === 'done' ? ok(receipt) : queued(receipt);
+      },
+    }),
+    [`GET ${item}/erasure`]: sessionRoute({
+      params: keyParams,
+      async handle({ auth, params }) {
+        return ok(await erasureReceipt(auth.tenantId, kind, keyOf(params)));
       },
     }),
   };

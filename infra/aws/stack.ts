@@ -212,6 +212,8 @@ export class PassCloudStack extends Stack {
       // Photos: existence checks of an avatar (HeadObject) and short-lived links (GetObject), archive imports (PutObject), removal with the person.
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
       grantListing(fn, buckets.data.photos);
+      // Erasing a person: the captures of their pass records (HeadObject to count them, then removal).
+      this.grantObjects(fn, [buckets.data.captures], ['s3:GetObject', 's3:DeleteObject']);
       // Background imports: the job record, the presigned upload (PutObject), its size (GetObject), removal of an oversized file.
       grantTable(fn, events, 'readWrite');
       this.grantObjects(fn, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);

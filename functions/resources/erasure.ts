@@ -1,0 +1,152 @@
+import type { ErasureReceipt } from '#contract/erasures';
+import type { PersonKind } from '#contract/people';
+import { noteRulesChanged } from '#data/attendanceRules';
+import { personAuthorities } from '#data/authorities';
+import { findErasure, leaseErasure, receiptOf, removePersonItems, saveErasure, startErasure, type StoredErasure } from '#data/erasures';
+import { erasePass, passesOf } from '#data/passRecords';
+import { deletePerson, findPerson } from '#data/people';
+import { ConflictError, NotFoundError } from '#lib/errors';
+import { deleteObject, objectExists } from '#lib/storage';
+import { pool } from '#lib/pool';
+
+/**
+ * Erasing a person (GDPR-style erasure), as opposed to deleting them (people.ts removePerson):
+ *
+ * - the person's record, unique claims and search terms go, and their authorizations (pass list
+ *   and blacklist) are revoked: every terminal holding the face is told to delete it;
+ * - every photo of them goes: the current one and each earlier one a pass record still links;
+ * - every pass record of theirs stays as the company's access history (when, which door, the
+ *   outcome; the day's counters stay true) but loses who it was: personKey, name, temperature,
+ *   capture and photo link are removed and the record is marked `erased`; the capture objects go;
+ * - their own copies of their passes (attendance punches), the attendance days and months
+ *   computed for them and the questionnaire answers they gave go.
+ *
+ * A receipt (data/erasures.ts) counts what went, is kept 400 days and is answered again by a
+ * repeated request. The work is bounded: a request works at most WORK_BUDGET_MS and answers 202
+ * with the receipt as it stands; asking again goes on where it stopped (the console does until
+ * it is done). One request at a time works on an erasure (a lease on the receipt).
+ */
+
+/** How long one request works on an erasure, well inside API Gateway's 29 s. */
+const WORK_BUDGET_MS = 15_000;
+/** How long a request holds an erasure: longer than it works, so a crashed one is taken over soon after. */
+const LEASE_MS = 30_000;
+const PASS_PAGE = 50;
+const ITEM_PAGE = 500;
+
+/** Why an erasure cannot start: the person is unknown here and left no passes. */
+async function somethingToErase(tenantId: string, kind: PersonKind, personKey: string): Promise<boolean> {
+  if (await findPerson(tenantId, kind, personKey)) return true;
+  return (await passesOf(tenantId, personKey, undefined, 1)).passes.length > 0;
+}
+
+/** Starts or goes on with the erasure of a person; answers the receipt as it stands. 404 when there is no such person and no erasure of them. */
+export async function erasePerson(tenantId: string, kind: PersonKind, personKey: string, username: string, now = Date.now()): Promise<ErasureReceipt> {
+  let erasure = await findErasure(tenantId, kind, personKey);
+  if (!erasure) {
+    if (!(await somethingToErase(tenantId, kind, personKey))) throw new NotFoundError();
+    erasure = await startErasure(tenantId, kind, personKey, username, LEASE_MS, new Date(now));
+    // Started at the same moment by another request: that one works on it.
+    if (!erasure) return receiptOf((await findErasure(tenantId, kind, personKey))!);
+  } else if (erasure.state === 'done' || !(await leaseErasure(erasure, LEASE_MS, now))) {
+    return receiptOf(erasure);
+  }
+  await work(erasure, now + WORK_BUDGET_MS);
+  return receiptOf(erasure);
+}
+
+export async function erasureReceipt(tenantId: string, kind: PersonKind, personKey: string): Promise<ErasureReceipt> {
+  const erasure = await findErasure(tenantId, kind, personKey);
+  if (!erasure) throw new NotFoundError();
+  return receiptOf(erasure);
+}
+
+/** Runs the phases until done or past `deadline`, saving after each step; the lease is given back at the end. */
+async function work(erasure: StoredErasure, deadline: number): Promise<void> {
+  try {
+    while (erasure.phase !== 'done' && Date.now() < deadline) {
+      await step(erasure);
+      await saveErasure(erasure, false);
+    }
+  } finally {
+    await saveErasure(erasure, true);
+  }
+}
+
+const removePhoto = async (erasure: StoredErasure, key: string): Promise<void> => {
+  if (!(await objectExists('photos', erasure.tenantId, key))) return;
+  await deleteObject('photos', erasure.tenantId, key);
+  erasure.counts.photoObjects++;
+};
+
+async function step(erasure: StoredErasure): Promise<void> {
+  const { tenantId, personKind: kind, personKey, counts } = erasure;
+  switch (erasure.phase) {
+    case 'person': {
+      // The person as they are now; a change at the same moment is read again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const person = await findPerson(tenantId, kind, personKey);
+        if (!person) break;
+        const live = (await personAuthorities(tenantId, personKey)).filter((a) => !a.revoked);
+        try {
+          await deletePerson(tenantId, kind, personKey, person.version);
+        } catch (error) {
+          if (error instanceof ConflictError || error instanceof NotFoundError) continue;
+          throw error;
+        }
+        counts.personRecords = 1;
+        counts.authorizationsRevoked = live.length;
+        counts.blacklistEntries = live.filter((a) => a.setType === 1).length;
+        counts.terminalsTold = new Set(live.map((a) => a.deviceKey)).size;
+        if (person.kind === 'employee' && person.needsAttendance && person.attendanceGroupKey) await noteRulesChanged(tenantId);
+        if (person.avatar) await removePhoto(erasure, person.avatar);
+        break;
+      }
+      erasure.phase = 'passes';
+      return;
+    }
+    case 'passes': {
+      // Each erased pass leaves the person's partition, so the first page is always what is left.
+      const { passes, next } = await passesOf(tenantId, personKey, undefined, PASS_PAGE);
+      const erased = await pool(passes, 8, (pass) => erasePass(tenantId, personKey, pass));
+      const captures = [...new Set(erased.flatMap((e) => (e.captureKey ? [e.captureKey] : [])))];
+      const photos = [...new Set(erased.flatMap((e) => (e.avatarKey ? [e.avatarKey] : [])))];
+      await pool(captures, 8, async (capture) => {
+        if (!(await objectExists('captures', tenantId, capture))) return;
+        await deleteObject('captures', tenantId, capture);
+        counts.captureObjects++;
+      });
+      for (const photo of photos) await removePhoto(erasure, photo);
+      counts.passRecordsChanged += erased.filter((e) => e.changed).length;
+      counts.punchesRemoved += passes.length;
+      if (!next || passes.length === 0) erasure.phase = 'answers';
+      return;
+    }
+    case 'answers': {
+      const { removed, next } = await removePersonItems(tenantId, 'qresult#', personKey, erasure.cursor, ITEM_PAGE);
+      counts.questionnaireAnswers += removed;
+      if (next) erasure.cursor = next;
+      else {
+        delete erasure.cursor;
+        erasure.phase = kind === 'employee' ? 'attendance' : 'done';
+      }
+      break;
+    }
+    case 'attendance': {
+      // Days, then months: the cursor's key says which.
+      const prefix = typeof erasure.cursor?.sk === 'string' && erasure.cursor.sk.startsWith('attMonth#') ? 'attMonth#' : 'attDay#';
+      const { removed, next } = await removePersonItems(tenantId, prefix, personKey, erasure.cursor, ITEM_PAGE);
+      counts.attendanceItems += removed;
+      if (next) erasure.cursor = next;
+      else if (prefix === 'attDay#') erasure.cursor = { pk: tenantId, sk: 'attMonth#' };
+      else {
+        delete erasure.cursor;
+        erasure.phase = 'done';
+      }
+      break;
+    }
+    case 'done':
+      return;
+  }
+  if (erasure.phase === 'done') erasure.finishedAt = new Date().toISOString();
+}

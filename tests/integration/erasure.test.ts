@@ -1,0 +1,259 @@
+import '../support/localEnv.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeviceAgent } from '@passcloud/device-shadow/agent';
+import { simulatedInfo } from '@passcloud/device-shadow/fleet';
+import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
+import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
+import type { ErasureReceipt } from '@passcloud/functions/contract/erasures';
+import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
+import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { createAccount } from '@passcloud/functions/data/identity';
+import { dynamo } from '@passcloud/functions/lib/aws';
+import { listObjects, type BucketName } from '@passcloud/functions/lib/storage';
+import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { grantSeats } from '../support/licence.ts';
+import { makePng } from '../support/images.ts';
+import { until } from '../support/wait.ts';
+
+/**
+ * The biometric data lifecycle through the HTTP API and MQTT: deleting a person removes their
+ * photo and their face from the terminals; erasing one removes them, every photo, the captures of
+ * their passes (the records stay, without the person), their answers and attendance, and answers
+ * a receipt that a second request answers again.
+ */
+
+let token: string;
+let tenantId: string;
+let userCode: string;
+let otherToken: string;
+let employeeGroup: string;
+let visitorGroup: string;
+let device: DeviceAgent;
+
+async function photo(): Promise<string> {
+  const form = new FormData();
+  form.set('kind', 'avatar');
+  form.set('file', new Blob([new Uint8Array(makePng(800, 600))]), 'face.png');
+  const upload = await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form });
+  expect(upload.body.code).toBe(201);
+  return upload.body.data.fileKey;
+}
+
+interface Person {
+  key: string;
+  version: number;
+  avatar: string;
+}
+async function person(kind: 'employee' | 'visitor', name: string): Promise<Person> {
+  const avatar = await photo();
+  const groupKey = kind === 'employee' ? employeeGroup : visitorGroup;
+  const answer = await call<Record<string, unknown>>('POST', `/v1/${kind}s`, {
+    token,
+    body: { personId: unique('E'), name, role: 'Staff', gender: 'female', groupKey, avatar },
+  });
+  expect(answer.body.code).toBe(201);
+  return { key: String(answer.body.data[`${kind}Key`]), version: Number(answer.body.data.version), avatar };
+}
+
+const held = () => device.faces.all().map((f) => `${f.list}:${f.personKey}`);
+
+async function grant(setType: number, personKey: string): Promise<void> {
+  const answer = await call('POST', '/v1/authorities', {
+    token,
+    body: { setType, personKeys: [personKey], deviceKeys: [device.deviceKey], validity: { permanent: true } },
+  });
+  expect(answer.body.code).toBe(201);
+  await until(
+    () => call<{ items: AuthorityItem[] }>('GET', `/v1/authorities/sync?personKey=${personKey}`, { token }),
+    (page) => page.body.data.items.length > 0 && page.body.data.items.every((i) => i.syncState === 'synced'),
+  );
+}
+
+/** Every object of the tenant in a bucket, by key without the tenant. */
+async function objects(bucket: BucketName): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const page of listObjects(bucket, `${tenantId}/`)) keys.push(...page.map((o) => o.key.slice(tenantId.length + 1)));
+  return keys.sort();
+}
+
+async function records(): Promise<PassRecordItem[]> {
+  const answer = await call<{ items: PassRecordItem[] }>('GET', `/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=200`, { token });
+  expect(answer.body.code).toBe(200);
+  return answer.body.data.items;
+}
+
+/** Passes of `personKey` on the device, the first `withCapture` of them with a capture; answers their record ids once stored. */
+async function passes(personKey: string, name: string, count: number, withCapture: number): Promise<string[]> {
+  const sent = Array.from({ length: count }, (_, i) => newPassRecord({ personKey, name, temperature: 36.5, verifyTime: Date.now() - i * 1000 }));
+  sent.forEach((record, i) => device.records.add(record, i < withCapture ? captureJpeg(64, 48) : undefined));
+  await until(
+    () => device.records.pending,
+    (n) => n === 0,
+    20_000,
+  );
+  await device.records.settled();
+  return sent.map((r) => r.recordId);
+}
+
+/** A questionnaire answer and an attendance day of the person, as the terminals and the attendance job store them. */
+async function answerAndDay(personKey: string): Promise<void> {
+  const now = new Date().toISOString();
+  const table = tableName(EVENTS_TABLE);
+  await dynamo().send(
+    new PutCommand({
+      TableName: table,
+      Item: { pk: tenantId, sk: `qresult#q1#${now}#${unique('r')}`, kind: 'questionnaireResult', personKey, answeredAt: now, ttl: 4e9 },
+    }),
+  );
+  await dynamo().send(new PutCommand({ TableName: table, Item: { pk: tenantId, sk: `attDay#2099-01-01#${personKey}`, personKey, date: '2099-01-01' } }));
+}
+
+const erase = (kind: 'employee' | 'visitor', key: string, as = token) => call<ErasureReceipt>('POST', `/v1/${kind}s/${key}/erase`, { token: as });
+
+beforeAll(async () => {
+  const owner = await registerTenant();
+  userCode = owner.userCode;
+  token = (await login(owner.username, owner.password)).token;
+  tenantId = token.split('.')[0]!;
+  await grantSeats(token, 20);
+  const other = await registerTenant();
+  otherToken = (await login(other.username, other.password)).token;
+  employeeGroup = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Staff '), type: 'employee' } })).body.data.groupKey;
+  visitorGroup = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Guests '), type: 'visitor' } })).body.data.groupKey;
+  device = new DeviceAgent({ apiUrl: baseUrl(), userCode, info: simulatedInfo(unique('ER').toUpperCase(), 1), heartbeatMs: 60_000 });
+  await device.start();
+});
+
+afterAll(async () => {
+  await device?.stop();
+});
+
+describe('deleting a person', () => {
+  it('removes the photo object and tells the terminal to delete the face; the pass records and their captures stay', async () => {
+    const gone = await person('employee', 'Dora Delete');
+    await grant(0, gone.key);
+    expect(held()).toContain(`pass:${gone.key}`);
+    const [recordId] = await passes(gone.key, 'Dora Delete', 1, 1);
+    expect(await objects('photos')).toContain(gone.avatar);
+    const capturesBefore = await objects('captures');
+
+    const deleted = await call('DELETE', `/v1/employees/${gone.key}?version=${gone.version}`, { token });
+    expect(deleted.body.code).toBe(204);
+    expect(await objects('photos')).not.toContain(gone.avatar);
+    // Over MQTT and the face changes: the terminal deletes the face and confirms it.
+    await until(held, (faces) => !faces.includes(`pass:${gone.key}`));
+    await until(
+      () => call<{ items: AuthorityItem[] }>('GET', `/v1/authorities/sync?personKey=${gone.key}`, { token }),
+      (page) => page.body.data.items.length === 0,
+    );
+    // The company's access history keeps the pass with its capture until the retention periods end it.
+    expect(await objects('captures')).toEqual(capturesBefore);
+    const kept = (await records()).find((r) => r.recordKey.endsWith(recordId!));
+    expect(kept).toMatchObject({ name: 'Dora Delete' });
+    expect(kept?.capture).toBeTruthy();
+  });
+});
+
+describe('erasing a person', () => {
+  let ada: Person;
+  let vera: Person;
+  let adaRecords: string[];
+  let veraRecords: string[];
+  let receipt: ErasureReceipt;
+
+  beforeAll(async () => {
+    ada = await person('employee', 'Ada Erase');
+    vera = await person('visitor', 'Vera Erase');
+    await grant(0, ada.key);
+    await grant(1, vera.key);
+    expect(held()).toEqual(expect.arrayContaining([`pass:${ada.key}`, `blacklist:${vera.key}`]));
+    adaRecords = await passes(ada.key, 'Ada Erase', 3, 2);
+    veraRecords = await passes(vera.key, 'Vera Erase', 2, 1);
+    await answerAndDay(ada.key);
+  });
+
+  it('is refused to another company (404) and to an account without the code (401), changing nothing', async () => {
+    expect((await erase('employee', ada.key, otherToken)).status).toBe(404);
+    expect((await call('GET', `/v1/employees/${ada.key}/erasure`, { token: otherToken })).status).toBe(404);
+    const username = unique('visitoronly');
+    await createAccount(tenantId, { username, password: 'visitors-only-1', authCodes: ['pass:visitor'] });
+    const limited = (await login(username, 'visitors-only-1')).token;
+    expect((await erase('employee', ada.key, limited)).status).toBe(401);
+    expect((await call('GET', `/v1/employees/${ada.key}`, { token })).body.code).toBe(200);
+    expect(await objects('photos')).toContain(ada.avatar);
+    expect((await objects('captures')).length).toBeGreaterThanOrEqual(3);
+    expect(held()).toContain(`pass:${ada.key}`);
+    expect((await call('GET', `/v1/employees/${ada.key}/erasure`, { token })).status).toBe(404);
+    expect((await erase('employee', 'nosuchperson0001')).status).toBe(404);
+  });
+
+  it('removes the person, their photo, captures, face, answers and attendance, and answers a receipt with exact counts', async () => {
+    const capturesBefore = await objects('captures');
+    const answer = await erase('employee', ada.key);
+    expect(answer.status).toBe(200);
+    expect(answer.body.code).toBe(200);
+    receipt = answer.body.data;
+    expect(receipt).toMatchObject({ personKind: 'employee', personKey: ada.key, state: 'done', phase: 'done' });
+    expect(receipt.counts).toEqual({
+      personRecords: 1,
+      photoObjects: 1,
+      captureObjects: 2,
+      passRecordsChanged: 3,
+      punchesRemoved: 3,
+      authorizationsRevoked: 1,
+      blacklistEntries: 0,
+      terminalsTold: 1,
+      questionnaireAnswers: 1,
+      attendanceItems: 1,
+    });
+    expect(JSON.stringify(receipt)).not.toContain('Ada');
+
+    expect((await call('GET', `/v1/employees/${ada.key}`, { token })).status).toBe(404);
+    expect(await objects('photos')).not.toContain(ada.avatar);
+    expect((await objects('captures')).length).toBe(capturesBefore.length - 2);
+    await until(held, (faces) => !faces.includes(`pass:${ada.key}`));
+    // The records stay as access history, without who it was.
+    const all = await records();
+    for (const id of adaRecords) {
+      const record = all.find((r) => r.recordKey.endsWith(id))!;
+      expect(record).toMatchObject({ name: null, capture: null, avatar: null, temperature: null });
+    }
+    expect(all.filter((r) => r.name === 'Ada Erase')).toEqual([]);
+    // The visitor's passes are untouched.
+    expect(all.filter((r) => veraRecords.some((id) => r.recordKey.endsWith(id))).map((r) => r.name)).toEqual(['Vera Erase', 'Vera Erase']);
+  });
+
+  it('answers the same receipt again, and keeps it to be read later', async () => {
+    const again = await erase('employee', ada.key);
+    expect(again.body.code).toBe(200);
+    expect(again.body.data).toEqual(receipt);
+    const kept = await call<ErasureReceipt>('GET', `/v1/employees/${ada.key}/erasure`, { token });
+    expect(kept.body.data).toEqual(receipt);
+    // Kept 400 days (the TTL is whole seconds).
+    expect(Math.round((Date.parse(receipt.keptUntil) - Date.parse(receipt.startedAt)) / 1000)).toBe(400 * 86_400);
+  });
+
+  it('erases a visitor on a blacklist, and parallel requests erase once', async () => {
+    const capturesBefore = await objects('captures');
+    const answers = await Promise.all([erase('visitor', vera.key), erase('visitor', vera.key), erase('visitor', vera.key)]);
+    for (const a of answers) expect([200, 202]).toContain(a.status);
+    const done = await until(
+      () => call<ErasureReceipt>('GET', `/v1/visitors/${vera.key}/erasure`, { token }),
+      (a) => a.body.data?.state === 'done',
+    );
+    expect(done.body.data.counts).toMatchObject({
+      personRecords: 1,
+      photoObjects: 1,
+      captureObjects: 1,
+      passRecordsChanged: 2,
+      punchesRemoved: 2,
+      authorizationsRevoked: 1,
+      blacklistEntries: 1,
+      terminalsTold: 1,
+    });
+    expect((await objects('captures')).length).toBe(capturesBefore.length - 1);
+    await until(held, (faces) => !faces.includes(`blacklist:${vera.key}`));
+    expect((await call('GET', `/v1/visitors/${vera.key}`, { token })).status).toBe(404);
+  });
+});
