@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { UPLOAD_KEY, presignBody, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
 import { IMAGE_MAX, IMAGE_MAX_BYTES, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, PACKAGE_MAX_BYTES, judgeImage, looksLikeZip, type ImageVerdict } from '#domain/uploads';
 import { newId } from '#lib/crypto';
-import { NotFoundError, ValidationError, fieldError } from '#lib/errors';
-import { created, defineResource, sessionRoute } from '#lib/http';
+import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
+import { created, defineResource, parse, sessionRoute } from '#lib/http';
 import { parseMultipart } from '#lib/multipart';
 import { PRESIGN_SECONDS, deleteObject, getObjectBytes, objectSize, presignedGet, presignedPut, putObject, type BucketName } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
@@ -59,12 +59,10 @@ async function stagedBytes(tenantId: string, key: string): Promise<Buffer | unde
 export const files = defineResource('files', {
   'POST /v1/files/uploads': sessionRoute({
     raw: true,
-    async handle({ auth, headers, rawBody }) {
+    async handle({ auth, headers, rawBody, locale }) {
       // One byte over the limit, so that a file of exactly the limit does not come back truncated.
       const form = await parseMultipart(headers['content-type'], rawBody, ONE_REQUEST_MAX_BYTES + 1);
-      const parsed = uploadFields.safeParse(form.fields);
-      if (!parsed.success) throw new ValidationError([{ path: 'kind', message: { text: parsed.error.issues[0]?.message ?? 'invalid' } }]);
-      const { kind } = parsed.data;
+      const { kind } = parse(uploadFields, form.fields, locale, '') as z.output<typeof uploadFields>;
       const file = form.files.find((f) => f.field === 'file');
       if (!file || file.data.length === 0) throw fieldError('file', 'upload.fileMissing');
       const maxBytes = Math.min(kind === 'package' ? PACKAGE_MAX_BYTES : IMAGE_MAX_BYTES, ONE_REQUEST_MAX_BYTES);

@@ -62,6 +62,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const textual = (contentType: string | undefined): boolean =>
   !contentType || /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(contentType);
 
+/**
+ * A percent-encoded part of the path, decoded; one with a malformed escape (`%zz`) is kept as
+ * sent, and the route's schema refuses it as it refuses any other key that is not one.
+ */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** Builds the API Gateway v2 event a Lambda would get for this request. */
 export function toEvent(req: IncomingMessage, url: URL, mounted: Mounted, match: RegExpExecArray, body: Buffer, sourceIp: string): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
@@ -71,7 +83,7 @@ export function toEvent(req: IncomingMessage, url: URL, mounted: Mounted, match:
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const pathParameters: Record<string, string> = {};
-  mounted.params.forEach((name, i) => (pathParameters[name] = decodeURIComponent(match[i + 1]!)));
+  mounted.params.forEach((name, i) => (pathParameters[name] = decodePart(match[i + 1]!)));
   const binary = mounted.route.binary || !textual(headers['content-type']);
   const now = new Date();
   return {
@@ -135,7 +147,7 @@ const gzipped = new Map<string, Buffer>();
 /** Serves the built console; unknown paths get index.html (SPA fallback), like CloudFront. */
 function serveStatic(req: IncomingMessage, res: ServerResponse, root: string, pathname: string): void {
   const index = join(root, 'index.html');
-  let file = normalize(join(root, decodeURIComponent(pathname)));
+  let file = normalize(join(root, decodePart(pathname)));
   if (!file.startsWith(resolve(root)) || !existsSync(file) || statSync(file).isDirectory()) file = index;
   if (!existsSync(file)) {
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });

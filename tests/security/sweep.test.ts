@@ -1,8 +1,6 @@
 import { beforeAll, describe, expect, it, inject } from 'vitest';
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
-import { dynamo } from '@passcloud/functions/lib/aws';
-import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { MAIN_TABLE, EVENTS_TABLE } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { recordKeyOf, storeRecord } from '@passcloud/functions/data/passRecords';
 import { storeCall } from '@passcloud/functions/data/intercomCalls';
@@ -11,6 +9,7 @@ import { call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats, licenceCode } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { zip } from '../support/files.ts';
+import { owned, partition, type Item } from '../support/tenantItems.ts';
 
 /**
  * Walks every route of the route table:
@@ -296,44 +295,11 @@ const queries: Record<string, string> = {
 /** Routes that end the caller's session; the sweep logs in again after them. */
 const endsSession = new Set(['POST /v1/systems/logout']);
 
-async function partition(table: typeof MAIN_TABLE, pk: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({ TableName: tableName(table), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  // Sessions record when they were last used; that is not a change to the tenant's data.
-  return items.filter((item) => !String(item.sk).startsWith('session#')).map((item) => ({ ...item }));
-}
-
-/** Every item whose partition key is the tenant's or starts with it (the events table spreads records, markers and counters over `<tenantId>#…` partitions). */
-async function owned(table: typeof MAIN_TABLE, tenantId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(table),
-        FilterExpression: 'pk = :t OR begins_with(pk, :p)',
-        ExpressionAttributeValues: { ':t': tenantId, ':p': `${tenantId}#` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items
-    .filter((item) => !String(item.sk).startsWith('session#'))
-    .sort((a, b) => (`${String(a.pk)}/${String(a.sk)}` < `${String(b.pk)}/${String(b.sk)}` ? -1 : 1))
-    .map((item) => ({ ...item }));
-}
+/** Sessions record when they were last used; that is not a change to the tenant's data. */
+const withoutSessions = (items: Item[]): Item[] => items.filter((item) => !String(item.sk).startsWith('session#'));
 
 async function snapshot(tenantId: string): Promise<string> {
-  return JSON.stringify([await partition(MAIN_TABLE, tenantId), await owned(EVENTS_TABLE, tenantId)]);
+  return JSON.stringify([withoutSessions(await partition(MAIN_TABLE, tenantId)), withoutSessions(await owned(EVENTS_TABLE, tenantId))]);
 }
 
 function pathFor(route: RouteEntry, keys: Record<string, string>): string {
