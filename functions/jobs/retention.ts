@@ -42,14 +42,18 @@ export interface SweepResult {
 const DAY_FOLDER = /\/(\d{4}-\d{2}-\d{2})\/$/;
 const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/** Sweeps every company's objects in the captures and recordings buckets, as of `now`. */
-export async function sweepRetention(now = Date.now()): Promise<SweepResult[]> {
+/**
+ * Sweeps every company's objects in the captures and recordings buckets, as of `now` (a later
+ * `now` is how a test moves time forward); `tenantIds` limits the sweep to those companies.
+ */
+export async function sweepRetention(now = Date.now(), tenantIds?: readonly string[]): Promise<SweepResult[]> {
   const results: SweepResult[] = [];
   for (const [bucket, { kind, folder }] of Object.entries(SWEPT) as [BucketName, { kind: RetentionKind; folder: string }][]) {
     const result: SweepResult = { bucket, deleted: 0, kept: 0, judged: 0 };
     for await (const tenants of listPrefixes(bucket)) {
       for (const tenantPrefix of tenants) {
         const tenantId = tenantPrefix.slice(0, -1);
+        if (tenantIds && !tenantIds.includes(tenantId)) continue;
         const cutoff = now - (await privacySettings(tenantId)).retentionDays[kind] * 86_400_000;
         const lastDay = utcDay(cutoff);
         for await (const folders of listPrefixes(bucket, `${tenantPrefix}${folder}/`)) {

@@ -126,6 +126,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { sweepRetention } = await import('@passcloud/functions/jobs/retention');
   const sweeper = setInterval(() => void sweepRetention().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
   sweeper.unref();
+  // DynamoDB Local keeps items past their TTL; the host deletes them every hour, as DynamoDB does on AWS.
+  const { reapExpired } = await import('./ttlReaper.ts');
+  const reaper = setInterval(() => void reapExpired().catch((error: unknown) => console.error('TTL reaper failed', error)), 3600_000);
+  reaper.unref();
   // So do the licence reminders, once at start and then daily.
   const { sendLicenceReminders } = await import('@passcloud/functions/jobs/licenceReminders');
   const remind = () => void sendLicenceReminders().catch((error: unknown) => console.error('licence reminders failed', error));

@@ -13,6 +13,7 @@ import { addNagChecks } from '@passcloud/infra/aws/nag';
 import { RULE_FILTERS } from '@passcloud/functions/contract/protocol';
 import { resources, routes } from '@passcloud/functions/routes';
 import { TABLES } from '@passcloud/functions/data/tables';
+import { RETENTION_BOUNDS } from '@passcloud/functions/contract/settings';
 
 /** A public key as `npm run licence -- keygen` prints it. */
 const LICENCE_PUBLIC_KEY = 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=';
@@ -176,6 +177,30 @@ describe('the AWS stack', () => {
         Rules: Match.arrayWith([Match.objectLike({ Id: 'captures-expire', ExpirationInDays: 180, Status: 'Enabled' })]),
       },
     });
+  });
+
+  it('enforces retention: TTL on every table, bucket lifecycles at the longest periods a company may choose, and the daily sweep for shorter ones', () => {
+    // Every item written under a retention period carries `ttl`; DynamoDB deletes it when that passes.
+    for (const def of TABLES) expect(def.ttlAttribute).toBe('ttl');
+    const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
+    expect(tables).toHaveLength(TABLES.length);
+    for (const table of tables) expect(table).toMatchObject({ Properties: { TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } } });
+    // The buckets' own rules end every capture and recording at the upper bound of the privacy settings' periods.
+    type Lifecycle = { Properties: { LifecycleConfiguration: { Rules: { ExpirationInDays?: number }[] } } };
+    const expiry = (bucket: Bucket) =>
+      (template.findResources('AWS::S3::Bucket')[logicalId(bucket)] as Lifecycle).Properties.LifecycleConfiguration.Rules.find((rule) => rule.ExpirationInDays)?.ExpirationInDays;
+    expect(expiry(stack.buckets.data.captures)).toBe(RETENTION_BOUNDS.captures.max);
+    expect(expiry(stack.buckets.data.recordings)).toBe(RETENTION_BOUNDS.recordings.max);
+    // Each company's shorter period: the sweep, once a day, allowed to delete in those two buckets only.
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(30 3 * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.retentionSweep), 'Arn'] } })],
+    });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('RetentionSweep') }] } }));
+    expect(policies).toContain('s3:DeleteObject');
+    expect(policies).toContain(logicalId(stack.buckets.data.captures));
+    expect(policies).toContain(logicalId(stack.buckets.data.recordings));
+    expect(policies).not.toContain(logicalId(stack.buckets.data.photos));
   });
 
   it('serves the console through CloudFront with origin access control and security headers', () => {
