@@ -13,7 +13,7 @@ import {
   type LoginChallengeAnswer,
   type UserInfo,
 } from '#contract/systems';
-import { twoFactorConfirmBody, twoFactorLoginBody, type RecoveryCodes, type TwoFactorEnrolment, type TwoFactorState } from '#contract/twoFactor';
+import { TOTP_ISSUER, isTotpCode, twoFactorConfirmBody, twoFactorLoginBody, type RecoveryCodes, type TwoFactorEnrolment, type TwoFactorState } from '#contract/twoFactor';
 import { LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTopics, type LiveConnection, type LiveTopic } from '#contract/live';
 import type { AuthCode } from '#contract/menu';
 import { permittedMenu } from '#domain/menu';
@@ -337,7 +337,7 @@ export const systems = defineResource('systems', {
       const { secret, uri } = await newTotpSecret(auth.account.username);
       const started = await startEnrolment(auth.tenantId, auth.accountId, secret);
       if (!started) throw new ConflictError('twoFactor.alreadyOn');
-      const answer: TwoFactorEnrolment = { uri, secret, issuer: 'Pass Cloud', account: auth.account.username, expiresAt: new Date(started.expiresAt).toISOString() };
+      const answer: TwoFactorEnrolment = { uri, secret, issuer: TOTP_ISSUER, account: auth.account.username, expiresAt: new Date(started.expiresAt).toISOString() };
       return created(answer);
     },
   }),
@@ -349,7 +349,7 @@ export const systems = defineResource('systems', {
       await checkOwnPassword(auth, body.password);
       const pending = auth.account.totpPending;
       if (!pending || (auth.account.totpPendingUntil ?? 0) < Date.now()) throw fieldError('code', 'twoFactor.enrolmentExpired');
-      const step = /^\d{6}$/.test(body.code) ? await matchingStep(await openTotpSecret(auth.tenantId, pending), body.code) : undefined;
+      const step = isTotpCode(body.code) ? await matchingStep(await openTotpSecret(auth.tenantId, pending), body.code) : undefined;
       if (step === undefined) throw fieldError('code', 'twoFactor.wrongCode');
       const { codes, hashes } = recoveryCodes(auth.accountId);
       // A parallel confirmation, or a new secret asked for meanwhile, makes this one stale.

@@ -80,6 +80,7 @@ describe('two-factor login in the console', () => {
   let owner: { username: string; password: string };
   let secret = '';
   let codes: string[] = [];
+  let clerk = '';
 
   it('is set up from the user menu, required by the owner, and asked for at the next login', async () => {
     owner = await registerTenant();
@@ -137,7 +138,7 @@ describe('two-factor login in the console', () => {
 
   it('leads a new account of the company through setting it up before anything else, in Chinese', async () => {
     const ownerAccount = (await findAccountByUsername(owner.username))!;
-    const username = unique('clerk');
+    const username = (clerk = unique('clerk'));
     const password = 'clerk-pass-12';
     await createAccount(ownerAccount.tenantId, { username, password, authCodes: [...AUTH_CODES] as never });
     const { context, page } = await newPage(browser, { locale: 'zh_CN' });
@@ -165,4 +166,26 @@ describe('two-factor login in the console', () => {
     await expect.poll(() => page.getByTestId('screen-title').count()).toBeGreaterThan(0);
     await context.close();
   }, 180_000);
+
+  it('lets the owner reset the two-factor login of an account, after a confirmation', async () => {
+    const { context, page } = await newPage(browser);
+    watchConsole(page);
+    await firstStep(page, owner.username, owner.password);
+    await page.getByTestId('toggle-recovery').click();
+    await page.getByTestId('recovery-code').fill(codes[1]!);
+    await page.getByTestId('verify-code').click();
+    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+    const clerkAccount = (await findAccountByUsername(clerk))!;
+    await page.goto(`/settings/account/${clerkAccount.accountId}`);
+    await expect.poll(() => page.getByTestId('badge-two-factor').count()).toBe(1);
+    await page.getByTestId('account-reset-two-factor').click();
+    await expect.poll(() => page.getByTestId('confirm-two-factor').count()).toBe(1);
+    await page.screenshot({ path: `${shotDir}/two-factor-reset-en.png` });
+    await page.getByTestId('confirm-two-factor').click();
+    expect(await toastText(page)).toBe('Operation succeeded');
+    await expect.poll(() => page.getByTestId('badge-two-factor').count()).toBe(0);
+    expect(await page.getByTestId('account-reset-two-factor').isDisabled()).toBe(true);
+    expect((await findAccountByUsername(clerk))!.totpSecret).toBeUndefined();
+    await context.close();
+  }, 120_000);
 });
