@@ -25,6 +25,7 @@ import {
   type Page,
   type Person,
 } from './api.ts';
+import { EraseDialog } from './EraseDialog.tsx';
 import { GroupManager } from './GroupManager.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { PersonName } from '../../components/PersonName.tsx';
@@ -51,6 +52,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [erasing, setErasing] = useState<Person | null>(null);
 
   const refreshReferences = useCallback(() => {
     loadGroups(kind).then(setGroups, () => undefined);
@@ -157,6 +159,9 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
           <Menu.Item color="red" onClick={() => remove([person])}>
             <Trans>Delete</Trans>
           </Menu.Item>
+          <Menu.Item color="red" onClick={() => setErasing(person)} data-testid="erase-person">
+            <Trans>Erase</Trans>
+          </Menu.Item>
         </RowMenu>
       ),
     },
@@ -164,6 +169,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
 
   return (
     <ScreenPage>
+      {erasing && <EraseDialog kind={kind} person={erasing} onClose={() => setErasing(null)} onErased={() => void invalidate('people', 'authorities')} />}
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">

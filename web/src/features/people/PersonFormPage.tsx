@@ -14,6 +14,7 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
 import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
+import { EraseDialog } from './EraseDialog.tsx';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The last entry of the Group dropdown: not a group, it opens the inline "new group" field. */
@@ -74,6 +75,8 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   /** The photo on its way to storage, in percent. */
   const [upload, setUpload] = useState<{ percent: number } | null>(null);
   const [saving, setSaving] = useState(false);
+  const [erasing, setErasing] = useState(false);
+  const [erased, setErased] = useState(false);
   const [missing, setMissing] = useState(false);
 
   const form = useForm<Values>({
@@ -223,6 +226,21 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
 
   return (
     <ScreenPage>
+      {erasing && person && (
+        <EraseDialog
+          kind={kind}
+          person={person}
+          onClose={() => {
+            setErasing(false);
+            // Once erased, the person is gone: back to the list.
+            if (erased) navigate(screens(kind).list);
+          }}
+          onErased={() => {
+            setErased(true);
+            void invalidate('people', 'authorities');
+          }}
+        />
+      )}
       <Paper withBorder p="lg" radius="md">
         <form onSubmit={submit} noValidate>
           <Grid gap="lg">
@@ -347,6 +365,11 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 </Text>
               )}
               <Group justify="flex-end" mt="lg">
+                {person && (
+                  <Button variant="subtle" color="red" mr="auto" onClick={() => setErasing(true)} data-testid="erase-person">
+                    <Trans>Erase</Trans>
+                  </Button>
+                )}
                 <Button variant="default" onClick={() => navigate(screens(kind).list)}>
                   <Trans>Back</Trans>
                 </Button>
