@@ -3,6 +3,7 @@ import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
 import { isConditionFailure } from '#data/entity';
+import { countAttempt, refundAttempt } from '#data/throttles';
 import { rsaDecrypt, sha256, verifyPassword } from './crypto.ts';
 import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
 import { env, type EnvName } from './env.ts';
@@ -114,7 +115,6 @@ export async function confirmPassword(auth: Auth, sealed: string | undefined): P
     if (auth.session.confirmedAt && now - auth.session.confirmedAt < CONFIRMATION_MS) return;
     throw new AppError(401, 'auth.passwordRequired', {}, { reauth: 'required' });
   }
-  const { countAttempt, refundAttempt } = await import('#data/identity');
   const name = auth.account.username.toLowerCase();
   await countAttempt('account', name);
   const password = sealed.length <= 4096 ? rsaDecrypt(auth.session.privateKey, sealed) : undefined;
