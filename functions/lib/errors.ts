@@ -56,6 +56,17 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * A request body with a Content-Encoding (gzip, deflate, br…). No route takes a compressed body:
+ * it is refused before anything reads it, so a small compressed body cannot unpack into a large
+ * one (a gzip bomb) in a function's memory.
+ */
+export class UnsupportedEncodingError extends AppError {
+  constructor() {
+    super(415, 'error.contentEncoding');
+  }
+}
+
 /** Invalid input: every issue names its field. */
 export class ValidationError extends AppError {
   constructor(readonly issues: FieldIssue[]) {

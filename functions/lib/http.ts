@@ -4,7 +4,7 @@ import type { Locale } from '#contract/locales';
 import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, type Auth } from './auth.ts';
 import { auditRequest } from './audit.ts';
-import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, ValidationError, fieldError } from './errors.ts';
+import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
 import { localeFromHeader, translate } from './i18n.ts';
@@ -105,6 +105,9 @@ function decodeBody(event: HttpEvent): Buffer {
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
+/** Whether a request's Content-Encoding leaves its body as sent: absent, or `identity`. */
+export const identityEncoding = (encoding: string | undefined): boolean => !encoding?.trim() || encoding.trim().toLowerCase() === 'identity';
+
 function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return {};
   try {
@@ -204,6 +207,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     const sourceIp = clientAddress(event, headers);
     const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true) : null;
     tenantId = auth?.tenantId;
+    if (!identityEncoding(headers['content-encoding'])) throw new UnsupportedEncodingError();
     const rawBody = decodeBody(event);
     const params = parse(def.params, event.pathParameters ?? {}, locale, '');
     const query = parse(def.query, event.queryStringParameters ?? {}, locale, '');

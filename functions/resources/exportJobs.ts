@@ -22,7 +22,11 @@ export async function exportJson(job: ExportJob): Promise<RecordExportJob> {
     done: job.done,
     total: job.total ?? null,
     truncated: job.truncated ?? false,
-    url: job.state === 'done' && job.fileKey ? await presignedGet('imports', job.tenantId, job.fileKey) : null,
+    // Saved under its own name, never shown in the browser (ASVS V5.4.1).
+    url:
+      job.state === 'done' && job.fileKey
+        ? await presignedGet('imports', job.tenantId, job.fileKey, undefined, { downloadAs: job.fileKey.split('/').pop()! })
+        : null,
     error: job.error ?? null,
   };
 }

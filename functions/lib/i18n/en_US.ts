@@ -21,6 +21,7 @@ export const en_US = {
   'error.routeNotFound': 'No such API path: {path}',
   'error.itemNotFound': 'The requested item does not exist',
   'error.invalidJson': 'The request body is not valid JSON',
+  'error.contentEncoding': 'Send the request body uncompressed (Content-Encoding is not accepted)',
   'issue.summary': 'Some fields are not valid: {issues}',
   'issue.separator': '; ',
   'issue.labelled': '{field}: {message}',
