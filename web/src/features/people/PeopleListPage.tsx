@@ -102,8 +102,8 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     confirm(
       t`Delete`,
       plural(people.length, {
-        one: 'Delete # person? Their photo and records go with them.',
-        other: 'Delete # people? Their photos and records go with them.',
+        one: 'Delete # person? Their photo and face go with them; their pass records stay until the retention period ends. Erase the person to remove those too.',
+        other: 'Delete # people? Their photos and faces go with them; their pass records stay until the retention period ends. Erase each person to remove those too.',
       }),
       t`Delete`,
       () => void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
