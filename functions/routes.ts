@@ -211,8 +211,8 @@ export const routes = [
   { method: 'PATCH', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'DELETE', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account', reauth: true },
   { method: 'POST', path: '/v1/accounts/{accountKey}/password', resource: 'accounts', access: 'session', authCode: 'settings:account' },
-  // Another account's two-factor login turned off (a lost phone): its session ends.
-  { method: 'DELETE', path: '/v1/accounts/{accountKey}/twoFactor', resource: 'accounts', access: 'session', authCode: 'settings:account' },
+  // Another account's two-factor login turned off (a lost phone): its session ends. As sensitive as deleting the account.
+  { method: 'DELETE', path: '/v1/accounts/{accountKey}/twoFactor', resource: 'accounts', access: 'session', authCode: 'settings:account', reauth: true },
   { method: 'GET', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'POST', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'PATCH', path: '/v1/licences/reminder', resource: 'licences', access: 'session', authCode: 'settings:licence' },

@@ -30,8 +30,8 @@ afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
 });
 
-/** The refusals these tests provoke (a wrong code) are logged by the browser as failed loads. */
-const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/]));
+/** The refusals these tests provoke (a wrong code, the reset asking for the password) are logged by the browser as failed loads. */
+const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/]));
 const dialog = (page: Page) => page.getByTestId('two-factor-dialog').locator('.mantine-Modal-content');
 
 function appCode(secret: string, at = Date.now()): string {
@@ -182,6 +182,9 @@ describe('two-factor login in the console', () => {
     await expect.poll(() => page.getByTestId('confirm-two-factor').count()).toBe(1);
     await page.screenshot({ path: `${shotDir}/two-factor-reset-en.png` });
     await page.getByTestId('confirm-two-factor').click();
+    // Like deleting an account, it asks for the password again first.
+    await page.getByTestId('confirm-password-input').fill(owner.password);
+    await page.getByTestId('confirm-password-submit').click();
     expect(await toastText(page)).toBe('Operation succeeded');
     await expect.poll(() => page.getByTestId('badge-two-factor').count()).toBe(0);
     expect(await page.getByTestId('account-reset-two-factor').isDisabled()).toBe(true);

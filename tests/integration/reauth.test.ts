@@ -33,11 +33,13 @@ async function freshSession(): Promise<void> {
 }
 
 describe('re-authentication', () => {
-  it('is asked by exactly the routes that change email settings, delete accounts and export people', () => {
+  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login and export people', () => {
     expect(routes.filter((route) => 'reauth' in route && route.reauth).map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /v1/employees/export',
       'GET /v1/visitors/export',
       'DELETE /v1/accounts/{accountKey}',
+      // tests/integration/twoFactor.test.ts holds it.
+      'DELETE /v1/accounts/{accountKey}/twoFactor',
       'PUT /v1/settings/email',
     ]);
   });

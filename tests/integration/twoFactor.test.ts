@@ -303,15 +303,20 @@ describe('two-factor login', () => {
     // A sub-administrator holding fewer permissions than the target cannot.
     const sub = await newAccount(demo().tenantId, ['settings:account']);
     const subUser = await login(sub.username, sub.password);
-    const refused = await call('DELETE', `/v1/accounts/${stored.accountId}/twoFactor`, { token: subUser.token });
+    const refused = await call('DELETE', `/v1/accounts/${stored.accountId}/twoFactor`, { token: subUser.token, confirm: true });
     expect(refused.status).toBe(401);
     expect((await call('GET', '/v1/systems/me', { token: session.token })).status).toBe(200);
     // Nor does anyone reset their own here.
-    const selfReset = await call('DELETE', `/v1/accounts/${(await findAccountByUsername(sub.username))!.accountId}/twoFactor`, { token: subUser.token });
+    const selfReset = await call('DELETE', `/v1/accounts/${(await findAccountByUsername(sub.username))!.accountId}/twoFactor`, { token: subUser.token, confirm: true });
     expect(selfReset.status).toBe(409);
 
     const admin = await login(demo().username, demo().password);
-    const reset = await call('DELETE', `/v1/accounts/${stored.accountId}/twoFactor`, { token: admin.token });
+    // Like deleting an account, it asks for the administrator's password again.
+    const unconfirmed = await call<{ reauth: string }>('DELETE', `/v1/accounts/${stored.accountId}/twoFactor`, { token: admin.token });
+    expect(unconfirmed.status).toBe(401);
+    expect(unconfirmed.body.data.reauth).toBe('required');
+    expect((await call('GET', '/v1/systems/me', { token: session.token })).status).toBe(200);
+    const reset = await call('DELETE', `/v1/accounts/${stored.accountId}/twoFactor`, { token: admin.token, confirm: true });
     expect(reset.body.code).toBe(204);
     expect((await call('GET', '/v1/systems/me', { token: session.token })).status).toBe(403);
     const after = (await findAccountByUsername(target.username))!;
