@@ -43,6 +43,7 @@ interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
+  propertyNames?: Schema;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
@@ -201,7 +202,7 @@ function invalidArb(schema: Schema, depth = 0, inUrl = false): fc.Arbitrary<unkn
     }
     options.push(fc.array(invalidArb(item, depth + 1), { minLength: 1, maxLength: 3 }));
   }
-  if (type === 'object' && schema.properties && depth < 4) options.push(invalidObject(schema, depth));
+  if (type === 'object' && (schema.properties || typeof schema.additionalProperties === 'object') && depth < 4) options.push(invalidObject(schema, depth));
   return fc.oneof(...options);
 }
 
@@ -220,6 +221,15 @@ function invalidObject(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     options.push(
       fc.tuple(base, fc.constantFrom(...schema.required)).map(([value, key]) => Object.fromEntries(Object.entries(value).filter(([k]) => k !== key))),
     );
+  if (typeof schema.additionalProperties === 'object') {
+    // A record: keys it does not take, and values it does not take under keys it does.
+    const values = schema.additionalProperties;
+    options.push(
+      fc
+        .tuple(base, nastyString, fc.oneof(validArb(values, depth + 1), invalidArb(values, depth + 1)))
+        .map(([value, key, extra]) => ({ ...value, [key]: extra })),
+    );
+  }
   if (schema.additionalProperties === false) {
     options.push(
       fc
