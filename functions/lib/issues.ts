@@ -263,7 +263,8 @@ export function fieldLabelId(path: string): MessageId | undefined {
   const name = names.at(-1);
   if (!name) return undefined;
   if (names.at(-2) === 'settings' && SETTINGS.has(name)) return settingLabel(name as SettingName);
-  return FIELD_LABELS[name];
+  // Own keys only: a field named `constructor` or `toString` has no label, not Object's method.
+  return Object.hasOwn(FIELD_LABELS, name) ? FIELD_LABELS[name] : undefined;
 }
 
 /** `cameraResolution` reads "Camera resolution". */
@@ -288,7 +289,8 @@ function valueLabel(path: string, value: unknown, locale: Locale): string {
   const text = String(value);
   const option = `option.${name}.${text}`;
   if (names.at(-2) === 'settings' && isMessageId(option)) return translate(locale, option);
-  const id = VALUE_LABELS[name]?.[text];
+  const values = Object.hasOwn(VALUE_LABELS, name) ? VALUE_LABELS[name] : undefined;
+  const id = values && Object.hasOwn(values, text) ? values[text] : undefined;
   return id ? translate(locale, id) : text;
 }
 

@@ -169,6 +169,10 @@ describe('zod issues as sentences naming the field', () => {
     expect(fieldLabel('info.mac', 'ja_JP')).toBe('MAC アドレス');
     expect(fieldLabel('settings.standbyAdvertising', 'de_DE')).toBe('Werbung im Standby');
     expect(fieldLabel('periods.0.onDuty', 'en_US')).toBe('On duty');
+    // A field named after one of Object's own properties is named, not looked up on the prototype.
+    expect(fieldLabel('constructor', 'en_US')).toBe('Constructor');
+    expect(fieldLabel('a.toString', 'en_US')).toBe('To string');
+    expect(refusal(z.object({ constructor: z.string() }).strict(), { constructor: 1 })).toEqual([{ path: 'constructor', message: expect.stringContaining('Constructor') }]);
     expect(refusal(z.object({ periods: z.array(z.object({ onDuty: z.string() })) }), { periods: [{}] })).toEqual([
       { path: 'periods.0.onDuty', message: 'On duty is required' },
     ]);
