@@ -532,6 +532,8 @@ describe('ports and versions, email and mail records', () => {
     // Changing the email settings asks for the password again, once in five minutes: cancelled saves nothing.
     await page.getByTestId('confirm-password-cancel').click();
     await expect.poll(() => page.getByTestId('confirm-password-input').count()).toBe(0);
+    expect(await toastText(page)).toBe('Confirm your password to do this');
+    await expect.poll(() => page.locator('.mantine-Notification-root').count()).toBe(0);
     await page.getByTestId('email-save').click();
     await page.getByTestId('confirm-password-input').fill('not-my-password');
     await page.getByTestId('confirm-password-submit').click();

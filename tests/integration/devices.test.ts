@@ -488,6 +488,10 @@ describe('broker security', () => {
     const client = await connect(a.binding!.mqtt);
     await expect(client.subscribeAsync(deviceTopics(b.binding!.thingName).commands, { qos: 1 })).rejects.toThrow(/Subscribe error/);
     await expect(client.subscribeAsync(shadowTopics(b.binding!.thingName).updateDelta, { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    // Nor any wildcard that would take in another device's topics: its face changes, commands or shadow.
+    for (const filter of ['#', 'pc/#', 'pc/+/faces/notify', 'pc/+/commands', '$aws/things/+/shadow/#', `pc/${b.binding!.thingName}/#`]) {
+      await expect(client.subscribeAsync(filter, { qos: 1 }), filter).rejects.toThrow(/Subscribe error/);
+    }
     // Its own topics are fine.
     expect((await client.subscribeAsync(deviceTopics(a.binding!.thingName).commands, { qos: 1 }))[0]!.qos).toBe(1);
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
