@@ -155,6 +155,8 @@ function punchItem(record: PassRecord): Record<string, unknown> {
     pk: punchPartition(record.tenantId, record.personKey!),
     sk: punchSk(record),
     kind: 'punch',
+    /** Whose pass it is: erasing a person checks the route's kind against it (resources/erasure.ts). */
+    personKind: record.personKind,
     verifyTime: record.verifyTime,
     deviceKey: record.deviceKey,
     ...(record.temperature !== undefined ? { temperature: record.temperature } : {}),
@@ -681,6 +683,8 @@ export interface PersonPass {
   verifyTime: string;
   deviceKey: string;
   recordId: string;
+  /** The person's kind as the pass was stored; passes stored before it was kept are employees' (only they had a partition then). */
+  personKind: 'employee' | 'visitor';
 }
 
 /** One page of a person's passes (oldest first) after `cursor`, and the cursor of the next page (null at the end). */
@@ -690,7 +694,7 @@ export async function passesOf(tenantId: string, personKey: string, cursor: Reco
       TableName: table(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :punch)',
       ExpressionAttributeValues: { ':pk': punchPartition(tenantId, personKey), ':punch': 'punch#' },
-      ProjectionExpression: 'sk',
+      ProjectionExpression: 'sk, personKind',
       Limit: limit,
       ConsistentRead: true,
       ...(cursor ? { ExclusiveStartKey: cursor } : {}),
@@ -699,7 +703,8 @@ export async function passesOf(tenantId: string, personKey: string, cursor: Reco
   const passes = (out.Items ?? []).flatMap((item) => {
     // punch#<verifyTime ISO>#<deviceKey>#<recordId>: none of the three holds a '#'.
     const [, verifyTime, deviceKey, recordId] = String(item.sk).split('#');
-    return verifyTime && deviceKey && recordId ? [{ verifyTime, deviceKey, recordId }] : [];
+    const personKind = item.personKind === 'visitor' ? ('visitor' as const) : ('employee' as const);
+    return verifyTime && deviceKey && recordId ? [{ verifyTime, deviceKey, recordId, personKind }] : [];
   });
   return { passes, next: out.LastEvaluatedKey ?? null };
 }

@@ -34,10 +34,16 @@ const LEASE_MS = 30_000;
 const PASS_PAGE = 50;
 const ITEM_PAGE = 500;
 
-/** Why an erasure cannot start: the person is unknown here and left no passes. */
+/**
+ * Whether there is a person of this kind to erase: one on record, or one deleted who left passes.
+ * The route's kind decides the permission, so a key of the other kind (on record, or whose passes
+ * say so) is not found here: an account for visitors cannot erase an employee's passes.
+ */
 async function somethingToErase(tenantId: string, kind: PersonKind, personKey: string): Promise<boolean> {
   if (await findPerson(tenantId, kind, personKey)) return true;
-  return (await passesOf(tenantId, personKey, undefined, 1)).passes.length > 0;
+  if (await findPerson(tenantId, kind === 'employee' ? 'visitor' : 'employee', personKey)) return false;
+  const [first] = (await passesOf(tenantId, personKey, undefined, 1)).passes;
+  return first?.personKind === kind;
 }
 
 /** Starts or goes on with the erasure of a person; answers the receipt as it stands. 404 when there is no such person and no erasure of them. */

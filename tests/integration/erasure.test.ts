@@ -186,6 +186,23 @@ describe('erasing a person', () => {
     expect(held()).toContain(`pass:${ada.key}`);
     expect((await call('GET', `/v1/employees/${ada.key}/erasure`, { token })).status).toBe(404);
     expect((await erase('employee', 'nosuchperson0001')).status).toBe(404);
+    // Through the other kind's route, which a visitors-only account may call: an employee is not found there.
+    expect((await erase('visitor', ada.key, limited)).status).toBe(404);
+    expect((await call('GET', `/v1/visitors/${ada.key}/erasure`, { token })).status).toBe(404);
+    expect((await call('GET', `/v1/employees/${ada.key}`, { token })).body.code).toBe(200);
+    expect(held()).toContain(`pass:${ada.key}`);
+    expect((await records()).filter((r) => r.name === 'Ada Erase')).toHaveLength(adaRecords.length);
+  });
+
+  it('does not let the other kind’s route erase a deleted person’s passes', async () => {
+    const gone = await person('employee', 'Gil Gone');
+    const recordIds = await passes(gone.key, 'Gil Gone', 1, 1);
+    expect((await call('DELETE', `/v1/employees/${gone.key}?version=${gone.version}`, { token })).body.code).toBe(204);
+    expect((await erase('visitor', gone.key)).status).toBe(404);
+    expect((await records()).find((r) => r.recordKey.endsWith(recordIds[0]!))).toMatchObject({ name: 'Gil Gone' });
+    // Through its own route the deleted employee's passes are erased.
+    expect((await erase('employee', gone.key)).body.code).toBe(200);
+    expect((await records()).find((r) => r.recordKey.endsWith(recordIds[0]!))?.name ?? null).toBeNull();
   });
 
   it('removes the person, their photo, captures, face, answers and attendance, and answers a receipt with exact counts', async () => {
