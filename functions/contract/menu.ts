@@ -20,6 +20,7 @@ export const AUTH_CODES = [
   'settings:licence',
   'settings:mail',
   'settings:audit',
+  'settings:webhooks',
 ] as const;
 
 export type AuthCode = (typeof AUTH_CODES)[number];
@@ -207,6 +208,7 @@ export const MENU: MenuItem[] = [
       { path: '/settings/licence', title: 'menu.settingsLicence', authCode: 'settings:licence', isShow: false },
       { path: '/settings/mail', title: 'menu.settingsMail', authCode: 'settings:mail', isShow: false },
       { path: '/settings/audit', title: 'menu.settingsAudit', authCode: 'settings:audit', isShow: false },
+      { path: '/settings/webhooks', title: 'menu.settingsWebhooks', authCode: 'settings:webhooks', isShow: false },
     ],
   },
 ];

@@ -1,6 +1,6 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { SMTP_PORTS, type EmailSettings, type EmailSettingsBody, type TlsMode } from '#contract/mail';
-import { HostRefused, pinHost, type PinnedHost, type Resolver } from '#lib/addresses';
+import { HostRefused, pinHost, privateHostsAllowed, type PinnedHost, type Resolver } from '#lib/addresses';
 import { ValidationError, type FieldIssue } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE } from './tables.ts';
@@ -68,12 +68,8 @@ export async function readEmailSettings(tenantId: string): Promise<EmailSettings
   return toJson(await readItem(tenantId));
 }
 
-/**
- * `SMTP_ALLOW_PRIVATE=1`, for a developer's machine: a company's SMTP server may be on a private
- * or loopback address and on any port, and its self-signed certificate is accepted there. Read at
- * every use, off unless set.
- */
-export const privateSmtpAllowed = (): boolean => env('SMTP_ALLOW_PRIVATE') === '1';
+/** With the local switch (lib/addresses.ts privateHostsAllowed) a company's SMTP server may also be on any port. */
+export const privateSmtpAllowed = privateHostsAllowed;
 
 export const smtpPortAllowed = (port: number): boolean => privateSmtpAllowed() || (SMTP_PORTS as readonly number[]).includes(port);
 

@@ -12,6 +12,7 @@ import {
 } from '#contract/protocol';
 import { findDevice, isIntercom, kindOf, type Device } from '#data/devices';
 import { findCall, storeCall, type CallRecord } from '#data/intercomCalls';
+import { callEvent } from './webhookProducers.ts';
 import { openDoorDuringCall } from './openDoor.ts';
 import { intercomByNumber } from '#data/intercoms';
 import { privacySettings, retentionTtl } from '#data/settings';
@@ -140,6 +141,7 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
     try {
       const outcome = await storeCall(record);
       const stored = outcome.call;
+      if (outcome.stored === 'ended' || (outcome.stored === 'new' && !stored.live)) await callEvent(stored);
       const answer: CallsAckMessage['stored'][number] = { callId: up.callId };
       if (refusal) answer.recordingRefused = refusal;
       if (stored.recordingKey && !stored.live) {

@@ -11,6 +11,8 @@ import { ingestCalls, ingestOpenDoor } from './calls.ts';
 import { doorOpenedDuringCall } from './openDoor.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 import './alerts.ts';
+// Webhook events (pass records and what they raise, presence, calls) likewise.
+import { deviceStateEvent } from './webhookProducers.ts';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -57,7 +59,8 @@ const ROUTES: [RegExp, Handler][] = [
     /^\$aws\/events\/presence\/(?:connected|disconnected)\/([^/]+)$/,
     async (tenantId, deviceKey, message) => {
       const event = presence.parse(message);
-      await setPresence(tenantId, deviceKey, event.eventType === 'connected', event.timestamp);
+      const online = event.eventType === 'connected';
+      if (await setPresence(tenantId, deviceKey, online, event.timestamp)) await deviceStateEvent(tenantId, deviceKey, online, event.timestamp);
     },
   ],
   [

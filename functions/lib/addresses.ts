@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { addressKind, type AddressKind } from '#domain/netRanges';
+import { env } from './env.ts';
 
 /**
  * Resolves a host a company named (its SMTP server) to the one address the service will connect
@@ -74,3 +75,10 @@ export async function pinHost(host: string, options: PinOptions = {}): Promise<P
   const first = checked[0]!;
   return { host, address: first.address, kind: first.kind! };
 }
+
+/**
+ * `SMTP_ALLOW_PRIVATE=1`, for a developer's machine only: a company's SMTP server or webhook
+ * receiver may be on a private or loopback address, and its self-signed certificate is accepted
+ * there. Read at every use, off unless set; never set on AWS.
+ */
+export const privateHostsAllowed = (): boolean => env('SMTP_ALLOW_PRIVATE') === '1';

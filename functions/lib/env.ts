@@ -37,6 +37,8 @@ export const VARIABLES = {
   GRANT_PIECE_FUNCTION: { kind: 'stack', about: 'The worker that writes one device\'s share of a large grant' },
   RECOMPUTE_WORKER_FUNCTION: { kind: 'stack', about: 'The attendance recomputation worker' },
   MAIL_WORKER_FUNCTION: { kind: 'stack', about: 'The mail service, started when alerts are queued' },
+  WEBHOOK_QUEUE_URL: { kind: 'stack', about: 'The SQS queue between what makes webhook events and the webhook sender' },
+  WEBHOOK_DEAD_LETTER_ARN: { kind: 'stack', about: 'The webhook queue’s dead-letter queue, whose messages the sender marks dead' },
   LICENCE_PUBLIC_KEY: { kind: 'operator', about: 'The operator’s licence public key; without it activations answer 503' },
 
   AWS_REGION: { kind: 'platform', about: 'The region; Lambda sets it' },
@@ -49,7 +51,8 @@ export const VARIABLES = {
   IOT_DATA_SECRET_ACCESS_KEY: { kind: 'local', about: 'Credentials of the local IoT data plane' },
   SMTP_HOST: { kind: 'local', about: 'Local mail sink that takes the mails SES would send' },
   SMTP_PORT: { kind: 'local', about: 'Port of the local mail sink' },
-  SMTP_ALLOW_PRIVATE: { kind: 'local', about: '1 lets companies name SMTP servers on private addresses (the local test servers)' },
+  SMTP_ALLOW_PRIVATE: { kind: 'local', about: '1 lets companies name SMTP servers and webhook receivers on private addresses (the local test servers)' },
+  WEBHOOK_RETRY_UNIT_MS: { kind: 'local', about: 'Unit of the webhook retry waits and window (30 seconds unless set)' },
   SETTINGS_KEY_FILE: { kind: 'local', about: 'Key file that stands in for the KMS key' },
   MAIL_RETRY_BASE_MS: { kind: 'local', about: 'First retry delay of a failed mail (one minute unless set)' },
   GRANT_INLINE_PAIRS: { kind: 'local', about: 'Largest grant written within the request' },

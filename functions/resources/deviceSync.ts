@@ -25,7 +25,9 @@ import { issueText } from '#lib/issues';
 import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
+import { findPerson } from '#data/people';
 import { raiseAbnormal } from './questionnaireAlerts.ts';
+import { syncFailedEvents } from '../iot/webhookProducers.ts';
 import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -125,6 +127,10 @@ export const deviceSync = defineResource('deviceSync', {
     async handle({ headers, body }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
       await recordResults(tenantId, deviceKey, body.results);
+      await syncFailedEvents(tenantId, deviceKey, body.results, async (personKey) => {
+        const person = (await findPerson(tenantId, 'employee', personKey)) ?? (await findPerson(tenantId, 'visitor', personKey));
+        return { kind: person?.kind ?? null, name: person?.name ?? null };
+      });
       return created(null);
     },
   }),

@@ -21,6 +21,7 @@ import { questionnaires } from './questionnaires.ts';
 import { settings } from './settings.ts';
 import { systems } from './systems.ts';
 import { visitors } from './visitors.ts';
+import { webhooks } from './webhooks.ts';
 
 /** Every resource's Lambda handler, for the local host (AWS bundles each file on its own). */
 export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult>> = {
@@ -45,4 +46,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   dashboard: dashboard.handler,
   pickers: pickers.handler,
   questionnaires: questionnaires.handler,
+  webhooks: webhooks.handler,
 };

@@ -3,11 +3,12 @@ import type { StoredResult } from '#data/questionnaireResults';
 import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { sendQuestionnaireAlert } from '../iot/alerts.ts';
+import { questionnaireEvent } from '../iot/webhookProducers.ts';
 import { resultItems } from './questionnaireItems.ts';
 
 /**
  * An abnormal result just stored: open consoles are told at once (the live channel's
- * `questionnaires` topic), and the email settings' recipients get a mail when they asked for it.
+ * `questionnaires` topic), and the email settings' recipients get a mail when they asked for it, and webhooks the event.
  * Neither failing loses the result.
  */
 export async function raiseAbnormal(result: StoredResult): Promise<void> {
@@ -19,4 +20,5 @@ export async function raiseAbnormal(result: StoredResult): Promise<void> {
   await sendQuestionnaireAlert(item!, result.tenantId).catch((error: unknown) =>
     log('error', 'questionnaire alert mail not sent', { tenantId: result.tenantId, error: String(error) }),
   );
+  await questionnaireEvent(result.tenantId, item!);
 }

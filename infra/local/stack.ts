@@ -116,6 +116,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   runInProcess('GRANT_WORKER_FUNCTION', runGrant);
   runInProcess('GRANT_PIECE_FUNCTION', runGrantPiece);
   runInProcess('PACKAGE_NOTICE_FUNCTION', async (notice: { tenantId: string; packageKey: string }) => void (await sendPackageNotices(notice)));
+  // Webhook deliveries go through an in-process queue with the rules of the SQS queue on AWS.
+  const [{ consumeWebhooksInProcess, stopLocalWebhookQueue }, { processDelivery }, { markWorkerFailed }] = await Promise.all([
+    import('@passcloud/functions/lib/webhookQueue'),
+    import('@passcloud/functions/jobs/webhookSender'),
+    import('@passcloud/functions/data/webhooks'),
+  ]);
+  consumeWebhooksInProcess(processDelivery, (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId));
   // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
   const { retryDueMails } = await import('@passcloud/functions/lib/mail');
   const mailRetries = setInterval(() => {
@@ -230,6 +237,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(sweeper);
       clearInterval(closeDays);
       clearInterval(summaries);
+      stopLocalWebhookQueue();
       await fleet?.stop();
       await intercoms?.stop();
       await iot.stop();

@@ -54,6 +54,7 @@ export function MailRecordsSection() {
     questionnaireAlert: t`Questionnaire alert`,
     attendanceSummary: t`Attendance summary`,
     licenceReminder: t`Licence reminder`,
+    webhookDisabled: t`Webhook turned off`,
   };
   const groupName = (group: string) => groupLabel[group] ?? group;
 

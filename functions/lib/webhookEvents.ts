@@ -1,0 +1,73 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { eventEnvelope, type AnyEventType, type EventData, type WebhookEventType } from '#contract/webhooks';
+import { addDelivery, deliverySk, deliveryTtl, subscribersOf, type DeliveryItem, type WebhookItem } from '#data/webhooks';
+import { log } from './log.ts';
+import { queueDeliveries, type DeliveryMessage } from './webhookQueue.ts';
+
+/**
+ * Events for webhooks: what happened, made once into the body every subscription that chose it
+ * receives. An event's id starts with its time in milliseconds (the delivery log's order) and
+ * ends with a hash of the company, the type and what it is about (`source`: a record's key, a
+ * call's): the same event made twice (a terminal sending a record again) has the same id, and a
+ * subscription is given it once.
+ */
+export function eventId(tenantId: string, type: AnyEventType, source: string, created: string): string {
+  const ms = String(Math.max(0, Date.parse(created))).padStart(13, '0').slice(-13);
+  return `evt_${ms}${createHash('sha256').update(`${tenantId}\u0000${type}\u0000${source}`).digest('hex').slice(0, 16)}`;
+}
+
+/** The body of an event, checked against its schema (docs/webhooks.md is written from the same). */
+export function eventBody<T extends AnyEventType>(id: string, type: T, created: string, data: EventData<T>): string {
+  return JSON.stringify(eventEnvelope(type).parse({ id, type, created, data }));
+}
+
+function deliveryOf(tenantId: string, webhookKey: string, id: string, type: AnyEventType, created: string, body: string, now: number): DeliveryItem {
+  return {
+    pk: tenantId,
+    sk: deliverySk(webhookKey, id),
+    webhookKey,
+    eventId: id,
+    eventType: type,
+    created,
+    body,
+    status: 'pending',
+    attempts: 0,
+    windowStart: now,
+    nextAttemptAt: now,
+    replays: 0,
+    ttl: deliveryTtl(now),
+  };
+}
+
+async function deliverTo(tenantId: string, targets: readonly WebhookItem[], id: string, type: AnyEventType, created: string, body: string): Promise<void> {
+  const now = Date.now();
+  const messages: DeliveryMessage[] = [];
+  for (const target of targets) {
+    if (await addDelivery(deliveryOf(tenantId, target.webhookKey, id, type, created, body, now))) messages.push({ tenantId, webhookKey: target.webhookKey, eventId: id });
+  }
+  await queueDeliveries(messages);
+}
+
+/**
+ * Gives an event to every enabled subscription of the company that chose its type. It costs the
+ * caller a cached read of the subscriptions, and with subscribers a write and a queued message
+ * each; it never throws (an event not given is logged), so nothing that makes events fails by it.
+ */
+export async function emitEvent<T extends WebhookEventType>(tenantId: string, type: T, source: string, created: string, data: () => EventData<T> | Promise<EventData<T>>): Promise<void> {
+  try {
+    const targets = await subscribersOf(tenantId, type);
+    if (targets.length === 0) return;
+    const id = eventId(tenantId, type, source, created);
+    await deliverTo(tenantId, targets, id, type, created, eventBody(id, type, created, await data()));
+  } catch (error) {
+    log('error', 'webhook event not given', { tenantId, type, source, error: String(error) });
+  }
+}
+
+/** "Send a test event": to one subscription, whatever it chose, with an id of its own. Answers the delivery's key. */
+export async function emitTestEvent(tenantId: string, target: WebhookItem, message: string): Promise<string> {
+  const created = new Date().toISOString();
+  const id = eventId(tenantId, 'webhook.test', randomBytes(12).toString('hex'), created);
+  await deliverTo(tenantId, [target], id, 'webhook.test', created, eventBody(id, 'webhook.test', created, { message }));
+  return id;
+}
