@@ -20,6 +20,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.account',
     'column.account',
     'column.userAgent',
+    'field.webhook',
   ],
   de_DE: [
     'audit.kind.export',
@@ -33,6 +34,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'option.temperatureDisplay.fahrenheit',
     'field.online',
     'field.firmware',
+    'field.webhook',
   ],
   fr_FR: [
     'audit.kind.export',
@@ -51,8 +53,19 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'column.source',
     'field.permanent',
     'field.message',
+    'field.description',
+    'field.webhook',
   ],
-  es_ES: ['option.temperatureOffsetMode.normal', 'option.temperatureDisplay.celsius', 'option.temperatureDisplay.fahrenheit', 'field.firmware', 'value.no', 'field.error', 'value.attendance.normal'],
+  es_ES: [
+    'option.temperatureOffsetMode.normal',
+    'option.temperatureDisplay.celsius',
+    'option.temperatureDisplay.fahrenheit',
+    'field.firmware',
+    'value.no',
+    'field.error',
+    'value.attendance.normal',
+    'field.webhook',
+  ],
   id_ID: [
     'column.attendanceStatus',
     'value.attendance.normal',
@@ -65,7 +78,11 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'field.online',
     'field.model',
     'field.firmware',
+    'field.webhook',
   ],
+  ja_JP: ['field.webhook'],
+  zh_CN: ['field.webhook'],
+  zh_TW: ['field.webhook'],
 };
 /** Punctuation between sentences and after a field's name, which many languages share with English. */
 const PUNCTUATION = ['issue.separator', 'issue.labelled'];
