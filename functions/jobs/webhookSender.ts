@@ -5,6 +5,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isLocale, type Locale } from '#contract/locales';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, EXCERPT_MAX, RETRY_UNIT_MS, WEBHOOK_HEADERS, type DeliveryError } from '#contract/webhooks';
 import { findTenant, listAccounts } from '#data/identity';
+import { companyTimezone } from '#data/tenants';
 import {
   disableFailing,
   findDelivery,
@@ -149,11 +150,12 @@ export async function attempt(webhook: WebhookItem, delivery: DeliveryItem, now 
 
 /** The owner of a company whose subscription the service turned off is told, in the company's language. */
 async function mailOwner(webhook: WebhookItem): Promise<void> {
-  const [tenant, accounts] = await Promise.all([findTenant(webhook.pk), listAccounts(webhook.pk)]);
+  const [tenant, accounts, timeZone] = await Promise.all([findTenant(webhook.pk), listAccounts(webhook.pk), companyTimezone(webhook.pk)]);
   const owner = accounts.find((a) => a.owner)?.email;
   if (!owner) return;
   const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
-  const params = { url: webhook.url, since: webhook.failingSince ?? '', link: consoleLink('/settings/webhooks', { webhook: webhook.webhookKey }) };
+  const since = new Intl.DateTimeFormat(locale.replace('_', '-'), { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(webhook.failingSince ?? Date.now()));
+  const params = { url: webhook.url, since, link: consoleLink('/settings/webhooks', { webhook: webhook.webhookKey }) };
   const mails = [{ to: owner, subject: translate(locale, 'mail.webhookDisabledSubject', params), text: translate(locale, 'mail.webhookDisabledBody', params), kind: 'webhookDisabled', about: webhook.url }];
   if ((await enqueue(webhook.pk, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }

@@ -45,6 +45,8 @@ export async function setup(project: TestProject): Promise<void> {
   // certificate (tests/support/smtp.ts); the refusal of such servers is tested with the switch off
   // in the test processes (tests/integration/mailSettings.test.ts).
   process.env.SMTP_ALLOW_PRIVATE ??= '1';
+  // Webhook retries wait tenths of seconds instead of minutes, and their 24-hour window shrinks alike (tests/integration/webhooks.test.ts).
+  process.env.WEBHOOK_RETRY_UNIT_MS ??= '100';
   let shared = registry[key];
   if (!shared) {
     const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));

@@ -664,7 +664,7 @@ export const en_US = {
   'webhook.urlInvalid': '{field} is not a valid address',
   'webhook.urlNotHttps': '{field} must start with https://',
   'webhook.urlCredentials': '{field} must not hold a user name or password; authenticate deliveries by their signature',
-  'webhook.urlFragment': '{field} must not hold a # part',
+  'webhook.urlFragment': '{field} must not contain a # fragment',
   'webhook.urlNotPublic': '{host} leads to {address}, an address in a private, local or reserved network; give an address on the public internet',
   'webhook.urlNotFound': 'No address was found for {host}',
   'webhook.urlLookupFailed': 'The address of {host} could not be looked up just now; please try again',
