@@ -127,7 +127,7 @@ export const callRecordData = z
     callKey: z.string().describe('The call, as `/v1/intercom/calls` lists it.'),
     device: deviceRef.describe('The intercom that reported the call.'),
     direction: z.enum(['incoming', 'outgoing']),
-    status: z.union(CALL_STATUSES.map((s) => z.literal(s))).describe('1 answered, 2 missed, 3 refused (docs/device-protocol.md).'),
+    status: z.union(CALL_STATUSES.map((s) => z.literal(s))).describe('As the reporting intercom saw it: 1 incoming, 2 outgoing, 3 not connected (docs/device-protocol.md).'),
     callTime: iso,
     answerTime: iso.nullable(),
     endTime: iso.nullable(),

@@ -16,7 +16,20 @@ import { deviceStateEvent } from './webhookProducers.ts';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CAPTURES_BUCKET', 'CONSOLE_URL', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIL_WORKER_FUNCTION', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'CAPTURES_BUCKET',
+  'CONSOLE_URL',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'IOT_DATA_ENDPOINT',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
+  'MAIN_TABLE',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+  'WEBHOOK_QUEUE_URL',
+]);
 
 /**
  * What the IoT topic rules hand over (`ruleSql`): the device's payload, base64-encoded, and the
@@ -44,7 +57,9 @@ async function refuse(tenantId: string, deviceKey: string, topic: string, reason
   log('warn', 'device message refused', { tenantId, deviceKey, topic, reason });
   // Presence events are the broker's, not the terminal's; a device that is gone has no log.
   if (topic.startsWith('$aws/events/') || !(await findDevice(tenantId, deviceKey))) return;
-  await appendLogs(tenantId, deviceKey, [{ time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: topic.slice(0, 256), error: reason.slice(0, 500) } }]);
+  await appendLogs(tenantId, deviceKey, [
+    { time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: topic.slice(0, 256), error: reason.slice(0, 500) } },
+  ]);
 }
 
 const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });

@@ -31,7 +31,7 @@ import { pool } from '#lib/pool';
 import { MAX_DELAY_MS, queueDeliveries, type DeliveryMessage } from '#lib/webhookQueue';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CONSOLE_URL', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIL_WORKER_FUNCTION', 'MAIN_TABLE', 'SETTINGS_KMS_KEY_ID', 'WEBHOOK_DEAD_LETTER_ARN', 'WEBHOOK_QUEUE_URL']);
+export const environment = declareEnvironment(['CONSOLE_URL', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIL_WORKER_FUNCTION', 'MAIN_TABLE', 'WEBHOOK_DEAD_LETTER_ARN', 'WEBHOOK_QUEUE_URL']);
 
 /**
  * The webhook sender: takes a delivery from the queue (lib/webhookQueue.ts), sends its event to

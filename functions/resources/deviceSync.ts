@@ -31,7 +31,8 @@ import { syncFailedEvents } from '../iot/webhookProducers.ts';
 import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 
+export const environment = declareEnvironment([
+  'AUDIT_TABLE',
   'CAPTURES_BUCKET',
   'CONSOLE_URL',
   'EVENTS_TABLE',
@@ -44,6 +45,7 @@ export const environment = declareEnvironment(['AUDIT_TABLE',
   'PACKAGES_BUCKET',
   'PHOTOS_BUCKET',
   'RECORDINGS_BUCKET',
+  'WEBHOOK_QUEUE_URL',
 ]);
 
 /** An answer dated this far ahead of the cloud's clock is refused: the terminal's clock is wrong. */
@@ -63,7 +65,8 @@ async function authenticateDevice(authorization: string | undefined): Promise<{ 
   const password = decoded.slice(colon + 1);
   if (!ids || !password) throw new LoginRequiredError();
   // Refused credentials say why (deleted, replaced, waiting for approval), for the terminal to act on.
-  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) throw new AppError(403, 'status.403', {}, { reason: await refusalOf(ids.tenantId, ids.deviceKey, password) });
+  if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password)))
+    throw new AppError(403, 'status.403', {}, { reason: await refusalOf(ids.tenantId, ids.deviceKey, password) });
   return ids;
 }
 
@@ -79,7 +82,9 @@ async function logRefusal(request: { headers: Record<string, string | undefined>
     .slice(0, 5)
     .map((issue) => `${issue.path || 'body'}: ${issueText(issue, DEFAULT_LOCALE)}`)
     .join('; ');
-  await appendLogs(ids.tenantId, ids.deviceKey, [{ time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: request.routeKey, error: reason.slice(0, 500) } }]);
+  await appendLogs(ids.tenantId, ids.deviceKey, [
+    { time: Date.now(), level: 'warn', code: 'messageRefused', params: { topic: request.routeKey, error: reason.slice(0, 500) } },
+  ]);
 }
 
 const contentTypeOf = (key: string): string => (key.toLowerCase().endsWith('.png') ? 'image/png' : 'image/jpeg');
@@ -98,7 +103,8 @@ async function changeJson(tenantId: string, item: Authority): Promise<FaceChange
     kind: item.personKind,
     validFrom: item.validFrom ?? null,
     validTo: item.validTo ?? null,
-    photo: upsert && item.avatar ? { url: await presignedGet('photos', tenantId, item.avatar, PHOTO_LINK_SECONDS), contentType: contentTypeOf(item.avatar) } : null,
+    photo:
+      upsert && item.avatar ? { url: await presignedGet('photos', tenantId, item.avatar, PHOTO_LINK_SECONDS), contentType: contentTypeOf(item.avatar) } : null,
   };
 }
 

@@ -39,7 +39,8 @@ import { devicesInScope, questionnaireJson, resultItems } from './questionnaireI
 import { surveyHandlers } from './surveys.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 
+export const environment = declareEnvironment([
+  'AUDIT_TABLE',
   'CAPTURES_BUCKET',
   'CONSOLE_URL',
   'EVENTS_TABLE',
@@ -53,6 +54,7 @@ export const environment = declareEnvironment(['AUDIT_TABLE',
   'PACKAGES_BUCKET',
   'PHOTOS_BUCKET',
   'RECORDINGS_BUCKET',
+  'WEBHOOK_QUEUE_URL',
 ]);
 
 /**
@@ -164,7 +166,9 @@ export const questionnaires = defineResource('questionnaires', {
       });
       // Translations kept from before must still fit questions that changed.
       const issues: FieldIssue[] = [];
-      checkTranslations(merged.questions, merged.translations, { addIssue: (issue) => issues.push({ path: issue.path.join('.'), message: issue.message as MessageId }) });
+      checkTranslations(merged.questions, merged.translations, {
+        addIssue: (issue) => issues.push({ path: issue.path.join('.'), message: issue.message as MessageId }),
+      });
       if (issues.length > 0) throw new ValidationError(issues);
       if (body.scope) await checkScope(auth.tenantId, body.scope, fleet);
       if (current.state === 'open' && devicesInScope(merged, fleet).length === 0) throw fieldError('scope', 'questionnaire.scopeEmpty');

@@ -172,3 +172,5 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
 });
+
+export const handler = webhooks.handler;

@@ -19,6 +19,7 @@ import type { StackEnvironment } from './environment.ts';
 import { buildId } from '../buildId.ts';
 import { DeviceIot } from './iot.ts';
 import { MailService } from './mail.ts';
+import { WebhookService } from './webhooks.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
 
@@ -57,6 +58,7 @@ export class PassCloudStack extends Stack {
   readonly iot: DeviceIot;
   readonly importWorker: HandlerFunction;
   readonly mail: MailService;
+  readonly webhooks: WebhookService;
   readonly retentionSweep: HandlerFunction;
   readonly recordExportWorker: HandlerFunction;
   readonly grantWorker: HandlerFunction;
@@ -128,6 +130,9 @@ export class PassCloudStack extends Stack {
     // The mail service: the key that seals SMTP passwords, and the retry runner.
     const mail = (this.mail = new MailService(this, 'Mail', { environment, senderAddress: mailAddress }));
     environment.MAIL_WORKER_FUNCTION = mail.retryFunction.functionName;
+
+    // Webhooks: the delivery queue and its sender; the signing secrets are sealed with the settings key.
+    const webhookService = (this.webhooks = new WebhookService(this, 'Webhooks', { environment, key: mail.key }));
 
     this.api = new Api(this, 'Api', { environment });
 
@@ -485,6 +490,20 @@ export class PassCloudStack extends Stack {
       schedule: Schedule.cron({ minute: '30', hour: '3' }),
       targets: [new LambdaFunction(retentionSweep, { retryAttempts: 2 })],
     });
+
+    // Webhooks: the subscriptions (main table, secrets sealed here) and the delivery log (events
+    // table); the sender reads subscriptions, records attempts, notes and turns off failing ones,
+    // and queues the owner's mail. Every function that makes events reads the subscriptions, adds
+    // deliveries and queues them (ingest, device sync, questionnaires, the console's test events).
+    const webhooksFn = this.api.functions.webhooks;
+    grantTable(webhooksFn, main, 'readWrite');
+    grantTable(webhooksFn, events, 'readWrite');
+    webhookService.grantSecrets(webhooksFn, true);
+    for (const fn of [webhooksFn, iot.ingestFunction, deviceSync, questionnaires]) webhookService.grantSend(fn);
+    const sender = webhookService.sender;
+    grantTable(sender, main, 'readWrite');
+    grantTable(sender, events, 'readWrite');
+    sender.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
 
     const site = (this.site = new ConsoleSite(this, 'Console', {
       bucket: buckets.web,

@@ -1,3 +1,4 @@
+import '../support/localEnv.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -16,7 +17,11 @@ import { TABLES } from '@passcloud/functions/data/tables';
 import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
-import { call, encrypt, login, registerTenant, securityKey } from '../support/api.ts';
+import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhooks';
+import { eventBody, eventId } from '@passcloud/functions/lib/webhookEvents';
+import type { WebhookCreated } from '@passcloud/functions/contract/webhooks';
+import { call, encrypt, login, registerTenant, securityKey, unique } from '../support/api.ts';
+import { startWebhookReceiver } from '../support/webhookReceiver.ts';
 import { loadMillis } from '../support/bundles.ts';
 
 /**
@@ -93,8 +98,8 @@ function environmentOf(bundle: Bundle): Record<string, string> {
   return env;
 }
 
-async function run(bundle: Bundle, events: unknown[]): Promise<Outcome[]> {
-  const child = spawn(process.execPath, [RUNNER, bundle.file], { env: environmentOf(bundle), stdio: ['pipe', 'pipe', 'pipe'] });
+async function run(bundle: Bundle, events: unknown[], extraEnv: Record<string, string> = {}): Promise<Outcome[]> {
+  const child = spawn(process.execPath, [RUNNER, bundle.file], { env: { ...environmentOf(bundle), ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -359,6 +364,45 @@ describe('the deployed bundles', () => {
     }
   });
 
+  it('deliver a webhook from its queue, and mark a delivery of its dead-letter queue dead', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const as = (await login(owner.username, owner.password)).token;
+      const made = await call<WebhookCreated>('POST', '/v1/webhooks', { token: as, body: { url: receiver.url('/bundle'), events: ['pass.record'] }, confirm: true });
+      expect(made.body.code, made.body.message).toBe(201);
+      const { webhookKey } = made.body.data.webhook;
+      const pending = async () => {
+        const now = Date.now();
+        const created = new Date(now).toISOString();
+        const id = eventId(tenantId, 'webhook.test', unique('bundle'), created);
+        await addDelivery({ pk: tenantId, sk: deliverySk(webhookKey, id), webhookKey, eventId: id, eventType: 'webhook.test', created, body: eventBody(id, 'webhook.test', created, { message: 'bundle' }), status: 'pending', attempts: 0, windowStart: now, nextAttemptAt: now, replays: 0, ttl: deliveryTtl(now) });
+        return id;
+      };
+      const sqsEvent = (arn: string, ids: string[]) => ({
+        Records: ids.map((id) => ({ messageId: randomUUID(), receiptHandle: 'r', body: JSON.stringify({ tenantId, webhookKey, eventId: id }), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: arn, awsRegion: 'eu-west-1' })),
+      });
+      const sender = bundleOf(stack.webhooks.sender);
+      const [refused, queued, lost] = [await pending(), await pending(), await pending()];
+      const queueArn = 'arn:aws:sqs:eu-west-1:123456789012:deliveries';
+      // As deployed, a receiver on loopback is refused at the time of sending.
+      const [asDeployed] = await run(sender, [sqsEvent(queueArn, [refused])]);
+      expect(asDeployed, asDeployed?.error).toMatchObject({ ok: true, value: { batchItemFailures: [] } });
+      expect(await findDelivery(tenantId, webhookKey, refused)).toMatchObject({ status: 'dead', attempts: 1, error: 'addressRefused' });
+      expect(receiver.received).toHaveLength(0);
+      // With the local switch (the test receiver listens on loopback) the bundle delivers.
+      const [sent] = await run(sender, [sqsEvent(queueArn, [queued])], { SMTP_ALLOW_PRIVATE: '1' });
+      expect(sent, sent?.error).toMatchObject({ ok: true, value: { batchItemFailures: [] } });
+      expect(receiver.received.map((r) => r.headers['passcloud-event-id'])).toEqual([queued]);
+      expect(await findDelivery(tenantId, webhookKey, queued)).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 200 });
+      const [dead] = await run(sender, [sqsEvent(localValue('WEBHOOK_DEAD_LETTER_ARN'), [lost])]);
+      expect(dead, dead?.error).toMatchObject({ ok: true, value: { batchItemFailures: [] } });
+      expect(await findDelivery(tenantId, webhookKey, lost)).toMatchObject({ status: 'dead', error: 'workerFailed', attempts: 0 });
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('read no deployed variable their construct does not set', () => {
     expect([...undeclaredReads]).toEqual([]);
   });
@@ -380,6 +424,7 @@ describe('the deployed bundles', () => {
       stack.attendanceMail,
       stack.recomputeWorker,
       stack.jobFailures,
+      stack.webhooks.sender,
     ].map((fn) => stack.getLogicalId(fn.node.defaultChild as CfnElement)));
     expect(bundles.map((b) => b.id).filter((id) => !covered.has(id))).toEqual([]);
   });

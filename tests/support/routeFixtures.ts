@@ -7,6 +7,11 @@ import { grantSeats, licenceCode } from './licence.ts';
 import { makePng } from './images.ts';
 import { zip } from './files.ts';
 import { tenantItems } from './tenantItems.ts';
+import { until } from './wait.ts';
+import { startWebhookReceiver } from './webhookReceiver.ts';
+
+/** The receiver of the fixture webhooks, started with the first. */
+let receiver: ReturnType<typeof startWebhookReceiver> | undefined;
 
 /**
  * A company with one record of every kind a route's path names, and request bodies and queries
@@ -189,6 +194,30 @@ export const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     });
     return `${deviceKey}.${callId}`;
   },
+  // A webhook to a receiver of this process that takes every delivery.
+  webhookKey: async (ctx) => {
+    receiver ??= startWebhookReceiver();
+    const answer = await call<{ webhook: { webhookKey: string } }>('POST', '/v1/webhooks', {
+      token: ctx.token,
+      body: { url: (await receiver).url('/sweep'), events: ['authorization.syncFailed'] },
+      confirm: true,
+    });
+    if (answer.body.code !== 201) throw new Error(`fixture webhook answered ${answer.status}: ${answer.body.message}`);
+    return answer.body.data.webhook.webhookKey;
+  },
+  // A test event of the fixture webhook (made before it: its routes come first).
+  deliveryKey: async (ctx) => {
+    const answer = await call<{ deliveryKey: string }>('POST', `/v1/webhooks/${(ctx as Tenant).keys.webhookKey!}/test`, { token: ctx.token });
+    if (answer.body.code !== 202) throw new Error(`fixture test event answered ${answer.status}: ${answer.body.message}`);
+    // Delivered before the sweep reads the company, so nothing of it changes while the sweep compares.
+    const path = `/v1/webhooks/${(ctx as Tenant).keys.webhookKey!}/deliveries?status=delivered`;
+    const done = await until(
+      () => call<{ items: { deliveryKey: string }[] }>('GET', path, { token: ctx.token }),
+      (page) => page.body.data.items.some((d) => d.deliveryKey === answer.body.data.deliveryKey),
+    );
+    if (!done.body.data.items.length) throw new Error('fixture test event was not delivered');
+    return answer.body.data.deliveryKey;
+  },
   // The fixture employee on the fixture device (both made before it: their routes come first).
   authorityKey: async (ctx) => {
     const { employeeKey, deviceKey } = (ctx as Tenant).keys;
@@ -255,6 +284,10 @@ export const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/passRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey, type: 'stranger' }),
   'POST /v1/blacklistRecords/exports': (t) => ({ deviceKey: t.keys.deviceKey }),
   'POST /v1/systems/invitation': () => ({ securityId: 'sweep', token: 'A'.repeat(43), password: 'c3dlZXA=' }),
+  'POST /v1/webhooks': () => ({ url: 'https://localhost:9/intruder', events: ['pass.record'] }),
+  'PATCH /v1/webhooks/{webhookKey}': () => ({ description: 'Renamed by sweep', version: 1 }),
+  'POST /v1/webhooks/{webhookKey}/secret': () => ({ version: 1 }),
+  'POST /v1/webhooks/{webhookKey}/replay': () => ({ from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), status: 'any' }),
   'PUT /v1/settings/privacy': () => ({
     saveTemperature: false,
     savePhotos: false,
@@ -294,6 +327,8 @@ export const queries: Record<string, string> = {
   'DELETE /v1/accounts/{accountKey}': '?version=1',
   'DELETE /v1/authorities/{authorityKey}': '?version=1',
   'GET /v1/authorities': '?setType=1',
+  'DELETE /v1/webhooks/{webhookKey}': '?version=1',
+  'GET /v1/webhooks/{webhookKey}/deliveries': '?status=retrying&event=webhook.test',
 };
 
 export function pathFor(route: RouteEntry, keys: Record<string, string>): string {

@@ -72,6 +72,8 @@ export async function startWebhookReceiver() {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A receiver left running does not keep the test process alive.
+  server.unref();
   const port = (server.address() as AddressInfo).port;
   return {
     port,
