@@ -33,6 +33,8 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   if (!header) return undefined;
   const text = header.trim();
   if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day and month (`Wed, 21 Oct 2015 07:28:00 GMT`); nothing else is one.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

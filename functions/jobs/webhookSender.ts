@@ -1,4 +1,4 @@
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -58,14 +58,44 @@ interface Answer {
 
 const TLS_ERROR = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_CERT)/;
 
-/** One POST to the checked address, with the name for TLS; never follows a redirect, gives up after DELIVERY_TIMEOUT_MS. */
-function post(url: URL, pinned: PinnedHost, headers: Record<string, string>, body: string): Promise<Answer> {
-  const started = Date.now();
+/**
+ * Kept-alive connections, one pool per checked address, port, name and certificate rule: a
+ * connection is only ever reused for the address it was opened to, which the attempt's own
+ * lookup has just checked again. At most AGENTS pools are kept; the oldest is closed.
+ */
+const AGENTS = 64;
+const agents = new Map<string, Agent>();
+function agentFor(pinned: PinnedHost, port: string, servername: string | undefined, rejectUnauthorized: boolean): Agent {
+  const key = `${pinned.address}|${port}|${servername ?? ''}|${rejectUnauthorized}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key);
+    agents.set(key, agent);
+    return agent;
+  }
   const family = isIP(pinned.address);
   const lookup = (_host: string, options: { all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     if (options.all) callback(null, [{ address: pinned.address, family }]);
     else callback(null, pinned.address, family);
   };
+  agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 8, maxFreeSockets: 4, timeout: 30_000, lookup: lookup as never, rejectUnauthorized });
+  agents.set(key, agent);
+  if (agents.size > AGENTS) {
+    const [oldest, old] = agents.entries().next().value!;
+    agents.delete(oldest);
+    old.destroy();
+  }
+  return agent;
+}
+
+/** One POST to the checked address, with the name for TLS; never follows a redirect, gives up after DELIVERY_TIMEOUT_MS. */
+function post(url: URL, pinned: PinnedHost, headers: Record<string, string>, body: string): Promise<Answer> {
+  const started = Date.now();
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const servername = isIP(hostname) ? undefined : url.hostname;
+  // A developer's own receiver on a private address may use a self-signed certificate (the local switch only).
+  const rejectUnauthorized = !(privateHostsAllowed() && pinned.kind !== 'public');
+  const port = url.port || '443';
   return new Promise((resolve) => {
     let settled = false;
     const finish = (answer: Omit<Answer, 'latencyMs'>) => {
@@ -77,16 +107,14 @@ function post(url: URL, pinned: PinnedHost, headers: Record<string, string>, bod
     const req = request(
       {
         protocol: 'https:',
-        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: url.port || 443,
+        hostname,
+        port,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'PassCloud-Webhooks/1' },
-        lookup: lookup as never,
-        agent: false,
-        ...(isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) ? {} : { servername: url.hostname }),
-        // A developer's own receiver on a private address may use a self-signed certificate (the local switch only).
-        rejectUnauthorized: !(privateHostsAllowed() && pinned.kind !== 'public'),
+        agent: agentFor(pinned, port, servername, rejectUnauthorized),
+        ...(servername ? { servername } : {}),
+        rejectUnauthorized,
       },
       (res) => {
         const chunks: Buffer[] = [];
