@@ -53,6 +53,7 @@ export const MENU_TITLES: Record<string, MessageDescriptor> = {
   'menu.settingsLicence': msg`Licences`,
   'menu.settingsMail': msg`Mail records`,
   'menu.settingsAudit': msg`Audit log`,
+  'menu.settingsWebhooks': msg`Webhooks`,
 };
 
 export function menuTitle(key: string): string {

@@ -61,6 +61,7 @@ export const SCREENS: Record<string, Screen> = {
   '/settings/licence': ['settings', 'SettingsPage'],
   '/settings/mail': ['settings', 'SettingsPage'],
   '/settings/audit': ['settings', 'SettingsPage'],
+  '/settings/webhooks': ['settings', 'SettingsPage'],
   '/settings/account/create': ['settings', 'AccountCreatePage'],
   '/settings/account/:key': ['settings', 'AccountDetailPage'],
 };

@@ -12,6 +12,7 @@ import { LicencesSection } from './LicencesSection.tsx';
 import { MailRecordsSection } from './MailRecordsSection.tsx';
 import { PrivacySection } from './PrivacySection.tsx';
 import { SystemSection } from './SystemSection.tsx';
+import { WebhooksSection } from './WebhooksSection.tsx';
 
 /** The sections by their menu path, in the menu's order; the side list offers those the account holds. */
 const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }> = {
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }>
   '/settings/licence': { authCode: 'settings:licence', Component: LicencesSection },
   '/settings/mail': { authCode: 'settings:mail', Component: MailRecordsSection },
   '/settings/audit': { authCode: 'settings:audit', Component: AuditSection },
+  '/settings/webhooks': { authCode: 'settings:webhooks', Component: WebhooksSection },
 };
 
 /**
