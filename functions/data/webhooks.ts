@@ -140,7 +140,28 @@ export async function subscribersOf(tenantId: string, type: WebhookEventType, no
   return (await cached.items).filter((item) => item.enabled && item.events.includes(type));
 }
 
-export const forgetSubscribers = (tenantId: string): void => void subscribers.delete(tenantId);
+/** The sender's cache of subscriptions, by tenant and key: a change is seen within SENDING_TTL_MS (at once in this process). */
+const SENDING_TTL_MS = 2_000;
+const sending = new Map<string, { at: number; item: Promise<WebhookItem | undefined> }>();
+
+/** The subscription a delivery goes to, as the sender reads it (fresh within SENDING_TTL_MS). */
+export async function webhookForSending(tenantId: string, webhookKey: string, now = Date.now()): Promise<WebhookItem | undefined> {
+  const key = `${tenantId}#${webhookKey}`;
+  let cached = sending.get(key);
+  if (!cached || now - cached.at > SENDING_TTL_MS) {
+    cached = { at: now, item: findWebhook(tenantId, webhookKey, true) };
+    sending.set(key, cached);
+    if (sending.size > 5000) sending.delete(sending.keys().next().value!);
+    cached.item.catch(() => sending.delete(key));
+  }
+  return cached.item;
+}
+
+/** A change of the company's subscriptions: this process's caches forget them. */
+export function forgetSubscribers(tenantId: string): void {
+  subscribers.delete(tenantId);
+  for (const key of sending.keys()) if (key.startsWith(`${tenantId}#`)) sending.delete(key);
+}
 
 export interface NewWebhook {
   url: string;
@@ -384,6 +405,25 @@ export async function disableFailing(tenantId: string, webhookKey: string, faili
 
 export const deliveryTtl = (now = Date.now()): number => epochSeconds(new Date(now + DELIVERY_RETENTION_DAYS * 86_400_000));
 
+/** A new event's delivery to one subscription, before its first attempt. */
+export function newDelivery(tenantId: string, webhookKey: string, eventId: string, event: { type: AnyEventType; created: string; body: string }, now: number): DeliveryItem {
+  return {
+    pk: tenantId,
+    sk: deliverySk(webhookKey, eventId),
+    webhookKey,
+    eventId,
+    eventType: event.type,
+    created: event.created,
+    body: event.body,
+    status: 'pending',
+    attempts: 0,
+    windowStart: now,
+    nextAttemptAt: now,
+    replays: 0,
+    ttl: deliveryTtl(now),
+  };
+}
+
 /** Adds a delivery unless the same event was already given to this subscription (at-least-once, never twice from one event). */
 export async function addDelivery(item: DeliveryItem): Promise<boolean> {
   try {
@@ -410,6 +450,18 @@ export interface AttemptOutcome {
   nextAttemptAt?: number | undefined;
   /** Whether this was an attempt (false: the delivery ended without one, the subscription being gone or off). */
   attempted: boolean;
+}
+
+/**
+ * Records the first attempt of a new event's delivery: the delivery is written once, with its
+ * outcome. False when it was already written (the same message taken twice).
+ */
+export async function recordFirstAttempt(delivery: DeliveryItem, outcome: AttemptOutcome): Promise<boolean> {
+  const item: DeliveryItem = { ...delivery, status: outcome.status, attempts: outcome.attempted ? 1 : 0, lastAttemptAt: outcome.at.toISOString() };
+  delete item.nextAttemptAt;
+  const optional = { latencyMs: outcome.latencyMs, responseCode: outcome.responseCode, error: outcome.error, excerpt: outcome.excerpt, nextAttemptAt: outcome.nextAttemptAt };
+  for (const [name, value] of Object.entries(optional)) if (value !== undefined) Object.assign(item, { [name]: value });
+  return addDelivery(item);
 }
 
 /**
@@ -453,8 +505,16 @@ export async function recordAttempt(delivery: DeliveryItem, outcome: AttemptOutc
   }
 }
 
-/** A delivery whose message its worker could not finish (it failed on every receipt): dead, unless it already ended. */
-export async function markWorkerFailed(tenantId: string, webhookKey: string, eventId: string): Promise<void> {
+/**
+ * A delivery whose message its worker could not finish (it failed on every receipt): dead, unless
+ * it already ended. A new event's delivery not yet written is written dead, so it can be replayed.
+ */
+export async function markWorkerFailed(tenantId: string, webhookKey: string, eventId: string, event?: { type: AnyEventType; created: string; body: string }): Promise<void> {
+  if (event && !(await findDelivery(tenantId, webhookKey, eventId))) {
+    const now = Date.now();
+    await recordFirstAttempt(newDelivery(tenantId, webhookKey, eventId, event, now), { status: 'dead', at: new Date(now), error: 'workerFailed', attempted: false });
+    return;
+  }
   try {
     await dynamo().send(
       new UpdateCommand({

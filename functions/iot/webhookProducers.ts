@@ -14,10 +14,22 @@ import { callItems } from '../resources/intercomItems.ts';
  * faces a terminal could not enrol. Each builds its data only when a subscription wants it.
  */
 
+type DeviceRef = { deviceKey: string; name: string | null; serial: string | null };
+/** Devices as events name them, kept DEVICE_TTL_MS: a terminal uploading records is read once, not per record. */
+const DEVICE_TTL_MS = 30_000;
+const devices = new Map<string, { at: number; ref: Promise<DeviceRef> }>();
+
 /** A device as receivers see it; a deleted one keeps its key only. */
-export async function deviceRef(tenantId: string, deviceKey: string) {
-  const device = await findDevice(tenantId, deviceKey);
-  return { deviceKey, name: device?.name ?? null, serial: device?.serial ?? null };
+export async function deviceRef(tenantId: string, deviceKey: string, now = Date.now()): Promise<DeviceRef> {
+  const key = `${tenantId}#${deviceKey}`;
+  let cached = devices.get(key);
+  if (!cached || now - cached.at > DEVICE_TTL_MS) {
+    cached = { at: now, ref: findDevice(tenantId, deviceKey).then((device) => ({ deviceKey, name: device?.name ?? null, serial: device?.serial ?? null })) };
+    devices.set(key, cached);
+    if (devices.size > 5000) devices.delete(devices.keys().next().value!);
+    cached.ref.catch(() => devices.delete(key));
+  }
+  return cached.ref;
 }
 
 async function recordData(record: PassRecord): Promise<z.output<typeof passRecordData>> {

@@ -9,11 +9,13 @@ import { companyTimezone } from '#data/tenants';
 import {
   disableFailing,
   findDelivery,
-  findWebhook,
   markWorkerFailed,
+  newDelivery,
   noteDelivered,
   noteFailing,
   recordAttempt,
+  recordFirstAttempt,
+  webhookForSending,
   signingSecrets,
   type AttemptOutcome,
   type DeliveryItem,
@@ -199,17 +201,20 @@ async function noteFailure(webhook: WebhookItem, now: Date): Promise<void> {
 }
 
 /**
- * Works on one queued delivery: nothing when it already ended, queued again when its attempt is
- * not yet due, else one attempt, recorded, and the next queued when there is one.
+ * Works on one queued delivery: a new event's first attempt, or a later one (read from the log:
+ * nothing when it already ended, queued again when its attempt is not yet due). One attempt,
+ * recorded, and the next queued when there is one.
  */
 export async function processDelivery(message: DeliveryMessage, clock: () => number = Date.now): Promise<void> {
-  const delivery = await findDelivery(message.tenantId, message.webhookKey, message.eventId);
+  const first = message.event;
+  const delivery = first ? newDelivery(message.tenantId, message.webhookKey, message.eventId, first, clock()) : await findDelivery(message.tenantId, message.webhookKey, message.eventId);
   if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead') return;
   const due = delivery.nextAttemptAt ?? 0;
-  if (due - clock() > 1000) return queueDeliveries([message], Math.min(due - clock(), MAX_DELAY_MS));
-  const webhook = await findWebhook(message.tenantId, message.webhookKey, true);
+  if (!first && due - clock() > 1000) return queueDeliveries([message], Math.min(due - clock(), MAX_DELAY_MS));
+  const record = (outcome: AttemptOutcome) => (first ? recordFirstAttempt(delivery, outcome) : recordAttempt(delivery, outcome));
+  const webhook = await webhookForSending(message.tenantId, message.webhookKey);
   if (!webhook || !webhook.enabled) {
-    await recordAttempt(delivery, { status: 'dead', at: new Date(clock()), error: webhook ? 'disabled' : 'gone', attempted: false });
+    await record({ status: 'dead', at: new Date(clock()), error: webhook ? 'disabled' : 'gone', attempted: false });
     return;
   }
   const answer = await attempt(webhook, delivery, clock());
@@ -221,19 +226,24 @@ export async function processDelivery(message: DeliveryMessage, clock: () => num
     outcome.status = next === undefined ? 'dead' : 'retrying';
     outcome.nextAttemptAt = next;
   }
-  if (!(await recordAttempt(delivery, outcome))) return;
+  if (!(await record(outcome))) return;
   if (outcome.status === 'delivered') {
     if (webhook.failingSince) await noteDelivered(webhook.pk, webhook.webhookKey);
     return;
   }
   await noteFailure(webhook, at);
-  if (outcome.nextAttemptAt !== undefined) await queueDeliveries([message], Math.min(outcome.nextAttemptAt - clock(), MAX_DELAY_MS));
+  // The later attempt reads the delivery from the log: the message carries its keys only.
+  if (outcome.nextAttemptAt !== undefined) {
+    await queueDeliveries([{ tenantId: message.tenantId, webhookKey: message.webhookKey, eventId: message.eventId }], Math.min(outcome.nextAttemptAt - clock(), MAX_DELAY_MS));
+  }
 }
 
 function messageOf(body: string): DeliveryMessage | undefined {
   try {
     const value = JSON.parse(body) as Partial<DeliveryMessage>;
-    if (typeof value.tenantId === 'string' && typeof value.webhookKey === 'string' && typeof value.eventId === 'string') return value as DeliveryMessage;
+    const event = value.event;
+    const eventOk = event === undefined || (typeof event === 'object' && event !== null && typeof event.type === 'string' && typeof event.created === 'string' && typeof event.body === 'string');
+    if (typeof value.tenantId === 'string' && typeof value.webhookKey === 'string' && typeof value.eventId === 'string' && eventOk) return value as DeliveryMessage;
   } catch {
     // dropped below
   }
@@ -253,7 +263,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     const message = messageOf(record.body);
     if (!message) return log('error', 'webhook queue message dropped: not a delivery', { messageId: record.messageId });
     try {
-      if (deadLetters && record.eventSourceARN === deadLetters) await markWorkerFailed(message.tenantId, message.webhookKey, message.eventId);
+      if (deadLetters && record.eventSourceARN === deadLetters) await markWorkerFailed(message.tenantId, message.webhookKey, message.eventId, message.event);
       else await processDelivery(message);
     } catch (error) {
       log('error', 'webhook delivery failed in its worker', { ...message, error: String(error) });

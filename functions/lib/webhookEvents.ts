@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eventEnvelope, type AnyEventType, type EventData, type WebhookEventType } from '#contract/webhooks';
-import { addDelivery, deliverySk, deliveryTtl, subscribersOf, type DeliveryItem, type WebhookItem } from '#data/webhooks';
+import { subscribersOf, type WebhookItem } from '#data/webhooks';
 import { log } from './log.ts';
-import { queueDeliveries, type DeliveryMessage } from './webhookQueue.ts';
+import { queueDeliveries } from './webhookQueue.ts';
 
 /**
  * Events for webhooks: what happened, made once into the body every subscription that chose it
  * receives. An event's id starts with its time in milliseconds (the delivery log's order) and
  * ends with a hash of the company, the type and what it is about (`source`: a record's key, a
- * call's): the same event made twice (a terminal sending a record again) has the same id, and a
- * subscription is given it once.
+ * call's): the same event made twice has the same id, which receivers deduplicate by. The makers
+ * give an event once (a record sent again is not new; a presence change is taken once).
  */
 export function eventId(tenantId: string, type: AnyEventType, source: string, created: string): string {
   const ms = String(Math.max(0, Date.parse(created))).padStart(13, '0').slice(-13);
@@ -21,37 +21,15 @@ export function eventBody<T extends AnyEventType>(id: string, type: T, created: 
   return JSON.stringify(eventEnvelope(type).parse({ id, type, created, data }));
 }
 
-function deliveryOf(tenantId: string, webhookKey: string, id: string, type: AnyEventType, created: string, body: string, now: number): DeliveryItem {
-  return {
-    pk: tenantId,
-    sk: deliverySk(webhookKey, id),
-    webhookKey,
-    eventId: id,
-    eventType: type,
-    created,
-    body,
-    status: 'pending',
-    attempts: 0,
-    windowStart: now,
-    nextAttemptAt: now,
-    replays: 0,
-    ttl: deliveryTtl(now),
-  };
-}
-
 async function deliverTo(tenantId: string, targets: readonly WebhookItem[], id: string, type: AnyEventType, created: string, body: string): Promise<void> {
-  const now = Date.now();
-  const messages: DeliveryMessage[] = [];
-  for (const target of targets) {
-    if (await addDelivery(deliveryOf(tenantId, target.webhookKey, id, type, created, body, now))) messages.push({ tenantId, webhookKey: target.webhookKey, eventId: id });
-  }
-  await queueDeliveries(messages);
+  await queueDeliveries(targets.map((target) => ({ tenantId, webhookKey: target.webhookKey, eventId: id, event: { type, created, body } })));
 }
 
 /**
  * Gives an event to every enabled subscription of the company that chose its type. It costs the
- * caller a cached read of the subscriptions, and with subscribers a write and a queued message
- * each; it never throws (an event not given is logged), so nothing that makes events fails by it.
+ * caller a cached read of the subscriptions, and with subscribers a queued message each (the
+ * sender writes the delivery with its first attempt); it never throws (an event not given is
+ * logged), so nothing that makes events fails by it.
  */
 export async function emitEvent<T extends WebhookEventType>(tenantId: string, type: T, source: string, created: string, data: () => EventData<T> | Promise<EventData<T>>): Promise<void> {
   try {

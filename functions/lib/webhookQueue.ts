@@ -1,4 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { AnyEventType } from '#contract/webhooks';
 import { env } from './env.ts';
 import { log } from './log.ts';
 
@@ -14,6 +15,11 @@ export interface DeliveryMessage {
   tenantId: string;
   webhookKey: string;
   eventId: string;
+  /**
+   * A new event's first attempt carries the event itself: its delivery is written once, with the
+   * attempt's outcome. Later attempts and replays carry the keys only and read the delivery.
+   */
+  event?: { type: AnyEventType; created: string; body: string };
 }
 
 /** SQS's longest delay. */

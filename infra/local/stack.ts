@@ -122,7 +122,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('@passcloud/functions/jobs/webhookSender'),
     import('@passcloud/functions/data/webhooks'),
   ]);
-  consumeWebhooksInProcess(processDelivery, (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId));
+  consumeWebhooksInProcess(processDelivery, (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId, message.event));
   // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
   const { retryDueMails } = await import('@passcloud/functions/lib/mail');
   const mailRetries = setInterval(() => {
