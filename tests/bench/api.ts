@@ -78,3 +78,16 @@ export async function apiBench(stack: { url: string }): Promise<string[]> {
     `GET /v1/systems/me, ${total} requests, ${concurrency} at a time: ${(total / readSeconds).toFixed(0)} req/s, p50 ${fmt(percentile(reads, 50))}, p95 ${fmt(percentile(reads, 95))}`,
   ];
 }
+
+/** The demo admin's session with what confirms its password again (`x-confirm-password`), as the console seals it. */
+export async function adminSession(url: string): Promise<{ token: string; confirm: () => Promise<string> }> {
+  const security = (await (await fetch(`${url}/v1/systems/security`, { method: 'POST' })).json()) as { data: { securityId: string; publicKey: string } };
+  const { securityId, publicKey } = security.data;
+  const res = await fetch(`${url}/v1/systems/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ securityId, account: await encrypt(publicKey, 'admin'), password: await encrypt(publicKey, 'admin12345') }),
+  });
+  const body = (await res.json()) as { data: { token: string } };
+  return { token: body.data.token, confirm: () => encrypt(publicKey, 'admin12345') };
+}

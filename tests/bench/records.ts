@@ -52,7 +52,7 @@ async function rawWriteRate(tenantId: string, ms = 4000): Promise<number> {
   return writes / ((performance.now() - started) / 1000);
 }
 
-interface Device {
+export interface Device {
   deviceKey: string;
   client: MqttClient;
   thing: string;
@@ -60,7 +60,7 @@ interface Device {
   acks: number;
 }
 
-async function bindDevices(url: string, userCode: string): Promise<{ devices: Device[]; agents: DeviceAgent[] }> {
+export async function bindDevices(url: string, userCode: string): Promise<{ devices: Device[]; agents: DeviceAgent[] }> {
   const agents: DeviceAgent[] = [];
   const devices = await pool(Array.from({ length: DEVICES }, (_, i) => i), 4, async (i) => {
     const agent = new DeviceAgent({ apiUrl: url, userCode, info: simulatedInfo(`RECBENCH${Date.now().toString(36).toUpperCase()}${i}`, i), heartbeatMs: 60_000 });
@@ -82,7 +82,7 @@ async function bindDevices(url: string, userCode: string): Promise<{ devices: De
 }
 
 /** Every device sends its records in messages of RECORDS_PER_MESSAGE, each message twice, a few messages on the way at once. */
-async function ingest(devices: Device[], perDevice: number, twice: boolean): Promise<{ seconds: number; sent: number; records: PassRecordUp[][] }> {
+export async function ingest(devices: Device[], perDevice: number, twice: boolean): Promise<{ seconds: number; sent: number; records: PassRecordUp[][] }> {
   const records = devices.map(() => Array.from({ length: perDevice }, () => newPassRecord({ temperature: 36 + Math.random() * 2 })));
   const started = performance.now();
   let sent = 0;

@@ -14,6 +14,7 @@ import { faceSyncBench } from './faceSync.ts';
 import { recordsCrashBench } from './crash.ts';
 import { fleetBench, FLEET_TERMINALS } from './fleet.ts';
 import { bundlesBench } from './bundles.ts';
+import { webhooksBench } from './webhooks.ts';
 import { figure, figures, missed, table, writeFigures, FIGURES_FILE, CHECK_TOLERANCE } from './figures.ts';
 
 /**
@@ -53,7 +54,9 @@ const fleetOnly = process.argv.includes('--fleet-only');
 const fleetSize = Number(process.argv.find((a) => a.startsWith('--fleet='))?.slice('--fleet='.length) ?? FLEET_TERMINALS);
 // `--bundles-only` and `--no-bundles` for the functions' bundle sizes and load times.
 const bundlesOnly = process.argv.includes('--bundles-only');
-const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly || bundlesOnly;
+// `--webhooks-only` and `--no-webhooks` for webhook delivery latency and ingest with webhooks on.
+const webhooksOnly = process.argv.includes('--webhooks-only');
+const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly || bundlesOnly || webhooksOnly;
 try {
   if (!only) {
     lines.push(...(await apiBench(stack)));
@@ -89,6 +92,7 @@ try {
     lines.push(...(await withOwnHost((host) => captureToScreenBench(host))));
   }
   if (!process.argv.includes('--no-bundles') && (!only || bundlesOnly)) lines.push(...(await bundlesBench()));
+  if (!process.argv.includes('--no-webhooks') && (!only || webhooksOnly)) lines.push(...(await webhooksBench()));
   if (!process.argv.includes('--no-fleet') && (!only || fleetOnly)) lines.push(...(await withOwnHost((host) => fleetBench(host, fleetSize))));
   if (!process.argv.includes('--no-attendance') && (!only || attendanceOnly)) {
     lines.push(...attendanceBench());
