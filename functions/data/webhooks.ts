@@ -554,7 +554,17 @@ export async function restartDelivery(delivery: DeliveryItem, now = Date.now()):
   }
 }
 
-export function deliveryJson(item: DeliveryItem): WebhookDeliveryJson {
+/**
+ * A delivery waiting for an attempt that is this overdue has lost its message (SQS holds one at
+ * most 15 minutes between receipts; the local host's queue is lost with the process): it is shown
+ * as a dead letter of the worker, and may be replayed.
+ */
+export const LOST_AFTER_MS = 20 * 60_000;
+export const lostDelivery = (item: DeliveryItem, now = Date.now()): boolean =>
+  (item.status === 'pending' || item.status === 'retrying') && item.nextAttemptAt !== undefined && now - item.nextAttemptAt > LOST_AFTER_MS;
+
+export function deliveryJson(item: DeliveryItem, now = Date.now()): WebhookDeliveryJson {
+  if (lostDelivery(item, now)) return { ...deliveryJson({ ...item, status: 'dead', error: 'workerFailed' }, now), nextAttemptTime: null };
   return {
     deliveryKey: item.eventId,
     eventId: item.eventId,

@@ -5,7 +5,7 @@
  */
 import { env, type EnvName } from '../lib/env.ts';
 
-export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks'] as const;
+export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
@@ -27,6 +27,8 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
   alertMails: { limit: 200, windowMs: 60 * 60_000 },
   /** Unknown or forged survey links (the public QR-code page) per client address; a link that works is given back. */
   surveyLinks: { limit: 30, windowMs: 15 * 60_000 },
+  /** Webhook test events per company in an hour (each is a request to the company's receiver). */
+  webhookTests: { limit: 60, windowMs: 60 * 60_000 },
 };
 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;

@@ -72,6 +72,7 @@ export const VARIABLES = {
   THROTTLE_INVITATIONS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_ALERTMAILS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_SURVEYLINKS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
+  THROTTLE_WEBHOOKTESTS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
 } as const satisfies Record<string, { kind: 'stack' | 'operator' | 'platform' | 'local'; about: string }>;
 
 export type EnvName = keyof typeof VARIABLES;

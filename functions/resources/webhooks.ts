@@ -19,6 +19,7 @@ import {
   findDelivery,
   listDeliveries,
   listWebhooks,
+  lostDelivery,
   requireWebhook,
   restartDelivery,
   rotateSecret,
@@ -28,6 +29,7 @@ import {
   type WebhookItem,
 } from '#data/webhooks';
 import { HostRefused, pinHost, privateHostsAllowed } from '#lib/addresses';
+import { countAttempt } from '#data/throttles';
 import { declareEnvironment } from '#lib/env';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { created, deleted, defineResource, ok, queued, sessionRoute } from '#lib/http';
@@ -57,7 +59,7 @@ async function checkReceiver(url: string): Promise<void> {
 /** A delivery waiting for an attempt cannot be replayed; one of a subscription that is off could not be sent. */
 function replayable(webhook: WebhookItem, delivery: DeliveryItem): void {
   if (!webhook.enabled) throw new AppError(409, 'webhook.replayDisabled');
-  if (delivery.status === 'pending' || delivery.status === 'retrying') throw new AppError(409, 'webhook.replayWaiting');
+  if ((delivery.status === 'pending' || delivery.status === 'retrying') && !lostDelivery(delivery)) throw new AppError(409, 'webhook.replayWaiting');
 }
 
 /** Deliveries one replay of a range reads at most before it answers `more`. */
@@ -119,6 +121,7 @@ export const webhooks = defineResource('webhooks', {
     async handle({ auth, params, locale }) {
       const webhook = await requireWebhook(auth.tenantId, params.webhookKey);
       if (!webhook.enabled) throw new AppError(409, 'webhook.replayDisabled');
+      await countAttempt('webhookTests', auth.tenantId, 'webhook.testLimit', auth.tenantId);
       const deliveryKey = await emitTestEvent(auth.tenantId, webhook, translate(locale, 'webhook.testMessage'));
       return queued({ deliveryKey });
     },
@@ -129,7 +132,7 @@ export const webhooks = defineResource('webhooks', {
     async handle({ auth, params, query }) {
       await requireWebhook(auth.tenantId, params.webhookKey);
       const page = await listDeliveries(auth.tenantId, params.webhookKey, query, query.pageSize);
-      return ok({ items: page.items.map(deliveryJson), nextCursor: page.nextCursor });
+      return ok({ items: page.items.map((item) => deliveryJson(item)), nextCursor: page.nextCursor });
     },
   }),
   'POST /v1/webhooks/{webhookKey}/deliveries/{deliveryKey}/replay': sessionRoute({
@@ -150,14 +153,16 @@ export const webhooks = defineResource('webhooks', {
     async handle({ auth, params, body }) {
       const webhook = await requireWebhook(auth.tenantId, params.webhookKey);
       if (!webhook.enabled) throw new AppError(409, 'webhook.replayDisabled');
-      const status = body.status === 'any' ? undefined : body.status;
+      // Dead letters include deliveries whose message was lost (still waiting in the log), so they are picked here, not by the query.
+      const status = body.status === 'delivered' ? 'delivered' : undefined;
+      const wanted = (d: DeliveryItem) => (body.status === 'dead' ? d.status === 'dead' || lostDelivery(d) : body.status === 'delivered' ? d.status === 'delivered' : d.status === 'dead' || d.status === 'delivered' || lostDelivery(d));
       const found: DeliveryItem[] = [];
       let more = false;
       let cursor: string | undefined;
       // Newest first, REPLAY_LIMIT at most; a range holding more answers where to go on.
       for (;;) {
         const page = await listDeliveries(auth.tenantId, params.webhookKey, { from: body.from, to: body.to, status, event: undefined, cursor }, Math.min(100, REPLAY_LIMIT - found.length), REPLAY_READ_BUDGET);
-        found.push(...page.items.filter((d) => d.status === 'dead' || d.status === 'delivered'));
+        found.push(...page.items.filter(wanted));
         if (!page.nextCursor) break;
         if (found.length >= REPLAY_LIMIT) {
           more = true;

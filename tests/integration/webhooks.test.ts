@@ -19,7 +19,7 @@ import {
   type WebhookJson,
   type WebhookSecret,
 } from '@passcloud/functions/contract/webhooks';
-import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhooks';
+import { addDelivery, deliverySk, deliveryTtl, findDelivery, newDelivery } from '@passcloud/functions/data/webhooks';
 import { EVENTS_TABLE, MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { verifySignature } from '@passcloud/functions/domain/webhookSignature';
 import { dynamo } from '@passcloud/functions/lib/aws';
@@ -259,6 +259,33 @@ describe('delivery', () => {
     const reversed = await call<Issues>('POST', `/v1/webhooks/${webhook.webhookKey}/replay`, { token, body: { from: new Date().toISOString(), to: from } });
     expect(reversed.status).toBe(422);
     expect(reversed.body.data.issues[0]!.path).toBe('to');
+  });
+
+  it('show a delivery whose message was lost as a dead letter of the worker, and replay it', async () => {
+    const { webhook } = await made();
+    const long = Date.now() - 40 * 60_000;
+    const created = new Date(long).toISOString();
+    const id = eventId(tenantId, 'webhook.test', unique('lost'), created);
+    await addDelivery({ ...newDelivery(tenantId, webhook.webhookKey, id, { type: 'webhook.test', created, body: eventBody(id, 'webhook.test', created, { message: 'lost' }) }, long), status: 'retrying', attempts: 1 });
+    expect(await delivery(webhook.webhookKey, id)).toMatchObject({ status: 'dead', error: 'workerFailed', nextAttemptTime: null });
+    const answer = await call<{ replayed: number }>('POST', `/v1/webhooks/${webhook.webhookKey}/replay`, { token, body: { from: new Date(long - 1000).toISOString(), to: new Date().toISOString() } });
+    expect(answer.body.data.replayed).toBe(1);
+    expect(await settled(webhook.webhookKey, id)).toMatchObject({ status: 'delivered', attempts: 2, replays: 1 });
+    expect(at(pathOf(webhook.url)).map((r) => header(r, WEBHOOK_HEADERS.id))).toEqual([id]);
+  });
+
+  it('send at most 60 test events a company an hour, under parallel requests', async () => {
+    const company = await registerTenant();
+    const as = (await login(company.username, company.password)).token;
+    const made = await create({ url: receiver.url('/limit-tests') }, as);
+    const key = made.body.data.webhook.webhookKey;
+    const answers = await Promise.all(Array.from({ length: 64 }, () => call<{ deliveryKey: string }>('POST', `/v1/webhooks/${key}/test`, { token: as })));
+    expect(answers.filter((a) => a.body.code === 202)).toHaveLength(60);
+    const refused = answers.filter((a) => a.body.code !== 202);
+    for (const a of refused) expect(a.status).toBe(429);
+    await until(() => at('/limit-tests').length, (n) => n >= 60);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(at('/limit-tests')).toHaveLength(60);
   });
 
   it('follow no redirect (here to the metadata address): the delivery ends after one request', async () => {
