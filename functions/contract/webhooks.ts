@@ -82,7 +82,7 @@ const personRef = z
   })
   .describe('A person the company has.');
 
-export const passRecordData = z
+const passRecordData = z
   .object({
     recordKey: z.string().describe('The record, as `GET /v1/passRecords/{recordKey}` reads it.'),
     verifyTime: iso.describe('When the terminal verified the person.'),
@@ -99,7 +99,7 @@ export const passRecordData = z
   .strict();
 export type PassRecordData = z.output<typeof passRecordData>;
 
-export const deviceStateData = z
+const deviceStateData = z
   .object({
     device: deviceRef,
     online: z.boolean(),
@@ -108,7 +108,7 @@ export const deviceStateData = z
   .strict();
 export type DeviceStateData = z.output<typeof deviceStateData>;
 
-export const questionnaireAbnormalData = z
+const questionnaireAbnormalData = z
   .object({
     resultKey: z.string(),
     questionnaireKey: z.string(),
@@ -122,7 +122,7 @@ export const questionnaireAbnormalData = z
 export type QuestionnaireAbnormalData = z.output<typeof questionnaireAbnormalData>;
 
 const party = z.object({ deviceKey: z.string().nullable(), name: z.string().nullable(), number: z.string().nullable() }).strict();
-export const callRecordData = z
+const callRecordData = z
   .object({
     callKey: z.string().describe('The call, as `/v1/intercom/calls` lists it.'),
     device: deviceRef.describe('The intercom that reported the call.'),
@@ -139,7 +139,7 @@ export const callRecordData = z
   .strict();
 export type CallRecordData = z.output<typeof callRecordData>;
 
-export const syncFailedData = z
+const syncFailedData = z
   .object({
     device: deviceRef,
     person: personRef,
@@ -151,7 +151,7 @@ export const syncFailedData = z
   .strict();
 export type SyncFailedData = z.output<typeof syncFailedData>;
 
-export const testData = z.object({ message: z.string() }).strict();
+const testData = z.object({ message: z.string() }).strict();
 
 /** The `data` of each event type. */
 export const EVENT_DATA = {

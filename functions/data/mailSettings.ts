@@ -5,7 +5,6 @@ import { ValidationError, type FieldIssue } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
-import { env } from '#lib/env';
 
 /** A company's email settings: one item; the SMTP password only sealed (lib/secretBox). */
 export const mailSettings = lazy(

@@ -1,7 +1,6 @@
-import type * as z from 'zod';
 import type { QuestionnaireResultItem } from '#contract/questionnaires';
 import type { FaceResult } from '#contract/protocol';
-import type { passRecordData } from '#contract/webhooks';
+import type { EventData } from '#contract/webhooks';
 import { findDevice } from '#data/devices';
 import { callKeyOf, type CallRecord } from '#data/intercomCalls';
 import { onRecordStored, recordKeyOf, type PassRecord } from '#data/passRecords';
@@ -32,7 +31,7 @@ export async function deviceRef(tenantId: string, deviceKey: string, now = Date.
   return cached.ref;
 }
 
-async function recordData(record: PassRecord): Promise<z.output<typeof passRecordData>> {
+async function recordData(record: PassRecord): Promise<EventData<'pass.record'>> {
   return {
     recordKey: recordKeyOf(record),
     verifyTime: record.verifyTime,
@@ -50,7 +49,7 @@ async function recordData(record: PassRecord): Promise<z.output<typeof passRecor
 
 /** Every new pass record, and what it raises: a blacklist hit, a fever, a stranger. */
 export async function passEvents(record: PassRecord): Promise<void> {
-  let data: Promise<z.output<typeof passRecordData>> | undefined;
+  let data: Promise<EventData<'pass.record'>> | undefined;
   const once = () => (data ??= recordData(record));
   const source = recordKeyOf(record);
   const types = [

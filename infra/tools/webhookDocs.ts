@@ -24,19 +24,20 @@ import {
   WEBHOOK_HEADERS,
   WEBHOOK_LIMIT,
   WEBHOOK_URL_MAX,
-  callRecordData,
-  deviceStateData,
   eventEnvelope,
-  passRecordData,
-  questionnaireAbnormalData,
-  syncFailedData,
-  testData,
   type AnyEventType,
   type DeliveryError,
   type DeliveryStatus,
   type WebhookEvent,
 } from '@passcloud/functions/contract/webhooks';
 import { signature } from '@passcloud/functions/domain/webhookSignature';
+
+const passRecordData = EVENT_DATA['pass.record'];
+const deviceStateData = EVENT_DATA['device.online'];
+const questionnaireAbnormalData = EVENT_DATA['questionnaire.abnormal'];
+const callRecordData = EVENT_DATA['call.record'];
+const syncFailedData = EVENT_DATA['authorization.syncFailed'];
+const testData = EVENT_DATA['webhook.test'];
 
 /**
  * docs/webhooks.md, the integrators' guide to webhooks, written from functions/contract/webhooks.ts
