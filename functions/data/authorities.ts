@@ -467,9 +467,10 @@ export async function changesAfter(tenantId: string, deviceKey: string, cursor: 
  * change meanwhile keeps its pending state. A confirmed removal of a revoked authorization deletes it.
  * A page of results is read with one batch read and written in transactions of up to RESULT_CHUNK
  * changes with the device's counts summed; a transaction cancelled because an authorization
- * changed since it was read writes each of its results on its own.
+ * changed since it was read writes each of its results on its own. Answers the results that
+ * changed an authorization's state (a result sent again changes nothing).
  */
-export async function recordResults(tenantId: string, deviceKey: string, results: FaceResult[]): Promise<void> {
+export async function recordResults(tenantId: string, deviceKey: string, results: FaceResult[]): Promise<FaceResult[]> {
   const now = nowIso();
   const keyOf = (r: Pick<FaceResult, 'personKey' | 'list'>) => ({ tenantId, personKey: r.personKey, setType: SET_TYPE_OF_LIST[r.list], deviceKey });
   const id = (personKey: string, setType: SetType) => `${personKey}#${setType}`;
@@ -502,6 +503,7 @@ export async function recordResults(tenantId: string, deviceKey: string, results
       await pool(chunk, 8, (c) => recordResult(tenantId, deviceKey, c.result, now));
     }
   }
+  return changes.filter((c) => c.item.syncState !== c.result.state).map((c) => c.result);
 }
 
 /** Results written in one transaction with the device's counts (a transaction holds 100 writes). */

@@ -132,8 +132,9 @@ export const deviceSync = defineResource('deviceSync', {
     refused: logRefusal,
     async handle({ headers, body }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
-      await recordResults(tenantId, deviceKey, body.results);
-      await syncFailedEvents(tenantId, deviceKey, body.results, async (personKey) => {
+      // Failures of the changes the terminal was sent (a result for any other is no news).
+      const taken = await recordResults(tenantId, deviceKey, body.results);
+      await syncFailedEvents(tenantId, deviceKey, taken, async (personKey) => {
         const person = (await findPerson(tenantId, 'employee', personKey)) ?? (await findPerson(tenantId, 'visitor', personKey));
         return { kind: person?.kind ?? null, name: person?.name ?? null };
       });

@@ -8,7 +8,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
-import { deviceTopics } from '@passcloud/functions/contract/protocol';
+import { deviceAuthorization, deviceTopics, type BindResult, type FaceChangesPage } from '@passcloud/functions/contract/protocol';
 import {
   WEBHOOK_HEADERS,
   WEBHOOK_LIMIT,
@@ -401,6 +401,72 @@ describe('events of the modules', () => {
     await client.publishAsync(topic, JSON.stringify({ records }), { qos: 1 });
     await new Promise((r) => setTimeout(r, 1500));
     expect(at(path).filter((r) => !header(r, WEBHOOK_HEADERS.type).startsWith('device.')).length).toBe(count - byType('device.online').length);
+  });
+});
+
+describe('events of the other modules', () => {
+  type Body = { id: string; type: string; created: string; data: Record<string, unknown> };
+  const bodiesAt = (path: string): Body[] => at(path).map((r) => JSON.parse(r.body) as Body);
+  async function bound(kind?: 'doorStation') {
+    const { serial, ...info } = simulatedInfo(unique('WH').toUpperCase(), 1);
+    const answer = await call<BindResult>('POST', '/v1/devices/bind', { body: { userCode: owner.userCode, serial, info, ...(kind ? { kind } : {}) } });
+    expect(answer.body.code, answer.body.message).toBe(201);
+    return answer.body.data;
+  }
+  const asDevice = (b: BindResult, path: string, body: unknown) => call<Record<string, unknown>>('POST', path, { headers: { authorization: deviceAuthorization(b.thingName, b.mqtt.password) }, body });
+
+  it('give a device going on and off line, an ended call, an abnormal answer and a face a terminal could not enrol, each once', async () => {
+    await grantSeats(token, 5);
+    const { webhook } = await made({ events: ['device.online', 'device.offline', 'call.record', 'questionnaire.abnormal', 'authorization.syncFailed'] });
+    const path = pathOf(webhook.url);
+    const terminal = await bound();
+    const door = await bound('doorStation');
+
+    // On and off line: the broker's presence events.
+    const client = await mqtt.connectAsync(door.mqtt.url, { clientId: door.mqtt.clientId, username: door.mqtt.username, password: door.mqtt.password, reconnectPeriod: 0, connectTimeout: 5000 });
+    await until(() => bodiesAt(path), (b) => b.some((x) => x.type === 'device.online'));
+    // An ended call of the door station, sent twice.
+    const start = Date.now() - 20_000;
+    const ended = { callId: unique('whcall'), direction: 'outgoing', status: 2, peer: { number: '101' }, startTime: start, answerTime: start + 4000, endTime: start + 14_000, duration: 10 };
+    for (let i = 0; i < 2; i++) await client.publishAsync(deviceTopics(door.thingName).calls, JSON.stringify({ calls: [ended] }), { qos: 1 });
+    await until(() => bodiesAt(path), (b) => b.some((x) => x.type === 'call.record'));
+    await client.endAsync();
+    await until(() => bodiesAt(path), (b) => b.some((x) => x.type === 'device.offline'));
+
+    // A face the terminal could not enrol, reported twice.
+    const groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Hook staff '), type: 'employee' } })).body.data.groupKey;
+    const person = await call<{ employeeKey: string }>('POST', '/v1/employees', { token, body: { personId: unique('H'), name: 'Hook Person', role: 'Staff', gender: 'female', groupKey } });
+    const employeeKey = person.body.data.employeeKey;
+    const granted = await call('POST', '/v1/authorities', { token, body: { setType: 0, personKeys: [employeeKey], deviceKeys: [terminal.deviceKey], validity: { permanent: true } } });
+    expect(granted.body.code, granted.body.message).toBe(201);
+    const faces = await call<FaceChangesPage>('GET', '/v1/deviceSync/faces?cursor=0&limit=200', { headers: { authorization: deviceAuthorization(terminal.thingName, terminal.mqtt.password) } });
+    const change = faces.body.data.changes.find((c) => c.personKey === employeeKey)!;
+    const failed = { results: [{ list: 'pass', personKey: employeeKey, seq: change.seq, state: 'failed', reason: 'photoRejected', detail: 'no face found' }] };
+    for (let i = 0; i < 2; i++) expect((await asDevice(terminal, '/v1/deviceSync/results', failed)).body.code).toBe(201);
+    // A result for a change the terminal was not sent is no news.
+    expect((await asDevice(terminal, '/v1/deviceSync/results', { results: [{ ...failed.results[0], personKey: 'nobody0000000001' }] })).body.code).toBe(201);
+
+    // An abnormal answer on the terminal's screen.
+    const survey = await call<{ questionnaireKey: string; version: number }>('POST', '/v1/questionnaires', {
+      token,
+      body: { title: 'Hook survey', mode: 'screen', displaySeconds: 30, scope: { deviceKeys: [terminal.deviceKey], groupKeys: [] }, questions: [{ text: 'Fever?', type: 'single', mandatory: true, options: [{ text: 'No' }, { text: 'Yes', alarm: true }] }] },
+    });
+    expect(survey.body.code, survey.body.message).toBe(201);
+    const open = await call('POST', `/v1/questionnaires/${survey.body.data.questionnaireKey}/open`, { token, body: { version: survey.body.data.version } });
+    expect(open.body.code, open.body.message).toBe(201);
+    const answered = await asDevice(terminal, '/v1/deviceSync/questionnaireAnswers', { answerId: 'hook-1', questionnaireKey: survey.body.data.questionnaireKey, revision: 1, answeredAt: Date.now(), answers: [{ choices: [1] }] });
+    expect(answered.body.data).toMatchObject({ result: 'abnormal' });
+
+    const all = await until(() => bodiesAt(path), (b) => ['authorization.syncFailed', 'questionnaire.abnormal'].every((t) => b.some((x) => x.type === t)));
+    await new Promise((r) => setTimeout(r, 1000));
+    const count = (type: string) => bodiesAt(path).filter((b) => b.type === type).length;
+    expect({ online: count('device.online'), offline: count('device.offline'), call: count('call.record'), sync: count('authorization.syncFailed'), abnormal: count('questionnaire.abnormal') }).toEqual({ online: 1, offline: 1, call: 1, sync: 1, abnormal: 1 });
+    const byType = (type: string) => all.find((b) => b.type === type)!;
+    expect(byType('device.online').data).toMatchObject({ online: true, device: { deviceKey: door.deviceKey, serial: expect.any(String) } });
+    expect(byType('call.record').data).toMatchObject({ callKey: `${door.deviceKey}.${ended.callId}`, direction: 'outgoing', status: 2, duration: 10, called: { number: '101' } });
+    expect(byType('authorization.syncFailed').data).toMatchObject({ list: 'pass', reason: 'photoRejected', detail: 'no face found', person: { personKey: employeeKey, kind: 'employee', name: 'Hook Person' }, device: { deviceKey: terminal.deviceKey } });
+    expect(byType('questionnaire.abnormal').data).toMatchObject({ title: 'Hook survey', answers: [{ question: 'Fever?', choices: ['Yes'], alarm: true }], device: { deviceKey: terminal.deviceKey } });
+    for (const b of bodiesAt(path)) eventEnvelope(b.type as 'call.record').parse(b);
   });
 });
 
