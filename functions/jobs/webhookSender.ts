@@ -190,9 +190,13 @@ async function mailOwner(webhook: WebhookItem): Promise<void> {
   if ((await enqueue(webhook.pk, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }
 
-/** After a failed attempt: the subscription fails since its first failure; after DISABLE_AFTER_FAILING_MS of that it is turned off, once. */
+/**
+ * After a failed attempt: the subscription fails since its first failure (written once, not at
+ * every failure: a busy receiver that is down does not make its subscription a hot item); after
+ * DISABLE_AFTER_FAILING_MS of that it is turned off, once.
+ */
 async function noteFailure(webhook: WebhookItem, now: Date): Promise<void> {
-  const since = await noteFailing(webhook.pk, webhook.webhookKey, now);
+  const since = webhook.failingSince ?? (await noteFailing(webhook.pk, webhook.webhookKey, now));
   if (!since || now.getTime() - Date.parse(since) < DISABLE_AFTER_FAILING_MS) return;
   const disabled = await disableFailing(webhook.pk, webhook.webhookKey, since);
   if (!disabled) return;
