@@ -122,17 +122,30 @@ export async function listAudit(tenantId: string, filter: AuditFilter, pageSize:
   return { items, nextCursor: null };
 }
 
-/** Every entry the filters select, newest first, or `undefined` when there are more than `limit`. */
-export async function readAuditForExport(tenantId: string, filter: Omit<AuditFilter, 'cursor'>, limit: number): Promise<AuditEntry[] | undefined> {
+/** Pages an export reads at most (each up to MAX_READS queries of 200): with filters that skip most entries, a range is searched this far. */
+export const EXPORT_PAGE_BUDGET = 25;
+
+/**
+ * Every entry the filters select, newest first; `tooMany` when more than `limit` match, `tooWide`
+ * when the range holds more entries than EXPORT_PAGE_BUDGET pages read before the search ends
+ * (filters that match few entries of a long range): either way the range is to be narrowed.
+ */
+export async function readAuditForExport(
+  tenantId: string,
+  filter: Omit<AuditFilter, 'cursor'>,
+  limit: number,
+  pageBudget = EXPORT_PAGE_BUDGET,
+): Promise<{ entries: AuditEntry[] } | { refused: 'tooMany' | 'tooWide' }> {
   const all: AuditEntry[] = [];
   let cursor: string | undefined;
-  do {
+  for (let pages = 0; ; pages++) {
+    if (pages >= pageBudget) return { refused: 'tooWide' };
     const page = await listAudit(tenantId, { ...filter, cursor }, 200);
     all.push(...page.items);
-    if (all.length > limit) return undefined;
+    if (all.length > limit) return { refused: 'tooMany' };
     cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return all;
+    if (!cursor) return { entries: all };
+  }
 }
 
 function fromRaw(item: Record<string, unknown>): AuditEntry {

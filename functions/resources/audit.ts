@@ -72,9 +72,9 @@ export const audit = defineResource('audit', {
   'GET /v1/audit/export': sessionRoute({
     query: auditExportQuery,
     async handle({ auth, query, locale }) {
-      const entries = await readAuditForExport(auth.tenantId, query, AUDIT_EXPORT_LIMIT);
-      if (!entries) throw fieldError('from', 'audit.exportTooLarge', { limit: AUDIT_EXPORT_LIMIT });
-      return xlsxDownload(`audit-${new Date().toISOString().slice(0, 10)}.xlsx`, await workbook(entries, locale));
+      const read = await readAuditForExport(auth.tenantId, query, AUDIT_EXPORT_LIMIT);
+      if ('refused' in read) throw fieldError('from', read.refused === 'tooMany' ? 'audit.exportTooLarge' : 'audit.exportTooWide', { limit: AUDIT_EXPORT_LIMIT });
+      return xlsxDownload(`audit-${new Date().toISOString().slice(0, 10)}.xlsx`, await workbook(read.entries, locale));
     },
   }),
 });

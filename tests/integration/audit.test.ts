@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readAuditForExport } from '@passcloud/functions/data/auditLog';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { AUDIT_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
@@ -140,5 +141,25 @@ describe('audit log', () => {
   it('has no route that changes or removes an entry', () => {
     const auditRoutes = routes.filter((route) => route.path.startsWith('/v1/audit'));
     expect(auditRoutes.map((route) => route.method)).toEqual(['GET', 'GET']);
+  });
+});
+
+describe('audit export', () => {
+  it('searches a range at most EXPORT_PAGE_BUDGET pages deep for filters that match few entries, then asks for a narrower range', async () => {
+    const company = unique('auditwide');
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const items = Array.from({ length: 2100 }, (_, i) => {
+      const at = new Date(start + i * 1000).toISOString();
+      return { pk: `${company}#audit`, sk: `audit#${at}#${String(i).padStart(16, '0')}`, at, auditId: String(i).padStart(16, '0'), kind: 'change', username: 'someone', action: 'POST /v1/groups', target: {}, fields: [], code: 201, sourceIp: '198.51.100.1' };
+    });
+    for (let i = 0; i < items.length; i += 25) {
+      await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName(AUDIT_TABLE)]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+    // One page reads 2,000 entries at most: the one playback in 2,100 is out of reach, and the answer says so.
+    expect(await readAuditForExport(company, { kind: 'playback' }, 10_000, 1)).toEqual({ refused: 'tooWide' });
+    expect(await readAuditForExport(company, { kind: 'playback' }, 10_000)).toEqual({ entries: [] });
+    expect(await readAuditForExport(company, { kind: 'change' }, 2000)).toEqual({ refused: 'tooMany' });
+    const all = await readAuditForExport(company, { kind: 'change' }, 10_000);
+    expect('entries' in all && all.entries.length).toBe(2100);
   });
 });

@@ -643,6 +643,7 @@ export const en_US = {
   'audit.reason.throttled': 'Too many tries',
   'audit.reason.secondFactor': 'Wrong two-factor code',
   'audit.exportTooLarge': 'More than {limit} entries match: choose a later start or a shorter range',
+  'audit.exportTooWide': 'This range holds too many entries to search with these filters at once: choose a later start or a shorter range',
   'sheet.audit': 'Audit log',
   'column.auditTime': 'Time',
   'column.auditKind': 'Kind',
