@@ -33,7 +33,7 @@ async function freshSession(): Promise<void> {
 }
 
 describe('re-authentication', () => {
-  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login and export people', () => {
+  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login, export people and make, readdress or rekey a webhook', () => {
     expect(routes.filter((route) => 'reauth' in route && route.reauth).map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /v1/employees/export',
       'GET /v1/visitors/export',
@@ -41,6 +41,10 @@ describe('re-authentication', () => {
       // tests/integration/twoFactor.test.ts holds it.
       'DELETE /v1/accounts/{accountKey}/twoFactor',
       'PUT /v1/settings/email',
+      // tests/integration/webhooks.test.ts holds these: a webhook's address receives people's passes, and its secret is shown.
+      'POST /v1/webhooks',
+      'PATCH /v1/webhooks/{webhookKey}',
+      'POST /v1/webhooks/{webhookKey}/secret',
     ]);
   });
 

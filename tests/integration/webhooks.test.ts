@@ -145,9 +145,22 @@ describe('subscriptions', () => {
   it('asks for the password again before creating one, and creates nothing without it', async () => {
     const fresh = await registerTenant();
     const freshToken = (await login(fresh.username, fresh.password)).token;
-    const answer = await call('POST', '/v1/webhooks', { token: freshToken, body: { url: receiver.url(), events: ['pass.record'] } });
-    expect(answer.body.code).not.toBe(201);
+    const answer = await call<{ reauth: string }>('POST', '/v1/webhooks', { token: freshToken, body: { url: receiver.url(), events: ['pass.record'] } });
+    expect(answer.status).toBe(401);
+    expect(answer.body.data.reauth).toBe('required');
     expect(await listed(freshToken)).toEqual([]);
+    // Made with the password, then a new session: changing its address or its secret asks again, and changes nothing.
+    const { webhook } = (await create({ url: receiver.url('/reauth') }, freshToken)).body.data;
+    const next = (await login(fresh.username, fresh.password)).token;
+    for (const [method, path, body] of [
+      ['PATCH', `/v1/webhooks/${webhook.webhookKey}`, { url: 'https://example.com/elsewhere', version: 1 }],
+      ['POST', `/v1/webhooks/${webhook.webhookKey}/secret`, { version: 1 }],
+    ] as const) {
+      const refused = await call<{ reauth: string }>(method, path, { token: next, body });
+      expect(refused.status, path).toBe(401);
+      expect(refused.body.data.reauth).toBe('required');
+    }
+    expect(await listed(next)).toEqual([webhook]);
   });
 
   it(`hold at most ${WEBHOOK_LIMIT} per company under parallel requests, and give a place back on delete`, async () => {
