@@ -59,6 +59,8 @@ export interface DeliveryItem {
   attempts: number;
   /** When the attempts of this round began (the first, or the last replay): none is made 24 hours later. */
   windowStart: number;
+  /** Attempts made before this round (a replay's round has its own retry schedule); absent before a replay. */
+  roundBase?: number;
   nextAttemptAt?: number;
   lastAttemptAt?: string;
   latencyMs?: number;
@@ -317,6 +319,7 @@ export async function rotateSecret(tenantId: string, webhookKey: string): Promis
         ReturnValues: 'ALL_NEW',
       }),
     );
+    forgetSubscribers(tenantId);
     return { item: out.Attributes as WebhookItem, secret };
   } catch (error) {
     if (isConditionFailure(error)) throw new ConflictError();
@@ -541,7 +544,7 @@ export async function restartDelivery(delivery: DeliveryItem, now = Date.now()):
       new UpdateCommand({
         TableName: events(),
         Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression: 'SET #status = :pending, windowStart = :now, nextAttemptAt = :now, replays = replays + :one',
+        UpdateExpression: 'SET #status = :pending, windowStart = :now, nextAttemptAt = :now, roundBase = :attempts, replays = replays + :one',
         ConditionExpression: '#status = :from AND attempts = :attempts',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':now': now, ':one': 1, ':from': delivery.status, ':attempts': delivery.attempts },

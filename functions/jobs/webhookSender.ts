@@ -226,7 +226,8 @@ export async function processDelivery(message: DeliveryMessage, clock: () => num
   const attempts = delivery.attempts + 1;
   const outcome: AttemptOutcome = { status: 'delivered', at, latencyMs: answer.latencyMs, responseCode: answer.responseCode, error: answer.error, excerpt: answer.excerpt, attempted: true };
   if (answer.error) {
-    const next = retriable(answer) ? nextAttemptAt(attempts, delivery.windowStart, at.getTime(), answer.retryAfter, retryUnitMs()) : undefined;
+    // A replay starts the schedule again: its attempts count from the round's first.
+    const next = retriable(answer) ? nextAttemptAt(attempts - (delivery.roundBase ?? 0), delivery.windowStart, at.getTime(), answer.retryAfter, retryUnitMs()) : undefined;
     outcome.status = next === undefined ? 'dead' : 'retrying';
     outcome.nextAttemptAt = next;
   }

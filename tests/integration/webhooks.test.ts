@@ -287,6 +287,21 @@ describe('delivery', () => {
     expect(at(pathOf(webhook.url)).map((r) => header(r, WEBHOOK_HEADERS.id))).toEqual([id]);
   });
 
+  it('give a replay of a delivery that used every attempt a schedule of its own: a failure is tried again', async () => {
+    const { webhook } = await made();
+    const now = Date.now();
+    const created = new Date(now - 60_000).toISOString();
+    const id = eventId(tenantId, 'webhook.test', unique('spent'), created);
+    const spent = newDelivery(tenantId, webhook.webhookKey, id, { type: 'webhook.test', created, body: eventBody(id, 'webhook.test', created, { message: 'spent' }) }, now - 60_000);
+    delete spent.nextAttemptAt;
+    await addDelivery({ ...spent, status: 'dead', attempts: 9, responseCode: 503, error: 'status' });
+    receiver.answer({ status: 503, times: 2 });
+    const replay = await call('POST', `/v1/webhooks/${webhook.webhookKey}/deliveries/${id}/replay`, { token });
+    expect(replay.body.code, replay.body.message).toBe(202);
+    expect(await settled(webhook.webhookKey, id)).toMatchObject({ status: 'delivered', attempts: 12, replays: 1, responseCode: 200 });
+    expect(at(pathOf(webhook.url)).map((r) => r.status)).toEqual([503, 503, 200]);
+  });
+
   it('send at most 60 test events a company an hour, under parallel requests', async () => {
     const company = await registerTenant();
     const as = (await login(company.username, company.password)).token;
