@@ -3,7 +3,7 @@
  * `POST /v1/visitors/{visitorKey}/erase`), kept 400 days and read again with
  * `GET …/{key}/erasure`. It names the person only by their key: it holds nothing of what it erased.
  */
-export type ErasurePhase = 'person' | 'passes' | 'answers' | 'attendance' | 'done';
+export type ErasurePhase = 'person' | 'passes' | 'answers' | 'attendance' | 'deliveries' | 'done';
 
 export interface ErasureCounts {
   /** The person's record (1 when this erasure removed it, 0 when it was already gone). */
@@ -26,6 +26,8 @@ export interface ErasureCounts {
   questionnaireAnswers: number;
   /** Attendance days and months computed for the person, removed. */
   attendanceItems: number;
+  /** Webhook deliveries of events that named the person (their bodies kept for replays), removed from the delivery logs. */
+  webhookDeliveries: number;
 }
 
 export interface ErasureReceipt {
@@ -55,6 +57,7 @@ export const EMPTY_COUNTS: ErasureCounts = {
   terminalsTold: 0,
   questionnaireAnswers: 0,
   attendanceItems: 0,
+  webhookDeliveries: 0,
 };
 
 /** How long a receipt is kept, like the audit log's entries. */

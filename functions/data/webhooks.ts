@@ -13,6 +13,7 @@ import {
   type WebhookJson,
 } from '#contract/webhooks';
 import { dynamo } from '#lib/aws';
+import type { QueuedEvent } from '#lib/webhookQueue';
 import { newId } from '#lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
@@ -55,6 +56,8 @@ export interface DeliveryItem {
   created: string;
   /** The body every attempt sends, as the event was made. */
   body: string;
+  /** The person the event names (`data.person`): erasing them removes the delivery (resources/erasure.ts). */
+  personKey?: string;
   status: DeliveryStatus;
   attempts: number;
   /** When the attempts of this round began (the first, or the last replay): none is made 24 hours later. */
@@ -409,8 +412,9 @@ export async function disableFailing(tenantId: string, webhookKey: string, faili
 export const deliveryTtl = (now = Date.now()): number => epochSeconds(new Date(now + DELIVERY_RETENTION_DAYS * 86_400_000));
 
 /** A new event's delivery to one subscription, before its first attempt. */
-export function newDelivery(tenantId: string, webhookKey: string, eventId: string, event: { type: AnyEventType; created: string; body: string }, now: number): DeliveryItem {
+export function newDelivery(tenantId: string, webhookKey: string, eventId: string, event: QueuedEvent, now: number): DeliveryItem {
   return {
+    ...(event.personKey ? { personKey: event.personKey } : {}),
     pk: tenantId,
     sk: deliverySk(webhookKey, eventId),
     webhookKey,
@@ -512,7 +516,7 @@ export async function recordAttempt(delivery: DeliveryItem, outcome: AttemptOutc
  * A delivery whose message its worker could not finish (it failed on every receipt): dead, unless
  * it already ended. A new event's delivery not yet written is written dead, so it can be replayed.
  */
-export async function markWorkerFailed(tenantId: string, webhookKey: string, eventId: string, event?: { type: AnyEventType; created: string; body: string }): Promise<void> {
+export async function markWorkerFailed(tenantId: string, webhookKey: string, eventId: string, event?: QueuedEvent): Promise<void> {
   if (event && !(await findDelivery(tenantId, webhookKey, eventId))) {
     const now = Date.now();
     await recordFirstAttempt(newDelivery(tenantId, webhookKey, eventId, event, now), { status: 'dead', at: new Date(now), error: 'workerFailed', attempted: false });

@@ -247,7 +247,14 @@ function messageOf(body: string): DeliveryMessage | undefined {
   try {
     const value = JSON.parse(body) as Partial<DeliveryMessage>;
     const event = value.event;
-    const eventOk = event === undefined || (typeof event === 'object' && event !== null && typeof event.type === 'string' && typeof event.created === 'string' && typeof event.body === 'string');
+    const eventOk =
+      event === undefined ||
+      (typeof event === 'object' &&
+        event !== null &&
+        typeof event.type === 'string' &&
+        typeof event.created === 'string' &&
+        typeof event.body === 'string' &&
+        (event.personKey === undefined || typeof event.personKey === 'string'));
     if (typeof value.tenantId === 'string' && typeof value.webhookKey === 'string' && typeof value.eventId === 'string' && eventOk) return value as DeliveryMessage;
   } catch {
     // dropped below

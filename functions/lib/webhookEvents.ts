@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { eventEnvelope, type AnyEventType, type EventData, type WebhookEventType } from '#contract/webhooks';
 import { subscribersOf, type WebhookItem } from '#data/webhooks';
 import { log } from './log.ts';
-import { queueDeliveries } from './webhookQueue.ts';
+import { queueDeliveries, type QueuedEvent } from './webhookQueue.ts';
 
 /**
  * Events for webhooks: what happened, made once into the body every subscription that chose it
@@ -21,8 +21,14 @@ export function eventBody<T extends AnyEventType>(id: string, type: T, created: 
   return JSON.stringify(eventEnvelope(type).parse({ id, type, created, data }));
 }
 
-async function deliverTo(tenantId: string, targets: readonly WebhookItem[], id: string, type: AnyEventType, created: string, body: string): Promise<void> {
-  await queueDeliveries(targets.map((target) => ({ tenantId, webhookKey: target.webhookKey, eventId: id, event: { type, created, body } })));
+async function deliverTo(tenantId: string, targets: readonly WebhookItem[], id: string, event: QueuedEvent): Promise<void> {
+  await queueDeliveries(targets.map((target) => ({ tenantId, webhookKey: target.webhookKey, eventId: id, event })));
+}
+
+/** The person an event's data names, if any. */
+function personOf(data: unknown): string | undefined {
+  const person = (data as { person?: { personKey?: unknown } | null }).person;
+  return typeof person?.personKey === 'string' ? person.personKey : undefined;
 }
 
 /**
@@ -36,7 +42,9 @@ export async function emitEvent<T extends WebhookEventType>(tenantId: string, ty
     const targets = await subscribersOf(tenantId, type);
     if (targets.length === 0) return;
     const id = eventId(tenantId, type, source, created);
-    await deliverTo(tenantId, targets, id, type, created, eventBody(id, type, created, await data()));
+    const made = await data();
+    const personKey = personOf(made);
+    await deliverTo(tenantId, targets, id, { type, created, body: eventBody(id, type, created, made), ...(personKey ? { personKey } : {}) });
   } catch (error) {
     log('error', 'webhook event not given', { tenantId, type, source, error: String(error) });
   }
@@ -46,6 +54,6 @@ export async function emitEvent<T extends WebhookEventType>(tenantId: string, ty
 export async function emitTestEvent(tenantId: string, target: WebhookItem, message: string): Promise<string> {
   const created = new Date().toISOString();
   const id = eventId(tenantId, 'webhook.test', randomBytes(12).toString('hex'), created);
-  await deliverTo(tenantId, [target], id, 'webhook.test', created, eventBody(id, 'webhook.test', created, { message }));
+  await deliverTo(tenantId, [target], id, { type: 'webhook.test', created, body: eventBody(id, 'webhook.test', created, { message }) });
   return id;
 }

@@ -19,7 +19,16 @@ export interface DeliveryMessage {
    * A new event's first attempt carries the event itself: its delivery is written once, with the
    * attempt's outcome. Later attempts and replays carry the keys only and read the delivery.
    */
-  event?: { type: AnyEventType; created: string; body: string };
+  event?: QueuedEvent;
+}
+
+/** A new event as its first message carries it. */
+export interface QueuedEvent {
+  type: AnyEventType;
+  created: string;
+  body: string;
+  /** The person the event names, kept beside the delivery so that erasing the person finds it. */
+  personKey?: string;
 }
 
 /** SQS's longest delay. */

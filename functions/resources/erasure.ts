@@ -19,7 +19,9 @@ import { pool } from '#lib/pool';
  *   outcome; the day's counters stay true) but loses who it was: personKey, name, temperature,
  *   capture and photo link are removed and the record is marked `erased`; the capture objects go;
  * - their own copies of their passes (attendance punches), the attendance days and months
- *   computed for them and the questionnaire answers they gave go.
+ *   computed for them and the questionnaire answers they gave go;
+ * - the webhook deliveries of events that named them go from every delivery log (each keeps the
+ *   event's body for replays); what receivers were sent is theirs to erase.
  *
  * A receipt (data/erasures.ts) counts what went, is kept 400 days and is answered again by a
  * repeated request. The work is bounded: a request works at most WORK_BUDGET_MS and answers 202
@@ -134,7 +136,7 @@ async function step(erasure: StoredErasure): Promise<void> {
       if (next) erasure.cursor = next;
       else {
         delete erasure.cursor;
-        erasure.phase = kind === 'employee' ? 'attendance' : 'done';
+        erasure.phase = kind === 'employee' ? 'attendance' : 'deliveries';
       }
       break;
     }
@@ -145,6 +147,17 @@ async function step(erasure: StoredErasure): Promise<void> {
       counts.attendanceItems += removed;
       if (next) erasure.cursor = next;
       else if (prefix === 'attDay#') erasure.cursor = { pk: tenantId, sk: 'attMonth#' };
+      else {
+        delete erasure.cursor;
+        erasure.phase = 'deliveries';
+      }
+      break;
+    }
+    case 'deliveries': {
+      // Every subscription's log, those of deleted subscriptions too (their deliveries wait for their TTL).
+      const { removed, next } = await removePersonItems(tenantId, 'webhookDelivery#', personKey, erasure.cursor, ITEM_PAGE);
+      counts.webhookDeliveries += removed;
+      if (next) erasure.cursor = next;
       else {
         delete erasure.cursor;
         erasure.phase = 'done';

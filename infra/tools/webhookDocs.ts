@@ -630,7 +630,7 @@ function delivery(): string[] {
     ),
     '### The delivery log, dead letters and replays',
     para(
-      `Every delivery is in the subscription’s delivery log (\`GET /v1/webhooks/{webhookKey}/deliveries\`, newest first, filtered by \`from\`, \`to\`, \`status\` and \`event\`) for ${DELIVERY_RETENTION_DAYS} days from when its event was sent, with its attempts, the time of the last and of the next, the last attempt’s latency, status code, error and the first ${EXCERPT_MAX} characters of the answer, and how often it was replayed. After that it expires, and can no longer be replayed.`,
+      `Every delivery is in the subscription’s delivery log (\`GET /v1/webhooks/{webhookKey}/deliveries\`, newest first, filtered by \`from\`, \`to\`, \`status\` and \`event\`) for ${DELIVERY_RETENTION_DAYS} days from when its event was sent, with its attempts, the time of the last and of the next, the last attempt’s latency, status code, error and the first ${EXCERPT_MAX} characters of the answer, and how often it was replayed. After that it expires, and can no longer be replayed. Erasing a person (\`POST /v1/employees|visitors/{key}/erase\`) removes the deliveries of events that named them (\`data.person\`) from every log: Pass Cloud then keeps no copy of what it sent about them, and cannot replay it; erasing what your receivers stored is yours to do.`,
     ),
     table(
       ['Status', 'Meaning'],

@@ -7,6 +7,7 @@ import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import type { ErasureReceipt } from '@passcloud/functions/contract/erasures';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
+import type { WebhookCreated, WebhookDeliveryPage } from '@passcloud/functions/contract/webhooks';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { dynamo } from '@passcloud/functions/lib/aws';
@@ -14,13 +15,14 @@ import { listObjects, type BucketName } from '@passcloud/functions/lib/storage';
 import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
 import { until } from '../support/wait.ts';
 
 /**
  * The biometric data lifecycle through the HTTP API and MQTT: deleting a person removes their
  * photo and their face from the terminals; erasing one removes them, every photo, the captures of
- * their passes (the records stay, without the person), their answers and attendance, and answers
- * a receipt that a second request answers again.
+ * their passes (the records stay, without the person), their answers and attendance, the webhook
+ * deliveries of events that named them, and answers a receipt that a second request answers again.
  */
 
 let token: string;
@@ -161,8 +163,26 @@ describe('erasing a person', () => {
   let adaRecords: string[];
   let veraRecords: string[];
   let receipt: ErasureReceipt;
+  let receiver: WebhookReceiver;
+  let webhookKey: string;
+  /** The record keys of the events in the webhook's delivery log. */
+  const logged = async (): Promise<string[]> => {
+    const page = await call<WebhookDeliveryPage>('GET', `/v1/webhooks/${webhookKey}/deliveries?pageSize=100`, { token });
+    expect(page.body.code).toBe(200);
+    const bodies = new Map(receiver.received.map((r) => [String(r.headers['passcloud-event-id']), JSON.parse(r.body) as { data: { recordKey: string } }]));
+    return page.body.data.items.map((d) => bodies.get(d.eventId)?.data.recordKey ?? d.eventId).sort();
+  };
+
+  afterAll(async () => {
+    await receiver?.stop();
+  });
 
   beforeAll(async () => {
+    // Every pass is a webhook event too, delivered to a receiver on loopback (the test stack's local switch).
+    receiver = await startWebhookReceiver();
+    const made = await call<WebhookCreated>('POST', '/v1/webhooks', { token, confirm: true, body: { url: receiver.url('/erasure'), events: ['pass.record'] } });
+    expect(made.body.code, made.body.message).toBe(201);
+    webhookKey = made.body.data.webhook.webhookKey;
     ada = await person('employee', 'Ada Erase');
     vera = await person('visitor', 'Vera Erase');
     await grant(0, ada.key);
@@ -171,6 +191,7 @@ describe('erasing a person', () => {
     adaRecords = await passes(ada.key, 'Ada Erase', 3, 2);
     veraRecords = await passes(vera.key, 'Vera Erase', 2, 1);
     await answerAndDay(ada.key);
+    await until(() => receiver.received.length, (n) => n === 5);
   });
 
   it('is refused to another company (404) and to an account without the code (401), changing nothing', async () => {
@@ -223,8 +244,11 @@ describe('erasing a person', () => {
       terminalsTold: 1,
       questionnaireAnswers: 1,
       attendanceItems: 1,
+      webhookDeliveries: 3,
     });
     expect(JSON.stringify(receipt)).not.toContain('Ada');
+    // The delivery log keeps each event's body for replays: Ada's are gone from it, Vera's stay.
+    expect(await logged()).toEqual(veraRecords.map((id) => `${device.deviceKey}.${id}`).sort());
 
     expect((await call('GET', `/v1/employees/${ada.key}`, { token })).status).toBe(404);
     expect(await objects('photos')).not.toContain(ada.avatar);
@@ -268,7 +292,9 @@ describe('erasing a person', () => {
       authorizationsRevoked: 1,
       blacklistEntries: 1,
       terminalsTold: 1,
+      webhookDeliveries: 2,
     });
+    expect(await logged()).toEqual([]);
     expect((await objects('captures')).length).toBe(capturesBefore.length - 1);
     await until(held, (faces) => !faces.includes(`blacklist:${vera.key}`));
     expect((await call('GET', `/v1/visitors/${vera.key}`, { token })).status).toBe(404);

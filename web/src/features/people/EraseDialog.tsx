@@ -35,6 +35,7 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
     terminalsTold: t`Terminals told to delete the face`,
     questionnaireAnswers: t`Questionnaire answers`,
     attendanceItems: t`Attendance days and months`,
+    webhookDeliveries: t`Webhook deliveries`,
   };
 
   const erase = async () => {
