@@ -213,6 +213,8 @@ describe('erasing a person', () => {
     expect((await call('GET', `/v1/employees/${ada.key}`, { token })).body.code).toBe(200);
     expect(held()).toContain(`pass:${ada.key}`);
     expect((await records()).filter((r) => r.name === 'Ada Erase')).toHaveLength(adaRecords.length);
+    // Every delivery of the webhook's log is still there.
+    expect(await logged()).toEqual([...adaRecords, ...veraRecords].map((id) => `${device.deviceKey}.${id}`).sort());
   });
 
   it('does not let the other kind’s route erase a deleted person’s passes', async () => {
