@@ -4,6 +4,7 @@ import { CHALLENGE_MAX_ATTEMPTS, CHALLENGE_MINUTES, ENROLMENT_MINUTES, isTotpCod
 import { dynamo } from '#lib/aws';
 import { randomToken, sha256, type RsaKeyPair } from '#lib/crypto';
 import { openSecret, sealSecret } from '#lib/secretBox';
+import { clockNow } from '#lib/clock';
 import { matchingStep, recoveryCodeHash } from '#lib/totp';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPartition } from './entity.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
@@ -195,7 +196,7 @@ export interface SecondFactorHolder {
  * or a recovery code not yet used (removed from the account by a conditional write). False for
  * anything else, including a code another request used a moment before.
  */
-export async function useSecondFactor(account: SecondFactorHolder, code: string, now = Date.now()): Promise<boolean> {
+export async function useSecondFactor(account: SecondFactorHolder, code: string, now = clockNow()): Promise<boolean> {
   if (!account.totpSecret) return false;
   if (isTotpCode(code)) {
     const step = await matchingStep(await openTotpSecret(account.tenantId, account.totpSecret), code, now);

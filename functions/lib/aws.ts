@@ -12,13 +12,22 @@ const region = env('AWS_REGION') ?? 'us-east-1';
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 let documentClient: DynamoDBDocumentClient | undefined;
+/** What the local host does with each new DynamoDB client (infra/local/writeJournal.ts); nothing on AWS. */
+let onNewDynamo: ((client: DynamoDBDocumentClient) => void) | undefined;
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
     const endpoint = env('DYNAMODB_ENDPOINT');
     const client = new DynamoDBClient(endpoint ? { region, endpoint, credentials: localCredentials } : { region });
     documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    onNewDynamo?.(documentClient);
   }
   return documentClient;
+}
+
+/** Hands every DynamoDB client this process makes from now on to `hook` (the local host and its tests). */
+export function onDynamoClient(hook: (client: DynamoDBDocumentClient) => void): void {
+  onNewDynamo = hook;
+  documentClient = undefined;
 }
 
 /**

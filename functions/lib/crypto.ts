@@ -1,5 +1,6 @@
 import { constants, createHash, generateKeyPair, privateDecrypt, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { env } from './env.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
@@ -58,14 +59,27 @@ export function rsaDecrypt(privateKeyPem: string, ciphertext: string): string | 
   }
 }
 
-// scrypt with N=2^17, r=8, p=1 (128 MiB, a few hundred ms): costly for guessing, bounded for one login.
-const SCRYPT = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+/**
+ * scrypt with N=2^17, r=8, p=1 (128 MiB, a few hundred ms): costly for guessing, bounded for one
+ * login. The local setting PASSWORD_HASH_COST (log2 of N) lowers it for the test stack only; the
+ * stack never sets it, so a deployed function always hashes at this cost.
+ */
+export const PRODUCTION_HASH_COST = 17;
+const SCRYPT = { r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 
+/** log2 of scrypt's N for new hashes: the production cost unless the local setting names a valid lower one. */
+export function passwordHashCost(): number {
+  const set = Number(env('PASSWORD_HASH_COST'));
+  return Number.isInteger(set) && set >= 1 && set <= PRODUCTION_HASH_COST ? set : PRODUCTION_HASH_COST;
+}
+
+/** A stored hash records its own parameters (`scrypt$logN$r$p$salt$key`), so hashes of any cost verify. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password.normalize('NFKC'), salt, KEY_LENGTH, SCRYPT);
-  return ['scrypt', Math.log2(SCRYPT.N), SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const logN = passwordHashCost();
+  const key = await scryptAsync(password.normalize('NFKC'), salt, KEY_LENGTH, { N: 2 ** logN, ...SCRYPT });
+  return ['scrypt', logN, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -61,6 +61,7 @@ export const VARIABLES = {
   JOB_LIMIT_GRANT: { kind: 'local', about: 'Grant jobs a company may run at once' },
   JOB_LIMIT_EXPORT: { kind: 'local', about: 'Export jobs a company may run at once' },
   JOB_LIMIT_RECOMPUTE: { kind: 'local', about: 'Attendance recomputations a company may run at once' },
+  PASSWORD_HASH_COST: { kind: 'local', about: 'log2 of scrypt’s N for new password hashes; the test stack lowers it (17, the production cost, unless set lower)' },
   SESSION_IDLE_MINUTES: { kind: 'local', about: 'Idle time that ends a session' },
   SESSION_MAX_MINUTES: { kind: 'local', about: 'Longest session' },
   THROTTLE_ACCOUNT_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },

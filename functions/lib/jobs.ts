@@ -3,6 +3,7 @@ import type { ImportTask } from '../jobs/imports.ts';
 import { log } from './log.ts';
 import { env, type EnvName } from './env.ts';
 import { pool } from './pool.ts';
+import { countLocalWork, startLocalWork } from './localWork.ts';
 
 /**
  * Imports run on AWS in the worker `IMPORT_WORKER_FUNCTION` names (see `startWorker`); the local
@@ -50,7 +51,11 @@ export async function startWorker<T>(workerEnv: EnvName, task: T, runHere: (task
     await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
     return;
   }
-  setImmediate(() => void runHere(task).catch((error: unknown) => log('error', `${what} worker failed`, { error: String(error) })));
+  void countLocalWork(
+    new Promise<void>((due) => setImmediate(due))
+      .then(() => runHere(task))
+      .catch((error: unknown) => log('error', `${what} worker failed`, { error: String(error) })),
+  );
 }
 
 /**
@@ -82,6 +87,8 @@ interface LocalPiece {
   failed: (error: unknown) => Promise<void>;
   what: string;
   runs: number;
+  /** Ends the piece's count as local work (lib/localWork.ts), once it is done or given up. */
+  ended: () => void;
 }
 const localPieces: LocalPiece[] = [];
 let localRunning = 0;
@@ -93,6 +100,7 @@ function drainLocal(): void {
     piece.runs++;
     void piece
       .run()
+      .then(piece.ended)
       .catch(async (error: unknown) => {
         if (piece.runs < PIECE_RUNS) {
           log('warn', `${piece.what} failed; it runs again`, { error: String(error), runs: piece.runs });
@@ -104,6 +112,7 @@ function drainLocal(): void {
         }
         log('error', `${piece.what} failed`, { error: String(error) });
         await piece.failed(error).catch((e: unknown) => log('error', `${piece.what}: its failure could not be recorded`, { error: String(e) }));
+        piece.ended();
       })
       .finally(() => {
         localRunning--;
@@ -129,6 +138,6 @@ export async function startWorkers<T>(workerEnv: EnvName, tasks: readonly T[], r
     await pool([...tasks], 8, (task) => lambda.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) })).then(() => undefined));
     return;
   }
-  for (const task of tasks) localPieces.push({ run: () => runHere(task), failed: (error) => failed(task, error), what, runs: 0 });
+  for (const task of tasks) localPieces.push({ run: () => runHere(task), failed: (error) => failed(task, error), what, runs: 0, ended: startLocalWork() });
   drainLocal();
 }

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { RECOVERY_ALPHABET, RECOVERY_CODE_COUNT, TOTP_DIGITS, TOTP_ISSUER, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from '#contract/twoFactor';
+import { clockNow } from './clock.ts';
 import { sha256 } from './crypto.ts';
 
 /**
@@ -34,14 +35,14 @@ export const stepAt = (now: number): number => Math.floor(now / 1000 / TOTP_PERI
  * The step whose code `code` is, within the window around `now`; undefined when it is none of
  * them. The caller still makes sure the step is later than the last one accepted (no replay).
  */
-export async function matchingStep(secretBase32: string, code: string, now = Date.now()): Promise<number | undefined> {
+export async function matchingStep(secretBase32: string, code: string, now = clockNow()): Promise<number | undefined> {
   const lib = await library();
   const delta = totpOf(lib, secretBase32).validate({ token: code, timestamp: now, window: TOTP_WINDOW });
   return delta === null ? undefined : stepAt(now) + delta;
 }
 
 /** The code of a moment (tests and the local tools compute what an app would show). */
-export async function totpCode(secretBase32: string, now = Date.now()): Promise<string> {
+export async function totpCode(secretBase32: string, now = clockNow()): Promise<string> {
   const lib = await library();
   return totpOf(lib, secretBase32).generate({ timestamp: now });
 }

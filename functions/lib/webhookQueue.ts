@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { AnyEventType } from '#contract/webhooks';
 import { env } from './env.ts';
 import { log } from './log.ts';
+import { startLocalWork } from './localWork.ts';
 
 /**
  * The queue between what makes webhook events (ingest, device sync, the console) and the sender
@@ -61,7 +62,8 @@ let localConsumer: { consume: Consumer; deadLetter: DeadLetter } | undefined;
 export const MAX_RECEIVES = 3;
 /** Messages the local sender works on at once (the stand-in for the event source's concurrency). */
 const LOCAL_AT_ONCE = 32;
-const waiting: { message: DeliveryMessage; receives: number }[] = [];
+/** Messages due now; each is counted as local work (lib/localWork.ts) until its receipt ends. */
+const waiting: { message: DeliveryMessage; receives: number; ended: () => void }[] = [];
 let running = 0;
 const timers = new Set<NodeJS.Timeout>();
 
@@ -74,7 +76,7 @@ export function consumeWebhooksInProcess(consume: Consumer, deadLetter: DeadLett
 export function stopLocalWebhookQueue(): void {
   for (const timer of timers) clearTimeout(timer);
   timers.clear();
-  waiting.length = 0;
+  for (const entry of waiting.splice(0)) entry.ended();
 }
 
 function later(delayMs: number, run: () => void): void {
@@ -99,7 +101,7 @@ function drain(): void {
         if (entry.receives < MAX_RECEIVES) {
           log('warn', 'webhook delivery failed in its worker; it is received again', { error: String(error), receives: entry.receives });
           later(1000 * entry.receives, () => {
-            waiting.push(entry);
+            waiting.push({ ...entry, ended: startLocalWork() });
             drain();
           });
           return;
@@ -109,6 +111,7 @@ function drain(): void {
       })
       .finally(() => {
         running--;
+        entry.ended();
         drain();
       });
   }
@@ -124,7 +127,7 @@ export async function queueDeliveries(messages: readonly DeliveryMessage[], dela
     return;
   }
   const push = () => {
-    for (const message of messages) waiting.push({ message, receives: 0 });
+    for (const message of messages) waiting.push({ message, receives: 0, ended: startLocalWork() });
     drain();
   };
   if (delayMs > 0) later(Math.min(delayMs, MAX_DELAY_MS), push);

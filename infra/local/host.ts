@@ -184,8 +184,10 @@ export interface HostOptions {
   host?: string;
   handlers: Record<string, LambdaHandler>;
   webRoot: string;
-  /** Extra local-only endpoints under `/_local/`, answered only to loopback callers. */
-  local?: Record<string, () => unknown>;
+  /** Extra local-only endpoints under `/_local/`, answered only to loopback callers: what GET reads, given the request's query. */
+  local?: Record<string, (query: URLSearchParams) => unknown>;
+  /** Local-only endpoints that change the host, answered to POST from loopback callers with a JSON body (the test stack's clock). */
+  localActions?: Record<string, (body: unknown) => unknown>;
   /** API requests wait for this (the demo company is made), so the first login already works. */
   ready?: Promise<unknown>;
 }
@@ -233,14 +235,24 @@ export async function startHost(options: HostOptions): Promise<Host> {
       const sourceIp = req.socket.remoteAddress ?? 'unknown';
       const locale = localeFromHeader(req.headers['accept-language']);
       if (url.pathname.startsWith('/_local/')) {
-        const local = options.local?.[url.pathname.slice('/_local/'.length)];
-        if (!local || !isLoopback(sourceIp) || req.method !== 'GET') return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        const name = url.pathname.slice('/_local/'.length);
+        const action = req.method === 'POST' ? options.localActions?.[name] : undefined;
+        const local = req.method === 'GET' ? options.local?.[name] : undefined;
+        if ((!local && !action) || !isLoopback(sourceIp)) return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        if (action) {
+          try {
+            const body = (await readBody(req)).toString('utf8');
+            return send(res, envelopeResult(200, { code: 200, message: 'Success', data: (await action(body ? JSON.parse(body) : null)) ?? null }, 'local'));
+          } catch (error) {
+            return send(res, errorResult(error, locale, 'local'));
+          }
+        }
         if (url.pathname === '/_local/mails' && wantsPage(req.headers.accept)) {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS });
-          res.end(mailsPage(local() as Parameters<typeof mailsPage>[0]));
+          res.end(mailsPage(local!(url.searchParams) as Parameters<typeof mailsPage>[0]));
           return;
         }
-        return send(res, envelopeResult(200, { code: 200, message: 'Success', data: local() }, 'local'));
+        return send(res, envelopeResult(200, { code: 200, message: 'Success', data: (await local!(url.searchParams)) ?? null }, 'local'));
       }
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
         // Until the demo company exists, its printed login would be refused: requests wait for it.

@@ -12,6 +12,7 @@ import { authorize, policyPrefix, type AuthorizerResult } from '@passcloud/funct
 import { ingest } from '@passcloud/functions/iot/ingest';
 import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
 import { log } from '@passcloud/functions/lib/log';
+import { countLocalWork } from '@passcloud/functions/lib/localWork';
 
 /**
  * The IoT Core stand-in: an MQTT broker (aedes, over TCP and WebSocket) that authenticates
@@ -488,7 +489,7 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   for (const filter of Object.values(RULE_FILTERS)) {
     await subscribe(filter, (packet) => {
       inFlight++;
-      ingest(ruleEvent(packet.topic, packet.payload))
+      void countLocalWork(ingest(ruleEvent(packet.topic, packet.payload)))
         .catch((error: unknown) => log('error', 'rule action failed', { topic: packet.topic, error: String(error) }))
         .finally(() => inFlight--);
     });

@@ -2,13 +2,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resetClients } from '@passcloud/functions/lib/aws';
+import { onDynamoClient, resetClients } from '@passcloud/functions/lib/aws';
 import { resetIotClients } from '@passcloud/functions/lib/iot';
 import { newLocalKey } from '@passcloud/functions/lib/secretBox';
+import { setClockOffset } from '@passcloud/functions/lib/clock';
+import { localWorkDone } from '@passcloud/functions/lib/localWork';
+import { fieldError } from '@passcloud/functions/lib/errors';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
 import { startHost, type Host } from './host.ts';
+import { journalWrites, partitionsOf } from './writeJournal.ts';
 import type { Traffic } from '@passcloud/device-shadow/traffic';
 import { startDemo } from './demo.ts';
 import { startDemoIntercoms, type DemoIntercoms } from './demoIntercom.ts';
@@ -38,6 +42,14 @@ export interface LocalStackOptions {
   demoData?: { trafficPerMinute: number };
   /** Simulated intercoms of the demo tenant (infra/local/demoIntercom.ts), and their calls a minute. */
   simulateIntercoms?: { doorStations: number; monitors: number; callsPerMinute: number };
+  /**
+   * The tests' hooks, never for a host people use: loopback callers may move the clock the
+   * time-dependent rules read (`POST /_local/clock` with `{ offsetMs }`, functions/lib/clock.ts) and
+   * read which partitions of a company the host wrote (`GET /_local/partitions?tenant=`,
+   * infra/local/writeJournal.ts), and wait until no background work is due or running
+   * (`GET /_local/idle`, functions/lib/localWork.ts).
+   */
+  testHooks?: boolean;
 }
 
 export interface LocalStack {
@@ -60,6 +72,14 @@ export interface LocalStack {
  * the HTTP host over the route table. The handlers reach the stand-ins through the same
  * environment variables a Lambda gets, plus the `*_ENDPOINT` overrides.
  */
+/** The test hook of `testClock`: `{ offsetMs }` from the system clock, an integer within a year. */
+function moveClock(body: unknown): { offsetMs: number } {
+  const offsetMs = (body as { offsetMs?: unknown } | null)?.offsetMs;
+  if (typeof offsetMs !== 'number' || !Number.isInteger(offsetMs) || Math.abs(offsetMs) > 366 * 86_400_000) throw fieldError('offsetMs', 'issue.invalid', { field: 'offsetMs' });
+  setClockOffset(offsetMs);
+  return { offsetMs };
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const paths = dataPaths(options.dataDir);
   const [dynamo, s3, smtp] = await Promise.all([startDynamo(options.inMemory ? undefined : paths.dynamo), startS3(paths.s3), startSmtpSink()]);
@@ -101,6 +121,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   Object.assign(process.env, env);
   resetClients();
+  if (options.testHooks) onDynamoClient(journalWrites);
   resetIotClients();
   await createTables(dynamo.endpoint);
   const { handlers } = await import('@passcloud/functions/resources/index');
@@ -162,12 +183,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Tools on this machine (benchmarks) reach the stand-ins directly through these endpoints.
     // The data plane's secret stays in this process: what holds it may open any door.
     local: {
-      mails: () => smtp.mails,
+      // `?to=` keeps the mails to one address (what a test reads its codes from).
+      mails: (query) => {
+        const to = query.get('to');
+        return to ? smtp.mails.filter((mail) => mail.to.includes(to)) : smtp.mails;
+      },
+      ...(options.testHooks
+        ? {
+            partitions: (query: URLSearchParams) => partitionsOf(query.get('tenant') ?? ''),
+            // Answers once no background work of this host is due or running (functions/lib/localWork.ts).
+            idle: async () => {
+              await localWorkDone();
+              return { idle: true };
+            },
+          }
+        : {}),
       env: () => {
         const { IOT_DATA_SECRET_ACCESS_KEY: _secret, ...shown } = env;
         return { ...shown, ...(seeded.demo ? { DEMO_TENANT: seeded.demo.tenantId, DEMO_USER_CODE: seeded.demo.userCode } : {}) };
       },
     },
+    ...(options.testHooks ? { localActions: { clock: moveClock } } : {}),
   });
   // System settings name the API as devices and integrators reach it.
   env.API_BASE_URL = `${host.url}/v1`;

@@ -1,19 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { readFileSync, readdirSync } from 'node:fs';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { PassCloudStack } from '@passcloud/infra/aws/stack';
 import { HandlerFunction, REPO_ROOT } from '@passcloud/infra/aws/api';
+import { synthesized } from '../support/synthOutput.ts';
 import { VARIABLES, type EnvName } from '@passcloud/functions/lib/env';
 
 /**
  * The environment contract, both ways: every deployed variable a function's bundle can read is
  * declared by its entry (`environment`, functions/lib/env.ts), and its construct sets exactly the
- * declared ones. What a bundle can read is found in its code: the bundle esbuild makes of the
- * entry, searched for the quoted names of deployed variables (code reads them only through
- * `env()` with a name written out, and lint keeps `process.env` out of functions/). The bundles
- * test checks the same at run time, with every variable a bundle reads as it handles its events.
+ * declared ones. What a bundle can read is found in its code: the bundle `cdk synth` made of the
+ * entry (synthesized once for the run, tests/support/synth.ts), every file of it, searched for the
+ * quoted names of deployed variables (code reads them only through `env()` with a name written
+ * out, and lint keeps `process.env` out of functions/). The bundles test checks the same at run
+ * time, with every variable a bundle reads as it handles its events.
  */
 
 type Variables = Record<string, unknown>;
@@ -22,10 +24,17 @@ const deployed = (name: string): boolean => {
   return kind === 'stack' || kind === 'operator';
 };
 
-/** Synthesizes without bundling (the bundles test runs the bundles); variables are set the same. */
-function synth(props: { licencePublicKey?: string }) {
+interface Synthesized {
+  id: string;
+  entry: string;
+  dir?: string;
+  variables: Variables;
+}
+
+/** A stack without an operator's settings, synthesized without bundling: only its variables are read. */
+function synthWithoutKey(): Synthesized[] {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new PassCloudStack(app, 'PassCloudEnvironment', { mailFrom: 'no-reply@example.com', env: { account: '123456789012', region: 'eu-west-1' }, ...props });
+  const stack = new PassCloudStack(app, 'PassCloudEnvironment', { mailFrom: 'no-reply@example.com', env: { account: '123456789012', region: 'eu-west-1' } });
   const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: { Environment?: { Variables?: Variables } } }> };
   const functions = stack.node.findAll().filter((c): c is HandlerFunction => c instanceof HandlerFunction);
   return functions.map((fn) => {
@@ -35,24 +44,32 @@ function synth(props: { licencePublicKey?: string }) {
 }
 
 /**
- * The deployed variables named in the code esbuild bundles for an entry: modules and functions
- * the handler cannot reach are shaken out, as in the deployed bundle (the entry's own
- * declaration is left out).
+ * The deployed variables named in a function's bundle, every file of it (`index.mjs` and its
+ * chunks): modules and functions the handler cannot reach were shaken out by esbuild. The entry's
+ * own declaration, an array literal of exactly the declared names, is left out.
  */
-async function namedInBundle(entry: string): Promise<string[]> {
-  const result = await build({ entryPoints: [entry], absWorkingDir: REPO_ROOT, bundle: true, treeShaking: true, platform: 'node', format: 'esm', write: false, logLevel: 'silent', outfile: 'out.mjs', mainFields: ['module', 'main'] });
-  const code = result.outputFiles[0]!.text.replace(/declareEnvironment\(\[[^\]]*\]\)/g, '');
+function namedInBundle(dir: string, declared: readonly string[]): string[] {
+  let code = readdirSync(dir)
+    .filter((file) => file.endsWith('.mjs'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('\n');
+  if (declared.length) {
+    const declaration = JSON.stringify(declared);
+    expect(code.includes(declaration), `${dir} holds its entry's declaration ${declaration}`).toBe(true);
+    code = code.replace(declaration, '');
+  }
   const names = new Set<string>();
-  for (const match of code.matchAll(/['"]([A-Z][A-Z0-9_]+)['"]/g)) if (deployed(match[1]!)) names.add(match[1]!);
+  for (const match of code.matchAll(/['"`]([A-Z][A-Z0-9_]+)['"`]/g)) if (deployed(match[1]!)) names.add(match[1]!);
   return [...names].sort();
 }
 
-let withKey: ReturnType<typeof synth>;
-let withoutKey: ReturnType<typeof synth>;
+let withKey: Synthesized[];
+let withoutKey: Synthesized[];
 
-beforeAll(() => {
-  withKey = synth({ licencePublicKey: 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=' });
-  withoutKey = synth({});
+beforeAll(async () => {
+  const synth = await synthesized();
+  withKey = synth.functions.map((fn) => ({ id: fn.id, entry: fn.entry, dir: fn.dir, variables: fn.environment }));
+  withoutKey = synthWithoutKey();
 });
 
 const declaredOf = async (entry: string): Promise<string[]> => {
@@ -63,17 +80,17 @@ const declaredOf = async (entry: string): Promise<string[]> => {
 
 describe('the environment contract', () => {
   it('every function entry declares exactly the deployed variables its bundle can read', async () => {
-    const entries = [...new Set(withKey.map((f) => f.entry))];
-    expect(entries.length).toBeGreaterThanOrEqual(20);
+    const bundled = [...new Map(withKey.map((f) => [f.entry, f.dir!])).entries()];
+    expect(bundled.length).toBeGreaterThanOrEqual(20);
     const wrong: string[] = [];
-    await Promise.all(
-      entries.map(async (entry) => {
-        const [declared, named] = await Promise.all([declaredOf(entry), namedInBundle(entry)]);
-        const missing = named.filter((n) => !declared.includes(n));
-        const stale = declared.filter((n) => !named.includes(n));
-        if (missing.length || stale.length) wrong.push(`${relative(REPO_ROOT, entry)}: reads undeclared ${missing.join(', ') || '-'}; declares unread ${stale.join(', ') || '-'}`);
-      }),
-    );
+    for (const [entry, dir] of bundled) {
+      const declared = await declaredOf(entry);
+      const { environment } = (await import(pathToFileURL(entry).href)) as { environment: readonly string[] };
+      const named = namedInBundle(dir, environment);
+      const missing = named.filter((n) => !declared.includes(n));
+      const stale = declared.filter((n) => !named.includes(n));
+      if (missing.length || stale.length) wrong.push(`${relative(REPO_ROOT, entry)}: reads undeclared ${missing.join(', ') || '-'}; declares unread ${stale.join(', ') || '-'}`);
+    }
     expect(wrong).toEqual([]);
   });
 
@@ -99,5 +116,10 @@ describe('the environment contract', () => {
     for (const fn of withKey) {
       for (const name of Object.keys(fn.variables)) expect(deployed(name), `${fn.id} ${name}`).toBe(true);
     }
+  });
+
+  it('no function gets the test stack’s password hashing cost: a deployed function hashes at the production cost', () => {
+    expect(VARIABLES.PASSWORD_HASH_COST.kind).toBe('local');
+    for (const fn of [...withKey, ...withoutKey]) expect(fn.variables, fn.id).not.toHaveProperty('PASSWORD_HASH_COST');
   });
 });

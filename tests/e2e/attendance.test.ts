@@ -7,7 +7,7 @@ import { storeRecord } from '@passcloud/functions/data/passRecords';
 import { createRecomputeJob, moveRecomputeJob } from '@passcloud/functions/data/attendanceJobs';
 import { newTimeId } from '@passcloud/functions/lib/crypto';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
 
 /** Attendance rules in the browser: a shift of two periods, a group over it, a holiday. */
@@ -22,7 +22,7 @@ const BASE = '/pass-platform/enterprise/attendance/settings';
 beforeAll(async () => {
   browser = await launchBrowser();
   mkdirSync(shotDir, { recursive: true });
-  owner = await registerTenant();
+  owner = await newCompany();
   const { token } = await login(owner.username, owner.password);
   tenantId = token.split('.')[0]!;
   const groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Office', type: 'employee' } })).body.data.groupKey;

@@ -8,7 +8,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { CapacityCheck } from '@passcloud/functions/contract/authorities';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
@@ -73,7 +73,7 @@ const deviceName = async (agent: DeviceAgent) => (await call<{ name: string }>('
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
   groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Reception', type: 'employee' } })).body.data.groupKey;

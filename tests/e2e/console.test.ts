@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MENU, type MenuItem } from '@passcloud/functions/contract/menu';
 import { launchBrowser } from '../support/browser.ts';
 import { unique } from '../support/api.ts';
-import { TAGLINE, englishTitles, loginInBrowser, mailedCode, newPage, pageErrors, shotDir, toastText } from './support.ts';
+import { TAGLINE, demoAdmin, englishTitles, loginInBrowser, mailedCode, newPage, pageErrors, shotDir, toastText } from './support.ts';
 
 let browser: Browser;
 const titles = englishTitles();
@@ -58,7 +58,7 @@ describe('routing rules', () => {
 
   it('shows the 404 page with a way home to a signed-in user', async () => {
     const { context, page } = await newPage(browser);
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     await page.goto('/no/such/page');
     await page.waitForURL('**/404');
     await expect.poll(() => page.getByText('Page not found').count()).toBeGreaterThan(0);
@@ -84,7 +84,7 @@ describe('register, log in, walk the menu', () => {
 
   it('opens every menu entry with its localized title', async () => {
     const { context, page } = await newPage(browser);
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     const visit = async (item: MenuItem) => {
       const path = item.path.replace(/:(\w+)/g, 'sample-$1');
       await page.goto(path);
@@ -104,7 +104,7 @@ describe('register, log in, walk the menu', () => {
 
   it('follows the side menu and the platform switch, and collapses the menu to 65 px', async () => {
     const { context, page } = await newPage(browser);
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     await page.getByRole('link', { name: 'Visitors' }).click();
     await page.waitForURL('**/pass-platform/personnel/management');
     await page.getByTestId('side-menu').getByText('Passage', { exact: true }).click();
@@ -137,7 +137,7 @@ describe('register, log in, walk the menu', () => {
 
   it('shows a screen whose code cannot be loaded as an error with a retry', async () => {
     const { context, page } = await newPage(browser);
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     await page.waitForURL('**/pass-platform/dashboard');
     await page.route(/\/assets\/pages-[^/]+\.js$/, (route) => route.abort());
     await page.getByRole('link', { name: 'Devices' }).click();
@@ -178,7 +178,7 @@ describe('languages', () => {
       expect(overflow, path).toBeLessThanOrEqual(0);
       await page.screenshot({ path: `${shotDir}/${path.slice(1)}-${locale}.png`, fullPage: true });
     }
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     await page.goto('/pass-platform/enterprise/employee');
     await page.waitForLoadState('networkidle');
     const header = page.locator('header');
@@ -191,7 +191,7 @@ describe('languages', () => {
 
   it('switches to Japanese and back, keeping the choice across reloads', async () => {
     const { context, page } = await newPage(browser);
-    await loginInBrowser(page, inject('demo').username, inject('demo').password);
+    await loginInBrowser(page, (await demoAdmin()).username, (await demoAdmin()).password);
     await page.getByTestId('language-menu').click();
     await Promise.all([page.waitForEvent('load'), page.locator('[data-locale=ja_JP]').click()]);
     await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('ja-JP');
@@ -210,7 +210,7 @@ describe('account', () => {
   it('shows a toast for a wrong password and stays on the login screen', async () => {
     const { context, page } = await newPage(browser);
     await page.goto('/login');
-    await page.locator('input[autocomplete=username]').fill(inject('demo').username);
+    await page.locator('input[autocomplete=username]').fill((await demoAdmin()).username);
     await page.locator('input[type=password]').fill('wrong-password');
     await page.getByRole('button', { name: 'Log in' }).click();
     expect(await toastText(page)).toContain('Wrong username or password');

@@ -5,7 +5,7 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -39,7 +39,7 @@ function watch(target: Page): Page {
 }
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 2);
   const group = await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Lobby staff', type: 'employee' } });

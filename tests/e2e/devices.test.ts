@@ -3,10 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Browser, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+import { TAGLINE, base, demoAdmin, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
 let browser: Browser;
 let page: Page;
@@ -24,7 +24,8 @@ beforeAll(async () => {
   serial = agent.options.info.serial;
   browser = await launchBrowser();
   ({ page } = await newPage(browser));
-  await loginInBrowser(page, demo.username, demo.password);
+  const admin = await demoAdmin();
+  await loginInBrowser(page, admin.username, admin.password);
 });
 afterAll(async () => {
   await browser?.close();
@@ -192,7 +193,7 @@ describe('face terminals in the console', () => {
 
 describe('a company without terminals', () => {
   it('tells how to add the first one, with its binding code and a copy button', async () => {
-    const company = await registerTenant();
+    const company = await newCompany();
     const { context, page: fresh } = await newPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await loginInBrowser(fresh, company.username, company.password);
@@ -210,7 +211,7 @@ describe('a company without terminals', () => {
 
 describe('a deleted terminal that binds again', () => {
   it('waits in a panel above the list, and is added again after confirming', async () => {
-    const company = await registerTenant();
+    const company = await newCompany();
     const { token } = await login(company.username, company.password);
     await grantSeats(token, 2);
     const { serial: back, ...info } = simulatedInfo(unique('BACK').toUpperCase(), 1);
@@ -271,7 +272,7 @@ describe('the device list', () => {
   });
 
   it('shows a terminal that binds while it is open, without a reload', async () => {
-    const company = await registerTenant();
+    const company = await newCompany();
     const { token } = await login(company.username, company.password);
     await grantSeats(token, 1);
     const { context, page: admin } = await newPage(browser);

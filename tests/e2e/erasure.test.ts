@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ErasureReceipt } from '@passcloud/functions/contract/erasures';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { makePng } from '../support/images.ts';
 import { loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
 
@@ -32,7 +32,7 @@ async function employee(name: string): Promise<string> {
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
 });
 afterAll(async () => {

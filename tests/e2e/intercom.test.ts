@@ -5,7 +5,7 @@ import { startIntercomFleet, type IntercomFleet } from '@passcloud/device-shadow
 import type { Intercom } from '@passcloud/device-shadow/intercom';
 import type { IntercomItem } from '@passcloud/functions/contract/intercom';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { base, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
@@ -34,7 +34,7 @@ async function delivered(intercom: Intercom): Promise<void> {
 }
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
   fleet = await startIntercomFleet({ apiUrl: base(), userCode: owner.userCode, doorStations: 1, monitors: 1, prefix: unique('IC').toUpperCase() });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { base, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
 let browser: Browser;
@@ -24,7 +24,7 @@ const watchAnswers = (page: Page, expected: RegExp[] = []) => watchConsole(page,
 
 /** The invitation link of the newest mail to `address`, as the local host's mail sink holds it. */
 async function mailedLink(address: string): Promise<URL> {
-  const res = await fetch(`${base()}/_local/mails`);
+  const res = await fetch(`${base()}/_local/mails?to=${encodeURIComponent(address)}`);
   const mails = ((await res.json()) as { data: { to: string[]; text: string }[] }).data.filter((m) => m.to.includes(address));
   const link = /https?:\/\/\S+\/invitation\?token=[A-Za-z0-9_-]{43}/.exec(mails.at(-1)?.text ?? '')?.[0];
   if (!link) throw new Error(`no invitation mailed to ${address}`);
@@ -35,7 +35,7 @@ describe('an invitation link', () => {
   let username: string;
   let link: URL;
   beforeAll(async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const admin = await login(owner.username, owner.password);
     username = unique('guest');
     const email = `${username}@example.test`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { base, loginInBrowser, pageErrors, shotDir, watchConsole } from './support.ts';
 
@@ -35,7 +35,7 @@ const GROUPS = ['Facilities & Security', 'Customer Success Team', '東京本社 
 
 beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
-  const owner = await registerTenant({ companyName: 'Nordlicht Logistik GmbH' });
+  const owner = await newCompany({ companyName: 'Nordlicht Logistik GmbH' });
   const { token } = await login(owner.username, owner.password);
   const groupKeys: string[] = [];
   for (const name of GROUPS) {

@@ -8,7 +8,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import { routeKey, routes, type RouteEntry } from '@passcloud/functions/routes';
 import { launchBrowser } from '../support/browser.ts';
-import { call, encrypt, login, registerTenant, unique } from '../support/api.ts';
+import { call, encrypt, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { base, loginInBrowser, newPage, pageErrors, shotDir, toastText } from './support.ts';
@@ -44,7 +44,7 @@ describe('a wrong password', () => {
     { locale: 'en_US', message: 'Wrong username or password' },
     { locale: 'ja_JP', message: 'ユーザー名またはパスワードが正しくありません' },
   ])('is shown under the password field and in the toast ($locale), until the user types', async ({ locale, message }) => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const { context, page } = await newPage(browser, { locale });
     await page.goto('/login');
     await page.locator('input[autocomplete=username]').fill(owner.username);
@@ -82,7 +82,7 @@ describe('an account whose password was set for it', () => {
   const allowed = new Set((routes as readonly RouteEntry[]).filter((r) => r.access !== 'session' || r.beforePasswordChange).map(routeKey));
 
   it('asks for its own password first, requests nothing else until then, and then loads the screen', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const admin = await login(owner.username, owner.password);
     const username = unique('clerk');
     const given = 'given-pass-1';
@@ -140,7 +140,7 @@ describe('a photo a terminal refused', () => {
   let agent: DeviceAgent;
 
   beforeAll(async () => {
-    owner = await registerTenant();
+    owner = await newCompany();
     const { token } = await login(owner.username, owner.password);
     await grantSeats(token, 2);
     const form = new FormData();

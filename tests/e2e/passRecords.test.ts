@@ -5,7 +5,7 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -38,7 +38,7 @@ async function delivered(): Promise<void> {
 }
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
   const staff = await made<{ groupKey: string }>('/v1/groups', { name: 'Front desk', type: 'employee' });

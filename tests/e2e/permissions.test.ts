@@ -7,7 +7,7 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { loginInBrowser, newPage, pageErrors, watchConsole } from './support.ts';
 
@@ -52,7 +52,7 @@ function screensOf(code: AuthCode): string[] {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   const group = async (name: string, type: string) => (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name, type } })).body.data.groupKey;

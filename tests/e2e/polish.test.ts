@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant, unique } from '../support/api.ts';
-import { base, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
+import { base, isBackgroundRead, loginInBrowser, newPage, pageErrors, shotDir } from './support.ts';
 
 /**
  * A new administrator's first hour: toasts that close, a first visit without a session toast,
@@ -56,8 +56,8 @@ function recordApi(page: Page): string[] {
   const seen: string[] = [];
   page.on('request', (request) => {
     const url = new URL(request.url());
-    // The dashboard (where a login lands) reads its figures again on its own, and asks where its live channel is; those reads are not the form's.
-    if (request.method() === 'GET' && (url.pathname.startsWith('/v1/dashboard') || url.pathname === '/v1/systems/live')) return;
+    // What the console reads on its own is not the form's.
+    if (isBackgroundRead(request.method(), url.pathname)) return;
     if (url.pathname.startsWith('/v1/')) seen.push(`${request.method()} ${url.pathname}`);
   });
   return seen;
@@ -110,7 +110,7 @@ describe('toasts', () => {
   });
 
   it('shows a success toast for 2 s in the same place, replacing an error', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     expectFailure('401 /v1/systems/login');
     await page.goto('/login');
@@ -125,7 +125,7 @@ describe('toasts', () => {
 
 describe('a first visit without a session', () => {
   it('brings a user whose session the server ended back to the same page after the next login', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     await loginInBrowser(page, owner.username, owner.password);
     await page.goto('/pass-platform/device/management?keyword=gate');
@@ -142,7 +142,7 @@ describe('a first visit without a session', () => {
   });
 
   it('requests nothing private and shows no toast on / and on a private page, then returns there after login', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     const requests = recordApi(page);
     await page.goto('/');
@@ -178,7 +178,7 @@ describe('a first visit without a session', () => {
   });
 
   it('with a token the server no longer knows, says so once; the login screen then shows what the login answered', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     expectFailure('403 /v1/systems/routes', '401 /v1/systems/login');
     await page.goto('/entrance');
@@ -192,7 +192,7 @@ describe('a first visit without a session', () => {
   });
 
   it('only returns to paths of this console after login', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     await page.goto('/entrance?redirect=//evil.example/steal');
     expect(await page.getByRole('link', { name: 'Log in' }).first().getAttribute('href')).toBe('/login');
@@ -207,9 +207,9 @@ describe('a first visit without a session', () => {
 });
 
 describe('groups where they are needed', () => {
-  let owner: Awaited<ReturnType<typeof registerTenant>>;
+  let owner: Awaited<ReturnType<typeof newCompany>>;
   beforeAll(async () => {
-    owner = await registerTenant();
+    owner = await newCompany();
   });
 
   it('offers the default group and "Create a group" in the employee form; a new group is chosen, a taken name refused on the field', async () => {
@@ -306,9 +306,9 @@ describe('groups where they are needed', () => {
 });
 
 describe('counted confirmations', () => {
-  let owner: Awaited<ReturnType<typeof registerTenant>>;
+  let owner: Awaited<ReturnType<typeof newCompany>>;
   beforeAll(async () => {
-    owner = await registerTenant();
+    owner = await newCompany();
     const { token } = await login(owner.username, owner.password);
     const groups = await call<{ items: { groupKey: string }[] }>('GET', '/v1/groups?type=employee', { token });
     const groupKey = groups.body.data.items[0]!.groupKey;
@@ -370,7 +370,7 @@ const metRules = (rules: ReturnType<Page['locator']>) => rules.evaluateAll((item
 
 describe('change password', () => {
   it('is named the same in the user menu and the dialog, checks the rules in the form and sends nothing while they fail', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open();
     await loginInBrowser(page, owner.username, owner.password);
     await page.getByTestId('user-menu').click();
@@ -420,7 +420,7 @@ describe('change password', () => {
 
 describe('in Japanese', () => {
   it('shows the toast, the group choices, the confirmations and the password rules', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const page = await open({ locale: 'ja_JP' });
     expectFailure('401 /v1/systems/login', '409 /v1/groups');
     await page.goto('/login');
@@ -477,7 +477,7 @@ describe('in Japanese', () => {
   });
 
   it('counts employees in the resign confirmation', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const { token } = await login(owner.username, owner.password);
     const groups = await call<{ items: { groupKey: string }[] }>('GET', '/v1/groups?type=employee', { token });
     const made = await call('POST', '/v1/employees', { token, body: { personId: 'J-1', name: '山田 花子', role: '受付', gender: 'female', groupKey: groups.body.data.items[0]!.groupKey } });

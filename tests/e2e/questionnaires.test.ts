@@ -5,7 +5,7 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import type { QuestionnaireLink } from '@passcloud/functions/contract/protocol';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { call, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { TAGLINE, base, confirmPasswordInBrowser, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole } from './support.ts';
 
@@ -35,7 +35,7 @@ const JA = {
 };
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   const { token } = await login(owner.username, owner.password);
   await grantSeats(token, 5);
   // One simulated face terminal of this company, on the stack's broker like a real one.

@@ -6,7 +6,7 @@ import { ZipFile } from 'yazl';
 import { freePort } from '@passcloud/infra/local/standins';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login as loginApi, loginAnswer, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { call, login as loginApi, loginAnswer, mailsTo, newCompany, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 import { TAGLINE, confirmPasswordInBrowser, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, toastText, watchConsole as watchPage } from './support.ts';
 
@@ -67,7 +67,7 @@ describe('system settings', () => {
   });
 
   it('shows the audit log: logins, a failed login and a change, filtered by kind and exported, in English and Chinese', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const token = (await loginApi(owner.username, owner.password)).token;
     const dept = unique('Audited-');
     expect((await call('POST', '/v1/departments', { token, body: { name: dept } })).body.code).toBe(201);
@@ -445,7 +445,7 @@ async function fakeApk(): Promise<Buffer> {
 describe('ports and versions, email and mail records', () => {
   let owner: { username: string; password: string };
   beforeAll(async () => {
-    owner = await registerTenant();
+    owner = await newCompany();
   });
   const sinkPort = () => inject('localEnv').SMTP_PORT!;
 

@@ -6,6 +6,24 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 export const base = (): string => inject('baseUrl');
 
+let demoAdminAccount: Promise<{ username: string; password: string }> | undefined;
+/**
+ * An account of the demo company with every permission, made once per test file. Files that run
+ * side by side log in with one of their own: a login of the demo owner would end the session of
+ * every other file that used it (one session an account).
+ */
+export function demoAdmin(): Promise<{ username: string; password: string }> {
+  demoAdminAccount ??= (async () => {
+    const { createAccount } = await import('@passcloud/functions/data/identity');
+    const { AUTH_CODES } = await import('@passcloud/functions/contract/menu');
+    const username = `demoadmin${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const password = 'demo-admin-pass-1';
+    await createAccount(inject('demo').tenantId, { username, password, authCodes: [...AUTH_CODES], email: `${username}@example.test` });
+    return { username, password };
+  })();
+  return demoAdminAccount;
+}
+
 /** English menu titles by key, read from the console's own title table. */
 export function englishTitles(): Record<string, string> {
   const source = readFileSync(resolve(import.meta.dirname, '../../web/src/app/menuTitles.ts'), 'utf8');
@@ -36,6 +54,15 @@ export function watchConsole(page: Page, expected: (text: string, url: string) =
     pageErrors.push(`console: ${text}${url ? ` (${url})` : ''}`);
   });
   return page;
+}
+
+/**
+ * Reads the console makes on its own, whatever the screen: the dashboard (where a login lands)
+ * reads its figures again and asks where its live channel is, and the blacklist alerts read the
+ * newest blacklist records every 15 s. A test that counts a form's requests leaves them out.
+ */
+export function isBackgroundRead(method: string, path: string): boolean {
+  return method === 'GET' && (path.startsWith('/v1/dashboard') || path === '/v1/systems/live' || path === '/v1/blacklistRecords');
 }
 
 export async function newPage(browser: Browser, options: { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
@@ -75,7 +102,7 @@ export async function toastText(page: Page): Promise<string> {
 
 /** The newest 6-digit code mailed to `address` (the local host's mail sink). */
 export async function mailedCode(address: string): Promise<string> {
-  const res = await fetch(`${base()}/_local/mails`);
+  const res = await fetch(`${base()}/_local/mails?to=${encodeURIComponent(address)}`);
   const mails = ((await res.json()) as { data: { to: string[]; text: string }[] }).data.filter((m) => m.to.includes(address));
   const code = /\b(\d{6})\b/.exec(mails.at(-1)?.text ?? '')?.[1];
   if (!code) throw new Error(`no code mailed to ${address}`);

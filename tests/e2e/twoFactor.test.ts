@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { AUTH_CODES } from '@passcloud/functions/contract/menu';
 import { createAccount, findAccountByUsername } from '@passcloud/functions/data/identity';
 import { launchBrowser } from '../support/browser.ts';
-import { registerTenant, unique } from '../support/api.ts';
+import { advanceHostClock, hostNow, newCompany, setHostClock, unique } from '../support/api.ts';
 import { newPage, pageErrors, shotDir, toastText, watchConsole as watchPage, failedLoads } from './support.ts';
 
 /**
@@ -25,6 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  // Steps came by moving the host's clock (e2e files run one at a time); it is put back.
+  await setHostClock(0);
 });
 afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
@@ -34,14 +36,14 @@ afterEach(() => {
 const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/]));
 const dialog = (page: Page) => page.getByTestId('two-factor-dialog').locator('.mantine-Modal-content');
 
-function appCode(secret: string, at = Date.now()): string {
+function appCode(secret: string, at = hostNow()): string {
   return new OTPAuth.TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: at });
 }
 
-/** Waits while the current 30-second step has under 6 s left, so a code computed now is still good when it arrives. */
+/** Moves the host's clock into the next 30-second step while the current one has under 6 s left, so a code computed now is still good when it arrives. */
 async function freshStep(): Promise<void> {
-  const left = PERIOD_MS - (Date.now() % PERIOD_MS);
-  if (left < 6_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  const left = PERIOD_MS - (hostNow() % PERIOD_MS);
+  if (left < 6_000) await advanceHostClock(left + 50);
 }
 
 async function firstStep(page: Page, username: string, password: string): Promise<void> {
@@ -83,7 +85,7 @@ describe('two-factor login in the console', () => {
   let clerk = '';
 
   it('is set up from the user menu, required by the owner, and asked for at the next login', async () => {
-    owner = await registerTenant();
+    owner = await newCompany();
     const { context, page } = await newPage(browser);
     watchConsole(page);
     await firstStep(page, owner.username, owner.password);
@@ -117,7 +119,7 @@ describe('two-factor login in the console', () => {
     await expect.poll(() => page.getByText('The code is wrong or was already used').count()).toBeGreaterThan(0);
     // The code of the next step (the enrolment used this one) lets the owner in.
     await freshStep();
-    await page.getByTestId('totp-code').fill(appCode(secret, Date.now() + PERIOD_MS));
+    await page.getByTestId('totp-code').fill(appCode(secret, hostNow() + PERIOD_MS));
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
     expect(await page.evaluate(() => localStorage.getItem('token'))).toBeTruthy();
 
@@ -161,7 +163,7 @@ describe('two-factor login in the console', () => {
     expect(await page.getByTestId('second-step-hint').innerText()).toBe('请输入身份验证器应用中 Pass Cloud 的 6 位验证码。');
     await page.screenshot({ path: `${shotDir}/two-factor-login-zh.png` });
     await freshStep();
-    await page.getByTestId('totp-code').fill(appCode(own.secret, Date.now() + PERIOD_MS));
+    await page.getByTestId('totp-code').fill(appCode(own.secret, hostNow() + PERIOD_MS));
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
     await expect.poll(() => page.getByTestId('screen-title').count()).toBeGreaterThan(0);
     await context.close();

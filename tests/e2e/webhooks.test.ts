@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { WEBHOOK_HEADERS, type WebhookCreated } from '@passcloud/functions/contract/webhooks';
 import { verifySignature } from '@passcloud/functions/domain/webhookSignature';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, registerTenant } from '../support/api.ts';
+import { call, login, newCompany } from '../support/api.ts';
 import { startWebhookReceiver, type Received, type WebhookReceiver } from '../support/webhookReceiver.ts';
 import {
   TAGLINE,
@@ -68,7 +68,7 @@ async function overflow(page: Page) {
 
 describe('webhooks', () => {
   it('adds a webhook, shows its secret once, delivers and replays events, rotates the secret, edits it, turns it off and on, and deletes it', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const { context, page } = await newPage(browser);
     watchConsole(page);
     await loginInBrowser(page, owner.username, owner.password);
@@ -260,7 +260,7 @@ describe('webhooks', () => {
 
   it('lays the section out in Chinese: the list with a webhook turned off after failing, the form and the delivery log', async () => {
     const { disableFailing, noteFailing } = await import('@passcloud/functions/data/webhooks');
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const { token } = await login(owner.username, owner.password);
     const tenantId = token.split('.')[0]!;
     const add = async (body: object) => {

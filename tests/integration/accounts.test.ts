@@ -4,7 +4,7 @@ import { accounts } from '@passcloud/functions/data/accounts';
 import { countAttempt } from '@passcloud/functions/data/identity';
 import { invitations } from '@passcloud/functions/data/invitations';
 import { sha256 } from '@passcloud/functions/lib/crypto';
-import { baseUrl, call, encrypt, login, loginAnswer, mailsTo, registerTenant, securityKey, unique, type UserInfo } from '../support/api.ts';
+import { baseUrl, call, encrypt, login, loginAnswer, mailsTo, newCompany, securityKey, unique, type UserInfo } from '../support/api.ts';
 
 interface Account {
   accountKey: string;
@@ -28,7 +28,7 @@ let owner: UserInfo;
 let ownerPassword: string;
 
 beforeAll(async () => {
-  const tenant = await registerTenant();
+  const tenant = await newCompany();
   ownerPassword = tenant.password;
   owner = await login(tenant.username, tenant.password);
 });
@@ -254,7 +254,7 @@ describe('accounts and permissions', () => {
   });
 
   it('mails at most 50 invitations an hour per company, however many are asked for at once', async () => {
-    const tenant = await registerTenant();
+    const tenant = await newCompany();
     const admin = await login(tenant.username, tenant.password);
     const tenantId = admin.token.split('.')[0]!;
     // The hour's count brought to 47 of 50 (each invitation makes an account, which takes a while): three are left for six asked.

@@ -7,7 +7,7 @@ import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { countAttempt } from '@passcloud/functions/data/identity';
 import { throttles } from '@passcloud/functions/data/throttles';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique, hostIdle } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { startTestSmtp } from '../support/smtp.ts';
 import { until } from '../support/wait.ts';
@@ -66,7 +66,7 @@ async function settings(body: Record<string, unknown>): Promise<void> {
 const records = async (path: string, query = '') => (await call<PassRecordPage>('GET', `${path}?pageSize=100${query}`, { token })).body.data.items;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
   device = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('AL').toUpperCase(), 1), heartbeatMs: 60_000 });
@@ -91,7 +91,7 @@ describe('fever alerts', () => {
     await settings({ feverAlert: false });
     device.records.add(newPassRecord({ personKey: hot, name: 'Hot Person', temperature: 38.4, passState: 'refused' }));
     await until(() => records('/v1/passRecords', '&temperature=fever'), (items) => items.length === 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await hostIdle();
     expect(await mails('feverAlert')).toEqual([]);
   });
 
@@ -107,7 +107,7 @@ describe('fever alerts', () => {
       () => mails('feverAlert'),
       (items) => items.length >= 4,
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await hostIdle();
     const all = await mails('feverAlert');
     expect(all.length).toBe(4);
     // The first fever of the person (mail off) took no slot: this round mailed them once.
@@ -153,7 +153,7 @@ describe('blacklist', () => {
     // The same person again within ten minutes: recorded, not mailed again.
     device.records.add(newPassRecord({ personKey: watched, name: 'Watched Visitor', passState: 'refused' }));
     await until(() => records('/v1/blacklistRecords'), (items) => items.length === 2);
-    await new Promise((r) => setTimeout(r, 500));
+    await hostIdle();
     expect((await mails('blacklistAlert')).length).toBe(2);
   });
 });
@@ -172,7 +172,7 @@ describe('alert mails a terminal cannot multiply', () => {
       () => mails('feverAlert'),
       (items) => items.some((m) => m.title.includes('Ghost')),
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await hostIdle();
     const ghosts = (await mails('feverAlert')).filter((m) => m.title.includes('Ghost'));
     // One alert, to each of the two recipients.
     expect(ghosts.map((m) => m.to).sort()).toEqual(['guard@example.test', 'nurse@example.test']);
@@ -194,7 +194,7 @@ describe('alert mails a terminal cannot multiply', () => {
       () => mails('feverAlert'),
       (items) => items.filter((m) => m.title.includes('Warm')).length >= 3,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await hostIdle();
     expect((await mails('feverAlert')).filter((m) => m.title.includes('Warm'))).toHaveLength(3);
     expect((await throttles().get(key).go()).data?.failures).toBe(200);
   });
@@ -202,7 +202,7 @@ describe('alert mails a terminal cannot multiply', () => {
 
 describe('alert mails and a slow mail server', () => {
   it('are queued by the ingest and sent by the mail service: the terminal is answered at once, and every recipient gets the mail', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const own = (await login(owner.username, owner.password)).token;
     await grantSeats(own, 2);
     const terminal = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('SL').toUpperCase(), 1), heartbeatMs: 60_000 });

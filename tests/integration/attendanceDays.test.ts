@@ -17,7 +17,7 @@ import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { closeAttendanceDays } from '@passcloud/functions/jobs/attendanceClose';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { sendAttendanceSummaries } from '@passcloud/functions/jobs/attendanceMail';
-import { baseUrl, call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
 
@@ -62,7 +62,7 @@ async function employee(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   await tenants().patch({ tenantId }).set({ timezone: ZONE }).go();
@@ -309,7 +309,7 @@ describe('attendance statistics', () => {
     const newestBefore = (await latest())?.jobKey;
     expect((await call('POST', '/v1/attendance/recompute', { token: reader, body: { from: date, to: date } })).status).toBe(401);
     expect((await latest())?.jobKey).toBe(newestBefore);
-    const other = await registerTenant();
+    const other = await newCompany();
     const stranger = (await login(other.username, other.password)).token;
     expect((await call('GET', `/v1/attendance/recompute/${again.body.data.jobKey}`, { token: stranger })).status).toBe(404);
     expect((await call('GET', '/v1/attendance/recompute', { token: stranger })).body.data).toBeNull();

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTENDANCE_LIMITS } from '@passcloud/functions/contract/attendance';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { companyTimezone } from '@passcloud/functions/data/tenants';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 
 /** Shifts, attendance groups and holidays through the HTTP API, as the settings screens use them. */
 
@@ -92,7 +92,7 @@ async function employeeGroup(employeeKey: string): Promise<string | null> {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const user = await login(owner.username, owner.password);
   token = user.token;
   tenantId = token.split('.')[0]!;
@@ -300,7 +300,7 @@ describe('holidays', () => {
 
 describe('limits and permissions', () => {
   it('holds the cap on shifts under parallel creates', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const other = (await login(owner.username, owner.password)).token;
     const attempts = ATTENDANCE_LIMITS.shift + 20;
     const answers = await Promise.all(Array.from({ length: attempts }, (_, i) => shift({ name: `Cap ${i}`, periods: [period()] }, other)));
@@ -316,7 +316,7 @@ describe('limits and permissions', () => {
   }, 60_000);
 
   it('pages shifts with a cursor', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const other = (await login(owner.username, owner.password)).token;
     for (let i = 0; i < 5; i++) expect((await shift({ name: `Page ${i}`, periods: [period()] }, other)).body.code).toBe(201);
     const seen: string[] = [];

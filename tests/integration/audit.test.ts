@@ -6,7 +6,7 @@ import { AUDIT_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { routes } from '@passcloud/functions/routes';
 import type { AuditEntryJson } from '@passcloud/functions/contract/audit';
-import { baseUrl, call, login, loginAnswer, registerTenant, unique, confirmHeader } from '../support/api.ts';
+import { baseUrl, call, login, loginAnswer, newCompany, unique, confirmHeader } from '../support/api.ts';
 
 /** The audit log through its real entry points: what the API records, and who may read it. */
 
@@ -31,7 +31,7 @@ async function stored(): Promise<Record<string, unknown>[]> {
 }
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
 });
@@ -126,7 +126,7 @@ describe('audit log', () => {
     expect((await entries('', other)).status).toBe(401);
     expect((await fetch(`${baseUrl()}/v1/audit/export`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401);
 
-    const stranger = await registerTenant();
+    const stranger = await newCompany();
     const theirs = (await login(stranger.username, stranger.password)).token;
     const page = (await entries('?pageSize=200', theirs)).body.data.items;
     expect(page.every((e) => e.username === stranger.username)).toBe(true);

@@ -10,7 +10,7 @@ import { pass } from '@passcloud/device-shadow/traffic';
 import { BOTH_LISTS_NAMES_MAX, type AuthorityItem, type CapacityCheck } from '@passcloud/functions/contract/authorities';
 import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { createAccount } from '@passcloud/functions/data/identity';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
 
@@ -74,7 +74,7 @@ const records = async (path: string) => (await call<PassRecordPage>('GET', `${pa
 const mails = async (group: string) => (await call<{ items: MailRecord[] }>('GET', `/v1/mailRecords?group=${group}&pageSize=100`, { token })).body.data.items;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;

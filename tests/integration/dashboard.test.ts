@@ -8,7 +8,7 @@ import { devices } from '@passcloud/functions/data/devices';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { tenants } from '@passcloud/functions/data/tenants';
 import { addDays, dayOf, startOfDay } from '@passcloud/functions/domain/time';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
@@ -38,7 +38,7 @@ async function person(kind: 'employees' | 'visitors', name: string): Promise<str
 const dashboard = async (as = token) => call<DashboardView>('GET', '/v1/dashboard', { token: as });
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   await tenants().patch({ tenantId }).set({ timezone: ZONE }).go();

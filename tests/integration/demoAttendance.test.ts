@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAttendance } from '@passcloud/infra/local/demoAttendance';
 import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 
 /** The demo company's month of attendance: its rules, back-filled punches and computed statistics. */
 
@@ -11,7 +11,7 @@ let tenantId: string;
 const people: string[] = [];
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   const groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Staff', type: 'employee' } })).body.data.groupKey;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DeviceAgent, type StopReason } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { DEVICE_REASONS, deviceAuthorization, type BindResult } from '@passcloud/functions/contract/protocol';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { sleep } from '../support/wait.ts';
 import mqtt from 'mqtt';
@@ -48,7 +48,7 @@ function terminal(serial: string, file: string, code = userCode): DeviceAgent {
 const stopsFor = (agent: DeviceAgent) => new Promise<StopReason>((resolve) => agent.on((event) => event.type === 'stopped' && resolve(event.reason)));
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
 });
@@ -194,7 +194,7 @@ describe('a deleted serial number', () => {
   let owner: string;
   let code: string;
   beforeAll(async () => {
-    const tenant = await registerTenant();
+    const tenant = await newCompany();
     code = tenant.userCode;
     owner = (await login(tenant.username, tenant.password)).token;
     await grantSeats(owner, 2);
@@ -303,7 +303,7 @@ describe('a deleted serial number', () => {
   });
 
   it('is asked about only by this company', async () => {
-    const other = await registerTenant();
+    const other = await newCompany();
     const otherToken = (await login(other.username, other.password)).token;
     await grantSeats(owner, 5);
     const serial = unique('DT').toUpperCase();

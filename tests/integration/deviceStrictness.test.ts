@@ -4,7 +4,7 @@ import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import { deviceTopics, type RecordsAckMessage } from '@passcloud/functions/contract/protocol';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
 
@@ -57,7 +57,7 @@ const heartbeatInfo = (device: Raw, ip: string) => {
 };
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 10);

@@ -7,7 +7,7 @@ import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics, shadowTopics } from '@passcloud/functions/contract/protocol';
 import { appendLogs } from '@passcloud/functions/data/devices';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique, hostIdle } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
 interface Device {
@@ -66,11 +66,11 @@ async function until<T>(get: () => Promise<T>, check: (value: T) => boolean, ms 
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 100);
-  const other = await registerTenant();
+  const other = await newCompany();
   otherUserCode = other.userCode;
   otherToken = (await login(other.username, other.password)).token;
   await grantSeats(otherToken, 10);
@@ -323,7 +323,7 @@ describe('settings through the shadow', () => {
   });
 
   it('lists devices by name, then serial number with numbers in order, and keeps that order across pages', async () => {
-    const fresh = await registerTenant();
+    const fresh = await newCompany();
     const freshToken = (await login(fresh.username, fresh.password)).token;
     await grantSeats(freshToken, 10);
     const prefix = unique('ORD').toUpperCase();
@@ -498,7 +498,7 @@ describe('broker security', () => {
     client.publish(deviceTopics(b.binding!.thingName).heartbeat, JSON.stringify({ time: Date.now(), info: { ...b.options.info, ip: '6.6.6.6' } }), { qos: 1 });
     client.publish(shadowTopics(b.binding!.thingName).update, JSON.stringify({ state: { reported: { volume: 1 } } }), { qos: 1 });
     await closed;
-    await new Promise((r) => setTimeout(r, 300));
+    await hostIdle();
     const after = await read(b.deviceKey!);
     expect(after.ip).toBe(before.ip);
     expect(after.reported).toEqual(before.reported);

@@ -12,7 +12,7 @@ import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { listObjects, type BucketName } from '@passcloud/functions/lib/storage';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
@@ -114,12 +114,12 @@ async function answerAndDay(personKey: string): Promise<void> {
 const erase = (kind: 'employee' | 'visitor', key: string, as = token) => call<ErasureReceipt>('POST', `/v1/${kind}s/${key}/erase`, { token: as });
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   await grantSeats(token, 20);
-  const other = await registerTenant();
+  const other = await newCompany();
   otherToken = (await login(other.username, other.password)).token;
   employeeGroup = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Staff '), type: 'employee' } })).body.data.groupKey;
   visitorGroup = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Guests '), type: 'visitor' } })).body.data.groupKey;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceAuthorization } from '@passcloud/functions/contract/protocol';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
@@ -47,7 +47,7 @@ const grant = async (personKeys: string[], deviceKey: string) =>
 const held = (agent: DeviceAgent) => agent.faces.all().map((f) => f.personKey).sort();
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);

@@ -7,7 +7,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { AuthorityItem, CapacityCheck } from '@passcloud/functions/contract/authorities';
 import { deviceAuthorization, type FaceChangesPage } from '@passcloud/functions/contract/protocol';
 import { createAccount } from '@passcloud/functions/data/identity';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
@@ -84,13 +84,13 @@ const pair = async (personKey: string, deviceKey: string, setType = 0) =>
 const held = (device: DeviceAgent) => device.faces.all().map((f) => `${f.list}:${f.personKey}`).sort();
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   const user = await login(owner.username, owner.password);
   token = user.token;
   tenantId = token.split('.')[0]!;
   await grantSeats(token, 20);
-  const other = await registerTenant();
+  const other = await newCompany();
   otherToken = (await login(other.username, other.password)).token;
   groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Sync staff '), type: 'employee' } })).body.data.groupKey;
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { translate } from '@passcloud/functions/lib/i18n';
-import { call, login, registerTenant } from '../support/api.ts';
+import { call, login, newCompany } from '../support/api.ts';
 
 /** A refusal names each field in the caller's language, also fields the import template does not have. */
 
@@ -9,7 +9,7 @@ type Issues = { issues: { path: string; message: string }[] };
 let token: string;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
 });
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { objectExists } from '@passcloud/functions/lib/storage';
 import { importJobs } from '@passcloud/functions/data/importJobs';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { EN_HEADERS, workbook, zip } from '../support/files.ts';
 import { makeJpeg } from '../support/images.ts';
 
@@ -23,10 +23,10 @@ let other: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
-  const stranger = await registerTenant();
+  const stranger = await newCompany();
   other = (await login(stranger.username, stranger.password)).token;
 });
 

@@ -15,7 +15,7 @@ import type { RecordExportJob } from '@passcloud/functions/contract/passRecords'
 import { storeCall } from '@passcloud/functions/data/intercomCalls';
 import { presignedGet } from '@passcloud/functions/lib/storage';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { sleep, until } from '../support/wait.ts';
 
@@ -94,12 +94,12 @@ const answered = (c: CallUp): CallUp => ({ ...c, status: c.direction === 'incomi
 const ended = (c: CallUp, extra: Partial<CallUp> = {}): CallUp => ({ ...answered(c), endTime: c.startTime + 14_000, duration: 10, ...extra });
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.slice(0, token.indexOf('.'));
   await grantSeats(token, 20);
-  const second = await registerTenant();
+  const second = await newCompany();
   other = { token: (await login(second.username, second.password)).token, userCode: second.userCode };
   await grantSeats(other.token, 5);
   door = await bind(userCode, 'doorStation');

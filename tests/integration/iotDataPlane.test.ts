@@ -10,7 +10,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics } from '@passcloud/functions/contract/protocol';
 import { publish, resetIotClients } from '@passcloud/functions/lib/iot';
 import { startIot } from '@passcloud/infra/local/iot';
-import { baseUrl, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
 /**
@@ -105,7 +105,7 @@ const command = (marker: string) => JSON.stringify({ commandKey: marker, type: '
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   await grantSeats((await login(owner.username, owner.password)).token, 1);
   agent = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('DP').toUpperCase(), 1) });
   const binding = await agent.bind();

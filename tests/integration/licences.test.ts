@@ -4,7 +4,8 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { licences } from '@passcloud/functions/data/licences';
 import { sendLicenceReminders } from '@passcloud/functions/jobs/licenceReminders';
 import { generateLicenceKeys, issueLicenceCode } from '@passcloud/functions/domain/licence';
-import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import type { Locale } from '@passcloud/functions/contract/locales';
+import { call, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 
 interface LicenceItem {
@@ -26,8 +27,8 @@ interface LicenceList {
 }
 type Issues = { issues: { path: string; message: string }[] };
 
-async function company(locale?: string) {
-  const owner = await registerTenant(locale ? { locale } : {});
+async function company(locale?: Locale) {
+  const owner = await newCompany(locale ? { locale } : {});
   const token = (await login(owner.username, owner.password)).token;
   return { token, userCode: owner.userCode, tenantId: token.split('.')[0]!, email: owner.email };
 }

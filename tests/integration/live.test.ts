@@ -7,7 +7,7 @@ import { LIVE_CLIENTS_PER_SESSION, type LiveConnection, type LiveMessage } from 
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { connectMqtt, MqttRefused, type MqttConnection } from '../../web/src/app/live/mqtt.ts';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { sleep, until } from '../support/wait.ts';
 
@@ -29,7 +29,7 @@ interface Company {
 const open: MqttConnection[] = [];
 
 async function company(): Promise<Company> {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const { token } = await login(owner.username, owner.password);
   await grantSeats(token, 1);
   const device = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('LV').toUpperCase(), 1), heartbeatMs: 60_000 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { startTestSmtp } from '../support/smtp.ts';
 
 interface MailRecord {
@@ -50,7 +50,7 @@ async function settle(mailKey: string, timeoutMs = 15_000): Promise<MailRecord> 
 
 beforeAll(async () => {
   server = await startTestSmtp();
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   const saved = await call('PUT', '/v1/settings/email', { confirm: true,
     token,

@@ -7,7 +7,7 @@ import { readEmailSettings, saveEmailSettings } from '@passcloud/functions/data/
 import { ValidationError } from '@passcloud/functions/lib/errors';
 import { deliver } from '@passcloud/functions/lib/mail';
 import { freePort } from '@passcloud/infra/local/standins';
-import { call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { call, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { startTestSmtp } from '../support/smtp.ts';
 
 interface Settings {
@@ -43,7 +43,7 @@ const LOGIN = { username: 'mailer', password: PASSWORD };
 const sinkPort = () => Number(inject('localEnv').SMTP_PORT);
 
 async function company() {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const token = (await login(owner.username, owner.password)).token;
   return { token, tenantId: token.split('.')[0]!, email: owner.email };
 }

@@ -12,7 +12,7 @@ import type { PassRecordItem, PassRecordPage, RecordExportJob } from '@passcloud
 import { dayCounters } from '@passcloud/functions/data/passRecords';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique, hostIdle } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
 type Issues = { issues: { path: string; message: string }[] };
@@ -98,12 +98,12 @@ async function setPrivacy(changes: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.slice(0, token.indexOf('.'));
   await grantSeats(token, 20);
-  const other = await registerTenant();
+  const other = await newCompany();
   otherToken = (await login(other.username, other.password)).token;
   const made = async (path: string, body: unknown, key: string) => {
     const answer = await call<Record<string, string>>('POST', path, { token, body });
@@ -257,7 +257,7 @@ describe('ingest', () => {
     const closed = new Promise<void>((resolve) => a.client.once('close', () => resolve()));
     a.client.publish(deviceTopics(b.thing).records, JSON.stringify({ records: [newPassRecord()] }), { qos: 1 });
     await closed;
-    await sleep(300);
+    await hostIdle();
     expect(await ofDevice(b.deviceKey)).toEqual([]);
     expect(await ofDevice(a.deviceKey)).toEqual([]);
   });

@@ -15,7 +15,7 @@ import { handler as jobFailures } from '@passcloud/functions/jobs/jobFailures';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { sleep, until } from '../support/wait.ts';
@@ -77,7 +77,7 @@ async function faceChanges(device: DeviceAgent): Promise<FaceChangesPage> {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
@@ -321,7 +321,7 @@ describe('topic rules', () => {
   }
 
   it('refuse a message whose payload names a topic, and never file it under another device', async () => {
-    const other = await registerTenant();
+    const other = await newCompany();
     const otherToken = (await login(other.username, other.password)).token;
     await grantSeats(otherToken, 5);
     const victim = await rawDevice(other.userCode);

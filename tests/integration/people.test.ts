@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { objectExists } from '@passcloud/functions/lib/storage';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, registerTenant, unique } from '../support/api.ts';
 import { makePng } from '../support/images.ts';
 
 interface Employee {
@@ -42,7 +42,7 @@ async function count(query = ''): Promise<number> {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   staff = await group('Staff', 'employee');
   guests = await group('Guests', 'visitor');
@@ -292,7 +292,7 @@ describe('groups and departments', () => {
   });
 
   it('never shows one tenant the groups of another', async () => {
-    const other = await registerTenant();
+    const other = await newCompany();
     const otherToken = (await login(other.username, other.password)).token;
     await group('Other tenant staff', 'employee', otherToken);
     const mine = await call<Page<{ name: string }>>('GET', '/v1/groups?type=employee', { token });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import { call, login, registerTenant, unique, confirmHeader } from '../support/api.ts';
+import { call, login, newCompany, unique, confirmHeader } from '../support/api.ts';
 import { baseUrl } from '../support/api.ts';
 import { makeJpeg, makePng } from '../support/images.ts';
 import { EN_HEADERS, ZH_HEADERS, workbook, zip } from '../support/files.ts';
@@ -37,7 +37,7 @@ async function total(): Promise<number> {
 
 let prefix: string;
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   prefix = unique('W');
 });

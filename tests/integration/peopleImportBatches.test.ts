@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { people, personTerms, personUniques, peopleCounters, termItems } from '@passcloud/functions/data/people';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { EN_HEADERS, workbook } from '../support/files.ts';
 
 /**
@@ -20,7 +20,7 @@ let token: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
 });

@@ -5,7 +5,7 @@ import { newTimeId } from '@passcloud/functions/lib/crypto';
 import { keywordCountLimit, people, personTerms, termItems } from '@passcloud/functions/data/people';
 import { MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { searchTerms, termText } from '@passcloud/functions/domain/people';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 
 interface Person {
   employeeKey: string;
@@ -42,7 +42,7 @@ async function employee(name: string, fields: Record<string, unknown> = {}, grou
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const session = await login(owner.username, owner.password);
   token = session.token;
   tenantId = token.split('.')[0]!;

@@ -3,7 +3,7 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import type { AuthCode } from '@passcloud/functions/contract/menu';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
 /**
@@ -25,7 +25,7 @@ async function accountWith(codes: AuthCode[]): Promise<string> {
 const read = (path: string, token: string) => call<{ items: Record<string, unknown>[]; nextCursor: string | null }>('GET', path, { token });
 
 beforeAll(async () => {
-  const made0 = await registerTenant();
+  const made0 = await newCompany();
   owner = (await login(made0.username, made0.password)).token;
   tenantId = owner.split('.')[0]!;
   const group = async (name: string, type: string) => (await call<{ groupKey: string }>('POST', '/v1/groups', { token: owner, body: { name, type } })).body.data.groupKey;

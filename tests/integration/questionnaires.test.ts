@@ -20,7 +20,7 @@ import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { findRevision } from '@passcloud/functions/data/questionnaires';
 import { seedDemoQuestionnaires } from '@passcloud/infra/local/demoQuestionnaires';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
-import { baseUrl, call, login, mailsTo, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { throttles } from '@passcloud/functions/data/throttles';
 import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
@@ -103,7 +103,7 @@ function postFrom(localAddress: string, path: string, body: unknown): Promise<{ 
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const user = await login(owner.username, owner.password);
   token = user.token;
   tenantId = token.split('.')[0]!;
@@ -570,7 +570,7 @@ describe('abnormal results raise alerts', () => {
 
 describe('limits under concurrency', () => {
   it('opens at most 10 surveys at once in a company, however many ask together', async () => {
-    const other = await registerTenant();
+    const other = await newCompany();
     const otherToken = (await login(other.username, other.password)).token;
     await grantSeats(otherToken, 2);
     const terminal = await bind(other.userCode);
@@ -592,7 +592,7 @@ describe('limits under concurrency', () => {
 
 describe('the demo questionnaires', () => {
   it('opens a screen survey on every terminal and a QR survey on one, with days of earlier results, once', async () => {
-    const demo = await registerTenant();
+    const demo = await newCompany();
     const demoToken = (await login(demo.username, demo.password)).token;
     const demoTenant = demoToken.split('.')[0]!;
     await grantSeats(demoToken, 3);

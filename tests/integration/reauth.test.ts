@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { routes } from '@passcloud/functions/routes';
-import { baseUrl, call, confirmHeader, login, loginAnswer, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, confirmHeader, login, loginAnswer, newCompany, unique } from '../support/api.ts';
 
 /**
  * ASVS V6 (re-authentication): changing the email settings, deleting an account and exporting
@@ -21,7 +21,7 @@ let token: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  owner = await registerTenant();
+  owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
 });

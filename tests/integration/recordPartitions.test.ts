@@ -1,8 +1,7 @@
 import '../support/localEnv.ts';
 import { describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '@passcloud/functions/lib/aws';
-import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
+import { EVENTS_TABLE } from '@passcloud/functions/data/tables';
+import { owned } from '../support/tenantItems.ts';
 import {
   dayCounters,
   findRecord,
@@ -86,23 +85,8 @@ const newestFirst = (entries: BatchEntry[]) =>
     .sort((a, b) => (`${a.verifyTime}#${a.deviceKey}#${a.recordId}` < `${b.verifyTime}#${b.deviceKey}#${b.recordId}` ? 1 : -1))
     .map(recordKeyOf);
 
-async function itemsOf(tenantId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(EVENTS_TABLE),
-        FilterExpression: 'begins_with(pk, :t)',
-        ExpressionAttributeValues: { ':t': tenantId },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+/** Every item of the company in the events table: each partition it was written to, read by its key (tests/support/tenantItems.ts). */
+const itemsOf = (tenantId: string) => owned(EVENTS_TABLE, tenantId);
 
 const range: RecordFilter = { fromIso: `${DAYS[0]}T00:00:00.000Z`, toIso: `${DAYS.at(-1)}T23:59:59.999Z` };
 

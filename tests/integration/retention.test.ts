@@ -5,7 +5,7 @@ import { privacySettings, retentionTtl } from '@passcloud/functions/data/setting
 import { sweepRetention } from '@passcloud/functions/jobs/retention';
 import { objectExists, putObject } from '@passcloud/functions/lib/storage';
 import { reapExpired } from '@passcloud/infra/local/ttlReaper';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 
 /**
  * Retention, with time moved forward: the sweep (captures, recordings) and DynamoDB's TTL (every
@@ -20,7 +20,7 @@ let tenantId: string;
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.slice(0, token.indexOf('.'));
   const current = (await call<Record<string, unknown>>('GET', '/v1/settings/privacy', { token })).body.data;

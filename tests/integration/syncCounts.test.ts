@@ -3,7 +3,7 @@ import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { AuthorityItem, SyncState } from '@passcloud/functions/contract/authorities';
 import { createAccount } from '@passcloud/functions/data/identity';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
@@ -76,7 +76,7 @@ const grant = (personKeys: string[], deviceKeys: string[]) =>
   call<{ authorities: number }>('POST', '/v1/authorities', { token, body: { setType: 0, personKeys, deviceKeys, validity: { permanent: true } } });
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;

@@ -4,7 +4,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import { SYNC_DETAIL_MAX, deviceAuthorization, type FaceChangesPage, type FaceResult } from '@passcloud/functions/contract/protocol';
 import { translate } from '@passcloud/functions/lib/i18n';
-import { baseUrl, call, login, registerTenant, unique, type Envelope } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique, type Envelope } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { until } from '../support/wait.ts';
@@ -49,7 +49,7 @@ async function currentChange() {
 }
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 2);
   const groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Detail staff '), type: 'employee' } })).body.data

@@ -7,7 +7,7 @@ import { deviceTopics } from '@passcloud/functions/contract/protocol';
 import { publish, resetIotClients } from '@passcloud/functions/lib/iot';
 import { findPackage } from '@passcloud/functions/data/settings';
 import { objectExists } from '@passcloud/functions/lib/storage';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { zip } from '../support/files.ts';
 import { grantSeats } from '../support/licence.ts';
 
@@ -49,7 +49,7 @@ const apk = () => zip([{ name: 'AndroidManifest.xml', data: Buffer.from(`<manife
 
 beforeAll(async () => {
   resetIotClients();
-  const owner = await registerTenant();
+  const owner = await newCompany();
   userCode = owner.userCode;
   const me = await login(owner.username, owner.password);
   token = me.token;

@@ -1,11 +1,11 @@
-import { describe, expect, it, inject } from 'vitest';
+import { afterAll, describe, expect, it, inject } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { AUTH_CODES } from '@passcloud/functions/contract/menu';
 import { createAccount, findAccountByUsername } from '@passcloud/functions/data/identity';
 import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
 import { loginChallenges } from '@passcloud/functions/data/twoFactor';
 import { sha256 } from '@passcloud/functions/lib/crypto';
-import { call, encrypt, login, loginAnswer, registerTenant, unique, type Answer, type UserInfo } from '../support/api.ts';
+import { advanceHostClock, call, encrypt, hostNow, login, loginAnswer, newCompany, setHostClock, unique, type Answer, type UserInfo } from '../support/api.ts';
 
 /**
  * Two-factor login through the HTTP API: enrolment, the second login step with codes computed
@@ -15,6 +15,9 @@ import { call, encrypt, login, loginAnswer, registerTenant, unique, type Answer,
 
 const demo = () => inject('demo');
 const PERIOD_MS = 30_000;
+
+// Steps come by moving the host's clock (this file runs alone, tests/vitest.config.ts); it is put back after.
+afterAll(() => setHostClock(0));
 
 interface Challenge {
   twoFactor: { challenge: string; expiresAt: string };
@@ -26,14 +29,14 @@ interface Enrolment {
 }
 
 /** What an authenticator app shows for the secret at `at` (RFC 6238: SHA-1, 6 digits, 30 s). */
-function appCode(secret: string, at = Date.now()): string {
+function appCode(secret: string, at = hostNow()): string {
   return new OTPAuth.TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: at });
 }
 
-/** Waits while the current step has under 6 s left, so a code computed now is still of that step when the server checks it. */
+/** Moves the host's clock into the next step while the current one has under 6 s left, so a code computed now is still of that step when the server checks it. */
 async function freshStep(): Promise<void> {
-  const left = PERIOD_MS - (Date.now() % PERIOD_MS);
-  if (left < 6_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  const left = PERIOD_MS - (hostNow() % PERIOD_MS);
+  if (left < 6_000) await advanceHostClock(left + 50);
 }
 
 async function newAccount(tenantId = demo().tenantId, authCodes: string[] = [...AUTH_CODES]) {
@@ -100,7 +103,7 @@ describe('two-factor login', () => {
     await freshStep();
     const wrongCode = await call<{ issues: { path: string }[] }>('POST', '/v1/systems/twoFactor', {
       token: user.token,
-      body: { password: await encrypt(user.key, password), code: appCode(secret, Date.now() - 5 * PERIOD_MS) },
+      body: { password: await encrypt(user.key, password), code: appCode(secret, hostNow() - 5 * PERIOD_MS) },
     });
     expect(wrongCode.status).toBe(422);
     expect(wrongCode.body.data.issues.map((i) => i.path)).toEqual(['code']);
@@ -161,7 +164,7 @@ describe('two-factor login', () => {
     expect(wrong.body.data).toBeNull();
     // Enrolment spent the current step's code: the next step's is in the window too.
     await freshStep();
-    const right = await secondStep(data.twoFactor.challenge, appCode(secret, Date.now() + PERIOD_MS));
+    const right = await secondStep(data.twoFactor.challenge, appCode(secret, hostNow() + PERIOD_MS));
     expect(right.status, right.body.message).toBe(200);
     expect(right.body.data.token).toMatch(/^[a-z0-9]+\.[A-Za-z0-9_-]+$/);
     expect(right.body.data).toMatchObject({ username, twoFactorEnabled: true, mustEnrolTwoFactor: false });
@@ -179,12 +182,12 @@ describe('two-factor login', () => {
     // Enrolment used the current step: its code and the one before are spent.
     await freshStep();
     expect((await secondStep(await firstStep(username, password), appCode(secret))).status).toBe(401);
-    expect((await secondStep(await firstStep(username, password), appCode(secret, Date.now() - PERIOD_MS))).status).toBe(401);
+    expect((await secondStep(await firstStep(username, password), appCode(secret, hostNow() - PERIOD_MS))).status).toBe(401);
     // Two steps ahead is outside the window.
-    expect((await secondStep(await firstStep(username, password), appCode(secret, Date.now() + 2 * PERIOD_MS))).status).toBe(401);
+    expect((await secondStep(await firstStep(username, password), appCode(secret, hostNow() + 2 * PERIOD_MS))).status).toBe(401);
     // The next step's code is in the window, once.
     await freshStep();
-    const next = appCode(secret, Date.now() + PERIOD_MS);
+    const next = appCode(secret, hostNow() + PERIOD_MS);
     expect((await secondStep(await firstStep(username, password), next)).status).toBe(200);
     const replay = await secondStep(await firstStep(username, password), next);
     expect(replay.status).toBe(401);
@@ -192,9 +195,9 @@ describe('two-factor login', () => {
 
     // A fresh account: the code of the step before now is accepted too.
     const other = await enrolledAccount();
-    await new Promise((resolve) => setTimeout(resolve, PERIOD_MS - (Date.now() % PERIOD_MS) + 200));
+    await advanceHostClock(PERIOD_MS - (hostNow() % PERIOD_MS) + 200);
     // A new step began: the one before is the step the enrolment used, spent; the one now is not.
-    expect((await secondStep(await firstStep(other.username, other.password), appCode(other.secret, Date.now() - PERIOD_MS))).status).toBe(401);
+    expect((await secondStep(await firstStep(other.username, other.password), appCode(other.secret, hostNow() - PERIOD_MS))).status).toBe(401);
     expect((await secondStep(await firstStep(other.username, other.password), appCode(other.secret))).status).toBe(200);
   }, 120_000);
 
@@ -215,7 +218,7 @@ describe('two-factor login', () => {
     await freshStep();
     const renewed = await call<{ recoveryCodes: string[] }>('POST', '/v1/systems/twoFactor/recoveryCodes', {
       token: session.token,
-      body: { password: await encrypt(session.key, password), code: appCode(secret, Date.now() + PERIOD_MS) },
+      body: { password: await encrypt(session.key, password), code: appCode(secret, hostNow() + PERIOD_MS) },
     });
     expect(renewed.body.code, renewed.body.message).toBe(201);
     expect(renewed.body.data.recoveryCodes).toHaveLength(10);
@@ -234,7 +237,7 @@ describe('two-factor login', () => {
     expect(statuses.every((s) => s === 401 || s === 403 || s === 429)).toBe(true);
     // The right code no longer helps: the challenge has ended.
     await freshStep();
-    const late = await secondStep(challenge, appCode(secret, Date.now() + PERIOD_MS));
+    const late = await secondStep(challenge, appCode(secret, hostNow() + PERIOD_MS));
     expect([403, 429]).toContain(late.status);
     // And the account takes no more tries for a while, even with the right password.
     const blocked = await loginAnswer(username, password);
@@ -249,7 +252,7 @@ describe('two-factor login', () => {
     for (let i = 0; i < 4; i++) expect((await secondStep(challenge, `12345${i}`)).status).toBe(401);
     // Four wrong tries leave one: the right code still works, once.
     await freshStep();
-    const code = appCode(secret, Date.now() + PERIOD_MS);
+    const code = appCode(secret, hostNow() + PERIOD_MS);
     expect((await secondStep(challenge, code)).status).toBe(200);
     const reused = await secondStep(challenge, code);
     expect(reused.status).toBe(403);
@@ -259,7 +262,7 @@ describe('two-factor login', () => {
     const expiring = await firstStep(other.username, other.password);
     await loginChallenges().patch({ tenantId: SYSTEM_SCOPE, challengeHash: sha256(expiring) }).set({ expiresAt: Date.now() - 1 }).go();
     await freshStep();
-    expect((await secondStep(expiring, appCode(other.secret, Date.now() + PERIOD_MS))).status).toBe(403);
+    expect((await secondStep(expiring, appCode(other.secret, hostNow() + PERIOD_MS))).status).toBe(403);
     // A challenge nobody was given.
     expect((await secondStep('A'.repeat(43), '123456')).status).toBe(403);
     // The answers are translated.
@@ -297,7 +300,7 @@ describe('two-factor login', () => {
 
   it('lets an administrator reset another account’s two-factor login, which ends its session, within the rules of who manages whom', async () => {
     const target = await enrolledAccount();
-    const session = (await secondStep(await firstStep(target.username, target.password), (await freshStep(), appCode(target.secret, Date.now() + PERIOD_MS)))).body.data;
+    const session = (await secondStep(await firstStep(target.username, target.password), (await freshStep(), appCode(target.secret, hostNow() + PERIOD_MS)))).body.data;
     const stored = (await findAccountByUsername(target.username))!;
 
     // A sub-administrator holding fewer permissions than the target cannot.
@@ -330,7 +333,7 @@ describe('two-factor login', () => {
   });
 
   it('lets the owner require two-factor login, after which an account without it must enrol before anything else', async () => {
-    const owner = await registerTenant();
+    const owner = await newCompany();
     const ownerAccount = (await findAccountByUsername(owner.username))!;
     const ownerUser = await login(owner.username, owner.password);
     const first = await call<{ issues: { path: string }[] }>('PUT', '/v1/settings/twoFactor', { token: ownerUser.token, body: { requireTwoFactor: true } });
@@ -364,7 +367,7 @@ describe('two-factor login', () => {
     expect(notOwner.status).toBe(401);
 
     // The owner turns it off again: a new account logs in as before.
-    const ownerAgain = (await secondStep(await firstStep(owner.username, owner.password), (await freshStep(), appCode(secret, Date.now() + PERIOD_MS)))).body.data;
+    const ownerAgain = (await secondStep(await firstStep(owner.username, owner.password), (await freshStep(), appCode(secret, hostNow() + PERIOD_MS)))).body.data;
     expect((await call('PUT', '/v1/settings/twoFactor', { token: ownerAgain.token, body: { requireTwoFactor: false } })).body.code).toBe(201);
     const third = await newAccount(ownerAccount.tenantId);
     expect(await login(third.username, third.password)).toMatchObject({ mustEnrolTwoFactor: false });

@@ -11,7 +11,7 @@ import { runInProcess } from '@passcloud/functions/lib/jobs';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { until } from '../support/wait.ts';
 
@@ -67,7 +67,7 @@ let groupKey: string;
 const personKeys: string[] = [];
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   await grantSeats(token, 5);

@@ -7,7 +7,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '@passcloud/functions/lib/aws';
 import { bucketName, putObject } from '@passcloud/functions/lib/storage';
 import { startHost, type Host } from '@passcloud/infra/local/host';
-import { call, login, registerTenant, unique } from '../support/api.ts';
+import { call, login, newCompany, unique } from '../support/api.ts';
 import { GIF, makeJpeg, makePng } from '../support/images.ts';
 
 let token: string;
@@ -260,7 +260,7 @@ describe('photo uploads through a presigned link', () => {
   });
 
   it('completes only the caller’s own uploads: another tenant gets 404 and the upload stays', async () => {
-    const stranger = await registerTenant();
+    const stranger = await newCompany();
     const other = (await login(stranger.username, stranger.password)).token;
     const uploadKey = await staged(makePng(640, 480));
     const attempt = await complete(uploadKey, other);

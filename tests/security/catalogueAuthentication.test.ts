@@ -3,7 +3,7 @@ import { createAccount } from '@passcloud/functions/data/identity';
 import { throttles } from '@passcloud/functions/data/throttles';
 import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
 import { THROTTLES, throttleLimit } from '@passcloud/functions/domain/throttle';
-import { call, encrypt, login, loginAnswer, registerTenant, securityKey, unique, latestCode } from '../support/api.ts';
+import { call, encrypt, login, loginAnswer, newCompany, securityKey, unique, latestCode } from '../support/api.ts';
 import { commonPasswords } from '../support/commonPasswords.ts';
 
 /**
@@ -13,7 +13,7 @@ import { commonPasswords } from '../support/commonPasswords.ts';
 
 let tenantId: string;
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   tenantId = (await login(owner.username, owner.password)).token.split('.')[0]!;
 });
 

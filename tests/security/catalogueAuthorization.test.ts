@@ -7,7 +7,7 @@ import { dynamo } from '@passcloud/functions/lib/aws';
 import { totpCode } from '@passcloud/functions/lib/totp';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { MAIN_TABLE, EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
-import { call, encrypt, login, registerTenant, unique } from '../support/api.ts';
+import { call, encrypt, login, newCompany, unique } from '../support/api.ts';
 import { bodies, fixtureTenant, pathFor, paramsOf, queries, send, type Tenant } from '../support/routeFixtures.ts';
 import { owned, partition, type Item } from '../support/tenantItems.ts';
 
@@ -30,7 +30,7 @@ let attacker: Tenant;
 let victim: Tenant;
 
 beforeAll(async () => {
-  const [a, b] = await Promise.all([registerTenant(), registerTenant()]);
+  const [a, b] = await Promise.all([newCompany(), newCompany()]);
   attacker = await fixtureTenant('the attacker', a.username, a.password);
   victim = await fixtureTenant('the victim', b.username, b.password);
 }, 240_000);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createGzip, gzipSync } from 'node:zlib';
-import { baseUrl, call, confirmHeader, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, confirmHeader, login, newCompany, unique } from '../support/api.ts';
 import { makeJpeg } from '../support/images.ts';
 import { zip } from '../support/files.ts';
 import { partition } from '../support/tenantItems.ts';
@@ -18,7 +18,7 @@ let tenantId: string;
 let groupKey: string;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: 'Files', type: 'employee' } })).body.data.groupKey;

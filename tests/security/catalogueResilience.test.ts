@@ -7,7 +7,7 @@ import { deviceAuthorities, grantPairs } from '@passcloud/functions/data/authori
 import { resolveSelection } from '@passcloud/functions/data/grantSelection';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { baseUrl, call, login, registerTenant, unique } from '../support/api.ts';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
 /**
@@ -22,7 +22,7 @@ let tenantId: string;
 let userCode: string;
 
 beforeAll(async () => {
-  const owner = await registerTenant();
+  const owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.split('.')[0]!;
   userCode = owner.userCode;

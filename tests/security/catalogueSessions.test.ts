@@ -3,7 +3,7 @@ import { routes } from '@passcloud/functions/routes';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { sessions } from '@passcloud/functions/data/sessions';
 import { sha256 } from '@passcloud/functions/lib/crypto';
-import { call, encrypt, login, loginAnswer, registerTenant, unique } from '../support/api.ts';
+import { call, encrypt, login, loginAnswer, newCompany, unique } from '../support/api.ts';
 
 /**
  * The security catalogue, sessions (OWASP ASVS 5.0 V7): a session ends on logout, when its
@@ -15,7 +15,7 @@ let owner: { token: string };
 let tenantId: string;
 
 beforeAll(async () => {
-  const made = await registerTenant();
+  const made = await newCompany();
   owner = await login(made.username, made.password);
   tenantId = owner.token.split('.')[0]!;
 });
@@ -135,7 +135,7 @@ describe('V7.5 re-authentication before sensitive actions', () => {
     expect(routes.filter((r) => 'reauth' in r && r.reauth).map((r) => `${r.method} ${r.path}`)).toEqual(
       expect.arrayContaining(['PUT /v1/settings/email', 'DELETE /v1/accounts/{accountKey}', 'GET /v1/employees/export', 'GET /v1/visitors/export']),
     );
-    const fresh = await login((await registerTenant()).username, 'correct-horse-9');
+    const fresh = await login((await newCompany()).username, 'correct-horse-9');
     const victim = await createAccount(fresh.token.split('.')[0]!, { username: unique('keep'), password: 'session-pass-1', authCodes: [] });
     const settings = (await call<{ version: number }>('GET', '/v1/settings/email', { token: fresh.token })).body.data;
     const asked = [

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { declaredHandlers, openApiDocument } from '@passcloud/functions/openapi';
 import type { HandlerDef } from '@passcloud/functions/lib/http';
-import { baseUrl, call, encrypt, login, mailsTo, registerTenant, securityKey, unique } from '../support/api.ts';
+import { baseUrl, call, encrypt, login, mailsTo, newCompany, securityKey, unique } from '../support/api.ts';
 import { tenantItems, type Item } from '../support/tenantItems.ts';
 
 /**
@@ -572,7 +572,7 @@ async function snapshot(): Promise<{ main: Item[]; events: Item[]; audit: Item[]
 
 beforeAll(async () => {
   // A company of its own, so that nothing else writes to its items while its routes are fuzzed.
-  const owner = await registerTenant();
+  const owner = await newCompany();
   const user = await login(owner.username, owner.password);
   tenantId = user.token.split('.')[0]!;
   accounts.push({ name: 'the owner', token: user.token, username: owner.username, password: owner.password });

@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it, inject } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
-import { login, registerTenant, unique } from '../support/api.ts';
+import { login, newCompany, unique } from '../support/api.ts';
 import { fixtureTenant, fixtures, paramsOf, send, type Tenant } from '../support/routeFixtures.ts';
 import { MAIN_TABLE, EVENTS_TABLE } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
@@ -10,7 +10,7 @@ import { owned, partition, type Item } from '../support/tenantItems.ts';
  * Walks every route of the route table:
  * - with no token, a session route answers 403;
  * - with one tenant's token, aimed at the other tenant's records, nothing of the other tenant
- *   changes and nothing of it comes back (both ways: the demo tenant and a newly registered one);
+ *   changes and nothing of it comes back (both ways, between two companies made for this file);
  * - with an account of the first tenant that lacks the route's authCode, it answers 401 and
  *   nothing changes.
  * A route with a path parameter needs a fixture in tests/support/routeFixtures.ts that creates a
@@ -31,12 +31,9 @@ const tenants: Tenant[] = [];
 let limited: { username: string; password: string; token: string };
 
 beforeAll(async () => {
-  const demo = inject('demo');
-  const registered = await registerTenant();
-  tenants.push(
-    await fixtureTenant('the demo tenant', demo.username, demo.password),
-    await fixtureTenant('a registered tenant', registered.username, registered.password),
-  );
+  // Two companies of this file's own: other files write into the demo company while this one runs.
+  const [first, second] = await Promise.all([newCompany(), newCompany()]);
+  tenants.push(await fixtureTenant('one company', first.username, first.password), await fixtureTenant('another company', second.username, second.password));
   const username = unique('nocodes');
   await createAccount(tenants[0]!.tenantId, { username, password: 'limited-pass-1', authCodes: [] });
   limited = { username, password: 'limited-pass-1', token: (await login(username, 'limited-pass-1')).token };

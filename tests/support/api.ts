@@ -1,4 +1,8 @@
 import { inject } from 'vitest';
+import { createTenantWithOwner, findAccountByUsername, openSession } from '@passcloud/functions/data/identity';
+import { newRsaKeyPair, type RsaKeyPair } from '@passcloud/functions/lib/crypto';
+import { translate } from '@passcloud/functions/lib/i18n';
+import type { Locale } from '@passcloud/functions/contract/locales';
 
 export interface Envelope<T = unknown> {
   code: number;
@@ -106,7 +110,7 @@ export interface CapturedMail {
 }
 
 export async function mailsTo(address: string): Promise<CapturedMail[]> {
-  const res = await call<CapturedMail[]>('GET', '/_local/mails');
+  const res = await call<CapturedMail[]>('GET', `/_local/mails?to=${encodeURIComponent(address)}`);
   return res.body.data.filter((m) => m.to.includes(address));
 }
 
@@ -136,4 +140,62 @@ export async function registerTenant(overrides: { username?: string; password?: 
   });
   if (answer.body.code !== 201) throw new Error(`register answered ${answer.status}: ${answer.body.message}`);
   return { username, password, email, userCode: answer.body.data.userCode };
+}
+
+/** One login key pair for the sessions this test file opens directly (a login makes a new one each time). */
+let fixtureKeyPair: Promise<RsaKeyPair> | undefined;
+
+/**
+ * A new company, its owner and the owner's session, made through the data layer with the functions
+ * sign-up and login use after their checks: no mailed code, no login key round trip. The public
+ * sign-up keeps its own tests through the HTTP API (`registerTenant`, tests/integration/register.test.ts).
+ */
+export async function newCompany(overrides: { username?: string; password?: string; companyName?: string; locale?: Locale } = {}) {
+  const username = overrides.username ?? unique('owner');
+  const password = overrides.password ?? 'correct-horse-9';
+  const email = `${username}@example.test`;
+  const locale = overrides.locale ?? 'en_US';
+  const { tenantId, userCode } = await createTenantWithOwner({
+    companyName: overrides.companyName ?? `Company ${username}`,
+    username,
+    email,
+    password,
+    defaultGroups: { employee: translate(locale, 'groups.defaultEmployees'), visitor: translate(locale, 'groups.defaultVisitors') },
+    locale,
+  });
+  fixtureKeyPair ??= newRsaKeyPair();
+  const pair = await fixtureKeyPair;
+  const account = await findAccountByUsername(username);
+  if (!account) throw new Error(`the owner ${username} of the new company was not found`);
+  const token = await openSession(account, pair);
+  sessionsByToken.set(token, { key: pair.publicKey, password });
+  const me = await call<UserInfo>('GET', '/v1/systems/me', { token });
+  if (me.status !== 200) throw new Error(`the new company's session answered ${me.status}: ${me.body.message}`);
+  return { username, password, email, userCode, tenantId, session: { ...me.body.data, token } };
+}
+
+/** How far the host's clock (functions/lib/clock.ts) was moved by this test file. */
+let hostClockOffset = 0;
+
+/** Moves the clock the host's time-dependent rules read to `offsetMs` from the wall clock (a file that does runs alone: the host is shared). */
+export async function setHostClock(offsetMs: number): Promise<void> {
+  const answer = await fetch(`${baseUrl()}/_local/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs }) });
+  if (!answer.ok) throw new Error(`moving the host's clock answered ${answer.status}`);
+  hostClockOffset = offsetMs;
+}
+
+/** The time the host's rules see now. */
+export const hostNow = (): number => Date.now() + hostClockOffset;
+
+/** Moves the host's clock on by `ms`, instead of waiting for them to pass. */
+export const advanceHostClock = (ms: number): Promise<void> => setHostClock(hostClockOffset + Math.ceil(ms));
+
+/**
+ * Waits until the host has no background work due or running: workers, queued pieces, webhook
+ * deliveries due now and the actions of the IoT rules (functions/lib/localWork.ts). What has not
+ * happened by then will not, so a test asserts "nothing more was sent" after this, not after a sleep.
+ */
+export async function hostIdle(): Promise<void> {
+  const answer = await fetch(`${baseUrl()}/_local/idle`);
+  if (!answer.ok) throw new Error(`waiting for the host's background work answered ${answer.status}`);
 }

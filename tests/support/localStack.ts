@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { startLocalStack, type LocalStack } from '@passcloud/infra/local/stack';
+import type { DemoTenant } from '@passcloud/infra/local/seed';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,11 +15,18 @@ declare module 'vitest' {
 
 /**
  * One local stack (in-memory DynamoDB, s3rver and the SMTP sink in a temp folder) shared by every
- * project that asks for it: the handlers read their endpoints from the process environment, so
- * two stacks in one process would cross their wires.
+ * project that asks for it, run in a process of its own (tests/support/stackProcess.ts) with the
+ * settings below in its environment.
  */
+interface Started {
+  url: string;
+  env: Record<string, string>;
+  demo: DemoTenant;
+}
 interface Shared {
-  started: Promise<{ stack: LocalStack; dataDir: string }>;
+  started: Promise<Started>;
+  child: ChildProcess;
+  dataDir: string;
   users: number;
 }
 const key = Symbol.for('passcloud.tests.localStack');
@@ -47,24 +55,38 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.SMTP_ALLOW_PRIVATE ??= '1';
   // Webhook retries wait tenths of seconds instead of minutes, and their 24-hour window shrinks alike (tests/integration/webhooks.test.ts).
   process.env.WEBHOOK_RETRY_UNIT_MS ??= '100';
+  // Passwords are hashed at a low scrypt cost (N=2^10, 1 MiB) instead of production's 2^17: the
+  // stack never sets this, and hashes record their cost, so one made at production's still verifies
+  // (tests/integration/passwordCost.test.ts).
+  process.env.PASSWORD_HASH_COST ??= '10';
   let shared = registry[key];
   if (!shared) {
     const dataDir = mkdtempSync(join(tmpdir(), 'passcloud-test-'));
-    shared = { started: startLocalStack({ port: 0, dataDir, inMemory: true, seed: true }).then((stack) => ({ stack, dataDir })), users: 0 };
+    const child = fork(join(import.meta.dirname, 'stackProcess.ts'), [dataDir], { execArgv: ['--import', 'tsx'], env: process.env, stdio: 'inherit' });
+    const started = new Promise<Started>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as Started));
+      child.once('exit', (code) => reject(new Error(`the local stack stopped before it started (exit ${code})`)));
+    });
+    shared = { started, child, dataDir, users: 0 };
     registry[key] = shared;
   }
   shared.users++;
-  const { stack } = await shared.started;
+  const stack = await shared.started;
   project.provide('baseUrl', stack.url);
-  project.provide('localEnv', stack.env);
-  project.provide('demo', stack.demo!);
+  project.provide('localEnv', { ...stack.env, PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST! });
+  project.provide('demo', stack.demo);
 }
 
 export async function teardown(): Promise<void> {
   const shared = registry[key];
   if (!shared || --shared.users > 0) return;
   registry[key] = undefined;
-  const { stack, dataDir } = await shared.started;
-  await stack.stop();
+  const { child, dataDir } = shared;
+  if (child.exitCode === null) {
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.send('stop');
+    await Promise.race([exited, new Promise((done) => setTimeout(done, 15_000).unref())]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }

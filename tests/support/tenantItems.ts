@@ -1,4 +1,6 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { partitionsOf } from '@passcloud/infra/local/writeJournal';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { AUDIT_TABLE, EVENTS_TABLE, MAIN_TABLE, tableName, type TableDef } from '@passcloud/functions/data/tables';
 
@@ -23,24 +25,17 @@ export async function partition(table: TableDef, pk: string): Promise<Item[]> {
 /**
  * Every item of a table whose partition key is the tenant's or starts with it (the events table
  * spreads records, markers and counters over `<tenantId>#…` partitions; the audit log is
- * `<tenantId>#audit`), in key order.
+ * `<tenantId>#audit`), in key order. The partitions are those the local host and this process
+ * wrote (infra/local/writeJournal.ts): each is read by its key, never by a scan of the shared table.
  */
 export async function owned(table: TableDef, tenantId: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(table),
-        FilterExpression: 'pk = :t OR begins_with(pk, :p)',
-        ExpressionAttributeValues: { ':t': tenantId, ':p': `${tenantId}#` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items.sort(byKey).map((item) => ({ ...item }));
+  const name = tableName(table);
+  const answer = await fetch(`${inject('baseUrl')}/_local/partitions?tenant=${encodeURIComponent(tenantId)}`);
+  if (!answer.ok) throw new Error(`the host's partitions of ${tenantId} answered ${answer.status}`);
+  const host = ((await answer.json()) as { data: Record<string, string[]> }).data;
+  const pks = new Set([tenantId, ...(host[name] ?? []), ...(partitionsOf(tenantId)[name] ?? [])]);
+  const items = (await Promise.all([...pks].map((pk) => partition(table, pk)))).flat();
+  return items.sort(byKey);
 }
 
 /**
