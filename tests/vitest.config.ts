@@ -35,7 +35,8 @@ const integration = {
 };
 
 const e2e = {
-  expect: { poll: { timeout: 10_000, interval: 100 } },
+  // A poll that succeeds ends at once; the bound is for a page whose answers come slowly while other files run beside it.
+  expect: { poll: { timeout: 20_000, interval: 100 } },
   globalSetup: ['support/localStack.ts'],
   setupFiles: ['support/localEnv.ts'],
   testTimeout: 120_000,
