@@ -282,6 +282,7 @@ async function importWave(
     finish(at, { row: row.number, personId: row.personId, status: 'rejected', reasons: reasonsOf(error, locale) });
   const updates: { at: number; row: CheckedRow; existing: Person; input: PersonInput }[] = [];
   const creates: { at: number; row: CheckedRow; input: PersonInput }[] = [];
+  const again: { at: number; row: CheckedRow }[] = [];
   await Promise.all(
     wave.map(async ({ at, row }) => {
       const issues = [...row.issues];
@@ -292,6 +293,9 @@ async function importWave(
         if (!existing) issues.push({ path: 'personId', message: 'import.otherList' });
       }
       const cardHolder = row.icCard && unexplained(row, 'icCard') ? byCard.get(row.icCard) : undefined;
+      // The two claims were read one after the other: a person another import made in between
+      // holds the card but was not yet found by the personnel ID. Read both again once.
+      if (cardHolder && !existing && retry && !issues.length) return void again.push({ at, row });
       if (cardHolder && cardHolder !== existing?.personKey) issues.push({ path: 'icCard', message: 'people.icCardTaken' });
       if (!row.data || issues.length) return reject(at, row, new ValidationError(issues));
 
@@ -324,14 +328,14 @@ async function importWave(
     kind,
     creates.map((c) => c.input),
   );
-  const again: { at: number; row: CheckedRow }[] = [];
   stored.forEach((outcome, i) => {
     const { at, row } = creates[i]!;
     if (!(outcome instanceof ConflictError)) finish(at, { row: row.number, personId: row.personId, status: 'created' });
     else if (retry) again.push({ at, row });
     else reject(at, row, outcome);
   });
-  for (const one of again) await importWave(context, [one], finish, false);
+  // Rows another import got to first are read again as one wave, once: now they update.
+  if (again.length) await importWave(context, again, finish, false);
 }
 
 export interface PhotoEntry {

@@ -278,8 +278,11 @@ describe('the authorization wizard', () => {
     await page.getByTestId('validity-save').click();
     await expect.poll(() => page.getByTestId('validity-stale').isVisible()).toBe(true);
     await page.screenshot({ path: `${shots}/validity-stale-en.png` });
+    // Reload closes the dialog and reads the list again; the next edit starts from that read.
+    const reread = page.waitForResponse((answer) => answer.request().method() === 'GET' && new URL(answer.url()).pathname === '/v1/authorities');
     await page.getByTestId('validity-stale').getByRole('button', { name: 'Reload' }).click();
     await expect.poll(() => page.getByTestId('validity-save').count()).toBe(0);
+    await reread;
 
     // Read again, the change goes through and the device gets it.
     await ada.getByTestId('authority-actions').click();

@@ -32,8 +32,12 @@ afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
 });
 
-/** The refusals these tests provoke (a wrong code, the reset asking for the password) are logged by the browser as failed loads. */
-const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/]));
+/**
+ * The refusals these tests provoke (a wrong code, the reset asking for the password) are logged by
+ * the browser as failed loads; so is the blacklist alerts' read every 15 s when it falls in the
+ * moment a session of these tests ends (it is quiet: no toast, and the next read is the new session's).
+ */
+const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/, /\/v1\/blacklistRecords\?/]));
 const dialog = (page: Page) => page.getByTestId('two-factor-dialog').locator('.mantine-Modal-content');
 
 function appCode(secret: string, at = hostNow()): string {
