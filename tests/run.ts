@@ -82,7 +82,10 @@ if (checks.every((c) => c.ok)) {
   );
   if (existsSync(report)) files = (JSON.parse(readFileSync(report, 'utf8')) as { testResults: FileResult[] }).testResults;
   const projects = new Map<string, FileResult[]>();
-  for (const file of files) projects.set(projectOf(file.name), [...(projects.get(projectOf(file.name)) ?? []), file]);
+  for (const file of files) {
+    const project = projectOf(file.name);
+    projects.set(project, [...(projects.get(project) ?? []), file]);
+  }
   for (const [name, list] of [...projects.entries()].sort()) {
     const span = (Math.max(...list.map((f) => f.endTime)) - Math.min(...list.map((f) => f.startTime))) / 1000;
     const busy = list.reduce((sum, f) => sum + (f.endTime - f.startTime), 0) / 1000;

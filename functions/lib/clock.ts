@@ -9,6 +9,9 @@ let offsetMs = 0;
 /** Milliseconds since the epoch, as the time-dependent rules see them. */
 export const clockNow = (): number => Date.now() + offsetMs;
 
+/** How far the clock is moved from the system's. */
+export const clockOffset = (): number => offsetMs;
+
 /** Moves the clock `ms` from the system's (0 puts it back); the local host's test hook alone calls this. */
 export function setClockOffset(ms: number): void {
   offsetMs = ms;

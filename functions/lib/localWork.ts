@@ -9,7 +9,7 @@
 let running = 0;
 let waiters: (() => void)[] = [];
 
-function settle(): void {
+function wakeIfIdle(): void {
   // A tick later: work that ends by starting more has counted the new work by then.
   setImmediate(() => {
     if (running > 0) return;
@@ -19,33 +19,32 @@ function settle(): void {
   });
 }
 
-/** Counts one piece of local background work until `ended` settles; answers `ended`. */
-export function countLocalWork<T>(ended: Promise<T>): Promise<T> {
-  running++;
-  const counted = ended.finally(() => {
-    running--;
-    if (running === 0) settle();
-  });
-  counted.catch(() => undefined);
-  return counted;
-}
-
-/** Counts one piece of work from now until `done` is called (work that is queued before it runs). */
+/** Counts one piece of work from now until the answered function is called (work queued before it runs); a second call does nothing. */
 export function startLocalWork(): () => void {
   running++;
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
-    running--;
-    if (running === 0) settle();
+    if (--running === 0) wakeIfIdle();
   };
 }
 
-/** Resolves once no local background work is due or running. */
-export function localWorkDone(): Promise<void> {
-  return new Promise((wake) => {
-    waiters.push(wake);
-    if (running === 0) settle();
+/** Counts one piece of local background work until `work` settles; answers `work`. */
+export function countLocalWork<T>(work: Promise<T>): Promise<T> {
+  const counted = work.finally(startLocalWork());
+  counted.catch(() => undefined);
+  return counted;
+}
+
+/** True once no local background work is due or running; false when some still is after `withinMs`. */
+export function localWorkDone(withinMs = Infinity): Promise<boolean> {
+  return new Promise((answer) => {
+    const timer = Number.isFinite(withinMs) ? setTimeout(() => answer(false), withinMs) : undefined;
+    waiters.push(() => {
+      clearTimeout(timer);
+      answer(true);
+    });
+    if (running === 0) wakeIfIdle();
   });
 }

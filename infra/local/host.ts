@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import type { HttpResult } from '@passcloud/functions/lib/http';
 import { envelopeResult, errorResult } from '@passcloud/functions/lib/http';
-import { AppError, NotFoundError, PayloadTooLargeError } from '@passcloud/functions/lib/errors';
+import { AppError, NotFoundError, PayloadTooLargeError, fieldError } from '@passcloud/functions/lib/errors';
 import { localeFromHeader } from '@passcloud/functions/lib/i18n';
 import { log } from '@passcloud/functions/lib/log';
 import { LAMBDA_PAYLOAD_MAX_BYTES } from '@passcloud/functions/domain/uploads';
@@ -241,8 +241,14 @@ export async function startHost(options: HostOptions): Promise<Host> {
         if ((!local && !action) || !isLoopback(sourceIp)) return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
         if (action) {
           try {
-            const body = (await readBody(req)).toString('utf8');
-            return send(res, envelopeResult(200, { code: 200, message: 'Success', data: (await action(body ? JSON.parse(body) : null)) ?? null }, 'local'));
+            const text = (await readBody(req)).toString('utf8');
+            let body: unknown = null;
+            try {
+              if (text) body = JSON.parse(text);
+            } catch {
+              throw fieldError('body', 'error.invalidJson');
+            }
+            return send(res, envelopeResult(200, { code: 200, message: 'Success', data: (await action(body)) ?? null }, 'local'));
           } catch (error) {
             return send(res, errorResult(error, locale, 'local'));
           }

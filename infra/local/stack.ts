@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { onDynamoClient, resetClients } from '@passcloud/functions/lib/aws';
 import { resetIotClients } from '@passcloud/functions/lib/iot';
 import { newLocalKey } from '@passcloud/functions/lib/secretBox';
-import { setClockOffset } from '@passcloud/functions/lib/clock';
+import { clockOffset, setClockOffset } from '@passcloud/functions/lib/clock';
 import { localWorkDone } from '@passcloud/functions/lib/localWork';
 import { fieldError } from '@passcloud/functions/lib/errors';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
@@ -44,7 +44,8 @@ export interface LocalStackOptions {
   simulateIntercoms?: { doorStations: number; monitors: number; callsPerMinute: number };
   /**
    * The tests' hooks, never for a host people use: loopback callers may move the clock the
-   * time-dependent rules read (`POST /_local/clock` with `{ offsetMs }`, functions/lib/clock.ts) and
+   * time-dependent rules read (`POST /_local/clock` with `{ offsetMs }`, read back by GET,
+   * functions/lib/clock.ts) and
    * read which partitions of a company the host wrote (`GET /_local/partitions?tenant=`,
    * infra/local/writeJournal.ts), and wait until no background work is due or running
    * (`GET /_local/idle`, functions/lib/localWork.ts).
@@ -67,12 +68,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-/**
- * Starts everything `npm start` runs on one machine: DynamoDB Local, s3rver, the SMTP sink and
- * the HTTP host over the route table. The handlers reach the stand-ins through the same
- * environment variables a Lambda gets, plus the `*_ENDPOINT` overrides.
- */
-/** The test hook of `testClock`: `{ offsetMs }` from the system clock, an integer within a year. */
+/** The test hook that moves the clock (`testHooks`): `{ offsetMs }` from the system clock, a whole number of milliseconds within a year. */
 function moveClock(body: unknown): { offsetMs: number } {
   const offsetMs = (body as { offsetMs?: unknown } | null)?.offsetMs;
   if (typeof offsetMs !== 'number' || !Number.isInteger(offsetMs) || Math.abs(offsetMs) > 366 * 86_400_000) throw fieldError('offsetMs', 'issue.invalid', { field: 'offsetMs' });
@@ -80,6 +76,11 @@ function moveClock(body: unknown): { offsetMs: number } {
   return { offsetMs };
 }
 
+/**
+ * Starts everything `npm start` runs on one machine: DynamoDB Local, s3rver, the SMTP sink and
+ * the HTTP host over the route table. The handlers reach the stand-ins through the same
+ * environment variables a Lambda gets, plus the `*_ENDPOINT` overrides.
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const paths = dataPaths(options.dataDir);
   const [dynamo, s3, smtp] = await Promise.all([startDynamo(options.inMemory ? undefined : paths.dynamo), startS3(paths.s3), startSmtpSink()]);
@@ -191,11 +192,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.testHooks
         ? {
             partitions: (query: URLSearchParams) => partitionsOf(query.get('tenant') ?? ''),
-            // Answers once no background work of this host is due or running (functions/lib/localWork.ts).
-            idle: async () => {
-              await localWorkDone();
-              return { idle: true };
-            },
+            clock: () => ({ offsetMs: clockOffset() }),
+            // Answers once no background work of this host is due or running (functions/lib/localWork.ts),
+            // or says it is still busy after a minute: work that never ends is a failure to see, not to wait on.
+            idle: async () => ({ idle: await localWorkDone(60_000) }),
           }
         : {}),
       env: () => {

@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, inject } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { AUTH_CODES } from '@passcloud/functions/contract/menu';
+import { createAccount } from '@passcloud/functions/data/identity';
+import { unique } from '../support/api.ts';
 
 export const base = (): string => inject('baseUrl');
 
@@ -14,9 +17,7 @@ let demoAdminAccount: Promise<{ username: string; password: string }> | undefine
  */
 export function demoAdmin(): Promise<{ username: string; password: string }> {
   demoAdminAccount ??= (async () => {
-    const { createAccount } = await import('@passcloud/functions/data/identity');
-    const { AUTH_CODES } = await import('@passcloud/functions/contract/menu');
-    const username = `demoadmin${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const username = unique('demoadmin');
     const password = 'demo-admin-pass-1';
     await createAccount(inject('demo').tenantId, { username, password, authCodes: [...AUTH_CODES], email: `${username}@example.test` });
     return { username, password };

@@ -5,7 +5,7 @@ import { createAccount, findAccountByUsername } from '@passcloud/functions/data/
 import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
 import { loginChallenges } from '@passcloud/functions/data/twoFactor';
 import { sha256 } from '@passcloud/functions/lib/crypto';
-import { advanceHostClock, call, encrypt, hostNow, login, loginAnswer, newCompany, setHostClock, unique, type Answer, type UserInfo } from '../support/api.ts';
+import { advanceHostClock, baseUrl, call, encrypt, hostNow, login, loginAnswer, newCompany, setHostClock, unique, type Answer, type UserInfo } from '../support/api.ts';
 
 /**
  * Two-factor login through the HTTP API: enrolment, the second login step with codes computed
@@ -371,5 +371,22 @@ describe('two-factor login', () => {
     expect((await call('PUT', '/v1/settings/twoFactor', { token: ownerAgain.token, body: { requireTwoFactor: false } })).body.code).toBe(201);
     const third = await newAccount(ownerAccount.tenantId);
     expect(await login(third.username, third.password)).toMatchObject({ mustEnrolTwoFactor: false });
+  });
+});
+
+describe('the test stack’s clock', () => {
+  const clock = async () => ((await (await fetch(`${baseUrl()}/_local/clock`)).json()) as { data: { offsetMs: number } }).data.offsetMs;
+  const move = (body: string) => fetch(`${baseUrl()}/_local/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  it('is moved by whole milliseconds within a year, and a refused move leaves it where it was', async () => {
+    await setHostClock(45_000);
+    expect(await clock()).toBe(45_000);
+    for (const hostile of ['{"offsetMs":1e15}', '{"offsetMs":1.5}', '{"offsetMs":"60000"}', '{}', 'null', '[1]', '{"offsetMs":', 'x'.repeat(2000)]) {
+      const answer = await move(hostile);
+      expect(answer.status, hostile).toBe(422);
+      expect(await clock(), hostile).toBe(45_000);
+    }
+    await setHostClock(0);
+    expect(await clock()).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { createTenantWithOwner, findAccountByUsername, openSession } from '@passcloud/functions/data/identity';
+import { createTenantWithOwner, openSession, requireAccount } from '@passcloud/functions/data/identity';
 import { newRsaKeyPair, type RsaKeyPair } from '@passcloud/functions/lib/crypto';
 import { translate } from '@passcloud/functions/lib/i18n';
 import type { Locale } from '@passcloud/functions/contract/locales';
@@ -155,7 +155,7 @@ export async function newCompany(overrides: { username?: string; password?: stri
   const password = overrides.password ?? 'correct-horse-9';
   const email = `${username}@example.test`;
   const locale = overrides.locale ?? 'en_US';
-  const { tenantId, userCode } = await createTenantWithOwner({
+  const { tenantId, accountId, userCode } = await createTenantWithOwner({
     companyName: overrides.companyName ?? `Company ${username}`,
     username,
     email,
@@ -165,9 +165,7 @@ export async function newCompany(overrides: { username?: string; password?: stri
   });
   fixtureKeyPair ??= newRsaKeyPair();
   const pair = await fixtureKeyPair;
-  const account = await findAccountByUsername(username);
-  if (!account) throw new Error(`the owner ${username} of the new company was not found`);
-  const token = await openSession(account, pair);
+  const token = await openSession(await requireAccount(tenantId, accountId), pair);
   sessionsByToken.set(token, { key: pair.publicKey, password });
   const me = await call<UserInfo>('GET', '/v1/systems/me', { token });
   if (me.status !== 200) throw new Error(`the new company's session answered ${me.status}: ${me.body.message}`);
@@ -198,4 +196,6 @@ export const advanceHostClock = (ms: number): Promise<void> => setHostClock(host
 export async function hostIdle(): Promise<void> {
   const answer = await fetch(`${baseUrl()}/_local/idle`);
   if (!answer.ok) throw new Error(`waiting for the host's background work answered ${answer.status}`);
+  const { data } = (await answer.json()) as { data: { idle: boolean } };
+  if (!data.idle) throw new Error('the host still had background work running after a minute');
 }

@@ -4,7 +4,7 @@ import { countLocalWork, localWorkDone, startLocalWork } from '@passcloud/functi
 /** The count of the local host's background work, which `GET /_local/idle` waits on. */
 describe('local background work', () => {
   it('is done at once when nothing runs', async () => {
-    await expect(localWorkDone()).resolves.toBeUndefined();
+    await expect(localWorkDone()).resolves.toBe(true);
   });
 
   it('waits for counted work, and for the work it starts before it ends', async () => {
@@ -34,6 +34,15 @@ describe('local background work', () => {
     await waiting;
     expect(idle).toBe(true);
     await expect(countLocalWork(Promise.reject(new Error('failed work')))).rejects.toThrow('failed work');
-    await expect(localWorkDone()).resolves.toBeUndefined();
+    await expect(localWorkDone()).resolves.toBe(true);
+  });
+});
+
+describe('waiting for local background work, within a bound', () => {
+  it('says the work is still running when it outlasts the bound, and done once it ends', async () => {
+    const ended = startLocalWork();
+    expect(await localWorkDone(30)).toBe(false);
+    ended();
+    expect(await localWorkDone(1000)).toBe(true);
   });
 });
