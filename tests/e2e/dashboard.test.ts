@@ -109,7 +109,7 @@ describe('the dashboard', () => {
     expect(feedReads).toBe(readsBefore);
     expect(await captures.first().innerText()).toContain('Ada Park');
     // Its capture shows once the terminal has uploaded it.
-    await expect.poll(() => captures.first().locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => captures.first().locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), { timeout: 30_000 }).toBe(true);
     // The figures follow the feed.
     await expect.poll(() => value('tile-today'), { timeout: 15_000 }).toBe('3');
     expect(await value('tile-faces')).toBe('2');

@@ -12,7 +12,7 @@ import { api } from '../../app/api.ts';
 import { currentTag, formatDateTime, formatNumber, formatShortTime } from '../../app/format.ts';
 import { getAuthorities } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { RecordPhoto, Temperature } from '../passage/records/parts.tsx';
+import { CAPTURE_RETRIES, RecordPhoto, Temperature } from '../passage/records/parts.tsx';
 import { useRecordLabels } from '../passage/records/labels.ts';
 import classes from './Dashboard.module.css';
 
@@ -398,7 +398,7 @@ function CapturePanel() {
               data-blacklist={record.type === 'blacklist' || undefined}
               data-testid="dashboard-capture"
             >
-              <RecordPhoto src={record.capture ?? record.avatar} size={44} alt={t`Capture`} retries={record.capture ? 4 : 0} />
+              <RecordPhoto src={record.capture ?? record.avatar} size={44} alt={t`Capture`} retries={record.capture ? CAPTURE_RETRIES : 0} />
               <Box style={{ flex: 1, minWidth: 0 }}>
                 <Group gap={6} wrap="nowrap">
                   <Text size="sm" c="gray.0" fw={500} truncate="end">

@@ -10,7 +10,7 @@ import { formatShortTime } from '../../../app/format.ts';
 import { getAuthorities } from '../../../app/session.ts';
 import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { BLACKLIST_RECORDS_SCREEN, today, unseenRecords, type SeenRecords } from './alerts.ts';
-import { RecordPhoto } from './parts.tsx';
+import { CAPTURE_RETRIES, RecordPhoto } from './parts.tsx';
 import { useLive } from '../../../app/live/channel.ts';
 import { alertStore as alerts } from '../../../app/layout/AlertArea.tsx';
 
@@ -47,7 +47,7 @@ export function BlacklistAlerts() {
         'data-record': record.recordKey,
         message: (
           <Group gap="sm" wrap="nowrap" align="flex-start" mt={4}>
-            <RecordPhoto src={record.capture} size={64} alt={t`Capture`} retries={record.capture ? 4 : 0} />
+            <RecordPhoto src={record.capture} size={64} alt={t`Capture`} retries={record.capture ? CAPTURE_RETRIES : 0} />
             <Stack gap={2} miw={0}>
               <Text size="sm" fw={600} c="bright" truncate="end" title={name}>
                 {name}

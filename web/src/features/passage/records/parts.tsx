@@ -6,6 +6,12 @@ import type { PassRecordItem } from './api.ts';
 import { STATE_COLOR, TYPE_COLOR, type RecordLabels } from './labels.ts';
 
 /** A photo of a record at a fixed size, or a quiet placeholder when there is none. */
+/**
+ * How often a capture announced live is asked for again: a second apart, then two, and so on, 21 s in all.
+ * The terminal uploads it after the record is stored, which on a slow link or a busy host takes seconds.
+ */
+export const CAPTURE_RETRIES = 6;
+
 export function RecordPhoto({
   src,
   size,
