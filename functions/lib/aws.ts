@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { env } from './env.ts';
+import { guardClient } from './localRole.ts';
 
 /**
  * AWS clients. On AWS they use the function's role; on the local host the `*_ENDPOINT`
@@ -18,6 +19,7 @@ export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
     const endpoint = env('DYNAMODB_ENDPOINT');
     const client = new DynamoDBClient(endpoint ? { region, endpoint, credentials: localCredentials } : { region });
+    guardClient(client, 'dynamodb');
     documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     onNewDynamo?.(documentClient);
   }
@@ -52,6 +54,7 @@ export async function s3() {
           ...checksums,
         })
       : new sdk.S3Client({ region, ...checksums });
+    guardClient(s3Client, 's3');
   }
   return { client: s3Client, sdk };
 }

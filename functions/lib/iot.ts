@@ -1,5 +1,6 @@
 import { DeleteConnectionCommand, DeleteThingShadowCommand, GetThingShadowCommand, IoTDataPlaneClient, PublishCommand, UpdateThingShadowCommand } from '@aws-sdk/client-iot-data-plane';
 import { env } from './env.ts';
+import { guardClient } from './localRole.ts';
 
 /**
  * Device shadows and commands through the IoT data plane. On AWS `IOT_DATA_ENDPOINT` is the
@@ -26,6 +27,7 @@ function data(): IoTDataPlaneClient {
     if (!endpoint) throw new Error('IOT_DATA_ENDPOINT is not set');
     const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(endpoint);
     dataClient = new IoTDataPlaneClient({ region: region(), endpoint, ...(local ? { credentials: localCredentials() } : {}) });
+    guardClient(dataClient, 'iot-data');
   }
   return dataClient;
 }

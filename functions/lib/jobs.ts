@@ -4,6 +4,7 @@ import { log } from './log.ts';
 import { env, type EnvName } from './env.ts';
 import { pool } from './pool.ts';
 import { countLocalWork, startLocalWork } from './localWork.ts';
+import { asWorker } from './localRole.ts';
 
 /**
  * Imports run on AWS in the worker `IMPORT_WORKER_FUNCTION` names (see `startWorker`); the local
@@ -51,9 +52,10 @@ export async function startWorker<T>(workerEnv: EnvName, task: T, runHere: (task
     await client.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) }));
     return;
   }
+  const run = asWorker(workerEnv, runHere);
   void countLocalWork(
     new Promise<void>((due) => setImmediate(due))
-      .then(() => runHere(task))
+      .then(() => run(task))
       .catch((error: unknown) => log('error', `${what} worker failed`, { error: String(error) })),
   );
 }
@@ -138,6 +140,7 @@ export async function startWorkers<T>(workerEnv: EnvName, tasks: readonly T[], r
     await pool([...tasks], 8, (task) => lambda.send(new InvokeCommand({ FunctionName: worker, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(task)) })).then(() => undefined));
     return;
   }
-  for (const task of tasks) localPieces.push({ run: () => runHere(task), failed: (error) => failed(task, error), what, runs: 0, ended: startLocalWork() });
+  const run = asWorker(workerEnv, runHere);
+  for (const task of tasks) localPieces.push({ run: () => run(task), failed: (error) => failed(task, error), what, runs: 0, ended: startLocalWork() });
   drainLocal();
 }

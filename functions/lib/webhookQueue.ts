@@ -3,6 +3,7 @@ import type { AnyEventType } from '#contract/webhooks';
 import { env } from './env.ts';
 import { log } from './log.ts';
 import { startLocalWork } from './localWork.ts';
+import { checkLocalCall } from './localRole.ts';
 
 /**
  * The queue between what makes webhook events (ingest, device sync, the console) and the sender
@@ -126,6 +127,7 @@ export async function queueDeliveries(messages: readonly DeliveryMessage[], dela
     log('warn', 'no webhook sender is configured; deliveries wait', { count: messages.length });
     return;
   }
+  checkLocalCall('sqs:SendMessage', 'WEBHOOK_QUEUE_URL');
   const push = () => {
     for (const message of messages) waiting.push({ message, receives: 0, ended: startLocalWork() });
     drain();

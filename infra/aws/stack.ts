@@ -141,12 +141,13 @@ export class PassCloudStack extends Stack {
     const events = tables.byEnv.EVENTS_TABLE!;
     const { systems, files, groups, departments, employees, visitors, devices, licences, accounts, settings } = this.api.functions;
     // Every API function adds audit entries (lib/audit.ts) and, for console sessions, notes when a
-    // session was last used (lib/auth.ts); only the audit section reads the entries back.
+    // session was last used and removes one that has ended (lib/auth.ts); only the audit section
+    // reads the entries back.
     const auditLog = tables.byEnv.AUDIT_TABLE!;
     const sessionResources = new Set<Resource>(routes.filter((route) => route.access === 'session').map((route) => route.resource));
     for (const [resource, fn] of Object.entries(this.api.functions)) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [auditLog.tableArn] }));
-      if (sessionResources.has(resource as Resource)) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [main.tableArn] }));
+      if (sessionResources.has(resource as Resource)) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'], resources: [main.tableArn] }));
     }
     grantTable(this.api.functions.audit, main, 'read');
     this.api.functions.audit.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [auditLog.tableArn] }));

@@ -7,12 +7,14 @@ import { resetIotClients } from '@passcloud/functions/lib/iot';
 import { newLocalKey } from '@passcloud/functions/lib/secretBox';
 import { clockOffset, setClockOffset } from '@passcloud/functions/lib/clock';
 import { localWorkDone } from '@passcloud/functions/lib/localWork';
+import { asFunction, enforceLocalRoles } from '@passcloud/functions/lib/localRole';
 import { fieldError } from '@passcloud/functions/lib/errors';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { startIot, type IotStandIn } from './iot.ts';
 import { createTables, dataPaths, startDynamo, startS3, startSmtpSink, type CapturedMail } from './standins.ts';
 import { startHost, type Host } from './host.ts';
 import { journalWrites, partitionsOf } from './writeJournal.ts';
+import { StackRoles, synthesizeRoles } from './roles.ts';
 import type { Traffic } from '@passcloud/device-shadow/traffic';
 import { startDemo } from './demo.ts';
 import { startDemoIntercoms, type DemoIntercoms } from './demoIntercom.ts';
@@ -51,6 +53,12 @@ export interface LocalStackOptions {
    * (`GET /_local/idle`, functions/lib/localWork.ts).
    */
   testHooks?: boolean;
+  /**
+   * Check every AWS call a function makes against that function's role as `cdk synth` writes it,
+   * and refuse it as AWS would (infra/local/roles.ts). On unless `LOCAL_IAM=off`: the stack is
+   * synthesized at start, which takes a few seconds.
+   */
+  enforceRoles?: boolean;
 }
 
 export interface LocalStack {
@@ -83,6 +91,11 @@ function moveClock(body: unknown): { offsetMs: number } {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const paths = dataPaths(options.dataDir);
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const enforceRoles = options.enforceRoles ?? process.env.LOCAL_IAM !== 'off';
+  // Synthesized beside the stand-ins' start; awaited before any function runs.
+  const synthesizing = enforceRoles ? synthesizeRoles(region) : undefined;
+  synthesizing?.catch(() => undefined);
   const [dynamo, s3, smtp] = await Promise.all([startDynamo(options.inMemory ? undefined : paths.dynamo), startS3(paths.s3), startSmtpSink()]);
   Object.assign(process.env, { AWS_REGION: process.env.AWS_REGION ?? 'us-east-1', DYNAMODB_ENDPOINT: dynamo.endpoint, S3_ENDPOINT: s3.endpoint });
   resetClients();
@@ -125,7 +138,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.testHooks) onDynamoClient(journalWrites);
   resetIotClients();
   await createTables(dynamo.endpoint);
-  const { handlers } = await import('@passcloud/functions/resources/index');
+  // From here on every AWS call a function makes is checked against its role; clients made
+  // before (the tables' creation) are dropped, so each function's calls go through the check.
+  if (synthesizing) {
+    enforceLocalRoles(new StackRoles(await synthesizing, region, (name) => process.env[name]));
+    resetClients();
+    resetIotClients();
+  }
+  const handlers = Object.fromEntries(
+    Object.entries((await import('@passcloud/functions/resources/index')).handlers).map(([resource, handler]) => [resource, asFunction(`resources/${resource}`, handler)]),
+  );
   // Background imports, grants (and a grant's pieces) and client package notices run in this process, where AWS would invoke the worker functions.
   const [{ runImportsInProcess, runInProcess }, { runImport }, { runGrant }, { runGrantPiece }, { sendPackageNotices }] = await Promise.all([
     import('@passcloud/functions/lib/jobs'),
@@ -144,16 +166,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('@passcloud/functions/jobs/webhookSender'),
     import('@passcloud/functions/data/webhooks'),
   ]);
-  consumeWebhooksInProcess(processDelivery, (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId, message.event));
+  consumeWebhooksInProcess(
+    asFunction('jobs/webhookSender', processDelivery),
+    asFunction('jobs/webhookSender', (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId, message.event)),
+  );
   // Mails that failed for a while are tried again here, where AWS runs the retry function every minute.
   const { retryDueMails } = await import('@passcloud/functions/lib/mail');
   const mailRetries = setInterval(() => {
-    retryDueMails().catch((error: unknown) => console.warn(`mail retry failed: ${String(error)}`));
+    asFunction('jobs/mailRetry', retryDueMails)().catch((error: unknown) => console.warn(`mail retry failed: ${String(error)}`));
   }, Number(process.env.MAIL_RETRY_INTERVAL_MS ?? 60_000));
   mailRetries.unref();
   // The daily retention sweep (a scheduled function on AWS) runs in this process too.
   const { sweepRetention } = await import('@passcloud/functions/jobs/retention');
-  const sweeper = setInterval(() => void sweepRetention().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
+  const sweeper = setInterval(() => void asFunction('jobs/retention', sweepRetention)().catch((error: unknown) => console.error('retention sweep failed', error)), 24 * 3600_000);
   sweeper.unref();
   // DynamoDB Local keeps items past their TTL; the host deletes them every hour, as DynamoDB does on AWS.
   const { reapExpired } = await import('./ttlReaper.ts');
@@ -161,16 +186,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   reaper.unref();
   // So do the licence reminders, once at start and then daily.
   const { sendLicenceReminders } = await import('@passcloud/functions/jobs/licenceReminders');
-  const remind = () => void sendLicenceReminders().catch((error: unknown) => console.error('licence reminders failed', error));
+  const remind = () => void asFunction('jobs/licenceReminders', sendLicenceReminders)().catch((error: unknown) => console.error('licence reminders failed', error));
   const reminders = setInterval(remind, 24 * 3600_000);
   reminders.unref();
   // Attendance days close every hour, as each group's day ends in its own time zone.
   const { closeAttendanceDays } = await import('@passcloud/functions/jobs/attendanceClose');
-  const closeDays = setInterval(() => void closeAttendanceDays().catch((error: unknown) => console.error('attendance day close failed', error)), 3600_000);
+  const closeDays = setInterval(() => void asFunction('jobs/attendanceClose', closeAttendanceDays)().catch((error: unknown) => console.error('attendance day close failed', error)), 3600_000);
   closeDays.unref();
   // The daily attendance summaries go at each company's own time of day.
   const { sendAttendanceSummaries } = await import('@passcloud/functions/jobs/attendanceMail');
-  const summaries = setInterval(() => void sendAttendanceSummaries().catch((error: unknown) => console.error('attendance summaries failed', error)), 5 * 60_000);
+  const summaries = setInterval(() => void asFunction('jobs/attendanceMail', sendAttendanceSummaries)().catch((error: unknown) => console.error('attendance summaries failed', error)), 5 * 60_000);
   summaries.unref();
   const seeded: { demo?: DemoTenant } = {};
   let open = (): void => undefined;
@@ -279,6 +304,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await iot.stop();
       await host.close();
       await Promise.allSettled([smtp.stop(), s3.stop(), dynamo.stop()]);
+      enforceLocalRoles(undefined);
     },
   };
 }
