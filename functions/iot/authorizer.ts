@@ -4,7 +4,7 @@ import { deviceWithSecret } from '#data/devices';
 import { admitLiveClient } from '#data/identity';
 import { holdsAny, liveSession, parseToken } from '#lib/auth';
 import { log } from '#lib/log';
-import { consolePolicy, devicePolicy, type PolicyDocument } from './policy.ts';
+import { consolePolicy, devicePolicy, policyDocuments } from './policy.ts';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -25,6 +25,14 @@ export interface AuthorizerEvent {
   connectionMetadata?: { id?: string };
 }
 
+/**
+ * The answer IoT Core takes from a custom authorizer: `principalId` 1 to 128 letters and digits,
+ * at most 10 `policyDocuments` of at most 2,048 characters each (functions/iot/policy.ts
+ * `policyDocuments`), and `refreshAfterInSeconds`/`disconnectAfterInSeconds` between 300 and 86,400.
+ * Anything else and IoT Core refuses the connection; the local broker checks the same
+ * (infra/local/iotLimits.ts).
+ * https://docs.aws.amazon.com/iot/latest/developerguide/custom-auth-lambda.html
+ */
 export interface AuthorizerResult {
   isAuthenticated: boolean;
   principalId: string;
@@ -47,16 +55,16 @@ export function policyPrefix(): string {
   return env('IOT_POLICY_PREFIX') ?? `arn:aws:iot:${env('AWS_REGION') ?? '*'}:${env('AWS_ACCOUNT_ID') ?? '*'}`;
 }
 
-export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult & { policies: PolicyDocument[] }> {
+export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
   const mqtt = event.protocolData?.mqtt;
   const thing = (mqtt?.username ?? '').split('?')[0]!;
   if (thing === LIVE_USERNAME) return authorizeConsole(mqtt?.password, mqtt?.clientId);
   const ids = parseThingName(thing);
   const password = mqtt?.password ? Buffer.from(mqtt.password, 'base64').toString('utf8') : '';
-  if (!ids || !password || mqtt?.clientId !== thing) return { ...DENIED, policies: [] };
+  if (!ids || !password || mqtt?.clientId !== thing) return DENIED;
   if (!(await deviceWithSecret(ids.tenantId, ids.deviceKey, password))) {
     log('warn', 'device authentication refused', { thing });
-    return { ...DENIED, policies: [] };
+    return DENIED;
   }
   const policy = devicePolicy(thing, policyPrefix());
   return {
@@ -64,8 +72,7 @@ export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResul
     principalId: ids.deviceKey,
     disconnectAfterInSeconds: 86_400,
     refreshAfterInSeconds: REFRESH_SECONDS,
-    policyDocuments: [JSON.stringify(policy)],
-    policies: [policy],
+    policyDocuments: policyDocuments(policy),
   };
 }
 
@@ -77,25 +84,25 @@ const CONSOLE_MAX_SECONDS = 86_400;
  * topics of its company that the account's rights open. It is asked again every REFRESH_SECONDS
  * and let go when the session would expire; logging out ends it at once (data/identity.ts).
  */
-async function authorizeConsole(password: string | undefined, clientId: string | undefined): Promise<AuthorizerResult & { policies: PolicyDocument[] }> {
+async function authorizeConsole(password: string | undefined, clientId: string | undefined): Promise<AuthorizerResult> {
   const token = password ? Buffer.from(password, 'base64').toString('utf8') : '';
   const parsed = parseToken(`Bearer ${token}`);
-  if (!parsed || !clientId) return { ...DENIED, policies: [] };
+  if (!parsed || !clientId) return DENIED;
   const { tenantId, tokenHash } = parsed;
   const prefix = liveClientPrefix(tenantId, tokenHash);
-  if (!clientId.startsWith(prefix) || !LIVE_TAB_ID.test(clientId.slice(prefix.length))) return { ...DENIED, policies: [] };
+  if (!clientId.startsWith(prefix) || !LIVE_TAB_ID.test(clientId.slice(prefix.length))) return DENIED;
   let found;
   try {
     found = await liveSession(tenantId, tokenHash);
   } catch {
-    return { ...DENIED, policies: [] };
+    return DENIED;
   }
   const all = liveTopics(tenantId);
   const topics = (Object.keys(all) as LiveTopic[]).filter((topic) => holdsAny(found.account.authCodes, LIVE_TOPIC_CODES[topic])).map((topic) => all[topic]);
-  if (topics.length === 0 || found.account.mustChangePassword) return { ...DENIED, policies: [] };
+  if (topics.length === 0 || found.account.mustChangePassword) return DENIED;
   if (!(await admitLiveClient(tenantId, tokenHash, clientId))) {
     log('warn', 'live connection refused: the session holds its most', { tenantId, clientId });
-    return { ...DENIED, policies: [] };
+    return DENIED;
   }
   const policy = consolePolicy(clientId, topics, policyPrefix());
   const left = Math.floor((found.session.expiresAt - Date.now()) / 1000);
@@ -104,12 +111,10 @@ async function authorizeConsole(password: string | undefined, clientId: string |
     principalId: `console${tenantId}`,
     disconnectAfterInSeconds: Math.max(REFRESH_SECONDS, Math.min(CONSOLE_MAX_SECONDS, left)),
     refreshAfterInSeconds: REFRESH_SECONDS,
-    policyDocuments: [JSON.stringify(policy)],
-    policies: [policy],
+    policyDocuments: policyDocuments(policy),
   };
 }
 
 export async function handler(event: AuthorizerEvent): Promise<AuthorizerResult> {
-  const { policies: _policies, ...result } = await authorize(event);
-  return result;
+  return authorize(event);
 }

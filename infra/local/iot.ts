@@ -8,16 +8,17 @@ import { WebSocketServer, createWebSocketStream } from 'ws';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/functions/contract/shadow';
 import { RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
-import { authorize, policyPrefix, type AuthorizerResult } from '@passcloud/functions/iot/authorizer';
+import { authorize, policyPrefix, type AuthorizerEvent } from '@passcloud/functions/iot/authorizer';
 import { ingest } from '@passcloud/functions/iot/ingest';
 import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
 import { log } from '@passcloud/functions/lib/log';
 import { countLocalWork } from '@passcloud/functions/lib/localWork';
+import { MAX_CLIENT_ID_BYTES, MAX_PAYLOAD_BYTES, PublishRate, clientIdBreach, publishBreach, readAuthorizerAnswer, subscribeBreach, type Admission } from './iotLimits.ts';
 
 /**
  * The IoT Core stand-in: an MQTT broker (aedes, over TCP and WebSocket) that authenticates
- * devices with the same custom authorizer handler AWS invokes and enforces the policy it
- * returns; a device shadow service with AWS's topics and semantics; the data-plane REST API
+ * devices with the same custom authorizer handler AWS invokes, reads its answer as IoT Core does
+ * and enforces the policy it returns, and holds clients to IoT Core's limits (./iotLimits.ts); a device shadow service with AWS's topics and semantics; the data-plane REST API
  * (`/things/{thing}/shadow`, `/topics/{topic}`) for `@aws-sdk/client-iot-data-plane`; presence
  * events; and a rules adapter that hands rule topics to the same ingest handler the AWS topic
  * rules invoke.
@@ -167,7 +168,7 @@ function getDocument(shadow: Shadow, clientToken?: unknown): Json {
 const snapshot = (shadow: Shadow | undefined) => (shadow ? { state: shadow.state, metadata: shadow.metadata, version: shadow.version } : null);
 
 /** IoT Core's limit on a message; the data plane refuses larger bodies before buffering them. */
-const MAX_DATA_PLANE_BODY = 128 * 1024;
+const MAX_DATA_PLANE_BODY = MAX_PAYLOAD_BYTES;
 /** How far a request's x-amz-date may be from the clock. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** The service name `@aws-sdk/client-iot-data-plane` signs for. */
@@ -332,11 +333,15 @@ export interface IotOptions {
   wsPort?: number;
   /** Where shadows are kept between runs; in memory when undefined. */
   shadowFile?: string;
+  /** The custom authorizer the broker calls; functions/iot/authorizer.ts unless a test brings its own. */
+  authorizer?: (event: AuthorizerEvent) => Promise<unknown>;
 }
 
 export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   const host = options.host ?? '127.0.0.1';
-  const broker = await Aedes.createBroker();
+  // MQTT 3.1 clients are held to IoT Core's client id size too (aedes checks only those against this).
+  const broker = await Aedes.createBroker({ maxClientsIdLength: MAX_CLIENT_ID_BYTES });
+  const authorizer = options.authorizer ?? authorize;
   const shadows = new ShadowStore(options.shadowFile);
   const policies = new Map<Client, PolicyDocument[]>();
   const prefix = policyPrefix();
@@ -347,46 +352,60 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
       broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(payload)), qos: 1, retain: false, dup: false }, () => resolve()),
     );
 
-  // Authentication and authorization: the custom authorizer's answer is the client's policy. As
-  // IoT Core does, the client is asked again after `refreshAfterInSeconds` (and let go when refused)
-  // and let go after `disconnectAfterInSeconds`.
+  // Authentication and authorization: the custom authorizer's answer, read from its
+  // `policyDocuments` as IoT Core reads it, is the client's policy. An answer that breaks one of
+  // IoT Core's rules refuses the connection like a "no". As IoT Core does, the client is asked
+  // again after `refreshAfterInSeconds` (and let go when refused) and let go after
+  // `disconnectAfterInSeconds`.
   const timers = new Map<Client, NodeJS.Timeout[]>();
   const clearTimers = (client: Client) => {
     for (const timer of timers.get(client) ?? []) clearTimeout(timer);
     timers.delete(client);
   };
-  const ask = (client: Client, username: string | undefined, password: Buffer | undefined) =>
-    authorize({
+  const ask = async (client: Client, username: string | undefined, password: Buffer | undefined): Promise<Admission | undefined> => {
+    const answer = await authorizer({
       protocols: ['mqtt'],
       protocolData: { mqtt: { username: username ?? '', password: password?.toString('base64') ?? '', clientId: client.id } },
     });
-  const holdFor = (client: Client, username: string | undefined, password: Buffer | undefined, result: AuthorizerResult) => {
+    const read = readAuthorizerAnswer(answer);
+    if ('rule' in read) {
+      log('warn', 'MQTT connection refused: the authorizer answer breaks an IoT Core rule', { clientId: client.id, rule: read.rule, detail: read.detail });
+      return undefined;
+    }
+    return read.authenticated ? read : undefined;
+  };
+  const holdFor = (client: Client, username: string | undefined, password: Buffer | undefined, admission: Admission) => {
     clearTimers(client);
     const refresh = setTimeout(() => {
       ask(client, username, password).then(
         (next) => {
           if (!clientsOf(broker)[client.id] || clientsOf(broker)[client.id] !== client) return;
-          if (!next.isAuthenticated) return void client.close();
+          if (!next) return void client.close();
           policies.set(client, next.policies);
           holdFor(client, username, password, next);
         },
         () => undefined,
       );
-    }, result.refreshAfterInSeconds * 1000);
-    const end = setTimeout(() => client.close(), result.disconnectAfterInSeconds * 1000);
+    }, admission.refreshAfterInSeconds * 1000);
+    const end = setTimeout(() => client.close(), admission.disconnectAfterInSeconds * 1000);
     refresh.unref();
     end.unref();
     timers.set(client, [refresh, end]);
   };
   broker.authenticate = (client, username, password, done) => {
+    const tooLong = clientIdBreach(client.id);
+    if (tooLong) {
+      log('warn', 'MQTT connection refused: the client id breaks an IoT Core rule', { rule: tooLong.rule, detail: tooLong.detail });
+      return done(Object.assign(new Error('Identifier rejected'), { returnCode: 2 }) as never, false);
+    }
     ask(client, username, password).then(
-      (result) => {
-        if (!result.isAuthenticated) {
+      (admission) => {
+        if (!admission) {
           const error = Object.assign(new Error('Not authorized'), { returnCode: 5 });
           return done(error as never, false);
         }
-        policies.set(client, result.policies);
-        holdFor(client, username, password, result);
+        policies.set(client, admission.policies);
+        holdFor(client, username, password, admission);
         done(null, true);
       },
       (error: unknown) => {
@@ -397,12 +416,51 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   };
   const allowed = (client: Client | null, action: string, resource: string) =>
     !client || isAllowed(policies.get(client) ?? [], action, `${prefix}:${resource}`);
+  // IoT Core's limits on what a client sends (./iotLimits.ts). A message over 128 KB, a topic too
+  // long or too deep, or a publish on a reserved topic not meant for clients ends the connection:
+  // MQTT 3.1.1 has no other way to refuse a PUBLISH, and IoT Core does the same. Publishes past
+  // 100 a second are discarded, the connection kept, and no PUBACK is sent for them.
+  // https://docs.aws.amazon.com/general/latest/gr/iot-core.html#message-broker-limits
+  const rates = new WeakMap<Client, PublishRate>();
+  const quietUntil = new WeakMap<Client, number>();
+  const discarded = new WeakSet<object>();
+  // aedes routes a client's PUBLISH through `publish(packet, client, done)`; its types name only `(packet, done)`.
+  const route = broker.publish.bind(broker) as (packet: AedesPublishPacket, ...rest: unknown[]) => void;
+  broker.publish = ((packet: AedesPublishPacket, ...rest: unknown[]) => {
+    if (!discarded.has(packet)) return route(packet, ...rest);
+    const done = rest.at(-1);
+    if (typeof done === 'function') (done as () => void)();
+  }) as typeof broker.publish;
   broker.authorizePublish = (client, packet, done) => {
+    if (!client) return done(null);
+    const broken = publishBreach(packet.topic, packet.payload);
+    if (broken) {
+      log('warn', 'MQTT publish refused: it breaks an IoT Core rule, the connection is closed', { clientId: client.id, topic: packet.topic.slice(0, 300), rule: broken.rule, detail: broken.detail });
+      return done(new Error(`${broken.rule}: ${broken.detail}`));
+    }
+    const rate = rates.get(client) ?? new PublishRate();
+    rates.set(client, rate);
+    if (!rate.take()) {
+      const now = Date.now();
+      if ((quietUntil.get(client) ?? 0) <= now) {
+        quietUntil.set(client, now + 1000);
+        log('warn', 'MQTT publishes discarded: over IoT Core\'s publishes per second per connection', { clientId: client.id, topic: packet.topic });
+      }
+      // Handled as QoS 0 so no PUBACK goes back, then discarded instead of routed.
+      packet.qos = 0;
+      discarded.add(packet);
+      return done(null);
+    }
     if (allowed(client, 'iot:Publish', `topic/${packet.topic}`)) return done(null);
-    log('warn', 'MQTT publish refused', { clientId: client?.id, topic: packet.topic });
+    log('warn', 'MQTT publish refused', { clientId: client.id, topic: packet.topic });
     done(new Error('Publish not authorized'));
   };
   broker.authorizeSubscribe = (client, sub: Subscription, done) => {
+    const broken = client ? subscribeBreach(sub.topic) : undefined;
+    if (broken) {
+      log('warn', 'MQTT subscribe refused: it breaks an IoT Core rule', { clientId: client?.id, topic: sub.topic.slice(0, 300), rule: broken.rule, detail: broken.detail });
+      return done(null, null);
+    }
     if (allowed(client, 'iot:Subscribe', `topicfilter/${sub.topic}`)) return done(null, sub);
     log('warn', 'MQTT subscribe refused', { clientId: client?.id, topic: sub.topic });
     done(null, null);
