@@ -90,7 +90,7 @@ export class DeviceIot extends Construct {
     // 3. For devices provisioned with a certificate attached to their thing: the same grants as the
     //    authorizer's per-device policy (functions/iot/policy.ts), with the thing name as a policy variable.
     //    CreatePolicy takes one document of at most 2,048 characters, whitespace excluded; with the
-    //    longest partition and region this one is about 1,670 (tests/cdk/iotPolicies.test.ts measures it).
+    //    longest partition and region this one is 1,677 (tests/cdk/iotPolicies.test.ts measures it).
     //    https://docs.aws.amazon.com/iot/latest/apireference/API_CreatePolicy.html
     const document = devicePolicy(THING_NAME_VARIABLE, iotArn);
     this.certificatePolicy = new CfnPolicy(this, 'CertificateDevicePolicy', {
