@@ -13,8 +13,9 @@ import { synthesized } from '../support/synthOutput.ts';
 
 const ACCOUNT = '123456789012';
 const LONGEST = RegionInfo.regions.reduce((a, b) => (`${b.partition}:iot:${b.name}`.length > `${a.partition}:iot:${a.name}`.length ? b : a));
-const LONGEST_PREFIX = `arn:${LONGEST.partition}:iot:${LONGEST.name}:${ACCOUNT}`;
-const PSEUDO: Record<string, string> = { 'AWS::Partition': LONGEST.partition, 'AWS::Region': LONGEST.name, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
+const PARTITION = LONGEST.partition ?? 'aws';
+const LONGEST_PREFIX = `arn:${PARTITION}:iot:${LONGEST.name}:${ACCOUNT}`;
+const PSEUDO: Record<string, string> = { 'AWS::Partition': PARTITION, 'AWS::Region': LONGEST.name, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
 
 /** A template value with its pseudo parameters filled in and its joins made; any other intrinsic fails the test. */
 function resolve(value: unknown): unknown {
