@@ -4,7 +4,9 @@ import { PICKER_CODES } from '#contract/pickers';
 
 /**
  * THE route table: the only place a URL is spelled. The AWS stack makes one Lambda per
- * `resource` and one HTTP API route per entry; the local host mounts the same entries.
+ * `resource`, and HTTP API routes by path prefix that send each entry's requests to its
+ * resource's Lambda (functions/apiRoutes.ts); the Lambda picks the entry by method and path
+ * (lib/http.ts). The local host routes the same way.
  *
  * access: `public` needs no session; `session` needs a console session and, when given, the
  * authCode (or one of the authCodes); `device` is for face terminals and intercoms.
@@ -277,4 +279,52 @@ export const resources: Resource[] = [...new Set(routes.map((r) => r.resource))]
 const byKey = new Map<string, RouteEntry>(routes.map((r) => [routeKey(r), r]));
 export function findRoute(key: string): RouteEntry | undefined {
   return byKey.get(key);
+}
+
+/** The names of an entry's path parameters, in order (`/v1/groups/{groupKey}` -> `groupKey`). */
+export const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+/**
+ * A percent-encoded part of a path, decoded; one with a malformed escape (`%zz`) is kept as
+ * sent, and the route's schema refuses it as it refuses any other key that is not one.
+ */
+export function decodePathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+const patterns = new Map<string, RegExp>();
+function patternOf(path: string): RegExp {
+  let pattern = patterns.get(path);
+  if (!pattern) {
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '([^/]+)');
+    pattern = new RegExp(`^${source}$`);
+    patterns.set(path, pattern);
+  }
+  return pattern;
+}
+
+/** The path parameters of a request's path (as sent, percent-encoded) when it is the entry's path, each decoded. */
+export function matchPath(path: string, requestPath: string): Record<string, string> | undefined {
+  const match = patternOf(path).exec(requestPath);
+  if (!match) return undefined;
+  return Object.fromEntries(pathParamsOf(path).map((name, i) => [name, decodePathPart(match[i + 1]!)]));
+}
+
+/**
+ * The entry of `table` a request is for: of the entries with the request's method, the first
+ * whose path matches, those with fewer path parameters first (a fixed segment wins over a
+ * parameter in its place, as it does in API Gateway). None when no entry has both the path and
+ * the method.
+ */
+export function findEntry<E extends RouteEntry>(table: readonly E[], method: string, requestPath: string): { route: E; params: Record<string, string> } | undefined {
+  const candidates = table.filter((r) => r.method === method).sort((a, b) => pathParamsOf(a.path).length - pathParamsOf(b.path).length);
+  for (const route of candidates) {
+    const params = matchPath(route.path, requestPath);
+    if (params) return { route, params };
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
-import { findRoute, type Access, type Resource, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
+import { findEntry, routeKey, routes, type Access, type Resource, type RouteEntry, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, type Auth } from './auth.ts';
 import { auditRequest } from './audit.ts';
 import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError } from './errors.ts';
@@ -51,7 +51,7 @@ export interface HandlerDef<A extends Access = Access> {
   params?: z.ZodType;
   /** Read the body as bytes instead of JSON. */
   raw?: boolean;
-  /** Told of every request refused as invalid (422) before the answer goes: a device route logs it for the device. */
+  /** Told of every request refused as invalid (422) before the answer goes: a device route logs it for the device. `routeKey` is the entry's (`GET /v1/deviceSync/faces`). */
   refused?(request: { headers: Record<string, string | undefined>; routeKey: string }, error: ValidationError): Promise<void>;
   handle(req: Request<unknown, unknown, unknown, AuthFor<A>>): Promise<Reply>;
 }
@@ -81,13 +81,18 @@ export const deviceRoute = define('device');
 
 export type ResourceHandlers<R extends Resource> = { [K in RouteKeyOf<R>]: HandlerDef<RouteOf<K & RouteKey>['access']> };
 
-/** Declares every handler of one resource; a missing or extra route is a type error. */
+/**
+ * Declares every handler of one resource; a missing or extra route is a type error. The API
+ * sends the function every request under the path prefixes its resource owns
+ * (functions/apiRoutes.ts), and the handler picks the entry by method and path.
+ */
 export function defineResource<R extends Resource>(resource: R, handlers: ResourceHandlers<R>) {
   const table = handlers as unknown as Record<string, HandlerDef>;
+  const entries = (routes as readonly RouteEntry[]).filter((route) => route.resource === resource);
   return {
     resource,
     handlers: table,
-    handler: (event: HttpEvent): Promise<HttpResult> => dispatch(table, event),
+    handler: (event: HttpEvent): Promise<HttpResult> => dispatch(entries, table, event),
   };
 }
 
@@ -182,7 +187,7 @@ export function clientAddress(event: HttpEvent, headers: Record<string, string |
   const source = event.requestContext?.http?.sourceIp ?? 'unknown';
   if (!secret) return source;
   if (!safeEqualText(sha256(headers[ORIGIN_VERIFY_HEADER] ?? ''), sha256(secret))) {
-    log('warn', 'request without the CloudFront origin header refused', { sourceIp: source, route: event.routeKey });
+    log('warn', 'request without the CloudFront origin header refused', { sourceIp: source, method: event.requestContext?.http?.method, path: event.rawPath });
     throw new LoginRequiredError();
   }
   const viewer = headers['cloudfront-viewer-address'];
@@ -191,7 +196,13 @@ export function clientAddress(event: HttpEvent, headers: Record<string, string |
 
 const successMessage = { 200: 'status.200', 201: 'status.201', 202: 'status.202', 204: 'status.204' } as const;
 
-async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent): Promise<HttpResult> {
+/**
+ * Answers one request of the resource's function. API Gateway's `routeKey` and `pathParameters`
+ * are those of the prefix's route (`ANY /v1/employees/{proxy+}`, `{ proxy }`): the entry is the
+ * one of this resource's with the request's method and path, and its path parameters are read
+ * from the path. A path or method the resource does not have answers 404.
+ */
+async function dispatch(entries: readonly RouteEntry[], handlers: Record<string, HandlerDef>, event: HttpEvent): Promise<HttpResult> {
   const started = Date.now();
   const requestId = event.requestContext?.requestId ?? 'local';
   const headers = lowerHeaders(event.headers);
@@ -199,9 +210,11 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
   let result: HttpResult;
   let tenantId: string | undefined;
   let access: Access | undefined;
-  const def = handlers[event.routeKey];
+  const found = findEntry(entries, event.requestContext?.http?.method ?? '', event.rawPath ?? '');
+  const key = found ? routeKey(found.route) : undefined;
+  const def = key ? handlers[key] : undefined;
   try {
-    const route = findRoute(event.routeKey);
+    const route = found?.route;
     access = route?.access;
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
@@ -209,7 +222,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     tenantId = auth?.tenantId;
     if (!identityEncoding(headers['content-encoding'])) throw new UnsupportedEncodingError();
     const rawBody = decodeBody(event);
-    const params = parse(def.params, event.pathParameters ?? {}, locale, '');
+    const params = parse(def.params, found.params, locale, '');
     const query = parse(def.query, event.queryStringParameters ?? {}, locale, '');
     const body = def.raw ? undefined : parse(def.body, parseJson(rawBody), locale, '');
     if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
@@ -232,7 +245,7 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
       await auditRequest({
         route,
         auth,
-        params: event.pathParameters,
+        params: Object.keys(found.params).length ? found.params : undefined,
         body,
         query: event.queryStringParameters,
         code: 'raw' in reply ? reply.raw.statusCode ?? 200 : reply.code,
@@ -243,10 +256,10 @@ async function dispatch(handlers: Record<string, HandlerDef>, event: HttpEvent):
     }
   } catch (error) {
     if (error instanceof ValidationError && def?.refused) {
-      await def.refused({ headers, routeKey: event.routeKey }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));
+      await def.refused({ headers, routeKey: key! }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));
     }
     result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
   }
-  log('info', 'request', { requestId, route: event.routeKey, status: result.statusCode, ms: Date.now() - started, tenantId });
+  log('info', 'request', { requestId, route: key ?? `${event.requestContext?.http?.method} ${event.rawPath}`, status: result.statusCode, ms: Date.now() - started, tenantId });
   return result;
 }

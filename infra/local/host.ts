@@ -5,7 +5,8 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { extname, join, normalize, resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
+import { decodePathPart } from '@passcloud/functions/routes';
+import { apiRouteKey, apiRoutes, matchApiRoute, type ApiRouteMatch } from '@passcloud/functions/apiRoutes';
 import type { HttpResult } from '@passcloud/functions/lib/http';
 import { envelopeResult, errorResult } from '@passcloud/functions/lib/http';
 import { AppError, NotFoundError, PayloadTooLargeError, fieldError } from '@passcloud/functions/lib/errors';
@@ -24,22 +25,6 @@ const MAX_BODY_BYTES = LAMBDA_PAYLOAD_MAX_BYTES;
 const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload));
 
 type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<HttpResult>;
-
-interface Mounted {
-  route: RouteEntry;
-  key: string;
-  pattern: RegExp;
-  params: string[];
-}
-
-function mount(route: RouteEntry): Mounted {
-  const params: string[] = [];
-  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
-    params.push(name);
-    return '([^/]+)';
-  });
-  return { route, key: routeKey(route), pattern: new RegExp(`^${source}$`), params };
-}
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
@@ -63,37 +48,28 @@ const textual = (contentType: string | undefined): boolean =>
   !contentType || /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(contentType);
 
 /**
- * A percent-encoded part of the path, decoded; one with a malformed escape (`%zz`) is kept as
- * sent, and the route's schema refuses it as it refuses any other key that is not one.
+ * Builds the API Gateway v2 event a Lambda would get for this request: the API route it matched
+ * (a prefix's, `ANY /v1/employees/{proxy+}`) and that route's path parameters, as AWS gives them.
+ * Bodies of a type that is not text arrive base64-encoded.
  */
-function decodePart(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-
-/** Builds the API Gateway v2 event a Lambda would get for this request. */
-export function toEvent(req: IncomingMessage, url: URL, mounted: Mounted, match: RegExpExecArray, body: Buffer, sourceIp: string): APIGatewayProxyEventV2 {
+export function toEvent(req: IncomingMessage, url: URL, matched: ApiRouteMatch, body: Buffer, sourceIp: string): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const pathParameters: Record<string, string> = {};
-  mounted.params.forEach((name, i) => (pathParameters[name] = decodePart(match[i + 1]!)));
-  const binary = mounted.route.binary || !textual(headers['content-type']);
+  const key = apiRouteKey(matched.route);
+  const binary = !textual(headers['content-type']);
   const now = new Date();
   return {
     version: '2.0',
-    routeKey: mounted.key,
+    routeKey: key,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
     ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
-    ...(mounted.params.length ? { pathParameters } : {}),
+    ...(Object.keys(matched.pathParameters).length ? { pathParameters: matched.pathParameters } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -101,7 +77,7 @@ export function toEvent(req: IncomingMessage, url: URL, mounted: Mounted, match:
       domainPrefix: 'localhost',
       http: { method: req.method ?? 'GET', path: url.pathname, protocol: 'HTTP/1.1', sourceIp, userAgent: headers['user-agent'] ?? '' },
       requestId: randomUUID(),
-      routeKey: mounted.key,
+      routeKey: key,
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
@@ -147,7 +123,7 @@ const gzipped = new Map<string, Buffer>();
 /** Serves the built console; unknown paths get index.html (SPA fallback), like CloudFront. */
 function serveStatic(req: IncomingMessage, res: ServerResponse, root: string, pathname: string): void {
   const index = join(root, 'index.html');
-  let file = normalize(join(root, decodePart(pathname)));
+  let file = normalize(join(root, decodePathPart(pathname)));
   if (!file.startsWith(resolve(root)) || !existsSync(file) || statSync(file).isDirectory()) file = index;
   if (!existsSync(file)) {
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
@@ -227,8 +203,6 @@ export interface Host {
 const isLoopback = (ip: string): boolean => ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
 
 export async function startHost(options: HostOptions): Promise<Host> {
-  // Like API Gateway, a route with fixed segments wins over one with a parameter in their place.
-  const mounted = routes.map(mount).sort((a, b) => a.params.length - b.params.length);
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
@@ -263,31 +237,29 @@ export async function startHost(options: HostOptions): Promise<Host> {
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
         // Until the demo company exists, its printed login would be refused: requests wait for it.
         await options.ready;
-        for (const m of mounted) {
-          if (m.route.method !== req.method) continue;
-          const match = m.pattern.exec(url.pathname);
-          if (!match) continue;
-          let body: Buffer;
-          try {
-            body = await readBody(req);
-          } catch (error) {
-            return send(res, errorResult(error, locale, 'local'));
-          }
-          const handler = options.handlers[m.route.resource];
-          if (!handler) throw new Error(`no handler for resource ${m.route.resource}`);
-          const event = toEvent(req, url, m, match, body, sourceIp);
-          if (payloadBytes(event) > LAMBDA_PAYLOAD_MAX_BYTES) return send(res, errorResult(new PayloadTooLargeError(), locale, event.requestContext.requestId));
-          const result = await handler(event);
-          const resultBytes = payloadBytes(result);
-          if (resultBytes > LAMBDA_PAYLOAD_MAX_BYTES) {
-            // Lambda refuses the response and API Gateway answers 500.
-            const requestId = event.requestContext.requestId;
-            log('error', 'response larger than Lambda returns', { requestId, route: m.key, bytes: resultBytes, max: LAMBDA_PAYLOAD_MAX_BYTES });
-            return send(res, errorResult(new AppError(500, 'status.500'), locale, requestId));
-          }
-          return send(res, result);
+        // The API route AWS would choose (functions/apiRoutes.ts), and the function it is integrated
+        // with, which answers a path or method of its prefix that its resource does not have.
+        const matched = matchApiRoute(apiRoutes, req.method ?? 'GET', url.pathname);
+        if (!matched) return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        let body: Buffer;
+        try {
+          body = await readBody(req);
+        } catch (error) {
+          return send(res, errorResult(error, locale, 'local'));
         }
-        return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
+        const handler = options.handlers[matched.route.resource];
+        if (!handler) throw new Error(`no handler for resource ${matched.route.resource}`);
+        const event = toEvent(req, url, matched, body, sourceIp);
+        if (payloadBytes(event) > LAMBDA_PAYLOAD_MAX_BYTES) return send(res, errorResult(new PayloadTooLargeError(), locale, event.requestContext.requestId));
+        const result = await handler(event);
+        const resultBytes = payloadBytes(result);
+        if (resultBytes > LAMBDA_PAYLOAD_MAX_BYTES) {
+          // Lambda refuses the response and API Gateway answers 500.
+          const requestId = event.requestContext.requestId;
+          log('error', 'response larger than Lambda returns', { requestId, route: event.routeKey, path: url.pathname, bytes: resultBytes, max: LAMBDA_PAYLOAD_MAX_BYTES });
+          return send(res, errorResult(new AppError(500, 'status.500'), locale, requestId));
+        }
+        return send(res, result);
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         return send(res, errorResult(new NotFoundError('error.routeNotFound', { path: url.pathname }), locale, 'local'));
