@@ -1,11 +1,12 @@
 import { AssetHashType, DockerImage, Duration, Lazy, RemovalPolicy, Stack, type ILocalBundling, type Size } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, type CfnRoute, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
-import { resources, routes, type Resource } from '@passcloud/functions/routes';
+import { resources, type Resource } from '@passcloud/functions/routes';
+import { apiRouteKey, apiRoutes } from '@passcloud/functions/apiRoutes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
 import { declaredBy, type StackEnvironment } from './environment.ts';
 import { bundleHandler } from './bundle.ts';
@@ -114,12 +115,43 @@ export class ApiFunction extends HandlerFunction {
   }
 }
 
+/**
+ * What each route of the stage lets through (HTTP API throttling: a token bucket per route, on top
+ * of the account's own, which is 10,000 requests a second with bursts of 5,000 per region by default
+ * and shared by every API of the account;
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html). A route's
+ * limits above the account's would never be reached. A console screen makes a handful of requests,
+ * so 100 a second with bursts of 200 bounds what one route of the console can cost.
+ */
+export const DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+
+/**
+ * The face terminals' routes (the deviceSync function's: face changes and their results, the
+ * questionnaires shown on the terminals), sized from the traffic of docs/scale.md:
+ * - Rate: after an outage the terminals connect again at IoT Core's 500 connections a second per
+ *   account, and each pulls its face changes when it connects: up to 500 pulls a second, and as
+ *   many results posted after them, so 1,000 a second. The same rate serves the poll every
+ *   terminal makes every 5 minutes for 300,000 terminals, and a grant's pages (one pull and one
+ *   result per 100 changes per terminal) without a terminal waiting on the throttle more than on
+ *   its photo downloads.
+ * - Burst: a change to a person notifies every terminal that holds them at once, and each pulls at
+ *   once: the 1,000 terminals of docs/scale.md's deployment pull together, and post their results
+ *   while the bucket fills again; 2,000 takes both rounds at once.
+ * That is a tenth of the account's rate and two fifths of its burst, leaving the console the rest.
+ * Terminals wait and try again after a 429 (device-shadow/src/agent.ts), so a larger fleet is
+ * slowed, not refused.
+ */
+export const DEVICE_ROUTE_THROTTLE = { rateLimit: 1_000, burstLimit: 2_000 } as const;
+
+/** The resources whose API routes take DEVICE_ROUTE_THROTTLE. */
+export const DEVICE_RESOURCES: readonly Resource[] = ['deviceSync'];
+
 export interface ApiProps {
   /** The stack's values; each function takes the variables its entry declares. */
   environment: StackEnvironment;
 }
 
-/** The HTTP API: one function per resource, one route per entry of the route table. */
+/** The HTTP API: one function per resource, and the routes functions/apiRoutes.ts derives from the route table. */
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: Record<Resource, ApiFunction>;
@@ -135,13 +167,17 @@ export class Api extends Construct {
         requestId: '$context.requestId',
         ip: '$context.identity.sourceIp',
         time: '$context.requestTime',
+        // The API route is a prefix's (`ANY /v1/employees/{proxy+}`): the method and path say which entry of the table answered.
+        // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html
         routeKey: '$context.routeKey',
+        method: '$context.httpMethod',
+        path: '$context.path',
         status: '$context.status',
         latency: '$context.integrationLatency',
         error: '$context.integrationErrorMessage',
       }),
     };
-    stage.defaultRouteSettings = { throttlingBurstLimit: 200, throttlingRateLimit: 100 };
+    stage.defaultRouteSettings = { throttlingBurstLimit: DEFAULT_ROUTE_THROTTLE.burstLimit, throttlingRateLimit: DEFAULT_ROUTE_THROTTLE.rateLimit };
 
     this.functions = Object.fromEntries(
       resources.map((resource) => [
@@ -151,16 +187,29 @@ export class Api extends Construct {
     ) as Record<Resource, ApiFunction>;
 
     const integrations = new Map<Resource, HttpLambdaIntegration>();
-    for (const route of routes) {
-      let integration = integrations.get(route.resource);
+    const deviceRoutes: CfnRoute[] = [];
+    for (const route of apiRoutes) {
+      const resource = route.resource as Resource;
+      let integration = integrations.get(resource);
       if (!integration) {
         // One invoke permission per function, for this API only, rather than one per route: a
-        // stack holds at most 500 resources, and the routes alone are most of them.
-        integration = new HttpLambdaIntegration(`${pascal(route.resource)}Integration`, this.functions[route.resource], { scopePermissionToRoute: false });
-        integrations.set(route.resource, integration);
+        // stack holds at most 500 resources
+        // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html).
+        integration = new HttpLambdaIntegration(`${pascal(resource)}Integration`, this.functions[resource], { scopePermissionToRoute: false });
+        integrations.set(resource, integration);
       }
-      this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+      const made = this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+      if (DEVICE_RESOURCES.includes(resource)) deviceRoutes.push(...made.map((r) => r.node.defaultChild as CfnRoute));
     }
+
+    stage.routeSettings = Object.fromEntries(
+      apiRoutes
+        .filter((route) => DEVICE_RESOURCES.includes(route.resource as Resource))
+        .map((route) => [apiRouteKey(route), { ThrottlingRateLimit: DEVICE_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: DEVICE_ROUTE_THROTTLE.burstLimit }]),
+    );
+    // A stage names only routes that exist: CloudFormation makes the routes before the stage
+    // (otherwise "Unable to find Route by key ... within the provided RouteSettings").
+    for (const route of deviceRoutes) stage.node.addDependency(route);
   }
 
   /** The API's host name, for CloudFront's origin. */
