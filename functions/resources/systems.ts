@@ -63,7 +63,7 @@ import type { Locale } from '#contract/locales';
 import { declareEnvironment, env } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
 
 type Tenant = Awaited<ReturnType<typeof findTenant>>;
 

@@ -15,6 +15,7 @@ import { LIVE_USERNAME, type LiveConnection } from '@passcloud/functions/contrac
 import { TABLES } from '@passcloud/functions/data/tables';
 import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
+import { apiRouteKey, apiRoutes, matchApiRoute } from '@passcloud/functions/apiRoutes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
 import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhooks';
 import { eventBody, eventId } from '@passcloud/functions/lib/webhookEvents';
@@ -125,17 +126,22 @@ const QUERIES: Record<string, Record<string, string>> = { 'GET /v1/groups': { ty
 
 const bundleOf = (fn: HandlerFunction): Bundle => bundles.find((b) => b.id === stack.getLogicalId(fn.node.defaultChild as CfnElement))!;
 
-/** An API Gateway v2 event as the HTTP API sends it through CloudFront. */
+/**
+ * An API Gateway v2 event as the HTTP API sends it through CloudFront: for the API route of the
+ * entry's path prefix (functions/apiRoutes.ts), with that route's key and path parameters.
+ */
 function apiEvent(route: RouteEntry, options: { body?: unknown; query?: Record<string, string>; params?: Record<string, string>; token?: string; headers?: Record<string, string> } = {}) {
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const params = Object.fromEntries(names.map((n) => [n, options.params?.[n] ?? PARAMS[n] ?? 'zzzzzzzzzzzzzzzz']));
   const path = route.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n]!);
   const query = options.query ?? QUERIES[`${route.method} ${route.path}`] ?? {};
   const body = options.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? undefined : '{}') : JSON.stringify(options.body);
+  const api = matchApiRoute(apiRoutes, route.method, path);
+  if (api?.route.resource !== route.resource) throw new Error(`${route.method} ${route.path}: no API route of ${route.resource} takes it`);
   const now = new Date();
   return {
     version: '2.0',
-    routeKey: `${route.method} ${route.path}`,
+    routeKey: apiRouteKey(api.route),
     rawPath: path,
     rawQueryString: new URLSearchParams(query).toString(),
     headers: {
@@ -147,7 +153,7 @@ function apiEvent(route: RouteEntry, options: { body?: unknown; query?: Record<s
       ...(options.headers ?? {}),
     },
     ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
-    ...(names.length ? { pathParameters: params } : {}),
+    ...(Object.keys(api.pathParameters).length ? { pathParameters: api.pathParameters } : {}),
     requestContext: {
       accountId: '123456789012',
       apiId: 'bundletest',
@@ -155,7 +161,7 @@ function apiEvent(route: RouteEntry, options: { body?: unknown; query?: Record<s
       domainPrefix: 'bundletest',
       http: { method: route.method, path, protocol: 'HTTP/1.1', sourceIp: '130.176.0.1', userAgent: 'Amazon CloudFront' },
       requestId: randomUUID(),
-      routeKey: `${route.method} ${route.path}`,
+      routeKey: apiRouteKey(api.route),
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
