@@ -120,8 +120,9 @@ export class ApiFunction extends HandlerFunction {
  * of the account's own, which is 10,000 requests a second with bursts of 5,000 per region by default
  * and shared by every API of the account;
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html). A route's
- * limits above the account's would never be reached. A console screen makes a handful of requests,
- * so 100 a second with bursts of 200 bounds what one route of the console can cost.
+ * limits above the account's would never be reached. A route is a whole path prefix
+ * (functions/apiRoutes.ts), and a console screen makes a handful of requests, so 100 a second with
+ * bursts of 200 bounds what one resource's prefix can cost.
  */
 export const DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
