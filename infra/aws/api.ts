@@ -129,10 +129,11 @@ export const DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as con
 /**
  * The face terminals' routes (the deviceSync function's: face changes and their results, the
  * questionnaires shown on the terminals), sized from the traffic of docs/scale.md:
- * - Rate: after an outage the terminals connect again at IoT Core's 500 connections a second per
- *   account, and each pulls its face changes when it connects: up to 500 pulls a second, and as
- *   many results posted after them, so 1,000 a second. The same rate serves the poll every
- *   terminal makes every 5 minutes for 300,000 terminals, and a grant's pages (one pull and one
+ * - Rate: after an outage the terminals connect again at IoT Core's 500 connect requests a second
+ *   per account (https://docs.aws.amazon.com/general/latest/gr/iot-core.html), and each pulls its
+ *   face changes when it connects: up to 500 pulls a second, and as many results posted after
+ *   them, so 1,000 a second. The same rate serves the poll every terminal makes every 5 minutes
+ *   (docs/device-protocol.md) for 300,000 terminals, and a grant's pages (one pull and one
  *   result per 100 changes per terminal) without a terminal waiting on the throttle more than on
  *   its photo downloads.
  * - Burst: a change to a person notifies every terminal that holds them at once, and each pulls at
