@@ -8,8 +8,11 @@ import type { QuestionnaireResultItem } from './questionnaires.ts';
  * on AWS, the local stand-in here).
  *
  * - `GET /v1/systems/live` answers where and how to connect ({@link LiveConnection}).
- * - The browser connects with the MQTT username `console` (plus the authorizer's name on AWS),
- *   the session token as the password, and a client id that starts with `clientPrefix`.
+ * - The browser connects with the MQTT username `console` (on AWS followed by
+ *   `?x-amz-customauthorizer-name=<authorizer>`), the session token as the password, and a client
+ *   id that starts with `clientPrefix`. The WebSocket address itself carries no query string: IoT
+ *   Core would then authenticate the WebSocket upgrade through its query-string path, calling the
+ *   authorizer without the MQTT username and password, which it refuses.
  * - The authorizer admits it while the session lives, and only to its own company's topics that
  *   the account's rights cover; logging out (or a login elsewhere) ends the connection at once.
  * - Each message on a topic is a {@link LiveMessage}: the records stored from one terminal message.
@@ -52,14 +55,37 @@ export function parseLiveClient(clientId: string): { tenantId: string; sessionRe
 
 /** `GET /v1/systems/live`. */
 export interface LiveConnection {
-  /** The broker's MQTT over WebSocket address. */
+  /** The broker's MQTT over WebSocket address, without a query string. */
   url: string;
-  /** The MQTT username (on AWS it names the custom authorizer too). */
+  /** The MQTT username; on AWS it names the custom authorizer too. */
   username: string;
   /** A client id is this and the tab's own id ({@link LIVE_TAB_ID}). */
   clientPrefix: string;
   /** The topics this account may subscribe to. */
   topics: Partial<Record<LiveTopic, string>>;
+}
+
+/**
+ * The answer of `GET /v1/systems/live`. On AWS the custom authorizer is named in the MQTT username
+ * only, as AWS's own clients do for custom authentication over MQTT on WebSocket; the credentials
+ * then travel in the MQTT CONNECT, where the authorizer reads them.
+ * https://docs.aws.amazon.com/iot/latest/developerguide/custom-auth.html
+ */
+export function liveConnection(options: {
+  wsUrl: string;
+  /** The IoT custom authorizer's name; unset on the local host. */
+  authorizerName?: string;
+  tenantId: string;
+  tokenHash: string;
+  topics: Partial<Record<LiveTopic, string>>;
+}): LiveConnection {
+  const named = options.authorizerName ? `?x-amz-customauthorizer-name=${encodeURIComponent(options.authorizerName)}` : '';
+  return {
+    url: options.wsUrl,
+    username: `${LIVE_USERNAME}${named}`,
+    clientPrefix: liveClientPrefix(options.tenantId, options.tokenHash),
+    topics: options.topics,
+  };
 }
 
 /** At most this many records in one message, so a message stays far below the broker's 128 KB. */

@@ -14,7 +14,7 @@ import {
   type UserInfo,
 } from '#contract/systems';
 import { TOTP_ISSUER, isTotpCode, twoFactorConfirmBody, twoFactorLoginBody, type RecoveryCodes, type TwoFactorEnrolment, type TwoFactorState } from '#contract/twoFactor';
-import { LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTopics, type LiveConnection, type LiveTopic } from '#contract/live';
+import { LIVE_TOPIC_CODES, liveConnection, liveTopics, type LiveTopic } from '#contract/live';
 import type { AuthCode } from '#contract/menu';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
@@ -278,17 +278,10 @@ export const systems = defineResource('systems', {
     async handle({ auth }) {
       const url = env('IOT_WS_URL');
       if (!url) throw new Error('IOT_WS_URL is not set');
-      const authorizer = env('IOT_AUTHORIZER_NAME');
       const all = liveTopics(auth.tenantId);
       const topics = Object.fromEntries((Object.keys(all) as LiveTopic[]).filter((t) => holdsAny(auth.account.authCodes, LIVE_TOPIC_CODES[t])).map((t) => [t, all[t]]));
-      // On AWS the authorizer is named in the WebSocket's address and in the MQTT username alike: IoT Core reads either.
-      const named = authorizer ? `?x-amz-customauthorizer-name=${encodeURIComponent(authorizer)}` : '';
-      return ok({
-        url: `${url}${named}`,
-        username: `${LIVE_USERNAME}${named}`,
-        clientPrefix: liveClientPrefix(auth.tenantId, auth.session.tokenHash),
-        topics,
-      } satisfies LiveConnection);
+      // On AWS the authorizer is named in the MQTT username only (contract/live.ts liveConnection).
+      return ok(liveConnection({ wsUrl: url, authorizerName: env('IOT_AUTHORIZER_NAME'), tenantId: auth.tenantId, tokenHash: auth.session.tokenHash, topics }));
     },
   }),
 

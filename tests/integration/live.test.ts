@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
-import { LIVE_CLIENTS_PER_SESSION, type LiveConnection, type LiveMessage } from '@passcloud/functions/contract/live';
+import { LIVE_CLIENTS_PER_SESSION, liveConnection, type LiveConnection, type LiveMessage } from '@passcloud/functions/contract/live';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { connectMqtt, MqttRefused, type MqttConnection } from '../../web/src/app/live/mqtt.ts';
@@ -132,6 +132,21 @@ describe('the live channel', () => {
     );
     await sleep(300);
     expect(heardA.items.get(info.topics.passes!)).toHaveLength(1);
+  });
+
+  it('names the authorizer in the MQTT username only, never in the WebSocket address, and connects so', async () => {
+    const info = await liveOf(a.token);
+    expect(new URL(info.url).search).toBe('');
+    // The answer as the deployed systems function builds it, where IOT_AUTHORIZER_NAME is set: IoT
+    // Core reads a query string on the WebSocket address as credentials for the upgrade, and calls
+    // the authorizer then without the MQTT username and password.
+    const onAws = liveConnection({ wsUrl: info.url, authorizerName: 'PassCloudDeviceAuthorizer', tenantId: a.tenantId, tokenHash: 'f'.repeat(64), topics: info.topics });
+    expect(onAws.url).toBe(info.url);
+    expect(new URL(onAws.url).search).toBe('');
+    expect(onAws.username).toBe('console?x-amz-customauthorizer-name=PassCloudDeviceAuthorizer');
+    // The same session connects with the username as AWS is given it.
+    const tab = await connect(a.token, { ...info, username: onAws.username });
+    expect(await tab.subscribe([info.topics.passes!])).toEqual([0]);
   });
 
   it('admits a session only with its own token, under its own client ids, to the topics its rights open', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
-import { liveClientPrefix, liveTopics, parseLiveClient } from '@passcloud/functions/contract/live';
+import { liveClientPrefix, liveConnection, liveTopics, parseLiveClient } from '@passcloud/functions/contract/live';
 import { deviceTopics, parseThingName, shadowTopics } from '@passcloud/functions/contract/protocol';
 import { MAX_POLICY_CHARS, MAX_POLICY_DOCUMENTS, consolePolicy, devicePolicy, isAllowed, policyDocuments, policyLength, type PolicyDocument } from '@passcloud/functions/iot/policy';
 import {
@@ -80,6 +80,18 @@ describe('the authorizer answers fit IoT Core', () => {
   it('refuses to answer a policy that would take more than 10 documents', () => {
     const topics = Array.from({ length: 400 }, (_, i) => `pc/${THING}/extra/${i}`);
     expect(() => policyDocuments(consolePolicy(THING, topics, LONGEST_PREFIX))).toThrow(/documents/);
+  });
+});
+
+describe('the console’s live channel on AWS', () => {
+  it('names the authorizer in the MQTT username, and leaves the WebSocket address without a query string', () => {
+    const wsUrl = 'wss://abc123-ats.iot.eu-west-1.amazonaws.com:443/mqtt';
+    const answer = liveConnection({ wsUrl, authorizerName: 'PassCloudDeviceAuthorizer', tenantId: TENANT, tokenHash: 'f'.repeat(64), topics: liveTopics(TENANT) });
+    expect(answer.url).toBe(wsUrl);
+    expect(new URL(answer.url).search).toBe('');
+    expect(answer.username).toBe('console?x-amz-customauthorizer-name=PassCloudDeviceAuthorizer');
+    expect(answer.clientPrefix).toBe(liveClientPrefix(TENANT, 'f'.repeat(64)));
+    expect(liveConnection({ wsUrl: 'ws://127.0.0.1:1883/mqtt', tenantId: TENANT, tokenHash: 'f'.repeat(64), topics: {} })).toMatchObject({ url: 'ws://127.0.0.1:1883/mqtt', username: 'console' });
   });
 });
 

@@ -70,6 +70,8 @@ async function start(): Promise<void> {
     const info = await api.get<LiveConnection>('/v1/systems/live', { quiet: true, silent: true });
     if (mine !== generation) return;
     topics = info.topics;
+    // The address as given, with no query string: on AWS the custom authorizer is named in the MQTT
+    // username, and the session token travels as the MQTT password, where the authorizer reads them.
     const open = await connectMqtt({ url: info.url, username: info.username, password: token, clientId: `${info.clientPrefix}${tabId}` });
     if (mine !== generation || !listening()) return open.close();
     const wanted = Object.values(info.topics);
