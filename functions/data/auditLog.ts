@@ -28,7 +28,8 @@ export interface AuditEntry {
   requestId: string;
 }
 
-export type NewAuditEntry = Omit<AuditEntry, 'auditId' | 'at'> & { at?: string };
+/** An entry to add; its time and id are given when it is queued, so a message received twice adds it once. */
+export type NewAuditEntry = Omit<AuditEntry, 'auditId' | 'at'> & { at?: string; auditId?: string };
 
 const partition = (tenantId: string): string => `${tenantId}#audit`;
 const sortKey = (at: string, auditId: string): string => `audit#${at}#${auditId}`;
@@ -40,9 +41,13 @@ function parseAuditKey(auditKey: string): { at: string; auditId: string } {
   return { at: new Date(Number(ms)).toISOString(), auditId };
 }
 
-/** Adds an entry. The key is new by construction; the condition makes sure no entry is ever replaced. */
+/**
+ * Adds an entry (the writer's, functions/jobs/auditWriter.ts). The condition makes sure no entry is
+ * ever replaced: an entry whose key is taken was added already (the same message received again)
+ * and is left as it is.
+ */
 export async function appendAudit(input: NewAuditEntry): Promise<AuditEntry> {
-  const entry: AuditEntry = { ...input, at: input.at ?? new Date().toISOString(), auditId: newId() };
+  const entry: AuditEntry = { ...input, at: input.at ?? new Date().toISOString(), auditId: input.auditId ?? newId() };
   const ttl = epochSeconds(new Date(Date.parse(entry.at) + AUDIT_RETENTION_DAYS * 86_400_000));
   await dynamo().send(
     new PutCommand({
@@ -50,7 +55,9 @@ export async function appendAudit(input: NewAuditEntry): Promise<AuditEntry> {
       Item: { pk: partition(entry.tenantId), sk: sortKey(entry.at, entry.auditId), ...entry, ttl },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
-  );
+  ).catch((error: unknown) => {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  });
   return entry;
 }
 

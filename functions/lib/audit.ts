@@ -1,8 +1,12 @@
 import type { AuditKind } from '#contract/audit';
-import { UNKNOWN_TENANT, appendAudit, type NewAuditEntry } from '#data/auditLog';
+import { UNKNOWN_TENANT, type NewAuditEntry } from '#data/auditLog';
 import type { RouteEntry } from '../routes.ts';
 import type { Auth } from './auth.ts';
 import { log } from './log.ts';
+import { sqs } from './aws.ts';
+import { newId } from './crypto.ts';
+import { env } from './env.ts';
+import { asQueueReader } from './localRole.ts';
 
 /** Longest parameter, field name or user agent kept in an entry. */
 const MAX_TEXT = 200;
@@ -93,9 +97,27 @@ export async function auditLogin(
   });
 }
 
-async function write(entry: NewAuditEntry): Promise<void> {
+/** The local host's writer: it adds each entry at once, in this process, where AWS queues it for the writer function. */
+let inProcess: ((entry: NewAuditEntry) => Promise<unknown>) | undefined;
+export function addAuditInProcess(writer: (entry: NewAuditEntry) => Promise<unknown>): void {
+  inProcess = writer;
+}
+
+/**
+ * Queues the entry for the audit log's only writer (functions/jobs/auditWriter.ts): a function
+ * that serves requests may add entries, never change or remove one (infra/aws/audit.ts). On the
+ * local host the writer adds it at once, with its own role.
+ */
+async function write(input: NewAuditEntry): Promise<void> {
+  const entry: NewAuditEntry = { ...input, at: input.at ?? new Date().toISOString(), auditId: input.auditId ?? newId() };
   try {
-    await appendAudit(entry);
+    const queueUrl = env('AUDIT_QUEUE_URL');
+    if (!queueUrl) {
+      if (!inProcess) throw new Error('no audit queue is configured (AUDIT_QUEUE_URL)');
+      return void (await asQueueReader('AUDIT_QUEUE_URL', 'jobs/auditWriter', inProcess)(entry));
+    }
+    const { client, sdk } = await sqs();
+    await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(entry) }));
   } catch (error) {
     log('error', 'audit entry not written', { entry, error: error instanceof Error ? error.message : String(error) });
   }

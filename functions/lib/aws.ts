@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { env } from './env.ts';
 import { guardClient } from './localRole.ts';
 
@@ -68,6 +69,14 @@ export async function ses() {
   const sdk = await import('@aws-sdk/client-sesv2');
   sesClient ??= new sdk.SESv2Client({ region });
   return { client: sesClient, sdk };
+}
+
+/** The SQS client and its commands, loaded when a function first queues a message (webhook deliveries, audit entries). */
+let sqsClient: SQSClient | undefined;
+export async function sqs() {
+  const sdk = await import('@aws-sdk/client-sqs');
+  sqsClient ??= new sdk.SQSClient({ region });
+  return { client: sqsClient, sdk };
 }
 
 /** Drops cached clients, for tests that change the endpoints. */

@@ -38,6 +38,7 @@ export const VARIABLES = {
   RECOMPUTE_WORKER_FUNCTION: { kind: 'stack', about: 'The attendance recomputation worker' },
   MAIL_WORKER_FUNCTION: { kind: 'stack', about: 'The mail service, started when alerts are queued' },
   WEBHOOK_QUEUE_URL: { kind: 'stack', about: 'The SQS queue between what makes webhook events and the webhook sender' },
+  AUDIT_QUEUE_URL: { kind: 'stack', about: 'The SQS queue of audit entries, read by their only writer' },
   WEBHOOK_DEAD_LETTER_ARN: { kind: 'stack', about: 'The webhook queue’s dead-letter queue, whose messages the sender marks dead' },
   LICENCE_PUBLIC_KEY: { kind: 'operator', about: 'The operator’s licence public key; without it activations answer 503' },
 

@@ -67,6 +67,17 @@ export function asWorker<A extends unknown[], R>(workerEnv: EnvName, work: (...a
   return (...args: A) => current.run(role, () => work(...args));
 }
 
+/**
+ * Local work that AWS does in another function fed by a queue: the caller's role must be allowed
+ * to queue the message on the queue `queueEnv` names (sqs:SendMessage, checked now), and `work`
+ * runs with the role of the function made from `entry`, the queue's reader.
+ */
+export function asQueueReader<A extends unknown[], R>(queueEnv: EnvName, entry: string, work: (...args: A) => R): (...args: A) => R {
+  if (!roles) return work;
+  checkLocalCall('sqs:SendMessage', queueEnv);
+  return (...args: A) => runAs(entry, () => work(...args));
+}
+
 /** Throws as AWS would when the running function may not call `action` on what the stack variable `name` names. */
 export function checkLocalCall(action: string, name: EnvName): void {
   const role = current.getStore();

@@ -1,5 +1,5 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { AnyEventType } from '#contract/webhooks';
+import { sqs } from './aws.ts';
 import { env } from './env.ts';
 import { log } from './log.ts';
 import { startLocalWork } from './localWork.ts';
@@ -36,15 +36,12 @@ export interface QueuedEvent {
 /** SQS's longest delay. */
 export const MAX_DELAY_MS = 900_000;
 
-let sqs: SQSClient | undefined;
-
 async function sendToSqs(queueUrl: string, messages: readonly DeliveryMessage[], delayMs: number): Promise<void> {
-  const sdk = await import('@aws-sdk/client-sqs');
-  sqs ??= new sdk.SQSClient({ region: env('AWS_REGION') ?? 'us-east-1' });
+  const { client, sdk } = await sqs();
   const delaySeconds = Math.min(MAX_DELAY_MS, Math.max(0, delayMs)) / 1000;
   for (let i = 0; i < messages.length; i += 10) {
     const part = messages.slice(i, i + 10);
-    const out = await sqs.send(
+    const out = await client.send(
       new sdk.SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: part.map((message, n) => ({ Id: String(n), MessageBody: JSON.stringify(message), DelaySeconds: Math.ceil(delaySeconds) })),

@@ -16,7 +16,7 @@ import type { Locale } from '#contract/locales';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'CONSOLE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CONSOLE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function accountJson(account: Account) {
   return {

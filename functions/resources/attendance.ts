@@ -66,7 +66,7 @@ import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
 
 /** Names as a message shows them: the first few, then how many more. */
 const NAMES_SHOWN = 5;

@@ -8,7 +8,7 @@ import { writeSheet, xlsxDownload } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'AUDIT_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function entryJson(entry: AuditEntry): AuditEntryJson {
   return {

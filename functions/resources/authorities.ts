@@ -47,7 +47,7 @@ import { presignedGet } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'GRANT_WORKER_FUNCTION', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'GRANT_WORKER_FUNCTION', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /** A grant of more person × device pairs than this (2,000 unless GRANT_INLINE_PAIRS says) is written by a background job (202 with its key). */
 const inlinePairs = (): number => Number(env('GRANT_INLINE_PAIRS') ?? 2000);

@@ -6,7 +6,7 @@ import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 /** A department may not move under itself or below one of its own descendants. */
 async function checkParent(tenantId: string, departmentKey: string | undefined, parentKey: string): Promise<void> {

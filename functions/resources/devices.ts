@@ -56,7 +56,7 @@ import { removeDevice } from './deviceRemoval.ts';
 import { questionnairesDesired } from './questionnaireDelivery.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 async function companyName(tenantId: string): Promise<string> {
   return (await findTenant(tenantId))?.companyName ?? '';

@@ -27,7 +27,7 @@ import { callItems, doorStationOf, intercomJson, isLive } from './intercomItems.
 import { openDoorDuringCall } from '../iot/openDoor.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 
   'CAPTURES_BUCKET',
   'EVENTS_TABLE',
   'EXPORT_WORKER_FUNCTION',

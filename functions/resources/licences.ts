@@ -6,7 +6,7 @@ import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'LICENCE_PUBLIC_KEY', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'LICENCE_PUBLIC_KEY', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 function publicKey(): string {
   const key = env('LICENCE_PUBLIC_KEY');

@@ -8,7 +8,7 @@ import { deliver, mailErrorText } from '#lib/mail';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
 
 /**
  * `/v1/settings/email`: the company's SMTP server, sender, recipients and content types. The

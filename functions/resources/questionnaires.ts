@@ -40,7 +40,7 @@ import { surveyHandlers } from './surveys.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
-  'AUDIT_TABLE',
+  'AUDIT_QUEUE_URL',
   'CAPTURES_BUCKET',
   'CONSOLE_URL',
   'EVENTS_TABLE',

@@ -39,7 +39,7 @@ import { emitTestEvent } from '#lib/webhookEvents';
 import { queueDeliveries } from '#lib/webhookQueue';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_TABLE', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID', 'WEBHOOK_QUEUE_URL']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID', 'WEBHOOK_QUEUE_URL']);
 
 /**
  * The receiver's host must resolve, and only to public addresses (private ones too with the local

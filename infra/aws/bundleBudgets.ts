@@ -17,6 +17,7 @@ export const BUNDLE_BUDGETS_KB: Readonly<Record<string, number>> = {
   'iot/authorizer': 730, // 663 KB
   'iot/ingest': 870, // 783 KB
   'jobs/attendanceClose': 740, // 669 KB
+  'jobs/auditWriter': 760, // 689 KB
   'jobs/attendanceMail': 810, // 728 KB
   'jobs/attendanceRecompute': 780, // 703 KB
   'jobs/grantPieces': 730, // 663 KB

@@ -20,6 +20,7 @@ import { buildId } from '../buildId.ts';
 import { DeviceIot } from './iot.ts';
 import { MailService } from './mail.ts';
 import { WebhookService } from './webhooks.ts';
+import { AuditLog } from './audit.ts';
 import { Buckets, Tables } from './storage.ts';
 import { ConsoleSite } from './web.ts';
 
@@ -34,13 +35,33 @@ export interface PassCloudStackProps extends StackProps {
    */
   licencePublicKey?: string;
   /**
-   * Concurrent runs each background worker (imports, record exports, grants, attendance recomputations) may have, reserved
-   * for it and capped there, so background work of one company can neither take the account's
-   * Lambda concurrency from the API nor be starved by it. 10 unless the context says
-   * (`--context workerConcurrency=N`); 0 leaves the workers unreserved (an account whose
-   * concurrency quota is too small to reserve from).
+   * Concurrent runs reserved for each of the six background workers (imports, record exports,
+   * grants and their pieces, client package notices, attendance recomputations) and capped there,
+   * so background work can neither take the account's Lambda concurrency from the API nor be
+   * starved by it (`--context workerConcurrency=N`). 0, the default, reserves nothing: Lambda keeps
+   * at least 100 of an account's concurrency unreserved, and a new account's quota may be as low
+   * as 10, so any reservation would fail the deploy there
+   * (https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html,
+   * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). With the quota
+   * raised to at least 100 + 6 × N, set N (docs/deploy.md); companies' jobs are capped per company
+   * either way (JOB_LIMIT_*).
    */
   workerConcurrency?: number;
+}
+
+/**
+ * The sender `cdk synth` is given (`--context mailFrom=...`), refused with the reason when it
+ * cannot work: missing, not an address, or in a domain reserved for examples and tests
+ * (RFC 2606, RFC 6761), which SES can never verify, so no verification code would ever arrive.
+ */
+export function checkSender(mailFrom: unknown): string {
+  const help = 'Give the sender of verification codes and alerts: cdk deploy --context mailFrom="Pass Cloud <no-reply@mail.your-domain.com>" (an address or domain you verify in Amazon SES; see docs/deploy.md).';
+  if (typeof mailFrom !== 'string' || mailFrom.trim() === '') throw new Error(`No mail sender is configured. ${help}`);
+  const address = senderAddress(mailFrom);
+  const domain = /^[^@\s]+@([^@\s]+\.[^@\s]+)$/.exec(address)?.[1]?.toLowerCase();
+  if (!domain) throw new Error(`The mail sender "${mailFrom}" is not an address. ${help}`);
+  if (/(^|\.)(example\.(com|net|org)|example|test|invalid|localhost|local)$/.test(domain)) throw new Error(`The mail sender's domain ${domain} is reserved and cannot be verified in SES. ${help}`);
+  return mailFrom;
 }
 
 /** The bare address of a sender written `Name <address>` or `address`. */
@@ -59,6 +80,7 @@ export class PassCloudStack extends Stack {
   readonly importWorker: HandlerFunction;
   readonly mail: MailService;
   readonly webhooks: WebhookService;
+  readonly audit: AuditLog;
   readonly retentionSweep: HandlerFunction;
   readonly recordExportWorker: HandlerFunction;
   readonly grantWorker: HandlerFunction;
@@ -76,9 +98,16 @@ export class PassCloudStack extends Stack {
     const tables = (this.tables = new Tables(this, 'Tables'));
     const buckets = (this.buckets = new Buckets(this, 'Buckets'));
     const mailAddress = senderAddress(props.mailFrom);
-    new EmailIdentity(this, 'MailIdentity', {
+    const mailIdentity = new EmailIdentity(this, 'MailIdentity', {
       identity: props.mailDomain ? Identity.domain(props.mailDomain) : Identity.email(mailAddress),
     });
+    // A domain identity is verified, and signs its mail, once these three CNAME records are in its
+    // DNS zone (https://docs.aws.amazon.com/ses/latest/dg/send-email-authentication-dkim-easy.html).
+    if (props.mailDomain) {
+      mailIdentity.dkimRecords.forEach((record, i) => {
+        new CfnOutput(this, `MailDkimRecord${i + 1}`, { description: 'Publish in the mail domain’s DNS zone: name CNAME value', value: `${record.name} CNAME ${record.value}` });
+      });
+    }
     // CloudFormation generates the value; CloudFront and the functions read it through a dynamic reference.
     const originVerify = (this.originVerify = new Secret(this, 'OriginVerify', {
       description: 'Pass Cloud: header value CloudFront sends to the API (x-origin-verify)',
@@ -106,10 +135,10 @@ export class PassCloudStack extends Stack {
       environment,
       timeout: Duration.seconds(30),
     }));
-    grantTable(jobFailures, tables.byEnv.MAIN_TABLE!, 'readWrite');
+    // The jobs are in the events table only; their slots are given back there too.
     grantTable(jobFailures, tables.byEnv.EVENTS_TABLE!, 'readWrite');
     const onFailure = new LambdaDestination(jobFailures, { responseOnly: false });
-    const reserved = props.workerConcurrency ?? 10;
+    const reserved = props.workerConcurrency ?? 0;
     const workerConcurrency = reserved > 0 ? { reservedConcurrentExecutions: reserved } : {};
     const importWorker = (this.importWorker = new HandlerFunction(this, 'ImportWorker', {
       entry: resolve(REPO_ROOT, 'functions/jobs/imports.ts'),
@@ -134,19 +163,22 @@ export class PassCloudStack extends Stack {
     // Webhooks: the delivery queue and its sender; the signing secrets are sealed with the settings key.
     const webhookService = (this.webhooks = new WebhookService(this, 'Webhooks', { environment, key: mail.key }));
 
+    // The audit log's only writer, fed by a queue (infra/aws/audit.ts).
+    const audit = (this.audit = new AuditLog(this, 'Audit', { environment, table: tables.byEnv.AUDIT_TABLE! }));
+
     this.api = new Api(this, 'Api', { environment });
 
     // Each function gets only what it touches.
     const main = tables.byEnv.MAIN_TABLE!;
     const events = tables.byEnv.EVENTS_TABLE!;
     const { systems, files, groups, departments, employees, visitors, devices, licences, accounts, settings } = this.api.functions;
-    // Every API function adds audit entries (lib/audit.ts) and, for console sessions, notes when a
+    // Every API function queues audit entries (lib/audit.ts) and, for console sessions, notes when a
     // session was last used and removes one that has ended (lib/auth.ts); only the audit section
     // reads the entries back.
     const auditLog = tables.byEnv.AUDIT_TABLE!;
     const sessionResources = new Set<Resource>(routes.filter((route) => route.access === 'session').map((route) => route.resource));
     for (const [resource, fn] of Object.entries(this.api.functions)) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [auditLog.tableArn] }));
+      audit.grantSend(fn);
       if (sessionResources.has(resource as Resource)) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'], resources: [main.tableArn] }));
     }
     grantTable(this.api.functions.audit, main, 'read');
@@ -219,7 +251,9 @@ export class PassCloudStack extends Stack {
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
       grantListing(fn, buckets.data.photos);
       // Erasing a person: the captures of their pass records (HeadObject to count them, then removal).
+      // Many were never uploaded or have expired: without listing, S3 answers those 403, not 404.
       this.grantObjects(fn, [buckets.data.captures], ['s3:GetObject', 's3:DeleteObject']);
+      grantListing(fn, buckets.data.captures);
       // Background imports: the job record, the presigned upload (PutObject), its size (GetObject), removal of an oversized file.
       grantTable(fn, events, 'readWrite');
       this.grantObjects(fn, [buckets.data.imports], ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);

@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, StorageClass, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type TableDef } from '@passcloud/functions/data/tables';
@@ -76,15 +76,16 @@ export class Buckets extends Construct {
     const logged = (prefix: string): BucketProps => ({ ...secure, serverAccessLogsBucket: this.logs, serverAccessLogsPrefix: `s3/${prefix}/` });
     this.data = {
       photos: new Bucket(this, 'Photos', logged('photos')),
-      captures: new Bucket(this, 'Captures', {
-        ...logged('captures'),
-        lifecycleRules: [
-          { id: 'captures-to-infrequent-access', transitions: [{ storageClass: StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(30) }] },
-          { id: 'captures-expire', expiration: Duration.days(180) },
-        ],
-      }),
+      // Captures stay in S3 Standard: they are under 128 KB, and Standard-IA charges every object as
+      // at least 128 KB and 30 days (https://aws.amazon.com/s3/pricing/), so moving them would cost more.
+      captures: new Bucket(this, 'Captures', { ...logged('captures'), lifecycleRules: [{ id: 'captures-expire', expiration: Duration.days(180) }] }),
       recordings: new Bucket(this, 'Recordings', { ...logged('recordings'), lifecycleRules: [{ id: 'recordings-expire', expiration: Duration.days(365) }] }),
-      packages: new Bucket(this, 'Packages', { ...logged('packages'), versioned: true }),
+      // Versioned, so an overwritten or removed package can be restored for 30 days; older versions go.
+      packages: new Bucket(this, 'Packages', {
+        ...logged('packages'),
+        versioned: true,
+        lifecycleRules: [{ id: 'packages-old-versions', noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      }),
       // The import worker removes each file when done; files never imported go after two days.
       imports: new Bucket(this, 'Imports', {
         ...logged('imports'),

@@ -35,14 +35,18 @@ export class WebhookService extends Construct {
   constructor(scope: Construct, id: string, props: WebhookServiceProps) {
     super(scope, id);
     this.key = props.key;
+    // The sender waits at most 10 s per receiver and works on a batch's messages at once: a minute
+    // covers a batch; SQS hides a message six times that from other receipts (as Lambda advises).
+    // Both queues feed the sender, and Lambda refuses to map a queue whose visibility timeout is
+    // shorter than the function's timeout
+    // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html#events-sqs-queueconfig).
+    const timeout = Duration.seconds(60);
     this.deadLetters = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      visibilityTimeout: Duration.seconds(timeout.toSeconds() * 6),
       retentionPeriod: Duration.days(14),
     });
-    // The sender waits at most 10 s per receiver and works on a batch's messages at once: a minute
-    // covers a batch; SQS hides a message six times that from other receipts (as Lambda advises).
-    const timeout = Duration.seconds(60);
     this.queue = new Queue(this, 'Deliveries', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -1,10 +1,10 @@
 import { App } from 'aws-cdk-lib';
 import { addNagChecks } from '../aws/nag.ts';
-import { PassCloudStack } from '../aws/stack.ts';
+import { checkSender, PassCloudStack } from '../aws/stack.ts';
 
 const app = new App();
 new PassCloudStack(app, app.node.tryGetContext('stackName') ?? 'PassCloud', {
-  mailFrom: app.node.tryGetContext('mailFrom') ?? 'no-reply@example.com',
+  mailFrom: checkSender(app.node.tryGetContext('mailFrom')),
   mailDomain: app.node.tryGetContext('mailDomain'),
   licencePublicKey: app.node.tryGetContext('licencePublicKey'),
   ...(app.node.tryGetContext('workerConcurrency') !== undefined ? { workerConcurrency: Number(app.node.tryGetContext('workerConcurrency')) } : {}),

@@ -53,7 +53,7 @@ interface Rule {
   text: string;
 }
 
-const CONDITION_OPERATORS = new Set(['StringEquals', 'StringLike', 'StringNotEquals', 'Bool', 'ArnLike', 'ArnEquals']);
+const CONDITION_OPERATORS = new Set(['StringEquals', 'StringLike', 'StringNotEquals', 'Bool', 'ArnLike', 'ArnEquals', 'ArnNotLike', 'ArnNotEquals']);
 
 const glob = (pattern: string, caseless = false) =>
   new RegExp(
@@ -80,6 +80,8 @@ export class AccessDenied extends Error {
 /** The roles of the synthesized stack, with the local names of what they name. */
 export class StackRoles implements LocalRoles {
   private readonly rules = new Map<string, Rule[]>();
+  /** Each function's role, as `aws:PrincipalArn` names it. */
+  private readonly principal = new Map<string, string>();
   private readonly roleByEntry = new Map<string, string>();
   private readonly roleByVariable = new Map<string, string>();
   /** Logical id → the stack variable that names it in some function's environment. */
@@ -111,6 +113,7 @@ export class StackRoles implements LocalRoles {
       if (!role) continue;
       functionsOfRole.set(role, [...(functionsOfRole.get(role) ?? []), id]);
       this.rules.set(id, []);
+      this.principal.set(id, this.arn(role));
     }
     for (const resource of Object.values(this.resources)) {
       if (resource.Type !== 'AWS::IAM::Policy') continue;
@@ -122,6 +125,18 @@ export class StackRoles implements LocalRoles {
     for (const [role, fns] of functionsOfRole) {
       const inline = list(this.resources[role]?.Properties?.Policies as { PolicyDocument?: { Statement?: Statement[] } }[] | undefined);
       for (const policy of inline) for (const fn of fns) this.rules.get(fn)!.push(...list(policy.PolicyDocument?.Statement).map((s) => this.rule(s)));
+    }
+    // A table's own policy: its denials hold for every role (it names the table as `*`). An allow
+    // there would grant across accounts, which this stack never does.
+    for (const [id, resource] of Object.entries(this.resources)) {
+      if (resource.Type !== 'AWS::DynamoDB::Table') continue;
+      const statements = list((resource.Properties?.ResourcePolicy as { PolicyDocument?: { Statement?: Statement | Statement[] } } | undefined)?.PolicyDocument?.Statement);
+      for (const statement of statements) {
+        if (statement.Effect !== 'Deny') throw new Error(`a table policy that allows is not evaluated locally: ${JSON.stringify(statement)}`);
+        const table = this.arn(id);
+        const denial = this.rule({ ...statement, Resource: [table, `${table}/index/*`] });
+        for (const rules of this.rules.values()) rules.push(denial);
+      }
     }
   }
 
@@ -152,9 +167,10 @@ export class StackRoles implements LocalRoles {
     );
   }
 
-  allows(role: string, action: string, resource: string, context: Record<string, string> = {}): boolean {
+  allows(role: string, action: string, resource: string, requestContext: Record<string, string> = {}): boolean {
     const rules = this.rules.get(role);
     if (!rules) throw new Error(`no role ${role} in the stack`);
+    const context = { 'aws:PrincipalArn': this.principal.get(role)!, ...requestContext };
     let allowed = false;
     for (const rule of rules) {
       if (!rule.actions.some((a) => a.test(action))) continue;
@@ -306,6 +322,8 @@ export class StackRoles implements LocalRoles {
         return `${at('sqs')}:${id}`;
       case 'AWS::KMS::Key':
         return `${at('kms')}:key/${id}`;
+      case 'AWS::IAM::Role':
+        return `arn:aws:iam::${LOCAL_ACCOUNT}:role/${id}`;
       case 'AWS::Logs::LogGroup':
         return `${at('logs')}:log-group:${id}:*`;
       default:
@@ -342,7 +360,10 @@ function conditionHolds(condition: { operator: string; key: string; values: stri
   const value = context[condition.key];
   switch (condition.operator) {
     case 'StringNotEquals':
+    case 'ArnNotEquals':
       return value === undefined || !condition.values.includes(value);
+    case 'ArnNotLike':
+      return value === undefined || !condition.values.some((v) => glob(v).test(value));
     case 'StringEquals':
     case 'ArnEquals':
     case 'Bool':

@@ -166,6 +166,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('@passcloud/functions/jobs/webhookSender'),
     import('@passcloud/functions/data/webhooks'),
   ]);
+  // Audit entries are added by their writer's code, with its role, where AWS queues them for it.
+  const [{ addAuditInProcess }, { appendAudit }] = await Promise.all([import('@passcloud/functions/lib/audit'), import('@passcloud/functions/data/auditLog')]);
+  addAuditInProcess(appendAudit);
   consumeWebhooksInProcess(
     asFunction('jobs/webhookSender', processDelivery),
     asFunction('jobs/webhookSender', (message) => markWorkerFailed(message.tenantId, message.webhookKey, message.eventId, message.event)),

@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { PassCloudStack } from '../aws/stack.ts';
 import { HandlerFunction, REPO_ROOT } from '../aws/api.ts';
+import { cdkContext } from '../aws/context.ts';
 import { LOCAL_ACCOUNT, type SynthesizedRoles } from './roles.ts';
 
 /**
@@ -16,7 +17,7 @@ const [out, region] = process.argv.slice(2);
 if (!out || !region) throw new Error('usage: synthRoles.ts <out.json> <region>');
 const outdir = mkdtempSync(join(tmpdir(), 'passcloud-roles-'));
 try {
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { ...cdkContext(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new PassCloudStack(app, 'PassCloudLocal', {
     mailFrom: 'Pass Cloud <no-reply@passcloud.example.org>',
     env: { account: LOCAL_ACCOUNT, region },

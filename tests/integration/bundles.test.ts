@@ -18,6 +18,8 @@ import { routes, type RouteEntry } from '@passcloud/functions/routes';
 import { apiRouteKey, apiRoutes, matchApiRoute } from '@passcloud/functions/apiRoutes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
 import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhooks';
+import { listAudit } from '@passcloud/functions/data/auditLog';
+import { newId } from '@passcloud/functions/lib/crypto';
 import { eventBody, eventId } from '@passcloud/functions/lib/webhookEvents';
 import type { WebhookCreated } from '@passcloud/functions/contract/webhooks';
 import { call, encrypt, login, newCompany, securityKey, unique } from '../support/api.ts';
@@ -399,6 +401,34 @@ describe('the deployed bundles', () => {
     }
   });
 
+  it('add audit entries from their queue, each once and never over another, and drop a message that is not an entry', async () => {
+    const entry = {
+      tenantId,
+      auditId: newId(),
+      at: new Date().toISOString(),
+      kind: 'change',
+      accountId: null,
+      username: 'bundle-writer',
+      action: 'POST /v1/groups',
+      target: {},
+      fields: ['name'],
+      code: 200,
+      reason: null,
+      sourceIp: '203.0.113.9',
+      userAgent: null,
+      requestId: randomUUID(),
+    };
+    const message = (body: string) => ({ messageId: randomUUID(), receiptHandle: 'r', body, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:audit', awsRegion: 'eu-west-1' });
+    const writer = bundleOf(stack.audit.writer);
+    const [first] = await run(writer, [{ Records: [message(JSON.stringify(entry)), message('{"not":"an entry"}'), message('not json')] }]);
+    expect(first, first?.error).toMatchObject({ ok: true, value: { batchItemFailures: [] } });
+    // The same message received again, or one naming the same key with other values, changes nothing.
+    const [again] = await run(writer, [{ Records: [message(JSON.stringify(entry)), message(JSON.stringify({ ...entry, username: 'someone-else' }))] }]);
+    expect(again, again?.error).toMatchObject({ ok: true, value: { batchItemFailures: [] } });
+    const listed = await listAudit(tenantId, {}, 100);
+    expect(listed.items.filter((item) => item.auditId === entry.auditId)).toEqual([expect.objectContaining({ username: 'bundle-writer', action: 'POST /v1/groups' })]);
+  });
+
   it('read no deployed variable their construct does not set', () => {
     expect([...undeclaredReads]).toEqual([]);
   });
@@ -421,6 +451,7 @@ describe('the deployed bundles', () => {
       stack.recomputeWorker,
       stack.jobFailures,
       stack.webhooks.sender,
+      stack.audit.writer,
     ].map((fn) => stack.getLogicalId(fn.node.defaultChild as CfnElement)));
     expect(bundles.map((b) => b.id).filter((id) => !covered.has(id))).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { PassCloudStack } from '@passcloud/infra/aws/stack';
 import { HandlerFunction } from '@passcloud/infra/aws/api';
 import { functionName } from '@passcloud/infra/aws/bundle';
 import { addNagChecks } from '@passcloud/infra/aws/nag';
+import { cdkContext } from '@passcloud/infra/aws/context';
 import { SYNTH_STACK_NAME, SYNTH_STACK_PROPS, type SynthFunction, type SynthOutput } from './synthOutput.ts';
 
 /**
@@ -18,7 +19,7 @@ if (!outdir) throw new Error('usage: synthStack.ts <outdir>');
 mkdirSync(outdir, { recursive: true });
 try {
   const assemblyDir = join(outdir, 'cdk.out');
-  const app = new App({ outdir: assemblyDir });
+  const app = new App({ outdir: assemblyDir, context: cdkContext() });
   const stack = new PassCloudStack(app, SYNTH_STACK_NAME, SYNTH_STACK_PROPS);
   addNagChecks(app);
   const artifact = app.synth().getStackByName(stack.stackName);
