@@ -64,6 +64,24 @@ export function checkSender(mailFrom: unknown): string {
   return mailFrom;
 }
 
+/** The domain verified in SES instead of the single address (`--context mailDomain=...`): the sender must be in it. */
+export function checkMailDomain(mailDomain: unknown, mailFrom: string): string | undefined {
+  if (mailDomain === undefined || mailDomain === '') return undefined;
+  const domain = typeof mailDomain === 'string' ? mailDomain.trim().toLowerCase() : '';
+  const sender = senderAddress(mailFrom).toLowerCase();
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) throw new Error(`The mail domain "${String(mailDomain)}" is not a domain name.`);
+  if (!sender.endsWith(`@${domain}`)) throw new Error(`The mail sender ${sender} is not in the verified domain ${domain}: SES would refuse to send from it.`);
+  return domain;
+}
+
+/** Concurrent runs reserved for each background worker (`--context workerConcurrency=N`): a whole number from 0 to 1,000. */
+export function checkWorkerConcurrency(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error(`workerConcurrency must be a whole number from 0 to 1000, not "${String(value)}".`);
+  return n;
+}
+
 /** The bare address of a sender written `Name <address>` or `address`. */
 export function senderAddress(mailFrom: string): string {
   return (/<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();

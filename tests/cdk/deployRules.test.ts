@@ -7,7 +7,9 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { checkSender } from '@passcloud/infra/aws/stack';
+import { checkMailDomain, checkSender, checkWorkerConcurrency, PassCloudStack } from '@passcloud/infra/aws/stack';
+import { Template } from 'aws-cdk-lib/assertions';
+import { SYNTH_STACK_PROPS } from '../support/synthOutput.ts';
 import { cdkContext } from '@passcloud/infra/aws/context';
 import { REPO_ROOT } from '@passcloud/infra/aws/api';
 import { synthesized } from '../support/synthOutput.ts';
@@ -104,5 +106,21 @@ describe('cdk synth', () => {
     expect(() => checkSender('Pass Cloud <alerts@mail.test>')).toThrow(/reserved/);
     expect(() => checkSender('not an address')).toThrow(/not an address/);
     expect(checkSender('Pass Cloud <no-reply@mail.acme-security.com>')).toBe('Pass Cloud <no-reply@mail.acme-security.com>');
+    // A verified domain must hold the sender; the concurrency must be a whole number.
+    expect(checkMailDomain('mail.acme-security.com', 'Pass Cloud <no-reply@mail.acme-security.com>')).toBe('mail.acme-security.com');
+    expect(() => checkMailDomain('acme-security.com', 'no-reply@mail.other.com')).toThrow(/not in the verified domain/);
+    expect(() => checkMailDomain('not a domain', 'no-reply@mail.other.com')).toThrow(/not a domain name/);
+    expect(checkWorkerConcurrency(undefined)).toBeUndefined();
+    expect(checkWorkerConcurrency('10')).toBe(10);
+    for (const wrong of ['ten', '2.5', '-1', '5000']) expect(() => checkWorkerConcurrency(wrong), wrong).toThrow(/whole number/);
+  });
+
+  it('prints the three DKIM records to publish when a whole domain is verified', () => {
+    const app = new App({ context: { ...cdkContext(), 'aws:cdk:bundling-stacks': [] } });
+    const stack = new PassCloudStack(app, 'PassCloudDomain', { ...SYNTH_STACK_PROPS, mailFrom: 'Pass Cloud <no-reply@mail.acme-security.com>', mailDomain: 'mail.acme-security.com' });
+    const outputs = Template.fromStack(stack).toJSON().Outputs as Record<string, { Value: unknown }>;
+    const dkim = Object.keys(outputs).filter((name) => name.startsWith('MailDkimRecord'));
+    expect(dkim.sort()).toEqual(['MailDkimRecord1', 'MailDkimRecord2', 'MailDkimRecord3']);
+    for (const name of dkim) expect(JSON.stringify(outputs[name]!.Value)).toContain('DkimDNSTokenName');
   });
 });
