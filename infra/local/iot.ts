@@ -9,6 +9,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/functions/contract/shadow';
 import { RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
 import { authorize, policyPrefix, type AuthorizerEvent } from '@passcloud/functions/iot/authorizer';
+import { asFunction } from '@passcloud/functions/lib/localRole';
 import { ingest } from '@passcloud/functions/iot/ingest';
 import { isAllowed, type PolicyDocument } from '@passcloud/functions/iot/policy';
 import { log } from '@passcloud/functions/lib/log';
@@ -341,7 +342,9 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   const host = options.host ?? '127.0.0.1';
   // MQTT 3.1 clients are held to IoT Core's client id size too (aedes checks only those against this).
   const broker = await Aedes.createBroker({ maxClientsIdLength: MAX_CLIENT_ID_BYTES });
-  const authorizer = options.authorizer ?? authorize;
+  // The authorizer and the rules' ingest run with their own roles, as their functions do on AWS (infra/local/roles.ts).
+  const authorizer = options.authorizer ?? asFunction('iot/authorizer', authorize);
+  const ingestAs = asFunction('iot/ingest', ingest);
   const shadows = new ShadowStore(options.shadowFile);
   const policies = new Map<Client, PolicyDocument[]>();
   const prefix = policyPrefix();
@@ -547,7 +550,7 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   for (const filter of Object.values(RULE_FILTERS)) {
     await subscribe(filter, (packet) => {
       inFlight++;
-      void countLocalWork(ingest(ruleEvent(packet.topic, packet.payload)))
+      void countLocalWork(ingestAs(ruleEvent(packet.topic, packet.payload)))
         .catch((error: unknown) => log('error', 'rule action failed', { topic: packet.topic, error: String(error) }))
         .finally(() => inFlight--);
     });
