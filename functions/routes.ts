@@ -90,7 +90,9 @@ export const routes = [
   { method: 'DELETE', path: '/v1/departments/{departmentKey}', resource: 'departments', access: 'session', authCode: 'pass:employee' },
   { method: 'GET', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees', resource: 'employees', access: 'session', authCode: 'pass:employee' },
-  { method: 'GET', path: '/v1/employees/export', resource: 'employees', access: 'session', authCode: 'pass:employee', audit: 'export', reauth: true },
+  // The filtered list as a workbook, written in the background by the export worker; the job as the console follows it.
+  { method: 'POST', path: '/v1/employees/exports', resource: 'employees', access: 'session', authCode: 'pass:employee', audit: 'export', reauth: true },
+  { method: 'GET', path: '/v1/employees/exports/{jobKey}', resource: 'employees', access: 'session', authCode: 'pass:employee' },
   { method: 'POST', path: '/v1/employees/imports', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/avatars', resource: 'employees', access: 'session', authCode: 'pass:employee', binary: true },
   { method: 'POST', path: '/v1/employees/imports/jobs', resource: 'employees', access: 'session', authCode: 'pass:employee' },
@@ -133,7 +135,9 @@ export const routes = [
   { method: 'GET', path: '/v1/attendance/recompute/{jobKey}', resource: 'attendance', access: 'session', authCodes: ['pass:attendance-statistics', 'pass:attendance-settings'] },
   { method: 'GET', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
-  { method: 'GET', path: '/v1/visitors/export', resource: 'visitors', access: 'session', authCode: 'pass:visitor', audit: 'export', reauth: true },
+  // The filtered list as a workbook, written in the background by the export worker; the job as the console follows it.
+  { method: 'POST', path: '/v1/visitors/exports', resource: 'visitors', access: 'session', authCode: 'pass:visitor', audit: 'export', reauth: true },
+  { method: 'GET', path: '/v1/visitors/exports/{jobKey}', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },
   { method: 'POST', path: '/v1/visitors/imports', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/avatars', resource: 'visitors', access: 'session', authCode: 'pass:visitor', binary: true },
   { method: 'POST', path: '/v1/visitors/imports/jobs', resource: 'visitors', access: 'session', authCode: 'pass:visitor' },

@@ -556,7 +556,7 @@ export type ExportState = 'queued' | 'running' | 'done' | 'failed';
 export interface ExportJob {
   tenantId: string;
   jobKey: string;
-  list: 'pass' | 'blacklist' | 'calls' | 'questionnaireResults';
+  list: 'pass' | 'blacklist' | 'calls' | 'questionnaireResults' | 'employees' | 'visitors';
   /** The filter as the caller gave it (days, not moments: the worker resolves them). */
   query: Record<string, unknown>;
   locale: string;

@@ -1,5 +1,6 @@
 import { PERSONNEL_COLUMNS, departmentBody, employeeCreateBody, groupBody, visitorCreateBody, type PersonKind, type TemplateColumn } from '#contract/people';
 import type { FieldIssue } from '#lib/errors';
+import type { MessageId } from '#lib/i18n';
 
 /** Rules of the personnel workbook, free of I/O. */
 
@@ -111,3 +112,17 @@ export function judgeZipEntry(name: string, isLink: boolean): ZipEntryVerdict {
   if (!match || !match[1]!.trim()) return { kind: 'skip', reason: 'zip.badName' };
   return { kind: 'photo', personId: match[1]!.trim(), extension: match[2]!.toLowerCase() === 'png' ? 'png' : 'jpg' };
 }
+
+/** The message naming each column, in headers of imports and exports. */
+export const COLUMN_MESSAGE: Record<ColumnKey, MessageId> = {
+  personId: 'column.personId',
+  name: 'column.name',
+  role: 'column.role',
+  gender: 'column.gender',
+  group: 'column.group',
+  phone: 'column.phone',
+  email: 'column.email',
+  icCard: 'column.icCard',
+  department: 'column.department',
+  remark: 'column.remark',
+};

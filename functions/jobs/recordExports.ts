@@ -9,6 +9,7 @@ import { releaseJobSlot } from '#data/jobSlots';
 import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
 import { callRows } from './callExports.ts';
 import { questionnaireRows } from './questionnaireExports.ts';
+import { peopleRows } from './peopleExports.ts';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log } from '#lib/log';
@@ -20,7 +21,8 @@ import { declareEnvironment } from '#lib/env';
 export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
- * The background export of pass records (and of intercom calls, jobs/callExports.ts): reads the filtered range page by page, writes the rows
+ * The background export of pass records (and of intercom calls, jobs/callExports.ts, questionnaire results and
+ * employees and visitors, jobs/peopleExports.ts): reads the filtered range page by page, writes the rows
  * to a workbook on disk as it goes (headers and values in the language of the caller who asked),
  * records its progress about once a second, and stores the workbook in the imports bucket (under
  * `export/`, which the bucket's lifecycle expires) for the job's download link.
@@ -71,7 +73,9 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
         ? await callRows(job, timeZone, t)
         : job.list === 'questionnaireResults'
           ? await questionnaireRows(job, timeZone, t)
-          : await passRecordRows(job, timeZone, t);
+          : job.list === 'employees' || job.list === 'visitors'
+            ? await peopleRows(job, t)
+            : await passRecordRows(job, timeZone, t);
     if (source.total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(source.total, RECORD_EXPORT_MAX_ROWS) });
     const file = join(dir, 'export.xlsx');
     const workbook = new (await loadExcel()).stream.xlsx.WorkbookWriter({ filename: file, useStyles: true });

@@ -24,9 +24,9 @@ export function auditKindOf(route: RouteEntry): AuditKind | undefined {
   return route.method === 'GET' ? undefined : 'change';
 }
 
-/** The names of what a request sent: the body's top-level fields, or for a read the query's. Never values. */
-function fieldNames(kind: AuditKind, body: unknown, query: Record<string, string | undefined> | undefined): string[] {
-  const source = kind === 'change' || kind === 'logout' ? body : query;
+/** The names of what a request sent: the body's top-level fields, or for a GET the query's. Never values. */
+function fieldNames(method: RouteEntry['method'], body: unknown, query: Record<string, string | undefined> | undefined): string[] {
+  const source = method === 'GET' ? query : body;
   if (!source || typeof source !== 'object' || Array.isArray(source)) return [];
   return Object.keys(source).slice(0, MAX_FIELDS).map(clip);
 }
@@ -59,7 +59,7 @@ export async function auditRequest(request: AuditedRequest): Promise<void> {
     username: request.auth.account.username,
     action: `${request.route.method} ${request.route.path}`,
     target,
-    fields: fieldNames(kind, request.body, request.query),
+    fields: fieldNames(request.route.method, request.body, request.query),
     code: request.code,
     reason: null,
     sourceIp: request.sourceIp,

@@ -224,7 +224,9 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     const rawBody = decodeBody(event);
     const params = parse(def.params, found.params, locale, '');
     const query = parse(def.query, event.queryStringParameters ?? {}, locale, '');
-    const body = def.raw ? undefined : parse(def.body, parseJson(rawBody), locale, '');
+    // What was sent, before its schema fills in defaults: the audit log names these fields.
+    const sent = def.raw ? undefined : parseJson(rawBody);
+    const body = def.raw ? undefined : parse(def.body, sent, locale, '');
     if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
     const reply = await def.handle({
       body,
@@ -246,7 +248,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
         route,
         auth,
         params: Object.keys(found.params).length ? found.params : undefined,
-        body,
+        body: sent,
         query: event.queryStringParameters,
         code: 'raw' in reply ? reply.raw.statusCode ?? 200 : reply.code,
         sourceIp,

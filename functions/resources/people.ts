@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { PERSON_KEY_PARAMS, importJobBody, importJobParams, versionQuery, type PersonKind } from '#contract/people';
+import { exportJobParams } from '#contract/passRecords';
 import { findAttendanceGroup, noteRulesChanged } from '#data/attendanceRules';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
@@ -9,7 +10,8 @@ import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#li
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';
 import { erasePerson, erasureReceipt } from './erasure.ts';
 import { createJob, readJob, startJob } from './importJobs.ts';
-import { exportWorkbook, importPhotos, importWorkbook } from './peopleImport.ts';
+import { importPhotos, importWorkbook } from './peopleImport.ts';
+import { exportJson, requireExport, startExport } from './exportJobs.ts';
 
 /** What employees and visitors share: their routes, the JSON of a person, reference checks, listing and deletion. */
 
@@ -92,7 +94,8 @@ type Item<K extends PersonKind> = `${Base<K>}/{${K}Key}`;
 type SharedRoute<K extends PersonKind> =
   | `GET ${Base<K>}`
   | `POST ${Base<K>}`
-  | `GET ${Base<K>}/export`
+  | `POST ${Base<K>}/exports`
+  | `GET ${Base<K>}/exports/{jobKey}`
   | `POST ${Base<K>}/imports`
   | `POST ${Base<K>}/imports/avatars`
   | `POST ${Base<K>}/imports/jobs`
@@ -138,11 +141,18 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
         return created(await personJson(person));
       },
     }),
-    [`GET ${base}/export`]: sessionRoute({
-      query: schemas.listQuery,
-      async handle({ auth, query, locale }) {
-        const { pageSize: _pageSize, cursor: _cursor, ...filter } = query;
-        return exportWorkbook(auth.tenantId, kind, filter, locale);
+    [`POST ${base}/exports`]: sessionRoute({
+      body: schemas.listQuery,
+      async handle({ auth, body, locale }) {
+        const { pageSize: _pageSize, cursor: _cursor, ...filter } = body;
+        // The filter is read as the list reads it: a group or department of no one matches no one.
+        return startExport(auth.tenantId, `${kind}s`, filter, locale, async () => undefined);
+      },
+    }),
+    [`GET ${base}/exports/{jobKey}`]: sessionRoute({
+      params: exportJobParams,
+      async handle({ auth, params }) {
+        return ok(await exportJson(await requireExport(auth.tenantId, `${kind}s`, params.jobKey)));
       },
     }),
     [`POST ${base}/imports`]: sessionRoute({

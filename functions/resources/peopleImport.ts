@@ -11,6 +11,7 @@ import {
   mapHeaders,
   readRow,
   rowIssues,
+  COLUMN_MESSAGE,
   type ColumnKey,
 } from '#domain/peopleImport';
 import { uniqueValue } from '#domain/people';
@@ -22,10 +23,8 @@ import {
   findClaims,
   findPeople,
   findPerson,
-  listPeople,
   personUniques,
   updatePerson,
-  type PeopleFilter,
   type Person,
   type PersonInput,
 } from '#data/people';
@@ -36,23 +35,10 @@ import { conflictIssue, issueSentence, zodIssues } from '#lib/issues';
 import { parseMultipart } from '#lib/multipart';
 import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
-import { readFirstSheet, writeSheet, xlsxDownload } from '#lib/xlsx';
+import { readFirstSheet } from '#lib/xlsx';
 import { isZip, listZip, type ZipEntry } from '#lib/zip';
 
-/** Two-step import (workbook, then photo archive) and export of employees and visitors. */
-
-const COLUMN_MESSAGE: Record<ColumnKey, MessageId> = {
-  personId: 'column.personId',
-  name: 'column.name',
-  role: 'column.role',
-  gender: 'column.gender',
-  group: 'column.group',
-  phone: 'column.phone',
-  email: 'column.email',
-  icCard: 'column.icCard',
-  department: 'column.department',
-  remark: 'column.remark',
-};
+/** Two-step import (workbook, then photo archive) of employees and visitors; their export is jobs/peopleExports.ts's. */
 
 /** Header texts accepted per column: both templates and the column names in every language. */
 function headerNames(): Record<ColumnKey, string[]> {
@@ -442,52 +428,3 @@ export async function importArchive(
   }
 }
 
-/** The filtered list as a workbook with headers in the caller's language (importable again). */
-export async function exportWorkbook(tenantId: string, kind: PersonKind, filter: PeopleFilter, locale: Locale) {
-  const groups = new Map((await listGroups(tenantId, kind)).map((g) => [g.groupKey, g.name]));
-  const departments = new Map((await listDepartments(tenantId)).map((d) => [d.departmentKey, d.name]));
-  const t = (id: MessageId) => translate(locale, id);
-  const keys: ColumnKey[] = [
-    'personId',
-    'name',
-    'role',
-    'gender',
-    'group',
-    'phone',
-    'email',
-    'icCard',
-    ...(kind === 'employee' ? (['department'] as const) : []),
-    'remark',
-  ];
-  const columns = keys.map((key) => ({ header: t(COLUMN_MESSAGE[key]), width: PERSONNEL_COLUMNS.find((c) => c.key === key)!.width }));
-  if (kind === 'employee') columns.push({ header: t('column.state'), width: 12 }, { header: t('column.resignedAt'), width: 22 });
-  columns.push({ header: t('column.createTime'), width: 22 });
-
-  const rows: (string | null)[][] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listPeople(tenantId, kind, filter, 500, cursor);
-    for (const p of page.items) {
-      const row: (string | null)[] = [
-        p.personId,
-        p.name,
-        p.role,
-        t(p.gender === 'male' ? 'value.male' : 'value.female'),
-        groups.get(p.groupKey) ?? '',
-        p.phone ?? '',
-        p.email ?? '',
-        p.icCard ?? '',
-        ...(kind === 'employee' ? [p.departmentKey ? (departments.get(p.departmentKey) ?? '') : ''] : []),
-        p.remark ?? '',
-      ];
-      if (kind === 'employee') row.push(t(p.state === 'resigned' ? 'value.resigned' : 'value.active'), p.resignedAt ?? '');
-      row.push(p.createdAt);
-      rows.push(row);
-    }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-
-  const workbook = await writeSheet(t(kind === 'employee' ? 'sheet.employees' : 'sheet.visitors'), columns, rows);
-  const filename = `${kind === 'employee' ? 'employees' : 'visitors'}-${new Date().toISOString().slice(0, 10)}.xlsx`;
-  return xlsxDownload(filename, workbook);
-}

@@ -391,6 +391,8 @@ export class PassCloudStack extends Stack {
 
     const passRecords = this.api.functions.passRecords;
     environment.EXPORT_WORKER_FUNCTION = recordExportWorker.functionName;
+    // Exports of employees and visitors are the export worker's too (the people it reads are in the main table).
+    for (const fn of [employees, visitors]) fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [recordExportWorker.functionArn] }));
     grantTable(passRecords, main, 'read');
     grantTable(passRecords, events, 'readWrite');
     this.grantObjects(passRecords, [buckets.data.captures, buckets.data.photos, buckets.data.imports], ['s3:GetObject']);

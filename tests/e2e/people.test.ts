@@ -13,12 +13,13 @@ import { TAGLINE, isBackgroundRead, loginInBrowser, newPage, pageErrors, shotDir
 let browser: Browser;
 let page: Page;
 let files: string;
+let owner: Awaited<ReturnType<typeof newCompany>>;
 
 beforeAll(async () => {
   browser = await launchBrowser();
   files = join(shotDir, 'files');
   mkdirSync(files, { recursive: true });
-  const owner = await newCompany();
+  owner = await newCompany();
   ({ page } = await newPage(browser));
   await loginInBrowser(page, owner.username, owner.password);
   await page.goto('/pass-platform/enterprise/employee');
@@ -122,6 +123,27 @@ describe('employees in the console', () => {
     await page.goto('/pass-platform/enterprise/employee');
     await search('E-1001');
     await expect.poll(() => rows().count()).toBe(1);
+  });
+
+  it('exports the filtered list in the background once the password is confirmed, showing its progress, and downloads it', async () => {
+    await page.goto('/pass-platform/enterprise/employee');
+    await search('E-1001');
+    await expect.poll(() => rows().count()).toBe(1);
+    const downloaded = page.waitForEvent('download');
+    await page.getByTestId('people-export').click();
+    // Exporting people asks for the password first.
+    await page.getByTestId('confirm-password-input').fill(owner.password);
+    await page.getByTestId('confirm-password-submit').click();
+    await expect.poll(() => page.getByTestId('export-progress').getAttribute('data-phase'), { timeout: 30_000 }).toBe('done');
+    expect(await page.getByTestId('export-progress').innerText()).toContain('1 record exported');
+    const file = await downloaded;
+    expect(file.suggestedFilename()).toMatch(/^employees-\d{4}-\d{2}-\d{2}\.xlsx$/);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(await file.path());
+    expect(String(book.worksheets[0]!.getRow(2).getCell(1).value)).toBe('E-1001');
+    await page.screenshot({ path: `${shotDir}/people-export-en.png` });
+    await page.getByTestId('export-close').click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
   });
 
   it('imports a workbook of 50 rows with 3 bad ones, then a photo archive with 2 bad entries, and shows each report', async () => {

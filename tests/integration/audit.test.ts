@@ -6,7 +6,7 @@ import { AUDIT_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { routes } from '@passcloud/functions/routes';
 import type { AuditEntryJson } from '@passcloud/functions/contract/audit';
-import { baseUrl, call, login, loginAnswer, newCompany, unique, confirmHeader } from '../support/api.ts';
+import { baseUrl, call, login, loginAnswer, newCompany, unique } from '../support/api.ts';
 
 /** The audit log through its real entry points: what the API records, and who may read it. */
 
@@ -81,10 +81,10 @@ describe('audit log', () => {
   });
 
   it('records an export of people with its filters, and the audit log’s own export', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=abc`, { headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(200);
+    const started = await call('POST', '/v1/employees/exports', { token, body: { keyword: 'abc' }, confirm: true });
+    expect(started.body.code).toBe(202);
     const exported = (await entries('?kind=export')).body.data.items;
-    expect(exported[0]).toMatchObject({ action: 'GET /v1/employees/export', fields: ['keyword'] });
+    expect(exported[0]).toMatchObject({ action: 'POST /v1/employees/exports', fields: ['keyword'] });
 
     const file = await fetch(`${baseUrl()}/v1/audit/export?kind=change`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'ja_JP' } });
     expect(file.status).toBe(200);

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import { call, login, newCompany, unique, confirmHeader } from '../support/api.ts';
-import { baseUrl } from '../support/api.ts';
+import { call, exportThroughJob, login, newCompany, unique } from '../support/api.ts';
 import { makeJpeg, makePng } from '../support/images.ts';
 import { EN_HEADERS, ZH_HEADERS, workbook, zip } from '../support/files.ts';
 
@@ -258,15 +257,12 @@ describe('photo archive import', () => {
 });
 
 describe('export', () => {
-  it('exports the filtered list as a workbook with headers in the caller’s language', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-4`)}`, {
-      headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}`, 'accept-language': 'ja_JP' },
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('spreadsheetml');
-    expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="employees-\d{4}-\d{2}-\d{2}\.xlsx"/);
+  it('exports the filtered list in the background as a workbook with headers in the caller’s language', async () => {
+    const { job, bytes } = await exportThroughJob(token, '/v1/employees', { keyword: `${prefix}-4` }, { locale: 'ja_JP' });
+    expect(job).toMatchObject({ state: 'done', done: 11, error: null });
+    expect(job.url).toMatch(/employees-\d{4}-\d{2}-\d{2}\.xlsx/);
     const book = new ExcelJS.Workbook();
-    await book.xlsx.load((await res.arrayBuffer()) as unknown as ExcelJS.Buffer);
+    await book.xlsx.load(bytes as unknown as ExcelJS.Buffer);
     const sheet = book.worksheets[0]!;
     const header = (sheet.getRow(1).values as string[]).slice(1);
     expect(header[0]).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
@@ -290,12 +286,25 @@ describe('export', () => {
   });
 
   it('exports in a form the import reads back', async () => {
-    const res = await fetch(`${baseUrl()}/v1/employees/export?keyword=${encodeURIComponent(`${prefix}-11`)}`, {
-      headers: { ...(await confirmHeader(token)), authorization: `Bearer ${token}`, 'accept-language': 'de_DE' },
-    });
-    const bytes = Buffer.from(await res.arrayBuffer());
+    const { bytes } = await exportThroughJob(token, '/v1/employees', { keyword: `${prefix}-11` }, { locale: 'de_DE' });
     const again = await upload<ImportAnswer>('/v1/employees/imports', bytes, 'export.xlsx');
     expect(again.body.data).toMatchObject({ created: 0, rejected: 0 });
     expect(again.body.data.updated).toBeGreaterThan(0);
+  });
+
+  it('asks for the password first, refuses a bad filter naming the field, and keeps a job to its company', async () => {
+    // A session that has not confirmed its password yet.
+    const fresh = (await newCompany()).session.token;
+    const unconfirmed = await call<{ reauth?: string }>('POST', '/v1/employees/exports', { token: fresh, body: {} });
+    expect(unconfirmed.status).toBe(401);
+    expect(unconfirmed.body.data?.reauth).toBe('required');
+    const bad = await call('POST', '/v1/employees/exports', { token: fresh, body: { state: 'sleeping' }, confirm: true });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('state');
+    const started = await call<{ jobKey: string }>('POST', '/v1/visitors/exports', { token: fresh, body: {}, confirm: true });
+    expect(started.body.code).toBe(202);
+    // Another company's session finds no such job, and the job of one list is not read through the other.
+    expect((await call('GET', `/v1/visitors/exports/${started.body.data.jobKey}`, { token })).status).toBe(404);
+    expect((await call('GET', `/v1/employees/exports/${started.body.data.jobKey}`, { token: fresh })).status).toBe(404);
   });
 });

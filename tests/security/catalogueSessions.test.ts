@@ -133,7 +133,7 @@ describe('V7.3 session timeout', () => {
 describe('V7.5 re-authentication before sensitive actions', () => {
   it('V7.5.1 / V7.5.3 the email settings, deleting an account and exporting people ask for the password', async () => {
     expect(routes.filter((r) => 'reauth' in r && r.reauth).map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['PUT /v1/settings/email', 'DELETE /v1/accounts/{accountKey}', 'GET /v1/employees/export', 'GET /v1/visitors/export']),
+      expect.arrayContaining(['PUT /v1/settings/email', 'DELETE /v1/accounts/{accountKey}', 'POST /v1/employees/exports', 'POST /v1/visitors/exports']),
     );
     const fresh = await login((await newCompany()).username, 'correct-horse-9');
     const victim = await createAccount(fresh.token.split('.')[0]!, { username: unique('keep'), password: 'session-pass-1', authCodes: [] });
@@ -144,8 +144,8 @@ describe('V7.5 re-authentication before sensitive actions', () => {
         body: { senderName: 'No', recipients: ['x@example.test'], feverAlert: true, version: settings.version },
       }),
       await call('DELETE', `/v1/accounts/${victim}?version=1`, { token: fresh.token }),
-      await call('GET', '/v1/employees/export', { token: fresh.token }),
-      await call('GET', '/v1/visitors/export', { token: fresh.token }),
+      await call('POST', '/v1/employees/exports', { token: fresh.token, body: {} }),
+      await call('POST', '/v1/visitors/exports', { token: fresh.token, body: {} }),
     ];
     for (const answer of asked) {
       expect(answer.status).toBe(401);
@@ -153,7 +153,7 @@ describe('V7.5 re-authentication before sensitive actions', () => {
     }
     expect((await call('GET', `/v1/accounts/${victim}`, { token: fresh.token })).body.code).toBe(200);
     // With the password, each is done.
-    expect((await call('GET', '/v1/employees/export', { token: fresh.token, confirm: true })).status).toBe(200);
+    expect((await call('POST', '/v1/employees/exports', { token: fresh.token, body: {}, confirm: true })).body.code).toBe(202);
     expect((await call('DELETE', `/v1/accounts/${victim}?version=1`, { token: fresh.token, confirm: true })).body.code).toBe(204);
   });
 });

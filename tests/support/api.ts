@@ -199,3 +199,29 @@ export async function hostIdle(): Promise<void> {
   const { data } = (await answer.json()) as { data: { idle: boolean } };
   if (!data.idle) throw new Error('the host still had background work running after a minute');
 }
+
+/**
+ * A list exported through its background job (`POST <list>/exports`, confirmed with the caller's
+ * password where the route asks for it, then `GET <list>/exports/{jobKey}` until it ends): the
+ * finished job and the workbook's bytes.
+ */
+export async function exportThroughJob(
+  token: string,
+  list: string,
+  body: Record<string, string>,
+  options: { locale?: string; confirm?: boolean } = {},
+): Promise<{ job: { state: string; done: number; total: number | null; url: string | null; error: string | null }; bytes: Buffer }> {
+  const started = await call<{ jobKey: string }>('POST', `${list}/exports`, { token, body, confirm: options.confirm ?? true, ...(options.locale ? { locale: options.locale } : {}) });
+  if (started.body.code !== 202) throw new Error(`the export answered ${started.body.code}: ${started.body.message}`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const read = await call<{ state: string; done: number; total: number | null; url: string | null; error: string | null }>('GET', `${list}/exports/${started.body.data.jobKey}`, { token });
+    const job = read.body.data;
+    if (job.state === 'done' || job.state === 'failed') {
+      if (job.state === 'failed' || !job.url) throw new Error(`the export failed: ${job.error ?? 'no link'}`);
+      return { job, bytes: Buffer.from(await (await fetch(job.url)).arrayBuffer()) };
+    }
+    if (Date.now() > deadline) throw new Error('the export did not end within a minute');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

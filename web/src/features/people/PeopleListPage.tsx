@@ -5,7 +5,7 @@ import { IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api, notifySuccess } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
@@ -13,7 +13,6 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import {
   basePath,
-  downloadExport,
   flattenDepartments,
   keyOf,
   loadDepartments,
@@ -27,6 +26,7 @@ import {
 } from './api.ts';
 import { EraseDialog } from './EraseDialog.tsx';
 import { GroupManager } from './GroupManager.tsx';
+import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { PersonName } from '../../components/PersonName.tsx';
 import { GroupFilter } from '../../components/GroupFilter.tsx';
@@ -53,6 +53,8 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [erasing, setErasing] = useState<Person | null>(null);
+  /** The export dialog is open: it starts a background export of the filtered list and follows it. */
+  const [exporting, setExporting] = useState(false);
 
   const refreshReferences = useCallback(() => {
     loadGroups(kind).then(setGroups, () => undefined);
@@ -208,11 +210,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
                   <Trans>Import</Trans>
                 </Button>
               )}
-              <Button
-                variant="default"
-                leftSection={<IconDownload size={16} />}
-                onClick={() => downloadExport(kind, query).catch((e: Error) => toast(e.message))}
-              >
+              <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => setExporting(true)} data-testid="people-export">
                 <Trans>Export</Trans>
               </Button>
               <Button variant="default" leftSection={<IconUsersGroup size={16} />} onClick={() => setGroupsOpen(true)}>
@@ -261,6 +259,13 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
         </Stack>
       </Paper>
       <GroupManager kind={kind} opened={groupsOpen} onClose={() => setGroupsOpen(false)} onChanged={refreshReferences} />
+      <ExportDialog
+        path={basePath(kind)}
+        title={kind === 'employee' ? t`Export employees` : t`Export visitors`}
+        body={query}
+        opened={exporting}
+        onClose={() => setExporting(false)}
+      />
     </ScreenPage>
   );
 }

@@ -1,6 +1,5 @@
 import type { PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
 import { api } from '../../app/api.ts';
-import { downloadFile } from '../../app/download.ts';
 import { putFile } from '../../app/upload.ts';
 import type { PhotoContentType } from './photoCheck.ts';
 
@@ -68,7 +67,6 @@ export function flattenDepartments<T extends { children: T[] }>(tree: T[], depth
 }
 
 /** Downloads the filtered list as a workbook (the request carries the token, so it goes through fetch). */
-export const downloadExport = (kind: Kind, query: Record<string, string | undefined>): Promise<void> => downloadFile(`${basePath(kind)}/export`, query);
 
 /**
  * Uploads a person's photo: presign (the type and size are checked), PUT the file straight to
