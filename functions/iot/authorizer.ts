@@ -2,7 +2,8 @@ import { LIVE_TAB_ID, LIVE_TOPIC_CODES, LIVE_USERNAME, liveClientPrefix, liveTop
 import { parseThingName } from '#contract/protocol';
 import { deviceWithSecret } from '#data/devices';
 import { admitLiveClient } from '#data/identity';
-import { holdsAny, liveSession, parseToken } from '#lib/auth';
+import { admit, holdsAny, liveSession, parseToken } from '#lib/auth';
+import { routes, type RouteEntry } from '../routes.ts';
 import { log } from '#lib/log';
 import { consolePolicy, devicePolicy, policyDocuments } from './policy.ts';
 import { env, declareEnvironment } from '#lib/env';
@@ -76,6 +77,9 @@ export async function authorize(event: AuthorizerEvent): Promise<AuthorizerResul
   };
 }
 
+/** The route whose answer tells a console where the live channel is: a tab is admitted as that route's caller would be. */
+const LIVE_ROUTE: RouteEntry = routes.find((route) => route.method === 'GET' && route.path === '/v1/systems/live')!;
+
 /** The longest a live connection is held before it must connect again; the shortest IoT Core takes is 300 s. */
 const CONSOLE_MAX_SECONDS = 86_400;
 
@@ -94,12 +98,15 @@ async function authorizeConsole(password: string | undefined, clientId: string |
   let found;
   try {
     found = await liveSession(tenantId, tokenHash);
+    // Exactly the sessions the HTTP API serves `GET /v1/systems/live` to: the same checks, from one function
+    // (a password someone else chose, a two-factor login the company requires and the account lacks).
+    admit(found.session, found.account, LIVE_ROUTE.authCodes, LIVE_ROUTE.beforePasswordChange, LIVE_ROUTE.beforeTwoFactor);
   } catch {
     return DENIED;
   }
   const all = liveTopics(tenantId);
   const topics = (Object.keys(all) as LiveTopic[]).filter((topic) => holdsAny(found.account.authCodes, LIVE_TOPIC_CODES[topic])).map((topic) => all[topic]);
-  if (topics.length === 0 || found.account.mustChangePassword) return DENIED;
+  if (topics.length === 0) return DENIED;
   if (!(await admitLiveClient(tenantId, tokenHash, clientId))) {
     log('warn', 'live connection refused: the session holds its most', { tenantId, clientId });
     return DENIED;

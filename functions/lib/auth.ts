@@ -51,6 +51,22 @@ export const mustEnrolTwoFactor = (session: Pick<SessionRecord, 'enrolTwoFactor'
   !!session.enrolTwoFactor && !account.totpSecret;
 
 /**
+ * Whether a living session may do what a route asks, as every way into the service checks it
+ * (the HTTP API here, the live channel's authorizer too): throws as `authenticate` answers.
+ */
+export function admit(
+  session: SessionRecord,
+  account: AccountRecord,
+  authCode?: AuthCode | readonly AuthCode[],
+  beforePasswordChange = false,
+  beforeTwoFactor = false,
+): void {
+  if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
+  if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
+  if (!beforeTwoFactor && mustEnrolTwoFactor(session, account)) throw new AppError(401, 'auth.mustEnrolTwoFactor');
+}
+
+/**
  * The caller's session and account. `beforePasswordChange` marks the routes an account whose
  * password someone else chose may still use (the route table's flag: change it, read itself and
  * its menu, log out); every other answers 401. `beforeTwoFactor` likewise marks what a session
@@ -66,9 +82,7 @@ export async function authenticate(
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
   const { session, account } = await liveSession(tenantId, tokenHash, true);
-  if (authCode && !holdsAny(account.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
-  if (account.mustChangePassword && !beforePasswordChange) throw new AppError(401, 'auth.mustChangePassword');
-  if (!beforeTwoFactor && mustEnrolTwoFactor(session, account)) throw new AppError(401, 'auth.mustEnrolTwoFactor');
+  admit(session, account, authCode, beforePasswordChange, beforeTwoFactor);
   if (Date.now() - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: Date.now() }).go();
   }

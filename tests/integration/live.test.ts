@@ -3,9 +3,11 @@ import WebSocket from 'ws';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
-import { LIVE_CLIENTS_PER_SESSION, liveConnection, type LiveConnection, type LiveMessage } from '@passcloud/functions/contract/live';
+import { LIVE_CLIENTS_PER_SESSION, liveClientPrefix, liveConnection, type LiveConnection, type LiveMessage } from '@passcloud/functions/contract/live';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
-import { createAccount } from '@passcloud/functions/data/identity';
+import { createAccount, openSession, requireAccount } from '@passcloud/functions/data/identity';
+import { accounts } from '@passcloud/functions/data/accounts';
+import { newRsaKeyPair, sha256 } from '@passcloud/functions/lib/crypto';
 import { connectMqtt, MqttRefused, type MqttConnection } from '../../web/src/app/live/mqtt.ts';
 import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
@@ -177,6 +179,28 @@ describe('the live channel', () => {
     const ownPrefix = (await call<LiveConnection>('GET', '/v1/systems/live', { token: watcher })).body.data.clientPrefix;
     expect(ownPrefix.startsWith(prefix)).toBe(true);
     expect(await refusal(connect(peopleOnly, info, `${prefix}${'0'.repeat(16)}-x`))).toBe(5);
+  });
+
+  it('admits exactly the sessions the HTTP API serves: not one that must first enrol in two-factor login, nor one that must change its password', async () => {
+    const info = await liveOf(a.token);
+    const keys = await newRsaKeyPair();
+    // A password alone, in a company that requires two-factor login, of an account that never enrolled.
+    const username = unique('nofa');
+    const accountId = await createAccount(a.tenantId, { username, password: 'Str0ng!Passw0rd', authCodes: ['pass:dashboard', 'pass:record'], nickname: 'No second factor' });
+    const account = await requireAccount(a.tenantId, accountId);
+    const enrolling = await openSession(account, keys, { enrolTwoFactor: true });
+    expect((await call('GET', '/v1/systems/live', { token: enrolling })).status).toBe(401);
+    // The client id can be worked out from the token; the broker refuses it all the same.
+    const clientId = `${liveClientPrefix(a.tenantId, sha256(enrolling))}t1`;
+    expect(await refusal(connect(enrolling, info, clientId))).toBe(5);
+    // A session the requirement does not hold connects: the refusal above was the requirement's.
+    const enrolled = await openSession(account, keys);
+    expect(await refusal(connect(enrolled, info, `${liveClientPrefix(a.tenantId, sha256(enrolled))}t1`))).toBe('connected');
+    // A password someone else chose: only changing it is open, over HTTP and here alike.
+    await accounts().patch({ tenantId: a.tenantId, accountId }).set({ mustChangePassword: true }).go();
+    const changing = await openSession(await requireAccount(a.tenantId, accountId), keys);
+    expect((await call('GET', '/v1/systems/live', { token: changing })).status).toBe(401);
+    expect(await refusal(connect(changing, info, `${liveClientPrefix(a.tenantId, sha256(changing))}t1`))).toBe(5);
   });
 
   it('holds at most LIVE_CLIENTS_PER_SESSION connections of a session, however many race, and frees a place when one leaves', async () => {
