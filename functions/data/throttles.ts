@@ -68,6 +68,12 @@ export async function countAttempt(scope: ThrottleScope, subject: string, messag
   throw new ThrottledError(messageId, { minutes: 1, limit });
 }
 
+/** The minutes the subject's tries of a scope are used up for (0 while some are left), without counting one. */
+export async function blockedFor(scope: ThrottleScope, subject: string): Promise<number> {
+  const counter = (await throttles().get(throttleKey(scope, subject)).go({ consistent: true })).data ?? undefined;
+  return blockedMinutes(throttleLimit(scope), counter, Date.now());
+}
+
 /** Gives back an attempt that turned out to be good (a right password from a shared address). */
 export async function refundAttempt(scope: ThrottleScope, subject: string): Promise<void> {
   try {

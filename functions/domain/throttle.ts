@@ -5,12 +5,17 @@
  */
 import { env, type EnvName } from '../lib/env.ts';
 
-export const THROTTLE_SCOPES = ['account', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests'] as const;
+export const THROTTLE_SCOPES = ['account', 'secondFactor', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
   /** Failed logins and wrong original passwords per account name, whether or not it exists. */
   account: { limit: 5, windowMs: 15 * 60_000 },
+  /**
+   * Wrong second-factor codes per account name. A right password gives none of them back (only a
+   * right code does), and while they are used up the password step answers 429 too.
+   */
+  secondFactor: { limit: 5, windowMs: 15 * 60_000 },
   /** Failed logins, wrong verification codes and unknown binding codes per client address. */
   address: { limit: 30, windowMs: 15 * 60_000 },
   /** Login keys (RSA key pairs) handed out per client address. */

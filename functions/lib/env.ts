@@ -67,6 +67,7 @@ export const VARIABLES = {
   SESSION_MAX_MINUTES: { kind: 'local', about: 'Longest session' },
   THROTTLE_ACCOUNT_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_ADDRESS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
+  THROTTLE_SECONDFACTOR_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_KEYS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_CODEMAILS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_CODESPERDAY_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },

@@ -38,6 +38,8 @@ import {
   takeSecurityKey,
 } from '#data/identity';
 import { acceptInvitation, findInvitation } from '#data/invitations';
+import { blockedFor } from '#data/throttles';
+import { throttleLimit } from '#domain/throttle';
 import {
   createChallenge,
   disableTwoFactor,
@@ -212,6 +214,12 @@ export const systems = defineResource('systems', {
         throw new SessionEndedError(661);
       }
       if (account.totpSecret) {
+        // Wrong codes of the second step are not given back by a right password: while they are used up, no new challenge.
+        const minutes = await blockedFor('secondFactor', username);
+        if (minutes > 0) {
+          await auditLogin(account, username, { code: 429, reason: 'throttled' }, seen);
+          throw new ThrottledError('auth.throttled', { minutes, limit: throttleLimit('secondFactor') });
+        }
         // The password was right: a second step follows, and the login is recorded when it succeeds.
         const { challenge, expiresAt } = await createChallenge(account, pair);
         const answer: LoginChallengeAnswer = { twoFactor: { challenge, expiresAt: new Date(expiresAt).toISOString() } };
@@ -232,7 +240,7 @@ export const systems = defineResource('systems', {
       const who = { tenantId: challenged.tenantId, accountId: challenged.accountId, username: challenged.username };
       const name = challenged.username.toLowerCase();
       try {
-        await countAttempt('account', name);
+        await countAttempt('secondFactor', name);
       } catch (error) {
         await refundAttempt('address', sourceIp);
         if (error instanceof ThrottledError) await auditLogin(who, name, { code: 429, reason: 'throttled' }, seen);
@@ -246,7 +254,7 @@ export const systems = defineResource('systems', {
         throw new AppError(401, 'auth.badSecondFactor');
       }
       if (!(await spendChallenge(challenged.challengeHash))) throw new AppError(403, 'auth.challengeEnded');
-      await Promise.all([clearAttempts('account', name), refundAttempt('address', sourceIp)]);
+      await Promise.all([clearAttempts('secondFactor', name), refundAttempt('address', sourceIp)]);
       if (account.disabled) {
         await auditLogin(account, name, { code: 661, reason: 'disabled' }, seen);
         throw new SessionEndedError(661);

@@ -246,6 +246,24 @@ describe('two-factor login', () => {
     expect(entries.filter((e) => e.reason === 'secondFactor').length).toBe(statuses.filter((s) => s === 401).length);
   });
 
+  it('gives back no wrong code for a right password: a login again does not reset the account’s second-factor tries', async () => {
+    const { username, password, secret } = await enrolledAccount();
+    // Four wrong codes on one challenge, one on the next after the right password again: five in all.
+    const first = await firstStep(username, password);
+    for (let i = 0; i < 4; i++) expect((await secondStep(first, `20000${i}`)).status).toBe(401);
+    const second = await firstStep(username, password);
+    expect((await secondStep(second, '300000')).status).toBe(401);
+    // The account's tries are used up: the next code is not looked at, even the right one, and no new challenge is given.
+    await freshStep();
+    expect((await secondStep(second, appCode(secret, hostNow() + PERIOD_MS))).status).toBe(429);
+    const again = await loginAnswer(username, password);
+    expect(again.status).toBe(429);
+    expect((again.body.data as unknown as Challenge | null)?.twoFactor).toBeUndefined();
+    const entries = await auditOf(username);
+    expect(entries.filter((e) => e.reason === 'secondFactor')).toHaveLength(5);
+    expect(entries.filter((e) => e.reason === 'throttled').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('ends a challenge after 5 wrong codes, after its use, and after 5 minutes', async () => {
     const { username, password, secret } = await enrolledAccount();
     const challenge = await firstStep(username, password);
