@@ -230,7 +230,8 @@ export const routes = [
   { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   // Whether the company requires two-factor login of every account; only its owner changes it.
   { method: 'GET', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
-  { method: 'PUT', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  // Switching the company's two-factor requirement weakens every account's login: the password first.
+  { method: 'PUT', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy', reauth: true },
   // Email settings (the company's SMTP server, recipients, content types) and the mail records.
   { method: 'GET', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email' },
   { method: 'PUT', path: '/v1/settings/email', resource: 'mailSettings', access: 'session', authCode: 'settings:email', reauth: true },

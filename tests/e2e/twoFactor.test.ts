@@ -33,11 +33,11 @@ afterEach(() => {
 });
 
 /**
- * The refusals these tests provoke (a wrong code, the reset asking for the password) are logged by
+ * The refusals these tests provoke (a wrong code, the reset and the company's requirement asking for the password) are logged by
  * the browser as failed loads; so is the blacklist alerts' read every 15 s when it falls in the
  * moment a session of these tests ends (it is quiet: no toast, and the next read is the new session's).
  */
-const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/, /\/v1\/blacklistRecords\?/]));
+const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/systems\/login\/twoFactor$/, /\/v1\/accounts\/[0-9a-z]+\/twoFactor$/, /\/v1\/settings\/twoFactor$/, /\/v1\/blacklistRecords\?/]));
 const dialog = (page: Page) => page.getByTestId('two-factor-dialog').locator('.mantine-Modal-content');
 
 function appCode(secret: string, at = hostNow()): string {
@@ -105,6 +105,9 @@ describe('two-factor login in the console', () => {
     await expect.poll(() => rule.isDisabled()).toBe(false);
     await rule.click({ force: true });
     await page.getByTestId('confirm-two-factor-policy').click();
+    // Changing the company's requirement asks for the password again.
+    await page.getByTestId('confirm-password-input').fill(owner.password);
+    await page.getByTestId('confirm-password-submit').click();
     expect(await toastText(page)).toBe('Saved');
     await expect.poll(() => rule.isChecked()).toBe(true);
     await page.screenshot({ path: `${shotDir}/two-factor-policy-en.png`, fullPage: true });

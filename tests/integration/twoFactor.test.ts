@@ -354,11 +354,11 @@ describe('two-factor login', () => {
     const owner = await newCompany();
     const ownerAccount = (await findAccountByUsername(owner.username))!;
     const ownerUser = await login(owner.username, owner.password);
-    const first = await call<{ issues: { path: string }[] }>('PUT', '/v1/settings/twoFactor', { token: ownerUser.token, body: { requireTwoFactor: true } });
+    const first = await call<{ issues: { path: string }[] }>('PUT', '/v1/settings/twoFactor', { token: ownerUser.token, body: { requireTwoFactor: true }, confirm: true });
     expect(first.status).toBe(422);
     expect(first.body.data.issues.map((i) => i.path)).toEqual(['requireTwoFactor']);
     const { secret } = await enrol(ownerUser, owner.password);
-    const on = await call<{ requireTwoFactor: boolean }>('PUT', '/v1/settings/twoFactor', { token: ownerUser.token, body: { requireTwoFactor: true } });
+    const on = await call<{ requireTwoFactor: boolean }>('PUT', '/v1/settings/twoFactor', { token: ownerUser.token, body: { requireTwoFactor: true }, confirm: true });
     expect(on.body.code).toBe(201);
     expect(on.body.data).toMatchObject({ requireTwoFactor: true, canChange: true, ownEnabled: true });
     // The owner cannot turn its own off while it is required.
@@ -381,12 +381,18 @@ describe('two-factor login', () => {
     expect((await call<UserInfo>('GET', '/v1/systems/me', { token: otherUser.token })).body.data).toMatchObject({ mustEnrolTwoFactor: false, twoFactorEnabled: true });
     const read = await call<{ requireTwoFactor: boolean; canChange: boolean }>('GET', '/v1/settings/twoFactor', { token: otherUser.token });
     expect(read.body.data).toMatchObject({ requireTwoFactor: true, canChange: false, ownEnabled: true });
-    const notOwner = await call('PUT', '/v1/settings/twoFactor', { token: otherUser.token, body: { requireTwoFactor: false } });
+    const notOwner = await call('PUT', '/v1/settings/twoFactor', { token: otherUser.token, body: { requireTwoFactor: false }, confirm: true });
     expect(notOwner.status).toBe(401);
 
     // The owner turns it off again: a new account logs in as before.
     const ownerAgain = (await secondStep(await firstStep(owner.username, owner.password), (await freshStep(), appCode(secret, hostNow() + PERIOD_MS)))).body.data;
-    expect((await call('PUT', '/v1/settings/twoFactor', { token: ownerAgain.token, body: { requireTwoFactor: false } })).body.code).toBe(201);
+    // Without the password asked again, the requirement stays.
+    const unconfirmed = await call<{ reauth?: string }>('PUT', '/v1/settings/twoFactor', { token: ownerAgain.token, body: { requireTwoFactor: false } });
+    expect(unconfirmed.status).toBe(401);
+    expect(unconfirmed.body.data.reauth).toBe('required');
+    expect((await call<{ requireTwoFactor: boolean }>('GET', '/v1/settings/twoFactor', { token: ownerAgain.token })).body.data.requireTwoFactor).toBe(true);
+    const confirmed = { 'x-confirm-password': await encrypt(ownerAgain.key, owner.password) };
+    expect((await call('PUT', '/v1/settings/twoFactor', { token: ownerAgain.token, body: { requireTwoFactor: false }, headers: confirmed })).body.code).toBe(201);
     const third = await newAccount(ownerAccount.tenantId);
     expect(await login(third.username, third.password)).toMatchObject({ mustEnrolTwoFactor: false });
   });

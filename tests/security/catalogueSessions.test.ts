@@ -133,7 +133,7 @@ describe('V7.3 session timeout', () => {
 describe('V7.5 re-authentication before sensitive actions', () => {
   it('V7.5.1 / V7.5.3 the email settings, deleting an account and exporting people ask for the password', async () => {
     expect(routes.filter((r) => 'reauth' in r && r.reauth).map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['PUT /v1/settings/email', 'DELETE /v1/accounts/{accountKey}', 'POST /v1/employees/exports', 'POST /v1/visitors/exports']),
+      expect.arrayContaining(['PUT /v1/settings/email', 'DELETE /v1/accounts/{accountKey}', 'POST /v1/employees/exports', 'POST /v1/visitors/exports', 'PUT /v1/settings/twoFactor']),
     );
     const fresh = await login((await newCompany()).username, 'correct-horse-9');
     const victim = await createAccount(fresh.token.split('.')[0]!, { username: unique('keep'), password: 'session-pass-1', authCodes: [] });
