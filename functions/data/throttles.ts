@@ -30,34 +30,36 @@ export const throttles = lazy(
 const throttleKey = (scope: ThrottleScope, subject: string, partition = SYSTEM_SCOPE) => ({ tenantId: partition, scope, subject });
 
 /**
- * Counts one attempt before it is evaluated. Past the scope's limit it throws 429 (the message
+ * Counts one attempt (or `count` at once: a batch of sends) before it is evaluated. Past the scope's limit it throws 429 (the message
  * gets `minutes` and `limit`) and counts nothing; the count is one conditional write, so parallel
  * attempts cannot pass the limit. Counters of a company's own doings (its test mails, say) live
  * under its partition (`partition` = its tenant id), the others under `_system`.
  */
-export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled', partition = SYSTEM_SCOPE): Promise<void> {
+export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled', partition = SYSTEM_SCOPE, count = 1): Promise<void> {
   const key = throttleKey(scope, subject, partition);
   const limit = throttleLimit(scope);
+  if (count > limit) throw new ThrottledError(messageId, { minutes: Math.ceil(THROTTLES[scope].windowMs / 60_000), limit });
   for (let round = 0; round < 5; round++) {
     const now = Date.now();
     try {
       await throttles()
         .patch(key)
-        .add({ failures: 1 })
-        .where((attr, op) => `${op.gt(attr.windowEndsAt, now)} AND ${op.lt(attr.failures, limit)}`)
+        .add({ failures: count })
+        .where((attr, op) => `${op.gt(attr.windowEndsAt, now)} AND ${op.lte(attr.failures, limit - count)}`)
         .go();
       return;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
     const counter = (await throttles().get(key).go({ consistent: true })).data ?? undefined;
-    const minutes = blockedMinutes(limit, counter, now);
+    // Blocked while the window holds fewer than `count` tries.
+    const minutes = blockedMinutes(limit - count + 1, counter, now);
     if (minutes > 0) throw new ThrottledError(messageId, { minutes, limit });
     // No counter yet, or its window is over: open a new window, unless a parallel attempt just did.
     const windowEndsAt = now + THROTTLES[scope].windowMs;
     try {
       await throttles()
-        .put({ ...key, failures: 1, windowEndsAt, ttl: epochSeconds(new Date(windowEndsAt)) + 60 })
+        .put({ ...key, failures: count, windowEndsAt, ttl: epochSeconds(new Date(windowEndsAt)) + 60 })
         .where((attr, op) => `${op.notExists(attr.windowEndsAt)} OR ${op.lte(attr.windowEndsAt, now)}`)
         .go();
       return;

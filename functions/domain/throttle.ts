@@ -5,7 +5,7 @@
  */
 import { env, type EnvName } from '../lib/env.ts';
 
-export const THROTTLE_SCOPES = ['account', 'secondFactor', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests'] as const;
+export const THROTTLE_SCOPES = ['account', 'secondFactor', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests', 'webhookReplays'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
@@ -34,6 +34,8 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
   surveyLinks: { limit: 30, windowMs: 15 * 60_000 },
   /** Webhook test events per company in an hour (each is a request to the company's receiver). */
   webhookTests: { limit: 60, windowMs: 60 * 60_000 },
+  /** Webhook deliveries replayed per company in an hour, one by one or by range (each is a request to the company's receiver). */
+  webhookReplays: { limit: 1000, windowMs: 60 * 60_000 },
 };
 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;

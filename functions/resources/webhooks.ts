@@ -142,6 +142,8 @@ export const webhooks = defineResource('webhooks', {
       const delivery = await findDelivery(auth.tenantId, params.webhookKey, params.deliveryKey);
       if (!delivery) throw new NotFoundError();
       replayable(webhook, delivery);
+      // Every replay is a request to the company's receiver: a few an hour per company, with the ranges'.
+      await countAttempt('webhookReplays', auth.tenantId, 'webhook.replayLimit', auth.tenantId);
       if (!(await restartDelivery(delivery))) throw new AppError(409, 'webhook.replayWaiting');
       await queueDeliveries([{ tenantId: auth.tenantId, webhookKey: params.webhookKey, eventId: delivery.eventId }]);
       return queued({ deliveryKey: delivery.eventId });
@@ -170,6 +172,8 @@ export const webhooks = defineResource('webhooks', {
         }
         cursor = page.nextCursor;
       }
+      // The whole range counts against the company's replays of the hour before any of it is sent.
+      if (found.length > 0) await countAttempt('webhookReplays', auth.tenantId, 'webhook.replayLimit', auth.tenantId, found.length);
       const restarted = (await pool(found, 8, async (delivery) => ((await restartDelivery(delivery)) ? delivery : undefined))).filter((d): d is DeliveryItem => !!d);
       await queueDeliveries(restarted.map((d) => ({ tenantId: auth.tenantId, webhookKey: params.webhookKey, eventId: d.eventId })));
       const oldest = found.at(-1);

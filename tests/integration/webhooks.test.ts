@@ -318,6 +318,40 @@ describe('delivery', () => {
     expect(at('/limit-tests')).toHaveLength(60);
   });
 
+  it('replay at most THROTTLE_WEBHOOKREPLAYS_LIMIT deliveries a company an hour, one by one or by range, under parallel requests', async () => {
+    // The test stack sets the limit to 40 (tests/support/localStack.ts); on AWS it is 1,000.
+    const company = await newCompany();
+    const as = (await login(company.username, company.password)).token;
+    const made = await create({ url: receiver.url('/limit-replays') }, as);
+    const key = made.body.data.webhook.webhookKey;
+    const since = Date.now() - 60_000;
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const created = new Date(since + i * 10).toISOString();
+      const id = eventId(company.tenantId, 'webhook.test', unique('replay'), created);
+      ids.push(id);
+      await addDelivery({ ...newDelivery(company.tenantId, key, id, { type: 'webhook.test', created, body: eventBody(id, 'webhook.test', created, { message: 'replay' }) }, since), status: 'delivered', attempts: 1, responseCode: 200 });
+    }
+    const range = { from: new Date(since - 1000).toISOString(), to: new Date().toISOString(), status: 'delivered' };
+    // Two ranges of 30 at once: only one fits in the 40 of the hour; the other sends nothing.
+    const both = await Promise.all([1, 2].map(() => call<{ replayed: number }>('POST', `/v1/webhooks/${key}/replay`, { token: as, body: range })));
+    const sent = both.filter((a) => a.body.code === 202);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body.data.replayed).toBe(30);
+    const refused = both.find((a) => a.body.code !== 202)!;
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/40/);
+    await until(() => at('/limit-replays').length, (n) => n >= 30);
+    await hostIdle();
+    // Ten more one by one fit; the eleventh does not, and nothing more reaches the receiver.
+    for (const id of ids.slice(0, 10)) expect((await call('POST', `/v1/webhooks/${key}/deliveries/${id}/replay`, { token: as })).body.code).toBe(202);
+    await hostIdle();
+    const over = await call('POST', `/v1/webhooks/${key}/deliveries/${ids[10]}/replay`, { token: as });
+    expect(over.status).toBe(429);
+    await hostIdle();
+    expect(at('/limit-replays')).toHaveLength(40);
+  });
+
   it('follow no redirect (here to the metadata address): the delivery ends after one request', async () => {
     const { webhook } = await made();
     const path = pathOf(webhook.url);

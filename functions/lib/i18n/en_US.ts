@@ -675,6 +675,7 @@ export const en_US = {
   'webhook.replayWaiting': 'This delivery is already waiting to be sent',
   'webhook.testMessage': 'This is a test event from Pass Cloud.',
   'webhook.testLimit': 'At most {limit} test events can be sent in an hour; try again in {minutes} minutes',
+  'webhook.replayLimit': 'At most {limit} deliveries can be replayed in an hour; try again in {minutes} minutes, or replay a shorter range',
   'mail.webhookDisabledSubject': 'Pass Cloud turned off a webhook that kept failing',
   'mail.webhookDisabledBody': 'Deliveries to {url} have failed since {since} without one succeeding, so the webhook was turned off and receives no new events. Check the receiver, then turn the webhook on again and replay the failed deliveries from its delivery log: {link}',
 } as const;
