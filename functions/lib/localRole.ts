@@ -31,10 +31,6 @@ export function enforceLocalRoles(checker: LocalRoles | undefined): void {
   roles = checker;
 }
 
-export function localRoles(): LocalRoles | undefined {
-  return roles;
-}
-
 /** The role the code running now has, on the local host; undefined on AWS and for the host's own work. */
 export function currentRole(): string | undefined {
   return current.getStore();

@@ -48,9 +48,17 @@ interface Rule {
   effect: 'Allow' | 'Deny';
   actions: RegExp[];
   resources: RegExp[];
-  conditions: { operator: string; key: string; values: string[] }[];
+  conditions: Condition[];
   /** As the template has it, for the messages. */
   text: string;
+}
+
+/** One condition of a statement, its values resolved and, for the `Like` operators, compiled once. */
+interface Condition {
+  operator: string;
+  key: string;
+  values: string[];
+  patterns: RegExp[];
 }
 
 const CONDITION_OPERATORS = new Set(['StringEquals', 'StringLike', 'StringNotEquals', 'Bool', 'ArnLike', 'ArnEquals', 'ArnNotLike', 'ArnNotEquals']);
@@ -86,6 +94,8 @@ export class StackRoles implements LocalRoles {
   private readonly roleByVariable = new Map<string, string>();
   /** Logical id → the stack variable that names it in some function's environment. */
   private readonly variableOf = new Map<string, string>();
+  /** And back: the stack variable → the logical id it names. */
+  private readonly resourceOfVariable = new Map<string, string>();
   private readonly resources: Record<string, TemplateResource>;
 
   constructor(
@@ -101,7 +111,10 @@ export class StackRoles implements LocalRoles {
       const variables = ((resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
       for (const [name, value] of Object.entries(variables)) {
         const ref = (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']?.[0];
-        if (typeof ref === 'string' && this.resources[ref]) this.variableOf.set(ref, name);
+        if (typeof ref === 'string' && this.resources[ref]) {
+          this.variableOf.set(ref, name);
+          this.resourceOfVariable.set(name, ref);
+        }
         if (typeof ref === 'string' && this.resources[ref]?.Type === 'AWS::Lambda::Function') this.roleByVariable.set(name, ref);
       }
     }
@@ -149,7 +162,7 @@ export class StackRoles implements LocalRoles {
   }
 
   arnOf(name: EnvName): string {
-    const id = [...this.variableOf.entries()].find(([, variable]) => variable === name)?.[0];
+    const id = this.resourceOfVariable.get(name);
     if (!id) throw new Error(`no resource of the stack is named by ${name}`);
     return this.arn(id);
   }
@@ -235,7 +248,6 @@ export class StackRoles implements LocalRoles {
           Object.entries(item).map(([kind, part]): [string, string] => [`dynamodb:${TRANSACT_ACTIONS[kind] ?? kind}`, table(part.TableName)]),
         );
       }
-      if (command === 'DescribeTable' || command === 'CreateTable' || command === 'UpdateTimeToLive') return [[`dynamodb:${command}`, table(input.TableName)]];
     }
     if (service === 's3') {
       const object = (bucket: unknown, key: unknown) => `arn:aws:s3:::${String(bucket)}/${String(key)}`;
@@ -267,7 +279,10 @@ export class StackRoles implements LocalRoles {
     if (statement.NotAction !== undefined || statement.NotResource !== undefined) throw new Error(`NotAction and NotResource are not evaluated locally: ${JSON.stringify(statement)}`);
     const conditions = Object.entries(statement.Condition ?? {}).flatMap(([operator, keys]) => {
       if (!CONDITION_OPERATORS.has(operator)) throw new Error(`the condition operator ${operator} is not evaluated locally`);
-      return Object.entries(keys).map(([key, values]) => ({ operator, key, values: list(values as string | string[]).map((v) => this.resolve(v)) }));
+      return Object.entries(keys).map(([key, values]): Condition => {
+        const resolved = list(values as string | string[]).map((v) => this.resolve(v));
+        return { operator, key, values: resolved, patterns: resolved.map((v) => glob(v)) };
+      });
     });
     return {
       effect: statement.Effect,
@@ -356,20 +371,20 @@ const S3_ACTIONS: Record<string, string> = {
   AbortMultipartUpload: 'AbortMultipartUpload',
 };
 
-function conditionHolds(condition: { operator: string; key: string; values: string[] }, context: Record<string, string>): boolean {
+function conditionHolds(condition: Condition, context: Record<string, string>): boolean {
   const value = context[condition.key];
   switch (condition.operator) {
     case 'StringNotEquals':
     case 'ArnNotEquals':
       return value === undefined || !condition.values.includes(value);
     case 'ArnNotLike':
-      return value === undefined || !condition.values.some((v) => glob(v).test(value));
+      return value === undefined || !condition.patterns.some((pattern) => pattern.test(value));
     case 'StringEquals':
     case 'ArnEquals':
     case 'Bool':
       return value !== undefined && condition.values.includes(value);
     default:
-      return value !== undefined && condition.values.some((v) => glob(v).test(value));
+      return value !== undefined && condition.patterns.some((pattern) => pattern.test(value));
   }
 }
 

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { call, exportThroughJob, login, newCompany, unique } from '../support/api.ts';
 import { makeJpeg, makePng } from '../support/images.ts';
+import { partition } from '../support/tenantItems.ts';
+import { EVENTS_TABLE } from '@passcloud/functions/data/tables';
 import { EN_HEADERS, ZH_HEADERS, workbook, zip } from '../support/files.ts';
 
 let token: string;
@@ -294,15 +296,20 @@ describe('export', () => {
 
   it('asks for the password first, refuses a bad filter naming the field, and keeps a job to its company', async () => {
     // A session that has not confirmed its password yet.
-    const fresh = (await newCompany()).session.token;
+    const company = await newCompany();
+    const fresh = company.session.token;
+    const exportJobs = async () => (await partition(EVENTS_TABLE, company.tenantId)).filter((item) => item.kind === 'recordExport');
     const unconfirmed = await call<{ reauth?: string }>('POST', '/v1/employees/exports', { token: fresh, body: {} });
     expect(unconfirmed.status).toBe(401);
     expect(unconfirmed.body.data?.reauth).toBe('required');
     const bad = await call('POST', '/v1/employees/exports', { token: fresh, body: { state: 'sleeping' }, confirm: true });
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).toContain('state');
+    // Neither refusal made a job.
+    expect(await exportJobs()).toEqual([]);
     const started = await call<{ jobKey: string }>('POST', '/v1/visitors/exports', { token: fresh, body: {}, confirm: true });
     expect(started.body.code).toBe(202);
+    expect((await exportJobs()).map((job) => job.jobKey)).toEqual([started.body.data.jobKey]);
     // Another company's session finds no such job, and the job of one list is not read through the other.
     expect((await call('GET', `/v1/visitors/exports/${started.body.data.jobKey}`, { token })).status).toBe(404);
     expect((await call('GET', `/v1/employees/exports/${started.body.data.jobKey}`, { token: fresh })).status).toBe(404);
