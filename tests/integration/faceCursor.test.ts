@@ -26,7 +26,7 @@ const credentialsFile = join(flash, 'binding.json');
 const facesFile = join(flash, 'binding.faces.json');
 
 function terminal(): DeviceAgent {
-  const agent = new DeviceAgent({ apiUrl: baseUrl(), userCode, info: simulatedInfo(serial, 1), heartbeatMs: 60_000, credentialsFile });
+  const agent = new DeviceAgent({ apiUrl: baseUrl(), userCode, info: simulatedInfo(serial, 1), heartbeatMs: 60_000, credentialsFile, approvalRetryMs: 300 });
   agents.push(agent);
   return agent;
 }
