@@ -227,7 +227,8 @@ export const routes = [
   { method: 'POST', path: '/v1/settings/system/packages', resource: 'settings', access: 'session', authCode: 'settings:system' },
   { method: 'POST', path: '/v1/settings/system/packages/{packageKey}/complete', resource: 'settings', access: 'session', authCode: 'settings:system' },
   { method: 'GET', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
-  { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
+  // What pass records keep and for how long: a change keeps more of people's data or deletes what was kept.
+  { method: 'PUT', path: '/v1/settings/privacy', resource: 'settings', access: 'session', authCode: 'settings:privacy', reauth: true },
   // Whether the company requires two-factor login of every account; only its owner changes it.
   { method: 'GET', path: '/v1/settings/twoFactor', resource: 'settings', access: 'session', authCode: 'settings:privacy' },
   // Switching the company's two-factor requirement weakens every account's login: the password first.

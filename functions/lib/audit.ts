@@ -14,7 +14,7 @@ const MAX_FIELDS = 50;
 const clip = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
 
 /**
- * What a successful request of a console session leaves in the audit log: every change (any
+ * What a request of a console session leaves in the audit log: every change (any
  * method but GET) and the reads the route table marks (`audit`: exports and recordings). A GET
  * not marked leaves nothing.
  */
@@ -44,9 +44,11 @@ export interface AuditedRequest {
 }
 
 /**
- * Records a successful request of a console session, when its route is audited. The change has
- * happened by then: an entry that cannot be written is logged as an error with everything it held,
- * and the answer still goes.
+ * Records a request of a console session that reached its handler, when its route is audited,
+ * with the code it answered: a change is in the log whatever the answer, since it may have
+ * happened before an error. A request refused before its handler (no session, no right, invalid
+ * fields, no password) changed nothing and is not recorded. An entry that cannot be written is
+ * logged as an error with everything it held, and the answer still goes.
  */
 export async function auditRequest(request: AuditedRequest): Promise<void> {
   const kind = auditKindOf(request.route);

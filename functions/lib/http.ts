@@ -213,21 +213,39 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
   const found = findEntry(entries, event.requestContext?.http?.method ?? '', event.rawPath ?? '');
   const key = found ? routeKey(found.route) : undefined;
   const def = key ? handlers[key] : undefined;
+  const route = found?.route;
+  let auth: Auth | null = null;
+  let sent: unknown;
+  // Once the handler has started, the request is audited whatever it answers: a change may have
+  // happened before an error (a mail that could not be sent after the account was made).
+  let handled = false;
+  const audit = (code: number) =>
+    auditRequest({
+      route: route!,
+      auth: auth!,
+      params: Object.keys(found!.params).length ? found!.params : undefined,
+      body: sent,
+      query: event.queryStringParameters,
+      code,
+      sourceIp: clientAddress(event, headers),
+      userAgent: headers['user-agent'],
+      requestId,
+    });
   try {
-    const route = found?.route;
     access = route?.access;
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
-    const auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true) : null;
+    auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true) : null;
     tenantId = auth?.tenantId;
     if (!identityEncoding(headers['content-encoding'])) throw new UnsupportedEncodingError();
     const rawBody = decodeBody(event);
     const params = parse(def.params, found.params, locale, '');
     const query = parse(def.query, event.queryStringParameters ?? {}, locale, '');
     // What was sent, before its schema fills in defaults: the audit log names these fields.
-    const sent = def.raw ? undefined : parseJson(rawBody);
+    sent = def.raw ? undefined : parseJson(rawBody);
     const body = def.raw ? undefined : parse(def.body, sent, locale, '');
     if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
+    handled = true;
     const reply = await def.handle({
       body,
       query,
@@ -243,24 +261,13 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
       'raw' in reply
         ? reply.raw
         : envelopeResult(200, { code: reply.code, message: translate(locale, successMessage[reply.code]), data: reply.data }, requestId);
-    if (auth) {
-      await auditRequest({
-        route,
-        auth,
-        params: Object.keys(found.params).length ? found.params : undefined,
-        body: sent,
-        query: event.queryStringParameters,
-        code: 'raw' in reply ? reply.raw.statusCode ?? 200 : reply.code,
-        sourceIp,
-        userAgent: headers['user-agent'],
-        requestId,
-      });
-    }
+    if (auth) await audit('raw' in reply ? reply.raw.statusCode ?? 200 : reply.code);
   } catch (error) {
     if (error instanceof ValidationError && def?.refused) {
       await def.refused({ headers, routeKey: key! }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));
     }
     result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
+    if (handled && auth) await audit(result.statusCode ?? 500);
   }
   log('info', 'request', { requestId, route: key ?? `${event.requestContext?.http?.method} ${event.rawPath}`, status: result.statusCode, ms: Date.now() - started, tenantId });
   return result;

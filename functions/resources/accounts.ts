@@ -119,7 +119,15 @@ export const accounts = defineResource('accounts', {
         mustChangePassword: !body.invite,
       });
       const account = await requireAccount(auth.tenantId, accountId);
-      if (body.invite) await mailInvitation(locale, account, false);
+      if (body.invite) {
+        try {
+          await mailInvitation(locale, account, false);
+        } catch (error) {
+          // Nobody can use an account whose invitation never left: it is taken back, and the answer says not done.
+          await deleteAccount(auth.tenantId, account, account.version);
+          throw error;
+        }
+      }
       return created(accountJson(account));
     },
   }),

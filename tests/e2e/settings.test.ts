@@ -376,6 +376,8 @@ describe('system settings', () => {
     expect(await days.inputValue()).toBe(before);
     await days.fill('30');
     await page.getByTestId('privacy-save').click();
+    // Privacy settings change what is kept of people: the password first (it then covers this session for five minutes).
+    await confirmPasswordInBrowser(page, demo().password);
     expect(await toastText(page)).toContain('Saved');
     // Someone else saves meanwhile: this page's version is stale.
     await page.evaluate(async () => {

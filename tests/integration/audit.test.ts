@@ -7,6 +7,7 @@ import { dynamo } from '@passcloud/functions/lib/aws';
 import { routes } from '@passcloud/functions/routes';
 import type { AuditEntryJson } from '@passcloud/functions/contract/audit';
 import { baseUrl, call, login, loginAnswer, newCompany, unique } from '../support/api.ts';
+import { startTestSmtp } from '../support/smtp.ts';
 
 /** The audit log through its real entry points: what the API records, and who may read it. */
 
@@ -141,6 +142,44 @@ describe('audit log', () => {
   it('has no route that changes or removes an entry', () => {
     const auditRoutes = routes.filter((route) => route.path.startsWith('/v1/audit'));
     expect(auditRoutes.map((route) => route.method)).toEqual(['GET', 'GET']);
+  });
+});
+
+describe('a change answered with an error', () => {
+  it('is in the log with the code it answered, or was taken back and left nothing', async () => {
+    const server = await startTestSmtp();
+    try {
+      const company = await newCompany();
+      const own = (await login(company.username, company.password)).token;
+      const settings = await call('PUT', '/v1/settings/email', {
+        token: own,
+        confirm: true,
+        body: { senderAddress: 'alerts@company.test', senderName: 'Acme', host: '127.0.0.1', port: server.port, tlsMode: 'none', version: 0 },
+      });
+      expect(settings.body.code).toBe(201);
+      const changes = async () => (await entries('?kind=change&pageSize=200', own)).body.data.items;
+
+      // A password reset by invitation whose mail the server refuses: the password was changed and the session ended.
+      const email = `${unique('victim')}@company.test`;
+      server.refuse(email, { code: 550, text: 'No such mailbox' });
+      const victim = await createAccount(company.tenantId, { username: unique('victim'), password: 'victim-pass-1', authCodes: [], email });
+      const reset = await call('POST', `/v1/accounts/${victim}/password`, { token: own, body: { invite: true } });
+      expect(reset.status).toBe(503);
+      expect((await changes()).find((e) => e.action === 'POST /v1/accounts/{accountKey}/password')).toMatchObject({ code: 503, target: { accountKey: victim }, fields: ['invite'] });
+
+      // An invited account whose invitation never left is taken back: nothing with its name exists, and its name is free.
+      const invitee = `${unique('invitee')}@company.test`;
+      server.refuse(invitee, { code: 550, text: 'No such mailbox' });
+      const username = unique('inv');
+      const invited = await call('POST', '/v1/accounts', { token: own, body: { username, email: invitee, authCodes: ['settings:account'], invite: true } });
+      expect(invited.status).toBe(503);
+      expect((await call<{ total: number }>('GET', `/v1/accounts?keyword=${username}`, { token: own })).body.data.total).toBe(0);
+      expect((await changes()).find((e) => e.action === 'POST /v1/accounts')).toMatchObject({ code: 503 });
+      server.accept(invitee);
+      expect((await call('POST', '/v1/accounts', { token: own, body: { username, email: invitee, authCodes: ['settings:account'], invite: true } })).body.code).toBe(201);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

@@ -93,7 +93,7 @@ const ofDevice = async (deviceKey: string, extra = '') => all(`deviceKey=${devic
 
 async function setPrivacy(changes: Record<string, unknown>) {
   const current = (await call<Record<string, unknown>>('GET', '/v1/settings/privacy', { token })).body.data;
-  const saved = await call('PUT', '/v1/settings/privacy', { token, body: { ...current, ...changes } });
+  const saved = await call('PUT', '/v1/settings/privacy', { token, body: { ...current, ...changes }, confirm: true });
   expect(saved.body.code).toBe(201);
 }
 

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 const read = async () => (await call<Privacy>('GET', '/v1/settings/privacy', { token })).body.data;
-const save = (body: unknown, locale?: string) => call<Privacy & Issues>('PUT', '/v1/settings/privacy', { token, body, ...(locale ? { locale } : {}) });
+const save = (body: unknown, locale?: string) => call<Privacy & Issues>('PUT', '/v1/settings/privacy', { token, body, confirm: true, ...(locale ? { locale } : {}) });
 
 describe('privacy settings', () => {
   it('starts with the defaults, saves the whole set with its version, and refuses a stale version', async () => {

@@ -33,13 +33,14 @@ async function freshSession(): Promise<void> {
 }
 
 describe('re-authentication', () => {
-  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login or the company’s requirement of it, export people and make, readdress or rekey a webhook', () => {
+  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login or the company’s requirement of it, change privacy settings, export people and make, readdress or rekey a webhook', () => {
     expect(routes.filter((route) => 'reauth' in route && route.reauth).map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /v1/employees/exports',
       'POST /v1/visitors/exports',
       'DELETE /v1/accounts/{accountKey}',
       // tests/integration/twoFactor.test.ts holds it.
       'DELETE /v1/accounts/{accountKey}/twoFactor',
+      'PUT /v1/settings/privacy',
       'PUT /v1/settings/twoFactor',
       'PUT /v1/settings/email',
       // tests/integration/webhooks.test.ts holds these: a webhook's address receives people's passes, and its secret is shown.

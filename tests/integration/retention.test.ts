@@ -24,7 +24,7 @@ beforeAll(async () => {
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.slice(0, token.indexOf('.'));
   const current = (await call<Record<string, unknown>>('GET', '/v1/settings/privacy', { token })).body.data;
-  const saved = await call('PUT', '/v1/settings/privacy', { token, body: { ...current, retentionDays: { passRecords: 30, captures: 7, recordings: 14 } } });
+  const saved = await call('PUT', '/v1/settings/privacy', { token, body: { ...current, retentionDays: { passRecords: 30, captures: 7, recordings: 14 } }, confirm: true });
   expect(saved.body.code).toBe(201);
 });
 

@@ -12,7 +12,9 @@ import { owned, partition, type Item } from '../support/tenantItems.ts';
  * - with one tenant's token, aimed at the other tenant's records, nothing of the other tenant
  *   changes and nothing of it comes back (both ways, between two companies made for this file);
  * - with an account of the first tenant that lacks the route's authCode, it answers 401 and
- *   nothing changes.
+ *   nothing changes;
+ * - a route that weakens the company's security asks for the password again, and without it
+ *   answers 401 and changes nothing.
  * A route with a path parameter needs a fixture in tests/support/routeFixtures.ts that creates a
  * record in a tenant and answers its key; a new route without one fails this test until it gets one.
  */
@@ -108,6 +110,37 @@ describe('route table sweep', () => {
     const before = await snapshot(own.tenantId);
     const answer = await send(route, limited.token, own);
     expect(answer.status).toBe(401);
+    expect(await snapshot(own.tenantId)).toBe(before);
+  });
+
+  /**
+   * What weakens a company's security: its two-factor policy, what its records keep (privacy), and
+   * where the service sends its data (mail server, webhook addresses and secrets). Session lengths
+   * are the deployment's (SESSION_IDLE_MINUTES, SESSION_MAX_MINUTES), not a tenant's setting.
+   */
+  const weakening = new Set([
+    'PUT /v1/settings/twoFactor',
+    'PUT /v1/settings/privacy',
+    'PUT /v1/settings/email',
+    'POST /v1/webhooks',
+    'PATCH /v1/webhooks/{webhookKey}',
+    'POST /v1/webhooks/{webhookKey}/secret',
+  ]);
+  it('asks for the password again on every route that weakens the company’s security', () => {
+    const missing = sessionRoutes.filter((r) => weakening.has(routeKey(r)) && !r.reauth).map(routeKey);
+    expect(missing).toEqual([]);
+    expect(sessionRoutes.filter((r) => weakening.has(routeKey(r))).length).toBe(weakening.size);
+  });
+
+  const confirmed = sessionRoutes.filter((r) => r.reauth);
+  it.each(confirmed.map((r) => [routeKey(r), r] as const))('%s without the password again answers 401 and changes nothing', async (_key, route) => {
+    const own = tenants[0]!;
+    // A new session, in which no password was confirmed yet.
+    const fresh = (await login(own.username, own.password)).token;
+    const before = await snapshot(own.tenantId);
+    const answer = await send(route, fresh, own);
+    expect(answer.status).toBe(401);
+    expect(answer.body.data).toMatchObject({ reauth: 'required' });
     expect(await snapshot(own.tenantId)).toBe(before);
   });
 
