@@ -165,7 +165,9 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
 
 /**
  * `pc/<thing>/calls/open`: an indoor monitor in a live, answered call with a door station of
- * the company asks for its door. Anything else is refused into the monitor's log, and no door opens.
+ * the company asks for its door. The monitor's word is not enough: the door station's own record
+ * of that call must be live and answered, with this monitor at its other end, so a monitor cannot
+ * open a station that never rang it. Anything else is refused into the monitor's log, and no door opens.
  */
 export async function ingestOpenDoor(tenantId: string, deviceKey: string, message: unknown): Promise<string | undefined> {
   const { callId } = openDoorRequest.parse(message);
@@ -176,6 +178,8 @@ export async function ingestOpenDoor(tenantId: string, deviceKey: string, messag
   if (!call.live || !call.answerTime) return 'callId: the call is not live and answered';
   const station = call.peerKey ? await findDevice(tenantId, call.peerKey) : undefined;
   if (!station || kindOf(station) !== 'doorStation') return 'callId: the other end of the call is not a door station';
+  const own = await findCall(tenantId, station.deviceKey, callId);
+  if (!own || !own.live || !own.answerTime || own.peerKey !== deviceKey) return 'callId: the door station reports no live call with this monitor that was answered';
   if (!station.online) return 'the door station is offline';
   await openDoorDuringCall(station, callId, deviceKey);
   return undefined;

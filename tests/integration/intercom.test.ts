@@ -268,6 +268,40 @@ describe('calls', () => {
     expect(late.status).toBe(409);
   });
 
+  it('opens no door the station’s own record does not show answered by that monitor', async () => {
+    const refusals = async () =>
+      (await call<{ items: { code: string; params: { error?: string } }[] }>('GET', `/v1/intercom/devices/${monitor.deviceKey}/logs?pageSize=50`, { token })).body.data.items
+        .filter((l) => l.code === 'messageRefused')
+        .map((l) => l.params.error ?? '');
+    const ask = async (callId: string) => {
+      const before = (await refusals()).length;
+      monitor.client.publish(deviceTopics(monitor.thing).callOpenDoor, JSON.stringify({ callId }), { qos: 1 });
+      const after = await until(refusals, (found) => found.length > before);
+      return after[0];
+    };
+    const commandsBefore = door.commands.length;
+    // The monitor claims a live, answered call from station 01 that never rang it.
+    const forged = unique('forged');
+    monitor.send([answered(ringing(forged, 'monitor'))]);
+    await ackFor(monitor, forged);
+    expect(await ask(forged)).toMatch(/door station reports no live call with this monitor/);
+    // The station rang, but nobody answered at its end.
+    const ringingOnly = unique('ringonly');
+    door.send([ringing(ringingOnly, 'door')]);
+    monitor.send([answered(ringing(ringingOnly, 'monitor'))]);
+    await ackFor(door, ringingOnly);
+    await ackFor(monitor, ringingOnly);
+    expect(await ask(ringingOnly)).toMatch(/door station reports no live call with this monitor/);
+    // The station's call was answered at another number.
+    const elsewhere = unique('elsewhere');
+    door.send([{ ...answered(ringing(elsewhere, 'door')), peer: { number: '999' } }]);
+    monitor.send([answered(ringing(elsewhere, 'monitor'))]);
+    await ackFor(door, elsewhere);
+    await ackFor(monitor, elsewhere);
+    expect(await ask(elsewhere)).toMatch(/door station reports no live call with this monitor/);
+    expect(door.commands.length).toBe(commandsBefore);
+  });
+
   it('a monitor asking for a door outside an answered call opens nothing', async () => {
     const callId = unique('nodoor');
     monitor.send([ringing(callId, 'monitor')]);
