@@ -55,6 +55,13 @@ export const shadowTopics = (thing: string) => {
 /** AWS IoT lifecycle topics, published by the broker when a client connects or disconnects. */
 export const presenceTopic = (event: 'connected' | 'disconnected', clientId: string): string => `$aws/events/presence/${event}/${clientId}`;
 
+/**
+ * The `disconnectReason` of a connection the broker closed because a newer connection took its
+ * client id: the client is connected again, under the same id, so this is no departure.
+ * https://docs.aws.amazon.com/iot/latest/developerguide/life-cycle-events.html
+ */
+export const DUPLICATE_CLIENT_ID = 'DUPLICATE_CLIENTID';
+
 /** Topic filters the ingest rules listen on (AWS topic rules and the local rules adapter alike). */
 export const RULE_FILTERS = {
   heartbeats: 'pc/+/heartbeat',

@@ -1,6 +1,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
 import { LIVE_CLIENTS_PER_SESSION, parseLiveClient } from '#contract/live';
+import { DUPLICATE_CLIENT_ID } from '#contract/protocol';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_SECONDS, CODE_TTL_MINUTES, secondsUntilResend } from '#domain/verification';
 import { dynamo } from '#lib/aws';
@@ -176,10 +177,22 @@ export async function updateAccount(tenantId: string, accountId: string, version
     },
     async () => !!(await accounts().get(key).go()).data,
   );
-  return result.data as Account;
+  const updated = result.data as Account;
+  if (endsSession && updated.activeSession) await endSessionConnections(tenantId, updated.activeSession);
+  return updated;
 }
 
-/** Deletes an account and frees its username, if `version` is still current; its session answers 661. */
+/**
+ * Ends the live connections of a session that stops being served (its account was disabled,
+ * deleted or had its rights changed) while the session itself stays, so that its token answers
+ * 661 and the console says why.
+ */
+async function endSessionConnections(tenantId: string, tokenHash: string): Promise<void> {
+  const session = (await sessions().get({ tenantId, tokenHash }).go()).data;
+  await endLiveClients(session?.liveClients);
+}
+
+/** Deletes an account and frees its username, if `version` is still current; its session answers 661 and its live connections end. */
 export async function deleteAccount(tenantId: string, account: Account, version: number): Promise<void> {
   try {
     await dynamo().send(
@@ -201,6 +214,7 @@ export async function deleteAccount(tenantId: string, account: Account, version:
     if (!isConditionFailure(error)) throw error;
     throw (await accounts().get({ tenantId, accountId: account.accountId }).go()).data ? new ConflictError() : new NotFoundError();
   }
+  if (account.activeSession) await endSessionConnections(tenantId, account.activeSession);
 }
 
 // Login keys
@@ -286,10 +300,10 @@ export async function admitLiveClient(tenantId: string, tokenHash: string, clien
       new UpdateCommand({
         TableName: tableName(MAIN_TABLE),
         Key: { pk: tenantId, sk: `session#${tokenHash}` },
-        UpdateExpression: 'ADD #clients :client',
+        UpdateExpression: 'ADD #clients :client SET #admitted = :now',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#clients) OR size(#clients) < :cap OR contains(#clients, :id))',
-        ExpressionAttributeNames: { '#clients': 'liveClients' },
-        ExpressionAttributeValues: { ':client': new Set([clientId]), ':cap': LIVE_CLIENTS_PER_SESSION, ':id': clientId },
+        ExpressionAttributeNames: { '#clients': 'liveClients', '#admitted': 'liveAdmittedAt' },
+        ExpressionAttributeValues: { ':client': new Set([clientId]), ':cap': LIVE_CLIENTS_PER_SESSION, ':id': clientId, ':now': Date.now() },
       }),
     );
     return true;
@@ -300,10 +314,19 @@ export async function admitLiveClient(tenantId: string, tokenHash: string, clien
 }
 
 /**
- * A live connection ended (the broker's presence event): its client id leaves its session's, so
- * the session counts only the connections it holds.
+ * A live connection ended (the broker's presence event at `at`, ms): its client id leaves its
+ * session's, so the session counts only the connections it holds. The list must never lose a
+ * connection that is still there, or ending the session would leave it open:
+ * - a connection the broker closed because a newer one took its client id (a tab reconnecting,
+ *   `DUPLICATE_CLIENTID`) is not a departure: that id is connected again;
+ * - lifecycle events may come out of order, so a disconnect from before the session's latest
+ *   admission may be of a connection since replaced under the same id, and leaves the id listed.
+ * An id kept too long costs one of the session's LIVE_CLIENTS_PER_SESSION places, never access:
+ * the authorizer admits by the session, and the session's end disconnects every id listed.
+ * https://docs.aws.amazon.com/iot/latest/developerguide/life-cycle-events.html
  */
-export async function releaseLiveClient(clientId: string): Promise<void> {
+export async function releaseLiveClient(clientId: string, at: number, reason?: string): Promise<void> {
+  if (reason === DUPLICATE_CLIENT_ID) return;
   const ids = parseLiveClient(clientId);
   if (!ids) return;
   const found = await dynamo().send(
@@ -322,9 +345,9 @@ export async function releaseLiveClient(clientId: string): Promise<void> {
           TableName: tableName(MAIN_TABLE),
           Key: { pk: item.pk, sk: item.sk },
           UpdateExpression: 'DELETE #clients :client',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#clients': 'liveClients' },
-          ExpressionAttributeValues: { ':client': new Set([clientId]) },
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#admitted) OR #admitted < :at)',
+          ExpressionAttributeNames: { '#clients': 'liveClients', '#admitted': 'liveAdmittedAt' },
+          ExpressionAttributeValues: { ':client': new Set([clientId]), ':at': at },
         }),
       ).catch((error: unknown) => {
         if (!isConditionFailure(error)) throw error;

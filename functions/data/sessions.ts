@@ -22,6 +22,8 @@ export const sessions = lazy(
           ttl: { type: 'number', required: true },
           /** Client ids of the session's live connections (contract/live.ts), ended with it. */
           liveClients: { type: 'set', items: 'string' },
+          /** When a live connection of the session was last admitted (ms): a disconnect the broker reports from before it may be of a connection since replaced. */
+          liveAdmittedAt: { type: 'number' },
           /** The company required two-factor login when this session began and the account had none: it must enrol first. */
           enrolTwoFactor: { type: 'boolean' },
           /** When the password was last confirmed in this session (re-authentication, lib/auth.ts). */

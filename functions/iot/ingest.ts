@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { fromDocument } from '#contract/shadow';
-import { commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
+import { DUPLICATE_CLIENT_ID, commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { releaseLiveClient } from '#data/identity';
 import { log } from '#lib/log';
@@ -62,7 +62,7 @@ async function refuse(tenantId: string, deviceKey: string, topic: string, reason
   ]);
 }
 
-const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']) });
+const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']), disconnectReason: z.string().optional() });
 const documents = z.object({
   current: z.object({ state: z.object({ reported: z.record(z.string(), z.unknown()).nullish() }).loose(), version: z.number().int() }),
 });
@@ -74,6 +74,8 @@ const ROUTES: [RegExp, Handler][] = [
     /^\$aws\/events\/presence\/(?:connected|disconnected)\/([^/]+)$/,
     async (tenantId, deviceKey, message) => {
       const event = presence.parse(message);
+      // The terminal connected again under its client id, and the broker closed the older connection: still online.
+      if (event.disconnectReason === DUPLICATE_CLIENT_ID) return;
       const online = event.eventType === 'connected';
       if (await setPresence(tenantId, deviceKey, online, event.timestamp)) await deviceStateEvent(tenantId, deviceKey, online, event.timestamp);
     },
@@ -135,7 +137,10 @@ export async function ingest(event: IngestEvent): Promise<void> {
   const { topic } = event;
   // A console tab left the live channel: its session no longer counts it.
   const consoleGone = /^\$aws\/events\/presence\/disconnected\/(console-[^/]+)$/.exec(topic);
-  if (consoleGone) return releaseLiveClient(consoleGone[1]!);
+  if (consoleGone) {
+    const gone = presence.safeParse(messageOf(event));
+    return releaseLiveClient(consoleGone[1]!, gone.success ? gone.data.timestamp : Date.now(), gone.success ? gone.data.disconnectReason : undefined);
+  }
   for (const [pattern, handle] of ROUTES) {
     const match = pattern.exec(topic);
     if (!match) continue;

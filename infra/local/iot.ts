@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { deltaOf } from '@passcloud/functions/contract/shadow';
-import { RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
+import { DUPLICATE_CLIENT_ID, RULE_FILTERS, presenceTopic, ruleEvent } from '@passcloud/functions/contract/protocol';
 import { authorize, policyPrefix, type AuthorizerEvent } from '@passcloud/functions/iot/authorizer';
 import { asFunction } from '@passcloud/functions/lib/localRole';
 import { ingest } from '@passcloud/functions/iot/ingest';
@@ -470,17 +470,33 @@ export async function startIot(options: IotOptions = {}): Promise<IotStandIn> {
   };
   broker.authorizeForward = (client, packet) => (allowed(client, 'iot:Receive', `topic/${packet.topic}`) ? packet : null);
 
-  // Presence, as IoT Core publishes it on its lifecycle topics.
+  // Presence, as IoT Core publishes it on its lifecycle topics. A connection under a client id
+  // already connected closes the older one first [MQTT-3.1.4-2]: that one is marked as replaced.
+  const replacedClients = new WeakSet<Client>();
+  const withRegistry = broker as unknown as { registerClient(client: Client): void };
+  const register = withRegistry.registerClient.bind(broker);
+  withRegistry.registerClient = (client: Client) => {
+    const older = clientsOf(broker)[client.id];
+    if (older && older !== client) replacedClients.add(older);
+    register(client);
+  };
   broker.on('client', (client) => {
     void publish(presenceTopic('connected', client.id), { clientId: client.id, timestamp: Date.now(), eventType: 'connected', versionNumber: 0 });
   });
   broker.on('clientDisconnect', (client) => {
     policies.delete(client);
     clearTimers(client);
-    // A client replaced by a newer connection with the same id is not a disconnect of the device.
-    const current = clientsOf(broker)[client.id];
-    if (current && current !== client) return;
-    void publish(presenceTopic('disconnected', client.id), { clientId: client.id, timestamp: Date.now(), eventType: 'disconnected', versionNumber: 0 });
+    // As IoT Core does, a client replaced by a newer connection with the same id is reported
+    // disconnected, with the reason that says so (the cloud does not take it as a departure).
+    const replaced = replacedClients.has(client);
+    void publish(presenceTopic('disconnected', client.id), {
+      clientId: client.id,
+      timestamp: Date.now(),
+      eventType: 'disconnected',
+      clientInitiatedDisconnect: false,
+      disconnectReason: replaced ? DUPLICATE_CLIENT_ID : 'CONNECTION_LOST',
+      versionNumber: 0,
+    });
   });
 
   // The shadow service.

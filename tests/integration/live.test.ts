@@ -5,7 +5,8 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import { LIVE_CLIENTS_PER_SESSION, liveClientPrefix, liveConnection, type LiveConnection, type LiveMessage } from '@passcloud/functions/contract/live';
 import type { PassRecordItem } from '@passcloud/functions/contract/passRecords';
-import { createAccount, openSession, requireAccount } from '@passcloud/functions/data/identity';
+import { createAccount, openSession, releaseLiveClient, requireAccount } from '@passcloud/functions/data/identity';
+import { sessions } from '@passcloud/functions/data/sessions';
 import { accounts } from '@passcloud/functions/data/accounts';
 import { newRsaKeyPair, sha256 } from '@passcloud/functions/lib/crypto';
 import { connectMqtt, MqttRefused, type MqttConnection } from '../../web/src/app/live/mqtt.ts';
@@ -242,5 +243,43 @@ describe('the live channel', () => {
     expect((await call('POST', '/v1/systems/logout', { token: second })).body.code).toBe(204);
     await until(heardNext.closed, (closed) => closed, 3000);
     expect(await refusal(connect(second, secondInfo))).toBe(5);
+  });
+  it('ends the connections of an account that is disabled, loses its rights or is deleted, at once', async () => {
+    const ends = async (change: (accountKey: string) => Promise<unknown>) => {
+      const username = unique('ended');
+      const accountKey = await createAccount(a.tenantId, { username, password: 'Str0ng!Passw0rd', authCodes: ['pass:dashboard'], nickname: 'Ended' });
+      const token = (await login(username, 'Str0ng!Passw0rd')).token;
+      const info = await liveOf(token);
+      const heard = hear(await connect(token, info));
+      await change(accountKey);
+      await until(heard.closed, (closed) => closed, 3000);
+      expect(await refusal(connect(token, info))).toBe(5);
+      expect((await call('GET', '/v1/systems/me', { token })).body.code).toBe(661);
+    };
+    const version = async (accountKey: string) => (await call<{ version: number }>('GET', `/v1/accounts/${accountKey}`, { token: a.token })).body.data.version;
+    await ends(async (key) => expect((await call('PATCH', `/v1/accounts/${key}`, { token: a.token, body: { disabled: true, version: await version(key) } })).body.code).toBe(201));
+    await ends(async (key) => expect((await call('PATCH', `/v1/accounts/${key}`, { token: a.token, body: { authCodes: ['pass:visitor'], version: await version(key) } })).body.code).toBe(201));
+    await ends(async (key) => expect((await call('DELETE', `/v1/accounts/${key}?version=${await version(key)}`, { token: a.token, confirm: true })).body.code).toBe(204));
+  });
+
+  it('keeps a tab that reconnects under its own client id in its session’s list, so logging out ends the new connection', async () => {
+    const username = unique('again');
+    await createAccount(a.tenantId, { username, password: 'Str0ng!Passw0rd', authCodes: ['pass:dashboard'], nickname: 'Reconnects' });
+    const token = (await login(username, 'Str0ng!Passw0rd')).token;
+    const info = await liveOf(token);
+    const clientId = `${info.clientPrefix}same`;
+    const heardOld = hear(await connect(token, info, clientId));
+    // The tab connects again under its id; the broker closes the older connection (DUPLICATE_CLIENTID).
+    const heardNew = hear(await connect(token, info, clientId));
+    await until(heardOld.closed, (closed) => closed, 3000);
+    // The broker's report of the older connection's end has been taken by now.
+    await sleep(500);
+    const session = async () => (await sessions().get({ tenantId: a.tenantId, tokenHash: sha256(token) }).go()).data!;
+    expect((await session()).liveClients).toContain(clientId);
+    // A report of a disconnect from before the latest admission (lifecycle events come out of order) leaves it too.
+    await releaseLiveClient(clientId, (await session()).liveAdmittedAt! - 1, 'CONNECTION_LOST');
+    expect((await session()).liveClients).toContain(clientId);
+    expect((await call('POST', '/v1/systems/logout', { token })).body.code).toBe(204);
+    await until(heardNew.closed, (closed) => closed, 3000);
   });
 });
