@@ -138,6 +138,8 @@ export class RecordOutbox {
             this.uploadCounts.ok++;
             return;
           }
+          // The capture is no longer wanted: it arrived before, or the person was erased.
+          if (answer.status === 412) return;
           if (answer.status < 500) throw new Error(`capture upload answered ${answer.status}`);
         } catch (error) {
           if (attempt === 3 || !(error instanceof TypeError)) {

@@ -3,7 +3,7 @@
  * `POST /v1/visitors/{visitorKey}/erase`), kept 400 days and read again with
  * `GET …/{key}/erasure`. It names the person only by their key: it holds nothing of what it erased.
  */
-export type ErasurePhase = 'person' | 'passes' | 'answers' | 'attendance' | 'deliveries' | 'done';
+export type ErasurePhase = 'person' | 'passes' | 'answers' | 'attendance' | 'deliveries' | 'mails' | 'exports' | 'check' | 'done';
 
 export interface ErasureCounts {
   /** The person's record (1 when this erasure removed it, 0 when it was already gone). */
@@ -12,6 +12,11 @@ export interface ErasureCounts {
   photoObjects: number;
   /** Capture objects of the person's pass records removed from the captures bucket. */
   captureObjects: number;
+  /**
+   * Captures announced but not uploaded whose place was closed: an upload link given before the
+   * erasure is refused by storage from then on (a placeholder holds the key; links are `If-None-Match: *`).
+   */
+  uploadsClosed: number;
   /** Pass records kept without the person (name, temperature, capture and photo links removed). */
   passRecordsChanged: number;
   /** The person's own copies of their passes (attendance punches) removed. */
@@ -28,6 +33,10 @@ export interface ErasureCounts {
   attendanceItems: number;
   /** Webhook deliveries of events that named the person (their bodies kept for replays), removed from the delivery logs. */
   webhookDeliveries: number;
+  /** Mail records of alerts about the person scrubbed (name, subject and text removed; a mail not yet sent is not sent). */
+  mailRecords: number;
+  /** Exports made or under way when the person was erased, withdrawn with their files (they may hold the person). */
+  exportsWithdrawn: number;
 }
 
 export interface ErasureReceipt {
@@ -58,6 +67,9 @@ export const EMPTY_COUNTS: ErasureCounts = {
   questionnaireAnswers: 0,
   attendanceItems: 0,
   webhookDeliveries: 0,
+  mailRecords: 0,
+  exportsWithdrawn: 0,
+  uploadsClosed: 0,
 };
 
 /** How long a receipt is kept, like the audit log's entries. */

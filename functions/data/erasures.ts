@@ -28,6 +28,12 @@ export async function findErasure(tenantId: string, kind: PersonKind, personKey:
   return out.Item as StoredErasure | undefined;
 }
 
+/** The kind of person the key was, when that person was erased (their key is a tombstone); undefined otherwise. */
+export async function erasedKind(tenantId: string, personKey: string): Promise<PersonKind | undefined> {
+  const [employee, visitor] = await Promise.all([findErasure(tenantId, 'employee', personKey), findErasure(tenantId, 'visitor', personKey)]);
+  return employee ? 'employee' : visitor ? 'visitor' : undefined;
+}
+
 /** Starts an erasure, leased to the caller for `leaseMs`; undefined when one was started before (read it instead). */
 export async function startErasure(
   tenantId: string,
@@ -82,6 +88,31 @@ export async function leaseErasure(erasure: StoredErasure, leaseMs: number, now 
       }),
     );
     erasure.leaseUntil = now + leaseMs;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Takes a done erasure up again, leased to the caller, at its passes: something of the person
+ * came back after it ended. False when another request did so first.
+ */
+export async function reopenErasure(erasure: StoredErasure, leaseMs: number, now = Date.now()): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(MAIN_TABLE),
+        Key: key(erasure.tenantId, erasure.personKind, erasure.personKey),
+        UpdateExpression: 'SET #state = :running, phase = :passes, finishedAt = :null, leaseUntil = :until REMOVE #cursor',
+        ConditionExpression: '#state = :done',
+        ExpressionAttributeNames: { '#state': 'state', '#cursor': 'cursor' },
+        ExpressionAttributeValues: { ':running': 'running', ':passes': 'passes', ':null': null, ':until': now + leaseMs, ':done': 'done' },
+      }),
+    );
+    Object.assign(erasure, { state: 'running', phase: 'passes', finishedAt: null, leaseUntil: now + leaseMs });
+    delete erasure.cursor;
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MailStatus } from '#contract/mail';
 import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
@@ -23,6 +23,10 @@ export const mailRecords = lazy(
           kind: { type: 'string', required: true },
           /** Whom or what the mail is about, when it is about someone: the person of an alert, the account of an invitation, the licence of a reminder. */
           name: { type: 'string' },
+          /** The person an alert is about; erasing them scrubs this record. */
+          personKey: { type: 'string' },
+          /** Scrubbed: the person it was about was erased, and its name, subject and text went with them. */
+          erased: { type: 'boolean' },
           from: { type: 'string', required: true },
           to: { type: 'string', required: true },
           title: { type: 'string', required: true },
@@ -228,4 +232,46 @@ export async function claimResend(record: MailRecord, resentAs: string): Promise
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * One page of the tenant's mail records about `personKey` (alerts), scrubbed: the name, subject
+ * and text go, the record stays (when, to whom, the outcome) marked `erased`, and a mail still
+ * waiting for another attempt is not sent. Answers how many and where to go on.
+ */
+export async function scrubPersonMails(
+  tenantId: string,
+  personKey: string,
+  cursor: Record<string, unknown> | undefined,
+  limit: number,
+): Promise<{ scrubbed: number; next: Record<string, unknown> | null }> {
+  const table = tableName(EVENTS_TABLE);
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'personKey = :person',
+      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': 'mail#', ':person': personKey },
+      ProjectionExpression: 'pk, sk, #status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  for (const item of out.Items ?? []) {
+    const waiting = item.status === 'queued' || item.status === 'retrying';
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: `SET title = :empty, content = :empty, erased = :true, masked = :true${waiting ? ', #status = :failed, #error = :other' : ''} REMOVE #name, personKey, gsi1pk, gsi1sk`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#name': 'name', ...(waiting ? { '#status': 'status', '#error': 'error' } : {}) },
+        ExpressionAttributeValues: { ':empty': '', ':true': true, ...(waiting ? { ':failed': 'failed', ':other': 'other' } : {}) },
+      }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  }
+  return { scrubbed: out.Items?.length ?? 0, next: out.LastEvaluatedKey ?? null };
 }

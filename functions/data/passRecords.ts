@@ -74,6 +74,8 @@ export interface PassRecord {
    * `passState` passed): the blacklist wins at the door, so such a pass breaks the device protocol.
    */
   violation?: true;
+  /** The person was erased: the record keeps when, where and the outcome, without them (resources/erasure.ts). */
+  erased?: true;
   /** Where the capture goes (captures bucket, under the tenant's prefix), when one is wanted. */
   captureKey?: string;
   captureType?: string;
@@ -583,6 +585,20 @@ export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'c
     new PutCommand({ TableName: table(), Item: { pk: job.tenantId, sk: exportSk(job.jobKey), kind: 'recordExport', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
   return item;
+}
+
+/** One page of the tenant's export jobs (every list), oldest key first; answers where to go on. */
+export async function exportJobsPage(tenantId: string, cursor: Record<string, unknown> | undefined, limit: number): Promise<{ jobs: ExportJob[]; next: Record<string, unknown> | null }> {
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': exportSk('') },
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  return { jobs: (out.Items ?? []) as ExportJob[], next: out.LastEvaluatedKey ?? null };
 }
 
 export async function findExportJob(tenantId: string, jobKey: string): Promise<ExportJob | undefined> {

@@ -87,7 +87,7 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
       log('warn', 'alert mail over the hourly limit, not sent', { tenantId: record.tenantId, kind, deviceKey: record.deviceKey, recordId: record.recordId });
       continue;
     }
-    mails.push({ to, subject, text, kind, about: params.name });
+    mails.push({ to, subject, text, kind, about: params.name, ...(record.personKind && record.personKey ? { personKey: record.personKey } : {}) });
   }
   // Recorded now, sent by the mail service: a slow SMTP server holds up neither the terminal's
   // upload nor the other recipients, and a failed send is tried again like any mail.
@@ -122,7 +122,7 @@ export async function sendQuestionnaireAlert(item: QuestionnaireResultItem, tena
       log('warn', 'alert mail over the hourly limit, not sent', { tenantId, kind: 'questionnaireAlert', deviceKey: item.deviceKey });
       continue;
     }
-    mails.push({ to, subject, text, kind: 'questionnaireAlert', about: params.name });
+    mails.push({ to, subject, text, kind: 'questionnaireAlert', about: params.name, ...(item.person?.personKey ? { personKey: item.person.personKey } : {}) });
   }
   if ((await enqueue(tenantId, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }

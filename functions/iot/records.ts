@@ -4,6 +4,8 @@ import type { RecordType } from '#contract/passRecords';
 import { isWatched } from '#data/authorities';
 import { findDevice, isIntercom } from '#data/devices';
 import { onRecordStored, storeRecords, type BatchEntry, type PassRecord, type StoredNote } from '#data/passRecords';
+import type { PersonKind } from '#contract/people';
+import { erasedKind } from '#data/erasures';
 import { findPerson, type Person } from '#data/people';
 import { privacySettings, retentionTtl } from '#data/settings';
 import { companyTimezone } from '#data/tenants';
@@ -58,8 +60,9 @@ const extensionOf = (contentType: string): string => (contentType === 'image/png
 
 async function upload(tenantId: string, note: StoredNote): Promise<{ url: string; headers: Record<string, string> } | undefined> {
   if (!note.captureKey || !note.captureType || !note.captureSize) return undefined;
-  const url = await presignedPut('captures', tenantId, note.captureKey, note.captureType, UPLOAD_SECONDS, { contentLength: note.captureSize });
-  return { url, headers: { 'content-type': note.captureType, 'content-length': String(note.captureSize) } };
+  // Only where no object is: once the capture arrived, or an erasure closed the key, S3 refuses the link (412).
+  const url = await presignedPut('captures', tenantId, note.captureKey, note.captureType, UPLOAD_SECONDS, { contentLength: note.captureSize, onlyIfAbsent: true });
+  return { url, headers: { 'content-type': note.captureType, 'content-length': String(note.captureSize), 'if-none-match': '*' } };
 }
 
 /** The issues of a refused message as one line: `path: message; …`. */
@@ -104,7 +107,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
 
   // Who each person is, and whether the device watches for them: once per person of the message.
   const personKeys = [...new Set(checked.map((r) => r.personKey).filter((k): k is string => !!k))];
-  const known = new Map<string, { person?: Person; watched: boolean }>();
+  const known = new Map<string, { person?: Person; watched: boolean; erased?: PersonKind }>();
   await pool(personKeys, STORE_WIDTH, async (personKey) => {
     const [employee, visitor, watched] = await Promise.all([
       findPerson(tenantId, 'employee', personKey),
@@ -112,7 +115,9 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       isWatched(tenantId, personKey, deviceKey, now),
     ]);
     const person = employee ?? visitor;
-    known.set(personKey, { ...(person ? { person } : {}), watched });
+    // An erased person's key is a tombstone: what a terminal sends of them later (an offline backlog) is kept without them.
+    const erased = person ? undefined : await erasedKind(tenantId, personKey);
+    known.set(personKey, { ...(person ? { person } : {}), watched, ...(erased ? { erased } : {}) });
   });
 
   const threshold = device.settings.temperatureThreshold;
@@ -120,6 +125,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   const entries: BatchEntry[] = checked.map((up) => {
     const verifyAt = new Date(up.verifyTime);
     const about = up.personKey ? known.get(up.personKey) : undefined;
+    if (about?.erased) return { record: erasedRecord(up, about.erased), hour: hourOf(verifyAt, timeZone) };
     const person = about?.person;
     const type: RecordType = about?.watched ? 'blacklist' : (person?.kind ?? 'stranger');
     const violation = type === 'blacklist' && up.passState === 'passed';
@@ -152,6 +158,28 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
     };
     return { record, hour: hourOf(verifyAt, timeZone) };
   });
+
+  /** A pass of an erased person, as erasure leaves their earlier ones: when, where and the outcome, nobody named, nothing to upload. */
+  function erasedRecord(up: z.output<typeof recordShape>, kind: PersonKind): PassRecord {
+    const verifyAt = new Date(up.verifyTime);
+    return {
+      tenantId,
+      deviceKey,
+      recordId: up.recordId,
+      time: now.toISOString(),
+      verifyTime: verifyAt.toISOString(),
+      day: dayOf(verifyAt, timeZone),
+      personKind: kind,
+      type: kind,
+      measured: up.temperature !== undefined,
+      fever: up.temperature !== undefined && up.temperature >= threshold,
+      ...(up.mask !== undefined ? { mask: up.mask } : {}),
+      passState: up.passState,
+      source: up.source,
+      erased: true,
+      ttl,
+    };
+  }
   // The message's records are written together, a few transactions in all (data/passRecords.ts storeRecords).
   const outcomes = await storeRecords(entries);
   const fresh: PassRecord[] = [];

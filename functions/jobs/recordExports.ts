@@ -13,7 +13,7 @@ import { peopleRows } from './peopleExports.ts';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log } from '#lib/log';
-import { putObject } from '#lib/storage';
+import { deleteObject, putObject } from '#lib/storage';
 import { XLSX_TYPE, loadExcel } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
 
@@ -104,7 +104,8 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
 
     const fileKey = `export/${jobKey}/${source.fileName}.xlsx`;
     await putObject('imports', tenantId, fileKey, await readFile(file), XLSX_TYPE);
-    await updateExportJob(tenantId, jobKey, 'running', 'done', { done, fileKey, truncated });
+    // Withdrawn while it ran (a person in it was erased, resources/erasure.ts): its file goes.
+    if (!(await updateExportJob(tenantId, jobKey, 'running', 'done', { done, fileKey, truncated }))) await deleteObject('imports', tenantId, fileKey);
   } catch (error) {
     log('error', 'export stopped', { jobKey, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     await updateExportJob(tenantId, jobKey, 'running', 'failed', { done, error: t('records.exportStopped') });

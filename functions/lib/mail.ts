@@ -24,6 +24,8 @@ export interface Mail {
   to: string;
   /** Whom or what the mail is about (the person of an alert, the account of an invitation), the Name of its record. */
   about?: string;
+  /** The person an alert is about, so that erasing them scrubs the mail's record (resources/erasure.ts). */
+  personKey?: string;
   subject: string;
   text: string;
   /** What the mail is for, shown as the record's group: `verification`, `feverAlert`, ... */
@@ -246,6 +248,7 @@ function recordOf(tenantId: string, mail: Mail, identity: MailIdentity, from: st
     sentAt: identity.sentAt,
     kind: mail.kind,
     ...(mail.about ? { name: mail.about } : {}),
+    ...(mail.personKey ? { personKey: mail.personKey } : {}),
     from,
     to: mail.to,
     title: mail.subject,

@@ -34,6 +34,23 @@ export async function putObject(bucket: BucketName, tenantId: string, fileKey: s
   await client.send(new sdk.PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), Body: body, ContentType: contentType }));
 }
 
+/**
+ * Writes `body` only where the key holds no object (S3's conditional write, `If-None-Match: *`);
+ * false when one is there. https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+ */
+export async function putObjectIfAbsent(bucket: BucketName, tenantId: string, fileKey: string, body: Buffer, contentType: string): Promise<boolean> {
+  const { client, sdk } = await s3();
+  try {
+    await client.send(new sdk.PutObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey), Body: body, ContentType: contentType, IfNoneMatch: '*' }));
+    return true;
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    // 412: an object is there; 409: a write of the same key raced this one and landed first.
+    if (status === 412 || status === 409) return false;
+    throw error;
+  }
+}
+
 export async function deleteObject(bucket: BucketName, tenantId: string, fileKey: string): Promise<void> {
   const { client, sdk } = await s3();
   await client.send(new sdk.DeleteObjectCommand({ Bucket: bucketName(bucket), Key: objectKey(tenantId, fileKey) }));
@@ -109,6 +126,8 @@ export interface ListedObject {
   /** The whole key, tenant id first. */
   key: string;
   lastModified: Date;
+  /** Bytes; 0 for a placeholder (a capture key an erasure closed). */
+  size: number;
 }
 
 /** Every object of a bucket, or of the keys under `prefix`, page by page. */
@@ -117,7 +136,7 @@ export async function* listObjects(bucket: BucketName, prefix?: string): AsyncGe
   let token: string | undefined;
   do {
     const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucketName(bucket), ...(prefix ? { Prefix: prefix } : {}), ...(token ? { ContinuationToken: token } : {}) }));
-    yield (page.Contents ?? []).filter((o) => o.Key && o.LastModified).map((o) => ({ key: o.Key!, lastModified: o.LastModified! }));
+    yield (page.Contents ?? []).filter((o) => o.Key && o.LastModified).map((o) => ({ key: o.Key!, lastModified: o.LastModified!, size: o.Size ?? 0 }));
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
 }
@@ -150,6 +169,11 @@ export interface PresignedPutOptions {
    * Content-Type, so S3 refuses a body of any other size or type (SignatureDoesNotMatch).
    */
   contentLength?: number;
+  /**
+   * Only where the key holds no object yet: the link is signed over `If-None-Match: *`, so once an
+   * object is there (the upload, or the placeholder an erasure leaves) S3 refuses it with 412.
+   */
+  onlyIfAbsent?: boolean;
 }
 
 /** A short-lived link through which a device uploads one object (a captured photo) or the console a file. */
@@ -162,12 +186,13 @@ export async function presignedPut(
   options: PresignedPutOptions = {},
 ): Promise<string> {
   const { client, sdk } = await s3();
-  const { contentLength } = options;
+  const { contentLength, onlyIfAbsent } = options;
   const command = new sdk.PutObjectCommand({
     Bucket: bucketName(bucket),
     Key: objectKey(tenantId, fileKey),
     ContentType: contentType,
     ...(contentLength !== undefined ? { ContentLength: contentLength } : {}),
+    ...(onlyIfAbsent ? { IfNoneMatch: '*' } : {}),
   });
   // Content-Length is signed whenever it is given; Content-Type only when asked for.
   const { getSignedUrl } = await presigner();

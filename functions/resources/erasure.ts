@@ -2,11 +2,14 @@ import type { ErasureReceipt } from '#contract/erasures';
 import type { PersonKind } from '#contract/people';
 import { noteRulesChanged } from '#data/attendanceRules';
 import { personAuthorities } from '#data/authorities';
-import { findErasure, leaseErasure, receiptOf, removePersonItems, saveErasure, startErasure, type StoredErasure } from '#data/erasures';
-import { erasePass, passesOf } from '#data/passRecords';
+import type { Locale } from '#contract/locales';
+import { findErasure, leaseErasure, receiptOf, removePersonItems, reopenErasure, saveErasure, startErasure, type StoredErasure } from '#data/erasures';
+import { scrubPersonMails } from '#data/mailRecords';
+import { erasePass, exportJobsPage, findExportJob, passesOf, updateExportJob, type ExportJob } from '#data/passRecords';
 import { deletePerson, findPerson } from '#data/people';
 import { ConflictError, NotFoundError } from '#lib/errors';
-import { deleteObject, objectExists } from '#lib/storage';
+import { translate } from '#lib/i18n';
+import { deleteObject, objectExists, putObjectIfAbsent } from '#lib/storage';
 import { pool } from '#lib/pool';
 
 /**
@@ -21,7 +24,17 @@ import { pool } from '#lib/pool';
  * - their own copies of their passes (attendance punches), the attendance days and months
  *   computed for them and the questionnaire answers they gave go;
  * - the webhook deliveries of events that named them go from every delivery log (each keeps the
- *   event's body for replays); what receivers were sent is theirs to erase.
+ *   event's body for replays); what receivers were sent is theirs to erase;
+ * - the mail records of alerts about them are scrubbed (name, subject and text), and such a mail
+ *   not yet sent is not sent;
+ * - every export made or under way before this point (it may hold them) is withdrawn with its file;
+ * - their key becomes a tombstone: a pass a terminal sends of them later (an offline backlog) is
+ *   stored without them (iot/records.ts), and the captures of their passes are closed: each key
+ *   holds a placeholder, and upload links are `If-None-Match: *`, so a link given before the
+ *   erasure is refused by storage;
+ * - last, a check: a pass of theirs stored while it ran sends the erasure back to the passes, and
+ *   asking again for a done erasure that finds one goes on the same way, so the receipt is not
+ *   `done` while anything of them remains.
  *
  * A receipt (data/erasures.ts) counts what went, is kept 400 days and is answered again by a
  * repeated request. The work is bounded: a request works at most WORK_BUDGET_MS and answers 202
@@ -56,7 +69,10 @@ export async function erasePerson(tenantId: string, kind: PersonKind, personKey:
     erasure = await startErasure(tenantId, kind, personKey, username, LEASE_MS, new Date(now));
     // Started at the same moment by another request: that one works on it.
     if (!erasure) return receiptOf((await findErasure(tenantId, kind, personKey))!);
-  } else if (erasure.state === 'done' || !(await leaseErasure(erasure, LEASE_MS, now))) {
+  } else if (erasure.state === 'done') {
+    // Done, unless something of the person came back since (a pass stored as it ended).
+    if (!(await anyPassLeft(tenantId, personKey)) || !(await reopenErasure(erasure, LEASE_MS, now))) return receiptOf(erasure);
+  } else if (!(await leaseErasure(erasure, LEASE_MS, now))) {
     return receiptOf(erasure);
   }
   await work(erasure, now + WORK_BUDGET_MS);
@@ -78,6 +94,46 @@ async function work(erasure: StoredErasure, deadline: number): Promise<void> {
     }
   } finally {
     await saveErasure(erasure, true);
+  }
+}
+
+const anyPassLeft = async (tenantId: string, personKey: string): Promise<boolean> => (await passesOf(tenantId, personKey, undefined, 1)).passes.length > 0;
+
+/** What a closed capture key holds: nothing, so that an upload link given before is refused (412). */
+const PLACEHOLDER = Buffer.alloc(0);
+
+/**
+ * Removes a capture of the person, or notes that it never arrived, and closes its key with a
+ * placeholder. A capture landing in between (a link given before) is removed and the key closed again.
+ */
+async function closeCapture(erasure: StoredErasure, capture: string): Promise<void> {
+  const { tenantId, counts } = erasure;
+  let arrived = await objectExists('captures', tenantId, capture);
+  if (!arrived) counts.uploadsClosed++;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (arrived) {
+      await deleteObject('captures', tenantId, capture);
+      counts.captureObjects++;
+    }
+    if (await putObjectIfAbsent('captures', tenantId, capture, PLACEHOLDER, 'application/octet-stream')) return;
+    arrived = true;
+  }
+  throw new Error(`capture ${capture} kept arriving while its key was closed`);
+}
+
+/** Withdraws one export that may hold the person: it stops being offered and its file goes. */
+async function withdrawExport(erasure: StoredErasure, found: ExportJob): Promise<void> {
+  let job: ExportJob | undefined = found;
+  for (let attempt = 0; job && attempt < 3; attempt++) {
+    if (job.state === 'failed') return;
+    if (await updateExportJob(job.tenantId, job.jobKey, job.state, 'failed', { error: translate(job.locale as Locale, 'erasure.exportWithdrawn') })) {
+      // A running one is left to its worker, which removes the file it makes (jobs/recordExports.ts).
+      if (job.fileKey) await deleteObject('imports', job.tenantId, job.fileKey);
+      erasure.counts.exportsWithdrawn++;
+      return;
+    }
+    // It moved on meanwhile (started, or finished with a file): read it again.
+    job = await findExportJob(job.tenantId, job.jobKey);
   }
 }
 
@@ -119,11 +175,7 @@ async function step(erasure: StoredErasure): Promise<void> {
       const erased = await pool(passes, 8, (pass) => erasePass(tenantId, personKey, pass));
       const captures = [...new Set(erased.flatMap((e) => (e.captureKey ? [e.captureKey] : [])))];
       const photos = [...new Set(erased.flatMap((e) => (e.avatarKey ? [e.avatarKey] : [])))];
-      await pool(captures, 8, async (capture) => {
-        if (!(await objectExists('captures', tenantId, capture))) return;
-        await deleteObject('captures', tenantId, capture);
-        counts.captureObjects++;
-      });
+      await pool(captures, 8, (capture) => closeCapture(erasure, capture));
       for (const photo of photos) await removePhoto(erasure, photo);
       counts.passRecordsChanged += erased.filter((e) => e.changed).length;
       counts.punchesRemoved += passes.length;
@@ -160,8 +212,36 @@ async function step(erasure: StoredErasure): Promise<void> {
       if (next) erasure.cursor = next;
       else {
         delete erasure.cursor;
-        erasure.phase = 'done';
+        erasure.phase = 'mails';
       }
+      break;
+    }
+    case 'mails': {
+      const { scrubbed, next } = await scrubPersonMails(tenantId, personKey, erasure.cursor, ITEM_PAGE);
+      counts.mailRecords += scrubbed;
+      if (next) erasure.cursor = next;
+      else {
+        delete erasure.cursor;
+        erasure.phase = 'exports';
+      }
+      break;
+    }
+    case 'exports': {
+      // Every export begun before now read the person's data before it was gone; intercom calls name nobody.
+      const startedBefore = new Date().toISOString();
+      const { jobs, next } = await exportJobsPage(tenantId, erasure.cursor, ITEM_PAGE);
+      const touched = jobs.filter((job) => job.list !== 'calls' && job.state !== 'failed' && job.createdAt <= startedBefore);
+      await pool(touched, 8, (job) => withdrawExport(erasure, job));
+      if (next) erasure.cursor = next;
+      else {
+        delete erasure.cursor;
+        erasure.phase = 'check';
+      }
+      break;
+    }
+    case 'check': {
+      // A pass of theirs stored while this ran (its person read before the erasure began) is erased too.
+      erasure.phase = (await anyPassLeft(tenantId, personKey)) ? 'passes' : 'done';
       break;
     }
     case 'done':

@@ -25,8 +25,9 @@ function recordJson(record: MailRecord, locale: Locale): MailRecordJson {
     group: record.kind,
     from: record.from,
     to: record.to,
-    title: record.title,
-    content: record.content,
+    // The person the mail was about was erased: their name, the subject and the text went with them.
+    title: record.erased ? translate(locale, 'mail.erased') : record.title,
+    content: record.erased ? translate(locale, 'mail.erased') : record.content,
     status: record.status,
     error: mailErrorText(locale, record.error, record.errorCode),
     sendTime: record.sentAt,

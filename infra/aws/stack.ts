@@ -268,9 +268,10 @@ export class PassCloudStack extends Stack {
       // Photos: existence checks of an avatar (HeadObject) and short-lived links (GetObject), archive imports (PutObject), removal with the person.
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
       grantListing(fn, buckets.data.photos);
-      // Erasing a person: the captures of their pass records (HeadObject to count them, then removal).
+      // Erasing a person: the captures of their pass records (HeadObject to count them, then removal),
+      // and a placeholder at each key (PutObject, If-None-Match) that refuses an upload link given before.
       // Many were never uploaded or have expired: without listing, S3 answers those 403, not 404.
-      this.grantObjects(fn, [buckets.data.captures], ['s3:GetObject', 's3:DeleteObject']);
+      this.grantObjects(fn, [buckets.data.captures], ['s3:GetObject', 's3:DeleteObject', 's3:PutObject']);
       grantListing(fn, buckets.data.captures);
       // Background imports: the job record, the presigned upload (PutObject), its size (GetObject), removal of an oversized file.
       grantTable(fn, events, 'readWrite');
@@ -349,7 +350,8 @@ export class PassCloudStack extends Stack {
     recordExportWorker.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(15), onFailure });
     grantTable(recordExportWorker, main, 'read');
     grantTable(recordExportWorker, events, 'readWrite');
-    this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject']);
+    // The workbook, and its removal when the export was withdrawn while it ran (an erasure).
+    this.grantObjects(recordExportWorker, [buckets.data.imports], ['s3:PutObject', 's3:DeleteObject']);
     // Large grants: the grant worker cuts a job (in the events table) into one piece per device
     // and invokes the piece worker for each; a piece writes one device's share and tells the
     // terminal. Lambda queues the pieces, runs them within the reserved concurrency, runs a failed

@@ -68,19 +68,61 @@ async function presignedProblem(req: IncomingMessage, accessKeyId: string, secre
   return undefined;
 }
 
-/** Listens on `port` and passes checked requests to s3rver on `upstreamPort`. */
+/** Whether s3rver holds an object at `path` (`/<bucket>/<key>`). */
+function exists(upstreamPort: number, path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const head = request({ host: '127.0.0.1', port: upstreamPort, method: 'HEAD', path }, (answer) => {
+      answer.resume();
+      resolve(answer.statusCode === 200);
+    });
+    head.on('error', () => resolve(false));
+    head.end();
+  });
+}
+
+/**
+ * Listens on `port` and passes checked requests to s3rver on `upstreamPort`. A PUT with
+ * `If-None-Match: *` (S3's conditional write) is refused with 412 when the key holds an object,
+ * and conditional writes of one key are taken one at a time, so of two racing only one lands:
+ * https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+ */
 export function startS3Gate(port: number, upstreamPort: number, credentials: { accessKeyId: string; secretAccessKey: string }): Promise<Server> {
+  const conditional = new Map<string, Promise<void>>();
   const server = createServer((req, res) => {
-    const pass = () => {
+    const forward = (finished: () => void = () => undefined) => {
       const upstream = request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
+        answer.on('end', finished);
       });
       upstream.on('error', () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();
+        finished();
       });
       req.pipe(upstream);
+    };
+    const pass = () => {
+      if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') return forward();
+      const path = (req.url ?? '/').split('?', 1)[0]!;
+      const before = conditional.get(path) ?? Promise.resolve();
+      let release!: () => void;
+      const mine = new Promise<void>((resolve) => (release = resolve));
+      const tail = before.then(() => mine);
+      conditional.set(path, tail);
+      void before.then(async () => {
+        const done = () => {
+          release();
+          if (conditional.get(path) === tail) conditional.delete(path);
+        };
+        if (await exists(upstreamPort, path)) {
+          req.resume();
+          res.writeHead(412, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
+          return done();
+        }
+        forward(done);
+      });
     };
     // A CORS preflight carries the link but none of its signed headers; S3 answers it from the bucket's CORS rules.
     if (req.method === 'OPTIONS' || !(req.url ?? '').includes('X-Amz-Signature=')) return pass();

@@ -17,6 +17,9 @@ import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
 import { until } from '../support/wait.ts';
+import { startTestSmtp } from '../support/smtp.ts';
+import { storeRecords } from '@passcloud/functions/data/passRecords';
+import type { RecordsAckMessage } from '@passcloud/functions/contract/protocol';
 
 /**
  * The biometric data lifecycle through the HTTP API and MQTT: deleting a person removes their
@@ -72,10 +75,10 @@ async function grant(setType: number, personKey: string): Promise<void> {
   );
 }
 
-/** Every object of the tenant in a bucket, by key without the tenant. */
+/** Every object of the tenant in a bucket that holds something, by key without the tenant (not the placeholders of closed capture keys). */
 async function objects(bucket: BucketName): Promise<string[]> {
   const keys: string[] = [];
-  for await (const page of listObjects(bucket, `${tenantId}/`)) keys.push(...page.map((o) => o.key.slice(tenantId.length + 1)));
+  for await (const page of listObjects(bucket, `${tenantId}/`)) keys.push(...page.filter((o) => o.size > 0).map((o) => o.key.slice(tenantId.length + 1)));
   return keys.sort();
 }
 
@@ -247,6 +250,7 @@ describe('erasing a person', () => {
       personRecords: 1,
       photoObjects: 1,
       captureObjects: 2,
+      uploadsClosed: 0,
       passRecordsChanged: 3,
       punchesRemoved: 3,
       authorizationsRevoked: 1,
@@ -255,6 +259,8 @@ describe('erasing a person', () => {
       questionnaireAnswers: 1,
       attendanceItems: 1,
       webhookDeliveries: 3,
+      mailRecords: 0,
+      exportsWithdrawn: 0,
     });
     expect(JSON.stringify(receipt)).not.toContain('Ada');
     // The delivery log keeps each event's body for replays: Ada's are gone from it, Vera's stay.
@@ -297,6 +303,8 @@ describe('erasing a person', () => {
       personRecords: 1,
       photoObjects: 1,
       captureObjects: 1,
+      // Vera's lost capture: its key is closed, so the link the terminal was given is refused from now on.
+      uploadsClosed: 1,
       passRecordsChanged: 2,
       punchesRemoved: 2,
       authorizationsRevoked: 1,
@@ -308,5 +316,98 @@ describe('erasing a person', () => {
     expect((await objects('captures')).length).toBe(capturesBefore.length - 1);
     await until(held, (faces) => !faces.includes(`blacklist:${vera.key}`));
     expect((await call('GET', `/v1/visitors/${vera.key}`, { token })).status).toBe(404);
+  });
+});
+
+describe('after an erasure', () => {
+  it('keeps nothing of the person: not a late pass, a late upload, an alert mail, an export in flight, nor a pass stored as it ended', async () => {
+    const smtp = await startTestSmtp();
+    try {
+      const mail = await call<{ version: number }>('GET', '/v1/settings/email', { token });
+      const saved = await call('PUT', '/v1/settings/email', {
+        token,
+        confirm: true,
+        body: { senderAddress: 'alerts@company.test', host: '127.0.0.1', port: smtp.port, tlsMode: 'none', recipients: ['guard@company.test'], feverAlert: true, version: mail.body.data.version },
+      });
+      expect(saved.body.code, saved.body.message).toBe(201);
+      // The upload links the terminal is given, as it hears them.
+      const links = new Map<string, { url: string; headers: Record<string, string> }>();
+      const heard = device.records.onAck.bind(device.records);
+      device.records.onAck = (message: RecordsAckMessage) => {
+        for (const entry of message.stored) if (entry.upload) links.set(entry.recordId, entry.upload);
+        heard(message);
+      };
+      const fay = await person('employee', 'Fay Late');
+      // A fever pass (an alert mail names her and her temperature), and a pass whose capture is announced but not uploaded yet.
+      const fever = newPassRecord({ personKey: fay.key, name: 'Fay Late', temperature: 38.6 });
+      const shot = captureJpeg(64, 48);
+      const pending = newPassRecord({ personKey: fay.key, name: 'Fay Late', capture: { contentType: 'image/jpeg', size: shot.length } });
+      device.records.add(fever);
+      device.records.add(pending);
+      await until(() => links.has(pending.recordId), (has) => has);
+      const alerts = async () => (await call<{ items: { title: string; content: string; name: string | null; group: string }[] }>('GET', '/v1/mailRecords?group=feverAlert', { token })).body.data.items;
+      await until(alerts, (items) => items.some((m) => m.name === 'Fay Late'));
+      // An export under way or made before the erasure holds her.
+      const started = await call<{ jobKey: string }>('POST', '/v1/passRecords/exports', { token, body: {} });
+      expect(started.body.code).toBe(202);
+      const job = () => call<{ state: string; url: string | null; error: string | null }>('GET', `/v1/passRecords/exports/${started.body.data.jobKey}`, { token });
+      await until(job, (answer) => answer.body.data.state === 'done');
+
+      const erased = await erase('employee', fay.key);
+      expect(erased.body.data).toMatchObject({ state: 'done', counts: { passRecordsChanged: 2, uploadsClosed: 1, mailRecords: 1, exportsWithdrawn: 1 } });
+
+      // The link given before the erasure is refused by storage, and nothing lands.
+      const link = links.get(pending.recordId)!;
+      const late = await fetch(link.url, { method: 'PUT', headers: link.headers, body: new Uint8Array(shot) });
+      expect(late.status).toBe(412);
+      // The alert mail's record keeps when and to whom, not her.
+      const scrubbed = (await alerts()).filter((m) => m.content === 'Removed: the person this mail was about was erased');
+      expect(scrubbed).toHaveLength(1);
+      expect(JSON.stringify(await alerts())).not.toMatch(/Fay Late|38\.6/);
+      // The export is withdrawn with its file.
+      expect((await job()).body.data).toMatchObject({ state: 'failed', url: null, error: 'Withdrawn: a person it may hold was erased. Export again' });
+
+      // A terminal that was offline sends a pass of hers: stored without her, with no upload offered.
+      const backlog = newPassRecord({ personKey: fay.key, name: 'Fay Late', temperature: 38.6, capture: { contentType: 'image/jpeg', size: 100 } });
+      device.records.add(backlog);
+      await until(records, (all) => all.some((r) => r.recordKey.endsWith(backlog.recordId)));
+      expect(links.has(backlog.recordId)).toBe(false);
+      const kept = (await records()).find((r) => r.recordKey.endsWith(backlog.recordId))!;
+      expect(kept).toMatchObject({ name: null, temperature: null, capture: null, avatar: null });
+      expect(JSON.stringify(await records())).not.toContain('Fay Late');
+      expect((await call<ErasureReceipt>('GET', `/v1/employees/${fay.key}/erasure`, { token })).body.data.state).toBe('done');
+
+      // A pass stored with her as the erasure ended (its ingest read her before it began): asking again erases it too.
+      const straggler = newPassRecord({ personKey: fay.key, name: 'Fay Late' });
+      const at = new Date();
+      await storeRecords([
+        {
+          record: {
+            tenantId,
+            deviceKey: device.deviceKey!,
+            recordId: straggler.recordId,
+            time: at.toISOString(),
+            verifyTime: at.toISOString(),
+            day: at.toISOString().slice(0, 10),
+            personKey: fay.key,
+            personKind: 'employee',
+            name: 'Fay Late',
+            nameLower: 'fay late',
+            type: 'employee',
+            measured: false,
+            fever: false,
+            passState: 'passed',
+            source: 'face',
+            ttl: Math.floor(at.getTime() / 1000) + 86_400,
+          },
+          hour: at.getUTCHours(),
+        },
+      ]);
+      const again = await erase('employee', fay.key);
+      expect(again.body.data).toMatchObject({ state: 'done', counts: { passRecordsChanged: 3 } });
+      expect(JSON.stringify(await records())).not.toContain('Fay Late');
+    } finally {
+      await smtp.stop();
+    }
   });
 });

@@ -543,6 +543,8 @@ export const en_US = {
   'mail.alertStranger': 'Stranger',
   'mail.alertUnnamed': '(name not kept)',
   'mail.alertNotKept': 'not kept',
+  'mail.erased': 'Removed: the person this mail was about was erased',
+  'erasure.exportWithdrawn': 'Withdrawn: a person it may hold was erased. Export again',
   'mail.alertNoCapture': 'none',
   'field.blacklistAlert': 'Blacklist alerts',
   'field.faceLibrary': 'Face library',

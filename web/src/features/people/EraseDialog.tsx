@@ -28,6 +28,7 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
     personRecords: t`Person records`,
     photoObjects: t`Photos`,
     captureObjects: t`Captured photos`,
+    uploadsClosed: t`Capture uploads closed`,
     passRecordsChanged: t`Pass records made anonymous`,
     punchesRemoved: t`Attendance punches`,
     authorizationsRevoked: t`Authorizations revoked`,
@@ -36,6 +37,8 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
     questionnaireAnswers: t`Questionnaire answers`,
     attendanceItems: t`Attendance days and months`,
     webhookDeliveries: t`Webhook deliveries`,
+    mailRecords: t`Alert mails scrubbed`,
+    exportsWithdrawn: t`Exports withdrawn`,
   };
 
   const erase = async () => {
@@ -95,7 +98,7 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
               <Trans>
                 Erase {person.name} for good? Their record, every photo of them, the captured photos, names and temperatures of their pass records, their
                 questionnaire answers and attendance are removed, and every terminal is told to delete their face. The pass records stay without the person.
-                This cannot be undone.
+                Alert mails about them are scrubbed, and exports made before now are withdrawn. This cannot be undone.
               </Trans>
             </Text>
           </Alert>
