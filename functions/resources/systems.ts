@@ -153,20 +153,24 @@ async function inConstantTime<T>(ms: number, work: () => Promise<T>): Promise<T>
   }
 }
 
-/**
- * Mails a code; the mail record keeps it masked. When the mail cannot be sent the code is
- * forgotten (so the user may ask again at once) and the user is told.
- */
-async function mailCode(purpose: 'register' | 'retrieve', subject: string, tenantId: string, to: string, code: string, locale: Locale): Promise<void> {
-  const sent = await sendMail(tenantId, {
+/** Mails a code; the mail record keeps it masked. False when it could not be sent. */
+const codeMail = (tenantId: string, to: string, code: string, locale: Locale): Promise<boolean> =>
+  sendMail(tenantId, {
     to,
     kind: 'verification',
     subject: translate(locale, 'mail.codeSubject'),
     text: translate(locale, 'mail.codeBody', { code, minutes: CODE_TTL_MINUTES }),
     secrets: [code],
   });
+
+/**
+ * Mails a sign-up code. When the mail cannot be sent the code is forgotten (so the user may ask
+ * again at once) and the user is told: the address is their own, so this tells nobody else anything.
+ */
+async function mailRegisterCode(email: string, code: string, locale: Locale): Promise<void> {
+  const sent = await codeMail(SYSTEM_SCOPE, email, code, locale);
   if (!sent) {
-    await dropCode(purpose, subject);
+    await dropCode('register', email);
     throw new AppError(503, 'mail.notSent');
   }
 }
@@ -389,14 +393,16 @@ export const systems = defineResource('systems', {
       await countAttempt('codeMails', sourceIp);
       if (body.purpose === 'register') {
         const code = await issueCode('register', body.email);
-        await mailCode('register', body.email, SYSTEM_SCOPE, body.email, code, locale);
+        await mailRegisterCode(body.email, code, locale);
         return ok(null);
       }
       return inConstantTime(1500, async () => {
         // A code is made for unknown names too, so the resend wait, the daily cap and the answer are the same.
         const code = await issueCode('retrieve', body.username);
         const account = await findAccountByUsername(body.username);
-        if (account?.email) await mailCode('retrieve', body.username, account.tenantId, account.email, code, locale);
+        // A mail that cannot be sent is answered as any other (and its code kept, so the resend wait holds
+        // as for anyone): telling would say the name exists. The company sees the failure in its mail records.
+        if (account?.email) await codeMail(account.tenantId, account.email, code, locale);
         return ok(null);
       });
     },

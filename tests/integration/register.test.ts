@@ -1,5 +1,5 @@
 import { describe, expect, it, inject } from 'vitest';
-import { findAccountByUsername } from '@passcloud/functions/data/identity';
+import { createAccount, findAccountByUsername } from '@passcloud/functions/data/identity';
 import { mailRecords } from '@passcloud/functions/data/mailRecords';
 import { SYSTEM_SCOPE } from '@passcloud/functions/data/tables';
 import { call, encrypt, latestCode, login, loginAnswer, mailsTo, registerTenant, securityKey, unique } from '../support/api.ts';
@@ -128,6 +128,24 @@ describe('password recovery', () => {
     expect(Math.abs(known.ms - unknown.ms)).toBeLessThan(400);
     const after = (await call<unknown[]>('GET', '/_local/mails')).body.data.length;
     expect(after - before).toBe(1);
+  });
+
+  it('answers a known username whose mail cannot be sent exactly as an unknown one, and keeps the resend wait', async () => {
+    const tenant = await registerTenant();
+    const session = await login(tenant.username, tenant.password);
+    const username = unique('bounced');
+    await createAccount(session.token.split('.')[0]!, { username, password: 'bounced-pass-1', authCodes: [], email: `${username}@mail.invalid` });
+    const nobody = unique('nobody');
+    const known = await call('POST', '/v1/systems/validateCodes', { body: { purpose: 'retrieve', username } });
+    const unknown = await call('POST', '/v1/systems/validateCodes', { body: { purpose: 'retrieve', username: nobody } });
+    expect(known.status).toBe(200);
+    expect(known.body).toEqual(unknown.body);
+    const [knownAgain, unknownAgain] = await Promise.all([
+      call('POST', '/v1/systems/validateCodes', { body: { purpose: 'retrieve', username } }),
+      call('POST', '/v1/systems/validateCodes', { body: { purpose: 'retrieve', username: nobody } }),
+    ]);
+    expect(knownAgain.status).toBe(429);
+    expect(knownAgain.status).toBe(unknownAgain.status);
   });
 });
 

@@ -300,7 +300,7 @@ describe('docs/device-protocol.md examples', () => {
         expect(record, `acked record ${stored.recordId} is in a records example`).toBeDefined();
         if (!stored.upload) continue;
         expect(record!.capture, `${stored.recordId}: an upload only for an announced capture`).toBeDefined();
-        expect(stored.upload.headers).toEqual({ 'content-type': record!.capture!.contentType, 'content-length': String(record!.capture!.size) });
+        expect(stored.upload.headers).toEqual({ 'content-type': record!.capture!.contentType, 'content-length': String(record!.capture!.size), 'if-none-match': '*' });
       }
     }
   });
