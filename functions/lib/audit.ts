@@ -44,11 +44,10 @@ export interface AuditedRequest {
 }
 
 /**
- * Records a request of a console session that reached its handler, when its route is audited,
- * with the code it answered: a change is in the log whatever the answer, since it may have
- * happened before an error. A request refused before its handler (no session, no right, invalid
- * fields, no password) changed nothing and is not recorded. An entry that cannot be written is
- * logged as an error with everything it held, and the answer still goes.
+ * Records a request of a console session, when its route is audited, with the code it answered:
+ * every success, and every failure (5xx) of a handler that had started, since a change may have
+ * happened before the error. A refusal (4xx) changed nothing and is not recorded. An entry that
+ * cannot be written is logged as an error with everything it held, and the answer still goes.
  */
 export async function auditRequest(request: AuditedRequest): Promise<void> {
   const kind = auditKindOf(request.route);

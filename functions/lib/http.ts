@@ -216,8 +216,9 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
   const route = found?.route;
   let auth: Auth | null = null;
   let sent: unknown;
-  // Once the handler has started, the request is audited whatever it answers: a change may have
-  // happened before an error (a mail that could not be sent after the account was made).
+  // Once the handler has started, a change is audited whatever it answers: one that fails
+  // unexpectedly (5xx) may have changed something before the error (an account made, then its
+  // invitation mail refused). A refusal (4xx) changes nothing, as the sweep and the fuzz prove.
   let handled = false;
   const audit = (code: number) =>
     auditRequest({
@@ -267,7 +268,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
       await def.refused({ headers, routeKey: key! }, error).catch((failure: unknown) => log('warn', 'refusal not recorded', { requestId, error: String(failure) }));
     }
     result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
-    if (handled && auth) await audit(result.statusCode ?? 500);
+    if (handled && auth && (result.statusCode ?? 500) >= 500) await audit(result.statusCode ?? 500);
   }
   log('info', 'request', { requestId, route: key ?? `${event.requestContext?.http?.method} ${event.rawPath}`, status: result.statusCode, ms: Date.now() - started, tenantId });
   return result;

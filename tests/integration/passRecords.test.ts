@@ -233,15 +233,20 @@ describe('ingest', () => {
     expect(stored.get(big.recordId)!.upload).toBeUndefined();
     expect(stored.get(gif.recordId)!.upload).toBeUndefined();
     const upload = stored.get(fine.recordId)!.upload!;
-    expect(upload.headers).toEqual({ 'content-type': 'image/jpeg', 'content-length': '1234' });
+    expect(upload.headers).toEqual({ 'content-type': 'image/jpeg', 'content-length': '1234', 'if-none-match': '*' });
     // The link is signed over the size and the type: S3 refuses any other body.
     const signed = new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')!.split(';');
-    expect(signed).toEqual(expect.arrayContaining(['content-length', 'content-type', 'host']));
+    expect(signed).toEqual(expect.arrayContaining(['content-length', 'content-type', 'host', 'if-none-match']));
     expect(Number(new URL(upload.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(900);
-    const send = (body: Buffer, type: string) => fetch(upload.url, { method: 'PUT', headers: { 'content-type': type }, body: new Uint8Array(body) });
+    const send = (body: Buffer, type: string, headers: Record<string, string> = { 'if-none-match': '*' }) =>
+      fetch(upload.url, { method: 'PUT', headers: { 'content-type': type, ...headers }, body: new Uint8Array(body) });
     expect((await send(Buffer.alloc(CAPTURE_MAX_BYTES + 1, 1), 'image/jpeg')).status).toBe(403);
     expect((await send(Buffer.alloc(1234, 1), 'image/png')).status).toBe(403);
+    // Without the condition the link does not hold.
+    expect((await send(Buffer.alloc(1234, 1), 'image/jpeg', {})).status).toBe(403);
     expect((await send(Buffer.alloc(1234, 1), 'image/jpeg')).status).toBe(200);
+    // Once it arrived, it is never overwritten.
+    expect((await send(Buffer.alloc(1234, 2), 'image/jpeg')).status).toBe(412);
     expect((await ofDevice(device.deviceKey)).length).toBe(3);
 
     // Sent again (the ack was lost): the capture arrived, so the ack says so and offers no upload; nothing is stored twice.

@@ -288,6 +288,7 @@ export const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/webhooks/{webhookKey}': () => ({ description: 'Renamed by sweep', version: 1 }),
   'POST /v1/webhooks/{webhookKey}/secret': () => ({ version: 1 }),
   'POST /v1/webhooks/{webhookKey}/replay': () => ({ from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), status: 'any' }),
+  'PUT /v1/settings/twoFactor': () => ({ requireTwoFactor: false }),
   'PUT /v1/settings/privacy': () => ({
     saveTemperature: false,
     savePhotos: false,
