@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { sealed } from './sealed.ts';
 import { AUTH_CODES } from './menu.ts';
 import { usernameSchema } from './systems.ts';
 
 const accountKey = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
 /** A password typed in the console, RSA-OAEP encrypted with the caller's session key. */
-const cipher = z.string().min(1).max(1024);
+const cipher = sealed('session', 'The password the administrator types');
 const authCodes = z.array(z.enum(AUTH_CODES)).max(AUTH_CODES.length);
 const optionalText = (max: number) => z.string().trim().max(max).optional();
 

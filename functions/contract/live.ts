@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { AuthCode } from './menu.ts';
 import type { PassRecordItem } from './passRecords.ts';
 import type { QuestionnaireResultItem } from './questionnaires.ts';
@@ -54,16 +55,15 @@ export function parseLiveClient(clientId: string): { tenantId: string; sessionRe
 }
 
 /** `GET /v1/systems/live`. */
-export interface LiveConnection {
-  /** The broker's MQTT over WebSocket address, without a query string. */
-  url: string;
-  /** The MQTT username; on AWS it names the custom authorizer too. */
-  username: string;
-  /** A client id is this and the tab's own id ({@link LIVE_TAB_ID}). */
-  clientPrefix: string;
-  /** The topics this account may subscribe to. */
-  topics: Partial<Record<LiveTopic, string>>;
-}
+export const liveConnectionAnswer = z.object({
+  url: z.string().meta({ description: 'The broker’s MQTT over WebSocket address, without a query string' }),
+  username: z.string().meta({ description: 'The MQTT username; on AWS it names the custom authorizer too' }),
+  clientPrefix: z.string().meta({ description: 'A client id is this and the tab’s own id (1 to 16 letters and digits)' }),
+  topics: z
+    .object({ passes: z.string().optional(), blacklist: z.string().optional(), questionnaires: z.string().optional() })
+    .meta({ description: 'The topics this account may subscribe to' }),
+});
+export type LiveConnection = z.output<typeof liveConnectionAnswer>;
 
 /**
  * The answer of `GET /v1/systems/live`. On AWS the custom authorizer is named in the MQTT username

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { sealed } from './sealed.ts';
 
 /**
  * Two-factor login with a time-based one-time password (RFC 6238: HMAC-SHA-1, 6 digits, a new
@@ -42,50 +43,36 @@ export const twoFactorLoginBody = z.object({ challenge: z.string().regex(/^[A-Za
  * Turning two-factor login on, off, or making new recovery codes: the account's password (RSA-OAEP
  * with the session key, as the password change sends it) and a current code.
  */
-export const twoFactorConfirmBody = z.object({ password: z.string().min(1).max(1024), code: secondFactorCode }).strict();
-
-/** What the first login step answers instead of a session when the account has two-factor login on. */
-export interface TwoFactorChallenge {
-  /** Sent back with the code; works once, for CHALLENGE_MINUTES. */
-  challenge: string;
-  /** ISO time it ends. */
-  expiresAt: string;
-}
+export const twoFactorConfirmBody = z.object({ password: sealed('session', 'The account’s password'), code: secondFactorCode }).strict();
 
 /** `GET /v1/systems/twoFactor`: the caller's own state. */
-export interface TwoFactorState {
-  enabled: boolean;
-  /** When it was turned on (ISO), or null. */
-  enabledAt: string | null;
-  /** Recovery codes not yet used. */
-  recoveryCodesLeft: number;
-  /** The company requires two-factor login of every account: it cannot be turned off. */
-  required: boolean;
-}
+export const twoFactorState = z.object({
+  enabled: z.boolean(),
+  enabledAt: z.iso.datetime().nullable().meta({ description: 'When it was turned on, or null' }),
+  recoveryCodesLeft: z.number().int().min(0).meta({ description: 'Recovery codes not yet used' }),
+  required: z.boolean().meta({ description: 'The company requires two-factor login of every account: it cannot be turned off' }),
+});
+export type TwoFactorState = z.output<typeof twoFactorState>;
 
 /** `POST /v1/systems/twoFactor/enrolment`: a new secret, answered this once. */
-export interface TwoFactorEnrolment {
-  /** `otpauth://totp/...`, for the QR code. */
-  uri: string;
-  /** The same secret in base32, for typing into an app by hand. */
-  secret: string;
-  issuer: string;
-  account: string;
-  /** ISO time after which the secret must be asked for again. */
-  expiresAt: string;
-}
+export const twoFactorEnrolment = z.object({
+  uri: z.string().meta({ description: '`otpauth://totp/...`, for the QR code' }),
+  secret: z.string().meta({ description: 'The same secret in base32, for typing into an app by hand' }),
+  issuer: z.string(),
+  account: z.string(),
+  expiresAt: z.iso.datetime().meta({ description: 'After it, the secret must be asked for again' }),
+});
+export type TwoFactorEnrolment = z.output<typeof twoFactorEnrolment>;
 
 /** Turning it on, or making codes again: the new recovery codes, shown once. */
-export interface RecoveryCodes {
-  recoveryCodes: string[];
-}
+export const recoveryCodes = z.object({ recoveryCodes: z.array(z.string()) });
+export type RecoveryCodes = z.output<typeof recoveryCodes>;
 
 /** `GET|PUT /v1/settings/twoFactor`: the company's rule, changed by its owner only. */
 export const twoFactorPolicyBody = z.object({ requireTwoFactor: z.boolean() }).strict();
-export interface TwoFactorPolicy {
-  requireTwoFactor: boolean;
-  /** Whether the caller may change it (the owner). */
-  canChange: boolean;
-  /** Whether the caller has two-factor login on (the owner turns it on for itself first). */
-  ownEnabled: boolean;
-}
+export const twoFactorPolicy = z.object({
+  requireTwoFactor: z.boolean(),
+  canChange: z.boolean().meta({ description: 'Whether the caller may change it (the owner)' }),
+  ownEnabled: z.boolean().meta({ description: 'Whether the caller has two-factor login on (the owner turns it on for itself first)' }),
+});
+export type TwoFactorPolicy = z.output<typeof twoFactorPolicy>;

@@ -62,6 +62,7 @@ export const VARIABLES = {
   JOB_LIMIT_GRANT: { kind: 'local', about: 'Grant jobs a company may run at once' },
   JOB_LIMIT_EXPORT: { kind: 'local', about: 'Export jobs a company may run at once' },
   JOB_LIMIT_RECOMPUTE: { kind: 'local', about: 'Attendance recomputations a company may run at once' },
+  ANSWER_CHECK: { kind: 'local', about: '1 holds every success’s data to its route’s declared answer schema (the local host and the tests)' },
   PASSWORD_HASH_COST: { kind: 'local', about: 'log2 of scrypt’s N for new password hashes; the test stack lowers it (17, the production cost, unless set lower)' },
   SESSION_IDLE_MINUTES: { kind: 'local', about: 'Idle time that ends a session' },
   SESSION_MAX_MINUTES: { kind: 'local', about: 'Longest session' },

@@ -84,6 +84,19 @@ export class ThrottledError extends AppError {
   }
 }
 
+/** What a 429 says when no wait is known (a company's jobs all running): ask again in a minute. */
+const DEFAULT_RETRY_SECONDS = 60;
+
+/**
+ * How long a refused caller waits before asking again, in seconds: the throttle's own wait
+ * (`seconds`, or `minutes` whole), else a minute. Every 429 carries it as `Retry-After` and in
+ * `data.retryAfterSeconds` (lib/http.ts errorResult).
+ */
+export function retryAfterSeconds(error: AppError): number {
+  const seconds = Number(error.params.seconds ?? 0) || Number(error.params.minutes ?? 0) * 60;
+  return seconds > 0 ? Math.ceil(seconds) : DEFAULT_RETRY_SECONDS;
+}
+
 export type SessionEnd = 661 | 662 | 666;
 
 /** The session is over: forced offline (661), replaced by a newer login (662) or timed out (666). */

@@ -4,7 +4,7 @@ import type { Locale } from '#contract/locales';
 import { findEntry, routeKey, routes, type Access, type Resource, type RouteEntry, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, type Auth } from './auth.ts';
 import { auditRequest } from './audit.ts';
-import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError } from './errors.ts';
+import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError, retryAfterSeconds } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
 import { localeFromHeader, translate } from './i18n.ts';
@@ -22,12 +22,12 @@ export interface Envelope<T = unknown> {
 }
 
 /** What a handler returns: a success code of SPEC.md §8 with its data, or a raw response (exports). */
-export type Reply = { code: 200 | 201 | 202 | 204; data: unknown } | { raw: HttpResult };
+export type Reply<T = unknown> = { code: 200 | 201 | 202 | 204; data: T } | { raw: HttpResult };
 
-export const ok = (data: unknown): Reply => ({ code: 200, data });
-export const created = (data: unknown = null): Reply => ({ code: 201, data });
-export const queued = (data: unknown = null): Reply => ({ code: 202, data });
-export const deleted = (): Reply => ({ code: 204, data: null });
+export const ok = <T>(data: T): Reply<T> => ({ code: 200, data });
+export const created = <T = null>(data: T = null as T): Reply<T> => ({ code: 201, data });
+export const queued = <T = null>(data: T = null as T): Reply<T> => ({ code: 202, data });
+export const deleted = (): Reply<null> => ({ code: 204, data: null });
 
 export interface Request<B, Q, P, A> {
   body: B;
@@ -53,23 +53,44 @@ export interface HandlerDef<A extends Access = Access> {
   raw?: boolean;
   /** Told of every request refused as invalid (422) before the answer goes: a device route logs it for the device. `routeKey` is the entry's (`GET /v1/deviceSync/faces`). */
   refused?(request: { headers: Record<string, string | undefined>; routeKey: string }, error: ValidationError): Promise<void>;
+  /**
+   * The `data` of a success, as the OpenAPI document publishes it (functions/openapi.ts). The
+   * handler's result is held to it by type, and at run time on the local host and in tests
+   * (`ANSWER_CHECK`), where an answer that strays from it fails with 500.
+   */
+  answer?: z.ZodType;
   handle(req: Request<unknown, unknown, unknown, AuthFor<A>>): Promise<Reply>;
 }
 
-interface Schemas<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> {
+interface Schemas<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, D extends z.ZodType> {
   body?: B;
   query?: Q;
   params?: P;
   raw?: boolean;
   refused?: HandlerDef['refused'];
+  answer?: D;
 }
 
 type Inferred<S> = S extends z.ZodType ? z.output<S> : undefined;
+/** What the handler may answer: anything where no `answer` is declared, else what the schema takes. */
+type Answered<D> = D extends z.ZodUndefined ? unknown : D extends z.ZodType ? z.input<D> : unknown;
 
 function define<A extends Access>(access: A) {
-  return <B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined>(
-    def: Schemas<B, Q, P> & { handle(req: Request<Inferred<B>, Inferred<Q>, Inferred<P>, AuthFor<A>>): Promise<Reply> },
+  return <B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined, D extends z.ZodType = z.ZodUndefined>(
+    def: Schemas<B, Q, P, D> & { handle(req: Request<Inferred<B>, Inferred<Q>, Inferred<P>, AuthFor<A>>): Promise<Reply<Answered<D>>> },
   ): HandlerDef<A> => ({ ...def, access }) as unknown as HandlerDef<A>;
+}
+
+/** Whether answers are checked against their schemas at run time: the local host and the tests only. */
+const checkingAnswers = (): boolean => env('ANSWER_CHECK') === '1';
+
+/** Holds a success's `data` to the route's declared answer; a stray one fails loudly where checks are on. */
+function checkAnswer(key: string, def: HandlerDef, reply: Reply): void {
+  if (!def.answer || 'raw' in reply || !checkingAnswers()) return;
+  const result = def.answer.safeParse(reply.data);
+  if (result.success) return;
+  const problems = result.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || 'data'}: ${i.message}`);
+  throw new Error(`${key} answered data its contract does not describe: ${problems.join('; ')}`);
 }
 
 /** A handler for a route anyone may call. */
@@ -147,6 +168,13 @@ export function errorResult(error: unknown, locale: Locale, requestId: string, e
     const message = issueText(conflictIssue(error.field, error), locale);
     return envelopeResult(409, { code: 409, message, data: withExtra({ issues: [{ path: error.field, message }] }) }, requestId);
   }
+  if (error instanceof AppError && error.httpStatus === 429) {
+    // When to come back, for people, keys and terminals alike: the header, and the same wait in `data`.
+    const wait = retryAfterSeconds(error);
+    const data = { ...((withExtra(error.data) as Record<string, unknown> | null) ?? {}), retryAfterSeconds: wait };
+    const result = envelopeResult(429, { code: 429, message: translate(locale, error.messageId, error.params), data }, requestId);
+    return { ...result, headers: { ...result.headers, 'retry-after': String(wait) } };
+  }
   if (error instanceof AppError) {
     return envelopeResult(error.httpStatus, { code: error.code, message: translate(locale, error.messageId, error.params), data: withExtra(error.data) }, requestId);
   }
@@ -162,10 +190,7 @@ export function deviceReason(error: unknown): { reason: DeviceReason; retryAfter
   const given = error instanceof AppError ? (error.data as { reason?: unknown } | null)?.reason : undefined;
   if (typeof given === 'string' && (DEVICE_REASONS as readonly string[]).includes(given)) return { reason: given as DeviceReason };
   if (error instanceof ValidationError) return { reason: error.issues.some((i) => i.message === 'devices.unknownUserCode') ? 'unknownBindingCode' : 'invalid' };
-  if (error instanceof ThrottledError) {
-    const seconds = Number(error.params.seconds ?? 0) || Number(error.params.minutes ?? 0) * 60 || 60;
-    return { reason: 'throttled', retryAfterSeconds: seconds };
-  }
+  if (error instanceof ThrottledError) return { reason: 'throttled', retryAfterSeconds: retryAfterSeconds(error) };
   if (!(error instanceof AppError)) return { reason: 'serverError' };
   if (error.messageId === 'devices.noLicence') return { reason: 'noLicence' };
   if (error.messageId === 'devices.noSeat') return { reason: 'noFreeSeat' };
@@ -247,7 +272,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     const body = def.raw ? undefined : parse(def.body, sent, locale, '');
     if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
     handled = true;
-    const reply = await def.handle({
+    const reply: Reply = await def.handle({
       body,
       query,
       params,
@@ -258,6 +283,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
       headers,
       rawBody,
     });
+    checkAnswer(key!, def, reply);
     result =
       'raw' in reply
         ? reply.raw

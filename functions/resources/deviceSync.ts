@@ -1,7 +1,12 @@
+import * as z from 'zod';
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
 import {
   FACE_SYNC_START_AGAIN,
+  deviceQuestionnaires,
+  faceChangesPage,
   faceChangesQuery,
+  questionnaireAnswerResult,
+  questionnaireLink,
   faceResultsBody,
   parseThingName,
   questionnaireAnswerUp,
@@ -110,6 +115,7 @@ async function changeJson(tenantId: string, item: Authority): Promise<FaceChange
 
 export const deviceSync = defineResource('deviceSync', {
   'GET /v1/deviceSync/faces': deviceRoute({
+    answer: faceChangesPage,
     query: faceChangesQuery,
     refused: logRefusal,
     async handle({ headers, query }) {
@@ -128,6 +134,7 @@ export const deviceSync = defineResource('deviceSync', {
     },
   }),
   'POST /v1/deviceSync/results': deviceRoute({
+    answer: z.null(),
     body: faceResultsBody,
     refused: logRefusal,
     async handle({ headers, body }) {
@@ -142,6 +149,7 @@ export const deviceSync = defineResource('deviceSync', {
     },
   }),
   'GET /v1/deviceSync/questionnaires': deviceRoute({
+    answer: deviceQuestionnaires,
     refused: logRefusal,
     async handle({ headers }) {
       const { tenantId, deviceKey } = await authenticateDevice(headers.authorization);
@@ -152,6 +160,7 @@ export const deviceSync = defineResource('deviceSync', {
     },
   }),
   'POST /v1/deviceSync/questionnaireAnswers': deviceRoute({
+    answer: questionnaireAnswerResult,
     body: questionnaireAnswerUp,
     refused: logRefusal,
     async handle({ headers, body }) {
@@ -175,6 +184,7 @@ export const deviceSync = defineResource('deviceSync', {
     },
   }),
   'POST /v1/deviceSync/questionnaireLinks': deviceRoute({
+    answer: questionnaireLink,
     body: questionnaireLinkBody,
     refused: logRefusal,
     async handle({ headers, body }) {

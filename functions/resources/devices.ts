@@ -1,5 +1,5 @@
 import { pendingSettings, toDocument } from '#contract/shadow';
-import { deviceTopics, thingName, type BindResult, type CommandMessage } from '#contract/protocol';
+import { bindResult, deviceTopics, thingName, type BindResult, type CommandMessage } from '#contract/protocol';
 import {
   COMMAND_TIMEOUT_MS,
   DEFAULT_SETTINGS,
@@ -139,6 +139,7 @@ const commandJson = (command: DeviceCommand) => ({
 
 export const devices = defineResource('devices', {
   'POST /v1/devices/bind': deviceRoute({
+    answer: bindResult,
     body: bindBody,
     async handle({ body, sourceIp }) {
       const claim = await addressAttempt(sourceIp, async () => {

@@ -9,7 +9,7 @@ import {
   type PresignedPackage,
   type SystemInfo,
 } from '#contract/settings';
-import { twoFactorPolicyBody, type TwoFactorPolicy } from '#contract/twoFactor';
+import { twoFactorPolicy as twoFactorPolicyAnswer, twoFactorPolicyBody, type TwoFactorPolicy } from '#contract/twoFactor';
 import { looksLikeZip } from '#domain/uploads';
 import { findTenant } from '#data/identity';
 import { tenants } from '#data/tenants';
@@ -144,12 +144,14 @@ export const settings = defineResource('settings', {
   }),
 
   'GET /v1/settings/twoFactor': sessionRoute({
+    answer: twoFactorPolicyAnswer,
     async handle({ auth }) {
       return ok(await twoFactorPolicy(auth));
     },
   }),
 
   'PUT /v1/settings/twoFactor': sessionRoute({
+    answer: twoFactorPolicyAnswer,
     body: twoFactorPolicyBody,
     async handle({ auth, body }) {
       if (!auth.account.owner) throw new AppError(401, 'twoFactor.ownerOnly');

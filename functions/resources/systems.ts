@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import {
   invitationBody,
   invitationQuery,
@@ -9,13 +10,33 @@ import {
   retrieveSetBody,
   termsQuery,
   validateCodesBody,
+  invitationAnswer,
+  invitationInfo,
+  loginAnswer,
+  registerAnswer,
+  retrieveCheckAnswer,
+  securityKeyAnswer,
+  sessionAnswer,
+  termsAnswer,
+  userInfo as userInfoAnswer,
   type InvitationInfo,
   type LoginChallengeAnswer,
   type UserInfo,
 } from '#contract/systems';
-import { TOTP_ISSUER, isTotpCode, twoFactorConfirmBody, twoFactorLoginBody, type RecoveryCodes, type TwoFactorEnrolment, type TwoFactorState } from '#contract/twoFactor';
-import { LIVE_TOPIC_CODES, liveConnection, liveTopics, type LiveTopic } from '#contract/live';
-import type { AuthCode } from '#contract/menu';
+import {
+  TOTP_ISSUER,
+  isTotpCode,
+  recoveryCodes as recoveryCodesAnswer,
+  twoFactorConfirmBody,
+  twoFactorEnrolment,
+  twoFactorLoginBody,
+  twoFactorState,
+  type RecoveryCodes,
+  type TwoFactorEnrolment,
+  type TwoFactorState,
+} from '#contract/twoFactor';
+import { LIVE_TOPIC_CODES, liveConnection, liveConnectionAnswer, liveTopics, type LiveTopic } from '#contract/live';
+import { menuAnswer, type AuthCode } from '#contract/menu';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
 import { CODE_TTL_MINUTES } from '#domain/verification';
@@ -94,12 +115,12 @@ type Seen = { sourceIp: string; userAgent: string | undefined; requestId: string
  * Opens the account's session once every factor was right, and records the login (once, here).
  * When the company requires two-factor login and the account has none, the session may only enrol.
  */
-async function startSession(account: AccountRecord, pair: RsaKeyPair, seen: Seen): Promise<UserInfo> {
+async function startSession(account: AccountRecord, pair: RsaKeyPair, seen: Seen): Promise<UserInfo & { token: string }> {
   const tenant = await findTenant(account.tenantId);
   const enrol = !!tenant?.requireTwoFactor && !account.totpSecret;
   const token = await openSession(account, pair, { enrolTwoFactor: enrol });
   await auditLogin(account, account.username, { code: 200 }, seen);
-  return userInfo(account, pair.publicKey, { token, mustEnrolTwoFactor: enrol, tenant });
+  return { ...(await userInfo(account, pair.publicKey, { mustEnrolTwoFactor: enrol, tenant })), token };
 }
 
 /** The account's password, typed in the console and encrypted with the session key, checked as one counted attempt of the account. */
@@ -177,6 +198,7 @@ async function mailRegisterCode(email: string, code: string, locale: Locale): Pr
 
 export const systems = defineResource('systems', {
   'POST /v1/systems/security': publicRoute({
+    answer: securityKeyAnswer,
     async handle({ sourceIp }) {
       await countAttempt('keys', sourceIp);
       const pair = await nextRsaKeyPair();
@@ -186,6 +208,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/login': publicRoute({
+    answer: loginAnswer,
     body: loginBody,
     async handle({ body, sourceIp, headers, requestId }) {
       const pair = await loginKey(body.securityId);
@@ -234,6 +257,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/login/twoFactor': publicRoute({
+    answer: sessionAnswer,
     body: twoFactorLoginBody,
     async handle({ body, sourceIp, headers, requestId }) {
       const seen = { sourceIp, userAgent: headers['user-agent'], requestId };
@@ -268,6 +292,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/logout': sessionRoute({
+    answer: z.null(),
     async handle({ auth }) {
       await closeSession(auth.tenantId, auth.session.tokenHash, auth.accountId);
       return deleted();
@@ -275,18 +300,21 @@ export const systems = defineResource('systems', {
   }),
 
   'GET /v1/systems/me': sessionRoute({
+    answer: userInfoAnswer,
     async handle({ auth }) {
       return ok(await userInfo(auth.account, auth.session.publicKey, { mustEnrolTwoFactor: mustEnrolTwoFactor(auth.session, auth.account) }));
     },
   }),
 
   'GET /v1/systems/routes': sessionRoute({
+    answer: menuAnswer,
     async handle({ auth }) {
       return ok(permittedMenu(new Set(auth.account.authCodes as AuthCode[])));
     },
   }),
 
   'GET /v1/systems/live': sessionRoute({
+    answer: liveConnectionAnswer,
     async handle({ auth }) {
       const url = env('IOT_WS_URL');
       if (!url) throw new Error('IOT_WS_URL is not set');
@@ -298,6 +326,7 @@ export const systems = defineResource('systems', {
   }),
 
   'PATCH /v1/systems/reset': sessionRoute({
+    answer: z.null(),
     body: resetBody,
     async handle({ body, auth }) {
       const plain = rsaDecrypt(auth.session.privateKey, body.payload);
@@ -324,6 +353,7 @@ export const systems = defineResource('systems', {
   }),
 
   'GET /v1/systems/twoFactor': sessionRoute({
+    answer: twoFactorState,
     async handle({ auth }) {
       const tenant = await findTenant(auth.tenantId);
       const state: TwoFactorState = {
@@ -337,6 +367,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/twoFactor/enrolment': sessionRoute({
+    answer: twoFactorEnrolment,
     async handle({ auth }) {
       if (auth.account.totpSecret) throw new ConflictError('twoFactor.alreadyOn');
       const { secret, uri } = await newTotpSecret(auth.account.username);
@@ -348,6 +379,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/twoFactor': sessionRoute({
+    answer: recoveryCodesAnswer,
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {
       if (auth.account.totpSecret) throw new ConflictError('twoFactor.alreadyOn');
@@ -366,6 +398,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/twoFactor/recoveryCodes': sessionRoute({
+    answer: recoveryCodesAnswer,
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {
       await checkBothFactors(auth, body);
@@ -377,6 +410,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/twoFactor/disable': sessionRoute({
+    answer: z.null(),
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {
       // While the company requires it, nobody turns it off for themselves.
@@ -388,6 +422,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/validateCodes': publicRoute({
+    answer: z.null(),
     body: validateCodesBody,
     async handle({ body, locale, sourceIp }) {
       await countAttempt('codeMails', sourceIp);
@@ -409,6 +444,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/register': publicRoute({
+    answer: registerAnswer,
     body: registerBody,
     async handle({ body, sourceIp, locale }) {
       const pair = await loginKey(body.securityId);
@@ -431,6 +467,7 @@ export const systems = defineResource('systems', {
   }),
 
   'GET /v1/systems/terms': publicRoute({
+    answer: termsAnswer,
     query: termsQuery,
     async handle({ query, locale }) {
       const chosen = query.locale ?? locale;
@@ -439,6 +476,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/retrieve': publicRoute({
+    answer: retrieveCheckAnswer,
     body: retrieveCheckBody,
     async handle({ body, sourceIp }) {
       await inConstantTime(300, () => addressAttempt(sourceIp, () => checkCode('retrieve', body.username, body.code, false)));
@@ -447,6 +485,7 @@ export const systems = defineResource('systems', {
   }),
 
   'PATCH /v1/systems/retrieve': publicRoute({
+    answer: z.null(),
     body: retrieveSetBody,
     async handle({ body, sourceIp }) {
       const pair = await loginKey(body.securityId);
@@ -461,6 +500,7 @@ export const systems = defineResource('systems', {
   }),
 
   'GET /v1/systems/invitation': publicRoute({
+    answer: invitationInfo,
     query: invitationQuery,
     async handle({ query, sourceIp }) {
       // A link that is not (or no longer) usable counts as a wrong guess of the caller's address.
@@ -476,6 +516,7 @@ export const systems = defineResource('systems', {
   }),
 
   'POST /v1/systems/invitation': publicRoute({
+    answer: invitationAnswer,
     body: invitationBody,
     async handle({ body, sourceIp }) {
       const pair = await loginKey(body.securityId);

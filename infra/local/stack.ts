@@ -132,6 +132,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     IOT_MQTT_URL: iot.mqttUrl,
     IOT_WS_URL: iot.wsUrl,
     BUILD_ID: buildId(REPO_ROOT),
+    // Every success's `data` is held to its route's declared answer (lib/http.ts): a drift from the
+    // published document fails here, where AWS would only serve it.
+    ANSWER_CHECK: '1',
   };
   Object.assign(process.env, env);
   resetClients();

@@ -588,9 +588,12 @@ describe('the AWS stack', () => {
     const worker = statementsOf(logicalId(stack.recordExportWorker));
     const actions = worker.flatMap((st) => [st.Action].flat());
     expect(actions).toContain('s3:PutObject');
-    expect(actions).not.toContain('s3:DeleteObject');
     expect(actions.filter((a) => a.startsWith('iot:'))).toEqual([]);
     expect(JSON.stringify(worker.filter((st) => [st.Action].flat().includes('s3:PutObject')))).toContain('BucketsImports');
+    // It removes only its own workbooks (an export withdrawn while it ran): in the imports bucket, nowhere else.
+    const deletes = worker.filter((st) => [st.Action].flat().includes('s3:DeleteObject'));
+    expect(JSON.stringify(deletes)).toContain('BucketsImports');
+    expect(JSON.stringify(deletes)).not.toMatch(/BucketsCaptures|BucketsPhotos|BucketsRecordings/);
   });
 
   it('holds certificate-based devices to their own thing and topics with ${iot:Connection.Thing.ThingName}', () => {

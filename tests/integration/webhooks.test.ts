@@ -341,6 +341,11 @@ describe('delivery', () => {
     const refused = both.find((a) => a.body.code !== 202)!;
     expect(refused.status).toBe(429);
     expect(refused.body.message).toMatch(/40/);
+    // It says when to come back: the header, and the same wait in `data`.
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(3600);
+    expect((refused.body.data as unknown as { retryAfterSeconds: number }).retryAfterSeconds).toBe(wait);
     await until(() => at('/limit-replays').length, (n) => n >= 30);
     await hostIdle();
     // Ten more one by one fit; the eleventh does not, and nothing more reaches the receiver.

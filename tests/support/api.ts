@@ -14,6 +14,7 @@ export interface Answer<T = unknown> {
   status: number;
   body: Envelope<T>;
   ms: number;
+  headers: Headers;
 }
 
 export const baseUrl = (): string => inject('baseUrl');
@@ -42,10 +43,10 @@ export async function call<T = unknown>(
     parsed = JSON.parse(text) as Envelope<T>;
   } catch {
     // Downloads (exports) answer a file, not the envelope.
-    if (res.ok && !(res.headers.get('content-type') ?? '').includes('json')) return { status: res.status, body: { code: res.status, message: '', data: text as T }, ms };
+    if (res.ok && !(res.headers.get('content-type') ?? '').includes('json')) return { status: res.status, body: { code: res.status, message: '', data: text as T }, ms, headers: res.headers };
     throw new Error(`${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  return { status: res.status, body: parsed, ms };
+  return { status: res.status, body: parsed, ms, headers: res.headers };
 }
 
 /** RSA-OAEP with SHA-256 through WebCrypto, exactly as the browser console encrypts. */

@@ -15,11 +15,12 @@ import type { HandlerDef } from '@passcloud/functions/lib/http';
 
 interface Operation {
   operationId: string;
+  summary: string;
   tags: string[];
   'x-access': string;
   'x-authCodes': string[];
   description: string;
-  parameters?: { name: string; in: 'path' | 'query'; required: boolean; schema: unknown }[];
+  parameters?: { name?: string; in?: 'path' | 'query'; required?: boolean; schema?: unknown; $ref?: string }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
   security: Record<string, string[]>[];
   responses: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
@@ -27,8 +28,12 @@ interface Operation {
 interface Document {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { responses: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  tags: { name: string; description?: string }[];
+  components: { responses: Record<string, { headers?: Record<string, unknown> }>; securitySchemes: Record<string, unknown>; parameters: Record<string, { name: string; in: string }> };
 }
+
+/** Operations whose answer is still open; it only goes down. */
+const OPEN_ANSWERS = 153;
 
 const published = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const doc = JSON.parse(published) as Document;
@@ -104,7 +109,42 @@ describe('docs/openapi.json', () => {
     if (key !== OPENAPI_ROUTE && !(route.method === 'GET' && route.path.endsWith('/export'))) {
       expect(JSON.stringify(op.responses['200']!.content)).toContain('#/components/schemas/Success');
     }
+
+    // A summary; the password header where the route asks for it again; when to come back after a 429.
+    expect(op.summary.length).toBeGreaterThan(5);
+    const confirms = (op.parameters ?? []).some((p) => p.$ref === '#/components/parameters/ConfirmPassword');
+    expect(confirms).toBe(!!route.reauth);
+    if (op.responses['429']) expect(op.responses['429'].$ref).toMatch(/Error429$/);
+    // A declared answer is published as the handler declares it.
+    if (def.answer) {
+      const { $schema: _dialect, $defs, ...answer } = z.toJSONSchema(def.answer, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+      // A recursive answer's named parts are shared in components.
+      const shared = (text: string) => text.replaceAll('"#/$defs/', '"#/components/schemas/');
+      expect(JSON.stringify(op.responses['200']!.content)).toContain(shared(JSON.stringify(answer)));
+      for (const [name, part] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+        expect((doc.components as unknown as { schemas: Record<string, unknown> }).schemas[name]).toEqual(JSON.parse(shared(JSON.stringify(part))));
+      }
+    }
   });
+
+  it('says when to come back after every 429, and what the password header is', () => {
+    for (const name of ['Error429', 'DeviceError429']) expect(Object.keys(doc.components.responses[name]!.headers ?? {})).toEqual(['Retry-After']);
+    expect(doc.components.parameters.ConfirmPassword).toMatchObject({ name: 'x-confirm-password', in: 'header' });
+  });
+
+  it('describes every tag, and never lets a path parameter take a sibling path’s name', () => {
+    for (const tag of doc.tags) expect(tag.description, tag.name).toBeTruthy();
+    const requests = doc.paths['/v1/devices/{deviceKey}']!.get!.parameters!.find((p) => p.name === 'deviceKey')!;
+    expect(requests.schema).toMatchObject({ not: { enum: expect.arrayContaining(['requests', 'bind']) } });
+  });
+
+  it('declares the answer of every operation of the resources described so far, and no fewer answers than now', () => {
+    const described = new Set(['systems', 'deviceSync']);
+    const open = (routes as readonly RouteEntry[]).filter((r) => !handlers[routeKey(r)]!.answer && routeKey(r) !== OPENAPI_ROUTE && !(r.method === 'GET' && r.path.endsWith('/export')));
+    expect(open.filter((r) => described.has(r.resource)).map(routeKey)).toEqual([]);
+    expect(open.length).toBeLessThanOrEqual(OPEN_ANSWERS);
+  });
+
 
   it('says of each device route the credentials docs/device-protocol.md gives it', () => {
     const protocol = readFileSync(new URL('../../docs/device-protocol.md', import.meta.url), 'utf8');
