@@ -104,15 +104,17 @@ export const exportJobParams = z.object({ jobKey: z.string().regex(/^[0-9a-z]{8,
 /** A workbook holds at most this many records; `truncated` says the range held more. */
 export const RECORD_EXPORT_MAX_ROWS = 200_000;
 
-export interface RecordExportJob {
-  jobKey: string;
-  state: 'queued' | 'running' | 'done' | 'failed';
-  /** Records written so far. */
-  done: number;
-  /** How many records the export will hold, when the day counters tell (no device or keyword filter). */
-  total: number | null;
-  truncated: boolean;
-  /** The finished workbook (a short-lived link), once `state` is `done`. */
-  url: string | null;
-  error: string | null;
-}
+/** A background job just started (`POST …/exports` and the like answer 202 with it): follow it by its key. */
+export const jobStarted = z.object({ jobKey: z.string().meta({ description: 'Read the job’s progress under this key' }) });
+
+/** A background export as its dialog follows it (`GET …/exports/{jobKey}`). */
+export const recordExportJob = z.object({
+  jobKey: z.string(),
+  state: z.enum(['queued', 'running', 'done', 'failed']),
+  done: z.number().int().min(0).meta({ description: 'Rows written so far' }),
+  total: z.number().int().min(0).nullable().meta({ description: 'How many rows the export will hold, when the counters tell' }),
+  truncated: z.boolean().meta({ description: `The range held more than one workbook takes (${RECORD_EXPORT_MAX_ROWS} rows)` }),
+  url: z.string().nullable().meta({ description: 'The finished workbook (a short-lived link), once `state` is `done`' }),
+  error: z.string().nullable().meta({ description: 'Why it failed, in the language it was asked in' }),
+});
+export type RecordExportJob = z.output<typeof recordExportJob>;
