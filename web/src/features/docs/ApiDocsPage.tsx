@@ -16,15 +16,17 @@ const ENVELOPE = '{ code, message, data }';
 
 interface Parameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   schema: Schema;
 }
+/** A parameter the document shares in `components.parameters` (the password header). */
+type ParameterOrRef = Parameter | { $ref: string };
 interface Operation {
   tags: string[];
   'x-access': 'public' | 'session' | 'device';
   'x-authCodes': string[];
-  parameters?: Parameter[];
+  parameters?: ParameterOrRef[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   security: Record<string, string[]>[];
   responses: Record<string, unknown>;
@@ -32,12 +34,23 @@ interface Operation {
 interface OpenApi {
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
+  components?: { parameters?: Record<string, Parameter> };
 }
 interface Entry {
   key: string;
   method: string;
   path: string;
   op: Operation;
+  parameters: Parameter[];
+}
+
+/** The operation's parameters, shared ones looked up in the document's components. */
+function parametersOf(doc: OpenApi, op: Operation): Parameter[] {
+  return (op.parameters ?? []).flatMap((p) => {
+    if (!('$ref' in p)) return [p];
+    const shared = doc.components?.parameters?.[p.$ref.replace('#/components/parameters/', '')];
+    return shared ? [shared] : [];
+  });
 }
 
 const METHOD_COLORS: Record<string, string> = { get: 'blue', post: 'teal', put: 'orange', patch: 'yellow', delete: 'red' };
@@ -53,7 +66,7 @@ function AccessText({ op }: { op: Operation }) {
 
 function Fields({ rows }: { rows: { name: string; where?: string; required: boolean; schema: Schema }[] }) {
   const { t } = useLingui();
-  const where = (w: string | undefined) => (w === 'path' ? t`Path` : w === 'query' ? t`Query` : '');
+  const where = (w: string | undefined) => (w === 'path' ? t`Path` : w === 'query' ? t`Query` : w === 'header' ? t`Header` : '');
   const withWhere = rows.some((r) => r.where);
   return (
     <Table withTableBorder fz="sm" verticalSpacing={4}>
@@ -81,7 +94,7 @@ function Fields({ rows }: { rows: { name: string; where?: string; required: bool
   );
 }
 
-function OperationDetail({ op }: { op: Operation }) {
+function OperationDetail({ op, parameters }: { op: Operation; parameters: Parameter[] }) {
   const { t } = useLingui();
   const [mediaType, body] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
   const bodyFields = body?.schema.properties
@@ -117,10 +130,10 @@ function OperationDetail({ op }: { op: Operation }) {
           </Text>
         </Box>
       )}
-      {op.parameters && op.parameters.length > 0 && (
+      {parameters.length > 0 && (
         <Box>
           <Text fw={600} size="sm" mb={4}>{t`Parameters`}</Text>
-          <Fields rows={op.parameters.map((p) => ({ name: p.name, where: p.in, required: p.required, schema: p.schema }))} />
+          <Fields rows={parameters.map((p) => ({ name: p.name, where: p.in, required: p.required, schema: p.schema }))} />
         </Box>
       )}
       {body && (
@@ -167,7 +180,7 @@ export default function ApiDocsPage() {
         const key = `${method.toUpperCase()} ${path}`;
         if (needle && !`${key} ${op['x-authCodes'].join(' ')}`.toLowerCase().includes(needle)) continue;
         const tag = op.tags[0] ?? '';
-        byTag.set(tag, [...(byTag.get(tag) ?? []), { key, method, path, op }]);
+        byTag.set(tag, [...(byTag.get(tag) ?? []), { key, method, path, op, parameters: parametersOf(doc!, op) }]);
       }
     }
     return [...byTag.entries()];
@@ -216,7 +229,7 @@ export default function ApiDocsPage() {
                 {tag}
               </Title>
               <Accordion multiple variant="separated" chevronPosition="right">
-                {entries.map(({ key, method, path, op }) => (
+                {entries.map(({ key, method, path, op, parameters }) => (
                   <Accordion.Item key={key} value={key} bg="white" data-testid="api-route" data-route={key}>
                     <Accordion.Control>
                       <Group gap="sm" wrap="nowrap">
@@ -234,7 +247,7 @@ export default function ApiDocsPage() {
                       </Group>
                     </Accordion.Control>
                     <Accordion.Panel>
-                      <OperationDetail op={op} />
+                      <OperationDetail op={op} parameters={parameters} />
                     </Accordion.Panel>
                   </Accordion.Item>
                 ))}
