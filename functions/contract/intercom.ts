@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { INTERCOM_KINDS, type IntercomKind } from './devices.ts';
-import { CALL_STATUSES, type CallStatus, type RecordingType } from './protocol.ts';
+import { COMMAND_STATES, DEVICE_COMMAND_TYPES, INTERCOM_KINDS, type IntercomKind } from './devices.ts';
+import { CALL_STATUSES, RECORDING_TYPES, type CallStatus } from './protocol.ts';
 
 /**
  * The intercom platform (`/v1/intercom/...`): door stations and indoor monitors bound like face
@@ -37,35 +37,44 @@ export const intercomPatchBody = z
   })
   .strict();
 
-export interface IntercomItem {
-  deviceKey: string;
-  kind: IntercomKind;
-  name: string;
-  number: string | null;
-  serial: string;
-  model: string;
-  online: boolean;
-  /** dBm (-120 to 0); null when the intercom has not reported it. */
-  signal: number | null;
-  /** When its current (or last) connection began. */
-  networkTime: string | null;
-  clientName: string;
-  lastSeenAt: string | null;
-  appVersion: string;
-  ip: string;
-  mac: string;
-  firmware: string;
-  createTime: string;
-  version: number;
-}
+const intercomItem = z.object({
+  deviceKey: z.string(),
+  kind: z.enum(INTERCOM_KINDS),
+  name: z.string(),
+  number: z.string().nullable().meta({ description: 'The intercom’s number on the company’s intercom platform, or null' }),
+  serial: z.string(),
+  model: z.string(),
+  online: z.boolean(),
+  signal: z.number().int().nullable().meta({ description: 'dBm (-120 to 0); null when the intercom has not reported it' }),
+  networkTime: z.iso.datetime().nullable().meta({ description: 'When its current (or last) connection began' }),
+  clientName: z.string(),
+  lastSeenAt: z.iso.datetime().nullable(),
+  appVersion: z.string(),
+  ip: z.string(),
+  mac: z.string(),
+  firmware: z.string(),
+  createTime: z.iso.datetime(),
+  version: z.number().int().min(1),
+});
+export type IntercomItem = z.output<typeof intercomItem>;
+/** `GET|PATCH /v1/intercom/devices/{intercomKey}`. */
+export const intercomAnswer = intercomItem;
 
-export interface IntercomPage {
-  items: IntercomItem[];
-  nextCursor: string | null;
-  total: number;
-  online: number;
-  offline: number;
-}
+/** `GET /v1/intercom/devices`: a page, and the counts of the whole filtered list. */
+export const intercomPage = z.object({
+  items: z.array(intercomItem),
+  nextCursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next page; null on the last' }),
+  total: z.number().int().min(0),
+  online: z.number().int().min(0),
+  offline: z.number().int().min(0),
+});
+export type IntercomPage = z.output<typeof intercomPage>;
+
+/** `GET /v1/intercom/names`: names and numbers for pickers. */
+export const intercomNamesPage = z.object({
+  items: z.array(z.object({ deviceKey: z.string(), name: z.string(), kind: z.enum(INTERCOM_KINDS), number: z.string().nullable() })),
+  nextCursor: z.string().nullable(),
+});
 
 const callFilter = z.object({
   from: day.optional(),
@@ -95,50 +104,61 @@ export const callKeyParams = z.object({ callKey: z.string().regex(/^[0-9a-z]{8,3
 export const recordingQuery = z.object({ download: z.enum(['true', 'false']).optional() }).strict();
 
 /** One end of a call: the intercom (null when no intercom of the company has the number) and the number dialled. */
-export interface CallParty {
-  deviceKey: string | null;
-  name: string | null;
-  kind: IntercomKind | null;
-  number: string | null;
-}
+const callParty = z
+  .object({
+    deviceKey: z.string().nullable(),
+    name: z.string().nullable(),
+    kind: z.enum(INTERCOM_KINDS).nullable(),
+    number: z.string().nullable(),
+  })
+  .meta({ description: 'One end of a call: the intercom (null when no intercom of the company has the number) and the number dialled' });
+export type CallParty = z.output<typeof callParty>;
 
 export type RecordingState = 'none' | 'pending' | 'ready' | 'expired';
 
-export interface CallItem {
-  callKey: string;
-  callId: string;
-  /** The intercom that reported the call; the status is as it saw it. */
-  deviceKey: string;
-  deviceName: string;
-  direction: 'incoming' | 'outgoing';
-  status: CallStatus;
-  callTime: string;
-  answerTime: string | null;
-  endTime: string | null;
-  /** Talk time in seconds; null while live or when not connected. */
-  duration: number | null;
-  /** Ringing or talking now. */
-  live: boolean;
-  calling: CallParty;
-  called: CallParty;
-  doorOpenedAt: string | null;
-  /** Live, answered and with a door station at one end: the console may open its door. */
-  canOpenDoor: boolean;
-  recording: { state: RecordingState; contentType: RecordingType | null; size: number | null };
-}
+const callItem = z.object({
+  callKey: z.string().meta({ description: '`<deviceKey>.<callId>`' }),
+  callId: z.string(),
+  deviceKey: z.string().meta({ description: 'The intercom that reported the call; the status is as it saw it' }),
+  deviceName: z.string(),
+  direction: z.enum(['incoming', 'outgoing']),
+  status: z.literal(CALL_STATUSES).meta({ description: 'As the reporting intercom saw it: 1 answered (incoming), 2 answered (outgoing), 3 not connected' }),
+  callTime: z.iso.datetime(),
+  answerTime: z.iso.datetime().nullable(),
+  endTime: z.iso.datetime().nullable(),
+  duration: z.number().int().min(0).nullable().meta({ description: 'Talk time in seconds; null while live or when not connected' }),
+  live: z.boolean().meta({ description: 'Ringing or talking now' }),
+  calling: callParty,
+  called: callParty,
+  doorOpenedAt: z.iso.datetime().nullable(),
+  canOpenDoor: z.boolean().meta({ description: 'Live, answered and with a door station at one end: the console may open its door' }),
+  recording: z.object({
+    state: z.enum(['none', 'pending', 'ready', 'expired']),
+    contentType: z.enum(RECORDING_TYPES).nullable(),
+    size: z.number().int().min(0).nullable(),
+  }),
+});
+export type CallItem = z.output<typeof callItem>;
 
-export interface CallPage {
-  items: CallItem[];
-  nextCursor: string | null;
-}
+/** `GET /v1/intercom/calls`. */
+export const callPage = z.object({ items: z.array(callItem), nextCursor: z.string().nullable() });
+export type CallPage = z.output<typeof callPage>;
 
 /** `GET /v1/intercom/calls/{callKey}/recording`: a short-lived link to the recording. */
-export interface RecordingLink {
-  url: string;
-  contentType: RecordingType;
-  size: number;
-  /** Talk time in seconds, as the intercom reported it. */
-  duration: number | null;
-  /** When the link stops working. */
-  expiresAt: string;
-}
+/** `GET /v1/intercom/calls/{callKey}/recording`: a short-lived link to the recording. */
+export const recordingLink = z.object({
+  url: z.string(),
+  contentType: z.enum(RECORDING_TYPES),
+  size: z.number().int().min(0),
+  duration: z.number().int().min(0).nullable().meta({ description: 'Talk time in seconds, as the intercom reported it' }),
+  expiresAt: z.iso.datetime().meta({ description: 'When the link stops working' }),
+});
+export type RecordingLink = z.output<typeof recordingLink>;
+
+/** `POST /v1/intercom/calls/{callKey}/openDoor`: the door station's `openDoor` command, queued. */
+export const doorCommandQueued = z.object({
+  commandKey: z.string(),
+  type: z.enum(DEVICE_COMMAND_TYPES),
+  state: z.enum(COMMAND_STATES),
+  createTime: z.iso.datetime(),
+});

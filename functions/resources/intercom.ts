@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import {
   callExportBody,
   callKeyParams,
@@ -8,10 +9,16 @@ import {
   recordingQuery,
   type CallPage,
   type RecordingLink,
+  callPage,
+  doorCommandQueued,
+  intercomAnswer,
+  intercomNamesPage,
+  intercomPage,
+  recordingLink,
 } from '#contract/intercom';
 import { logsQuery } from '#contract/devices';
 import { versionQuery } from '#contract/people';
-import { exportJobParams } from '#contract/passRecords';
+import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { findDevice, listLogs, logItem, requireIntercom } from '#data/devices';
 import { findCallByKey, listCalls, noteRecordingArrived, type CallRecord } from '#data/intercomCalls';
 import { intercomListPage, updateIntercom } from '#data/intercoms';
@@ -66,6 +73,7 @@ async function requireCall(tenantId: string, callKey: string): Promise<CallRecor
 
 export const intercom = defineResource('intercom', {
   'GET /v1/intercom/devices': sessionRoute({
+    answer: intercomPage,
     query: intercomListQuery,
     async handle({ auth, query }) {
       const { page, nextCursor, filtered } = await intercomListPage(auth.tenantId, query);
@@ -74,6 +82,7 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'GET /v1/intercom/names': sessionRoute({
+    answer: intercomNamesPage,
     query: intercomListQuery,
     async handle({ auth, query }) {
       const { page, nextCursor } = await intercomListPage(auth.tenantId, query);
@@ -81,12 +90,14 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'GET /v1/intercom/devices/{intercomKey}': sessionRoute({
+    answer: intercomAnswer,
     params: intercomKeyParams,
     async handle({ auth, params }) {
       return ok(intercomJson(await requireIntercom(auth.tenantId, params.intercomKey)));
     },
   }),
   'PATCH /v1/intercom/devices/{intercomKey}': sessionRoute({
+    answer: intercomAnswer,
     params: intercomKeyParams,
     body: intercomPatchBody,
     async handle({ auth, params, body }) {
@@ -99,6 +110,7 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'DELETE /v1/intercom/devices/{intercomKey}': sessionRoute({
+    answer: z.null(),
     params: intercomKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -119,6 +131,7 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'GET /v1/intercom/calls': sessionRoute({
+    answer: callPage,
     query: callQuery,
     async handle({ auth, query }) {
       const found = await listCalls(auth.tenantId, await callFilterOf(auth.tenantId, query), query.pageSize, query.cursor);
@@ -127,18 +140,21 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'POST /v1/intercom/calls/exports': sessionRoute({
+    answer: jobStarted,
     body: callExportBody,
     async handle({ auth, body, locale }) {
       return startExport(auth.tenantId, 'calls', body, locale, async () => void (await callFilterOf(auth.tenantId, body)));
     },
   }),
   'GET /v1/intercom/calls/exports/{jobKey}': sessionRoute({
+    answer: recordExportJob,
     params: exportJobParams,
     async handle({ auth, params }) {
       return ok(await exportJson(await requireExport(auth.tenantId, 'calls', params.jobKey)));
     },
   }),
   'GET /v1/intercom/calls/{callKey}/recording': sessionRoute({
+    answer: recordingLink,
     params: callKeyParams,
     query: recordingQuery,
     async handle({ auth, params, query }) {
@@ -162,6 +178,7 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'POST /v1/intercom/calls/{callKey}/openDoor': sessionRoute({
+    answer: doorCommandQueued,
     params: callKeyParams,
     async handle({ auth, params }) {
       const call = await requireCall(auth.tenantId, params.callKey);
