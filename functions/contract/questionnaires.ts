@@ -161,31 +161,30 @@ export const questionnaireListQuery = z
   })
   .strict();
 
-export interface QuestionnaireItem {
-  questionnaireKey: string;
-  title: string;
-  mode: QuestionnaireMode;
-  displaySeconds: number;
-  scope: QuestionnaireScope;
-  questions: Question[];
-  translations: SurveyTranslations;
-  state: QuestionnaireState;
-  /** The revision terminals show now; it grows when the questions of a survey that was opened change. */
-  revision: number;
-  /** Face terminals the scope covers now. */
-  deviceCount: number;
-  openTime: string | null;
-  closeTime: string | null;
-  createTime: string;
-  updateTime: string;
-  version: number;
-}
+const questionnaireItem = z.object({
+  questionnaireKey: z.string(),
+  title: z.string(),
+  mode: z.enum(QUESTIONNAIRE_MODES),
+  displaySeconds: z.number().int(),
+  scope: questionnaireScope,
+  questions: z.array(question),
+  translations: surveyTranslations,
+  state: z.enum(QUESTIONNAIRE_STATES),
+  revision: z.number().int().min(1).meta({ description: 'The revision terminals show now; it grows when the questions of a survey that was opened change' }),
+  deviceCount: z.number().int().min(0).meta({ description: 'Face terminals the scope covers now' }),
+  openTime: z.iso.datetime().nullable(),
+  closeTime: z.iso.datetime().nullable(),
+  createTime: z.iso.datetime(),
+  updateTime: z.iso.datetime(),
+  version: z.number().int().min(1),
+});
+export type QuestionnaireItem = z.output<typeof questionnaireItem>;
+/** `GET|POST|PATCH /v1/questionnaires/{questionnaireKey}`, open and close: the questionnaire as it stands. */
+export const questionnaireAnswer = questionnaireItem;
 
-export interface QuestionnairePage {
-  items: QuestionnaireItem[];
-  nextCursor: string | null;
-  total: number;
-}
+/** `GET /v1/questionnaires`. */
+export const questionnairePage = z.object({ items: z.array(questionnaireItem), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
+export type QuestionnairePage = z.output<typeof questionnairePage>;
 
 // Answers
 
@@ -214,31 +213,32 @@ export type Answer = z.output<typeof answer>;
 export const answers = z.array(answer).min(1).max(QUESTIONNAIRE_LIMITS.questions);
 
 /** One question of a result, as it was asked and answered. */
-export interface AnsweredQuestion {
-  question: string;
-  type: QuestionType;
-  /** The chosen options' texts. */
-  choices: string[];
-  /** The answer to a free-text question. */
-  text: string | null;
-  /** A chosen option raised the alarm. */
-  alarm: boolean;
-}
+const answeredQuestion = z.object({
+  question: z.string(),
+  type: z.enum(QUESTION_TYPES),
+  choices: z.array(z.string()).meta({ description: 'The chosen options’ texts' }),
+  text: z.string().nullable().meta({ description: 'The answer to a free-text question' }),
+  alarm: z.boolean().meta({ description: 'A chosen option raised the alarm' }),
+});
+export type AnsweredQuestion = z.output<typeof answeredQuestion>;
 
-export interface QuestionnaireResultItem {
-  resultKey: string;
-  questionnaireKey: string;
-  title: string;
-  revision: number;
-  answerTime: string;
-  deviceKey: string;
-  deviceName: string;
-  source: AnswerSource;
-  /** The person the terminal recognised; null when anonymous (a QR answer, or a stranger). */
-  person: { personKey: string; name: string | null; kind: 'employee' | 'visitor' } | null;
-  answers: AnsweredQuestion[];
-  result: QuestionnaireResult;
-}
+const questionnaireResultItem = z.object({
+  resultKey: z.string(),
+  questionnaireKey: z.string(),
+  title: z.string(),
+  revision: z.number().int().min(1),
+  answerTime: z.iso.datetime(),
+  deviceKey: z.string(),
+  deviceName: z.string(),
+  source: z.enum(ANSWER_SOURCES),
+  person: z
+    .object({ personKey: z.string(), name: z.string().nullable(), kind: z.enum(['employee', 'visitor']) })
+    .nullable()
+    .meta({ description: 'The person the terminal recognised; null when anonymous (a QR answer, or a stranger)' }),
+  answers: z.array(answeredQuestion),
+  result: z.enum(QUESTIONNAIRE_RESULTS),
+});
+export type QuestionnaireResultItem = z.output<typeof questionnaireResultItem>;
 
 const resultFilter = z.object({
   from: day.optional(),
@@ -258,10 +258,9 @@ export type ResultQuery = z.output<typeof resultQuery>;
 export const resultExportBody = resultFilter.strict().refine(rangeInOrder, { message: 'records.rangeOrder', path: ['to'] });
 export type ResultFilterQuery = z.output<typeof resultExportBody>;
 
-export interface QuestionnaireResultPage {
-  items: QuestionnaireResultItem[];
-  nextCursor: string | null;
-}
+/** `GET /v1/questionnaires/{questionnaireKey}/results`. */
+export const questionnaireResultPage = z.object({ items: z.array(questionnaireResultItem), nextCursor: z.string().nullable() });
+export type QuestionnaireResultPage = z.output<typeof questionnaireResultPage>;
 
 // The public page behind a terminal's QR code
 
@@ -282,12 +281,12 @@ export const surveyAnswerBody = z.object({ token: surveyToken, answers }).strict
 export const SURVEY_REFUSALS = ['invalid', 'expired', 'used', 'closed'] as const;
 export type SurveyRefusal = (typeof SURVEY_REFUSALS)[number];
 
-export interface SurveyForm {
-  title: string;
-  questions: Question[];
-  /** The survey in other languages: the page shows the one of the reader's language when there is one. */
-  translations: SurveyTranslations;
-  /** Where the terminal is, for the person to recognise it. */
-  deviceName: string;
-  expiresAt: string;
-}
+/** `POST /v1/surveys/open`: what the phone page shows. */
+export const surveyForm = z.object({
+  title: z.string(),
+  questions: z.array(question),
+  translations: surveyTranslations.meta({ description: 'The survey in other languages: the page shows the one of the reader’s language when there is one' }),
+  deviceName: z.string().meta({ description: 'Where the terminal is, for the person to recognise it' }),
+  expiresAt: z.iso.datetime(),
+});
+export type SurveyForm = z.output<typeof surveyForm>;

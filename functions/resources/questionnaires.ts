@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import {
   questionnaireBody,
   questionnaireKeyParams,
@@ -11,10 +12,13 @@ import {
   checkTranslations,
   type QuestionnaireScope,
   type SurveyTranslations,
+  questionnaireAnswer,
+  questionnairePage,
+  questionnaireResultPage,
 } from '#contract/questionnaires';
 import type { MessageId } from '#lib/i18n';
 import { versionQuery } from '#contract/people';
-import { exportJobParams } from '#contract/passRecords';
+import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { allDevices, type Device } from '#data/devices';
 import { listGroups } from '#data/groups';
 import { recordFilterOf } from '#data/passRecords';
@@ -117,6 +121,7 @@ async function resultFilterOf(
 
 export const questionnaires = defineResource('questionnaires', {
   'GET /v1/questionnaires': sessionRoute({
+    answer: questionnairePage,
     query: questionnaireListQuery,
     async handle({ auth, query }) {
       const [all, fleet] = await Promise.all([allQuestionnaires(auth.tenantId), allDevices(auth.tenantId)]);
@@ -137,6 +142,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'POST /v1/questionnaires': sessionRoute({
+    answer: questionnaireAnswer,
     body: questionnaireBody,
     async handle({ auth, body }) {
       const fleet = await allDevices(auth.tenantId);
@@ -145,6 +151,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'GET /v1/questionnaires/{questionnaireKey}': sessionRoute({
+    answer: questionnaireAnswer,
     params: questionnaireKeyParams,
     async handle({ auth, params }) {
       const [q, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allDevices(auth.tenantId)]);
@@ -152,6 +159,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'PATCH /v1/questionnaires/{questionnaireKey}': sessionRoute({
+    answer: questionnaireAnswer,
     params: questionnaireKeyParams,
     body: questionnairePatchBody,
     async handle({ auth, params, body }) {
@@ -178,6 +186,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'DELETE /v1/questionnaires/{questionnaireKey}': sessionRoute({
+    answer: z.null(),
     params: questionnaireKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -186,6 +195,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'POST /v1/questionnaires/{questionnaireKey}/open': sessionRoute({
+    answer: questionnaireAnswer,
     params: questionnaireKeyParams,
     body: questionnaireStateBody,
     async handle({ auth, params, body }) {
@@ -197,6 +207,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'POST /v1/questionnaires/{questionnaireKey}/close': sessionRoute({
+    answer: questionnaireAnswer,
     params: questionnaireKeyParams,
     body: questionnaireStateBody,
     async handle({ auth, params, body }) {
@@ -207,6 +218,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'GET /v1/questionnaires/{questionnaireKey}/results': sessionRoute({
+    answer: questionnaireResultPage,
     params: questionnaireKeyParams,
     query: resultQuery,
     async handle({ auth, params, query }) {
@@ -217,6 +229,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'POST /v1/questionnaires/{questionnaireKey}/results/exports': sessionRoute({
+    answer: jobStarted,
     params: questionnaireKeyParams,
     body: resultExportBody,
     async handle({ auth, params, body, locale }) {
@@ -227,6 +240,7 @@ export const questionnaires = defineResource('questionnaires', {
     },
   }),
   'GET /v1/questionnaires/{questionnaireKey}/results/exports/{jobKey}': sessionRoute({
+    answer: recordExportJob,
     params: questionnaireKeyParams.extend(exportJobParams.shape),
     async handle({ auth, params }) {
       const job = await requireExport(auth.tenantId, 'questionnaireResults', params.jobKey);

@@ -1,4 +1,5 @@
-import { surveyAnswerBody, surveyOpenBody, type SurveyForm, type SurveyRefusal } from '#contract/questionnaires';
+import * as z from 'zod';
+import { surveyAnswerBody, surveyForm, surveyOpenBody, type SurveyForm, type SurveyRefusal } from '#contract/questionnaires';
 import { findDevice } from '#data/devices';
 import { countAttempt, refundAttempt } from '#data/identity';
 import { findQuestionnaire, type Questionnaire } from '#data/questionnaires';
@@ -54,6 +55,7 @@ async function surveyOf(link: SurveyLink): Promise<Questionnaire> {
 /** The public routes, served by the questionnaires function (resources/questionnaires.ts). */
 export const surveyHandlers = {
   'POST /v1/surveys/open': publicRoute({
+    answer: surveyForm,
     body: surveyOpenBody,
     async handle({ body, sourceIp }) {
       const link = await linkOf(body.token, sourceIp);
@@ -64,6 +66,7 @@ export const surveyHandlers = {
     },
   }),
   'POST /v1/surveys/answers': publicRoute({
+    answer: z.null(),
     body: surveyAnswerBody,
     async handle({ body, sourceIp }) {
       const link = await linkOf(body.token, sourceIp);
