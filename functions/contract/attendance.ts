@@ -131,38 +131,72 @@ export const staffListQuery = attendanceListQuery.extend({
 export const attendanceVersionQuery = z.object({ version: z.coerce.number().int().min(1) });
 
 export type PeriodJson = PeriodBody;
-export interface ShiftJson {
-  shiftKey: string;
-  name: string;
-  periods: PeriodJson[];
-  /** Attendance groups and holidays that use the shift. */
-  usedBy: { groups: { attendanceGroupKey: string; name: string }[] };
-  createTime: string;
-  version: number;
-}
-export interface AttendanceGroupJson {
-  attendanceGroupKey: string;
-  name: string;
-  staffCount: number;
-  deviceKeys: string[];
-  weekdays: Record<Weekday, string | null>;
-  workdayOvertimeAfter: string | null;
-  restDayMinHours: number | null;
-  timezone: string;
-  createTime: string;
-  version: number;
-}
-export interface HolidayJson {
-  holidayKey: string;
-  name: string;
-  start: string;
-  end: string;
-  remark: string | null;
-  workday: boolean;
-  shiftKey: string | null;
-  createTime: string;
-  version: number;
-}
+const shiftJson = z.object({
+  shiftKey: z.string(),
+  name: z.string(),
+  periods: z.array(periodBody),
+  usedBy: z
+    .object({ groups: z.array(z.object({ attendanceGroupKey: z.string(), name: z.string() })) })
+    .meta({ description: 'Attendance groups that use the shift' }),
+  createTime: z.iso.datetime(),
+  version: z.number().int().min(1),
+});
+export type ShiftJson = z.output<typeof shiftJson>;
+/** `GET|POST|PATCH /v1/attendance/shifts/{shiftKey}`. */
+export const shiftAnswer = shiftJson;
+/** `GET /v1/attendance/shifts`. */
+export const shiftPage = z.object({ items: z.array(shiftJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
+
+const weekdayShifts = z
+  .object(Object.fromEntries(WEEKDAYS.map((d) => [d, z.string().nullable()])) as Record<Weekday, z.ZodNullable<z.ZodString>>)
+  .meta({ description: 'Each weekday’s shift, or null for a rest day' });
+const attendanceGroupJson = z.object({
+  attendanceGroupKey: z.string(),
+  name: z.string(),
+  staffCount: z.number().int().min(0),
+  deviceKeys: z.array(z.string()),
+  weekdays: weekdayShifts,
+  workdayOvertimeAfter: z.string().nullable(),
+  restDayMinHours: z.number().nullable(),
+  timezone: z.string(),
+  createTime: z.iso.datetime(),
+  version: z.number().int().min(1),
+});
+export type AttendanceGroupJson = z.output<typeof attendanceGroupJson>;
+const staffJson = z.object({
+  employeeKey: z.string(),
+  personId: z.string(),
+  name: z.string(),
+  departmentKey: z.string().nullable(),
+  attendanceGroupKey: z.string().nullable(),
+  attendanceGroupName: z.string().nullable(),
+  needsAttendance: z.boolean(),
+  state: z.enum(['active', 'resigned']),
+});
+/** `GET /v1/attendance/groups`. */
+export const attendanceGroupPage = z.object({ items: z.array(attendanceGroupJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
+/** `GET|POST|PATCH /v1/attendance/groups/{attendanceGroupKey}`: the group and its staff. */
+export const attendanceGroupAnswer = attendanceGroupJson.extend({ staff: z.array(staffJson) });
+/** `GET /v1/attendance/staff`. */
+export const staffPage = z.object({ items: z.array(staffJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
+/** `GET /v1/attendance/groupNames`. */
+export const attendanceGroupNames = z.object({ items: z.array(z.object({ attendanceGroupKey: z.string(), name: z.string() })), nextCursor: z.null() });
+const holidayJson = z.object({
+  holidayKey: z.string(),
+  name: z.string(),
+  start: z.iso.date(),
+  end: z.iso.date(),
+  remark: z.string().nullable(),
+  workday: z.boolean().meta({ description: 'A make-up working day (with `shiftKey`) rather than a day off' }),
+  shiftKey: z.string().nullable(),
+  createTime: z.iso.datetime(),
+  version: z.number().int().min(1),
+});
+export type HolidayJson = z.output<typeof holidayJson>;
+/** `POST|PATCH /v1/attendance/holidays/{holidayKey}`. */
+export const holidayAnswer = holidayJson;
+/** `GET /v1/attendance/holidays`. */
+export const holidayPage = z.object({ items: z.array(holidayJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
 
 /** Daily statistics cover at most this many days per request. */
 export const DAILY_RANGE_MAX_DAYS = 31;
@@ -212,15 +246,20 @@ export const recomputeJobParams = z.object({ jobKey: key });
  * a recomputation in the background. `done` employees of `total` are computed; a failed run says
  * why in `error`, and the days it did not reach keep their earlier figures.
  */
-export interface RecomputeJobJson {
-  jobKey: string;
-  from: string;
-  to: string;
-  state: 'queued' | 'running' | 'done' | 'failed';
-  done: number;
-  total: number;
-  stored: number;
-  error: string | null;
-  createTime: string;
-  finishTime: string | null;
-}
+const recomputeJobJson = z.object({
+  jobKey: z.string(),
+  from: z.iso.date(),
+  to: z.iso.date(),
+  state: z.enum(['queued', 'running', 'done', 'failed']),
+  done: z.number().int().min(0).meta({ description: 'Employees computed so far' }),
+  total: z.number().int().min(0),
+  stored: z.number().int().min(0).meta({ description: 'Days stored' }),
+  error: z.string().nullable(),
+  createTime: z.iso.datetime(),
+  finishTime: z.iso.datetime().nullable(),
+});
+export type RecomputeJobJson = z.output<typeof recomputeJobJson>;
+/** `GET /v1/attendance/recompute/{jobKey}`. */
+export const recomputeJobAnswer = recomputeJobJson;
+/** `GET /v1/attendance/recompute`: the newest recomputation, or null. */
+export const latestRecomputeAnswer = recomputeJobJson.nullable();

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { jobStarted } from '#contract/passRecords';
 import {
   attendanceGroupBody,
   attendanceGroupKeyParams,
@@ -16,6 +18,16 @@ import {
   shiftKeyParams,
   shiftPatchBody,
   staffListQuery,
+  attendanceGroupAnswer,
+  attendanceGroupNames,
+  attendanceGroupPage,
+  holidayAnswer,
+  holidayPage,
+  latestRecomputeAnswer,
+  recomputeJobAnswer,
+  shiftAnswer,
+  shiftPage,
+  staffPage,
   type AttendanceGroupBody,
   type AttendanceGroupJson,
   type HolidayJson,
@@ -278,12 +290,14 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'GET /v1/attendance/groupNames': sessionRoute({
+    answer: attendanceGroupNames,
     async handle({ auth }) {
       const groups = await listAttendanceGroups(auth.tenantId);
       return ok({ items: groups.map((g) => ({ attendanceGroupKey: g.attendanceGroupKey, name: g.name })), nextCursor: null });
     },
   }),
   'POST /v1/attendance/recompute': sessionRoute({
+    answer: jobStarted,
     body: recomputeBody,
     async handle({ auth, body, locale }) {
       const today = dayOf(new Date(), await companyTimezone(auth.tenantId));
@@ -293,12 +307,14 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'GET /v1/attendance/recompute': sessionRoute({
+    answer: latestRecomputeAnswer,
     async handle({ auth }) {
       const job = await latestRecomputeJob(auth.tenantId);
       return ok(job ? recomputeJson(await settled(job)) : null);
     },
   }),
   'GET /v1/attendance/recompute/{jobKey}': sessionRoute({
+    answer: recomputeJobAnswer,
     params: recomputeJobParams,
     async handle({ auth, params }) {
       const job = await findRecomputeJob(auth.tenantId, params.jobKey);
@@ -308,6 +324,7 @@ export const attendance = defineResource('attendance', {
   }),
 
   'GET /v1/attendance/shifts': sessionRoute({
+    answer: shiftPage,
     query: attendanceListQuery,
     async handle({ auth, query }) {
       const [all, groups] = await Promise.all([listShifts(auth.tenantId), listAttendanceGroups(auth.tenantId)]);
@@ -321,12 +338,14 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'POST /v1/attendance/shifts': sessionRoute({
+    answer: shiftAnswer,
     body: shiftBody,
     async handle({ auth, body }) {
       return created(shiftJson(await createShift(auth.tenantId, body), []));
     },
   }),
   'GET /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    answer: shiftAnswer,
     params: shiftKeyParams,
     async handle({ auth, params }) {
       const [shift, groups] = await Promise.all([requireShift(auth.tenantId, params.shiftKey), listAttendanceGroups(auth.tenantId)]);
@@ -334,6 +353,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'PATCH /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    answer: shiftAnswer,
     params: shiftKeyParams,
     body: shiftPatchBody,
     async handle({ auth, params, body }) {
@@ -344,6 +364,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'DELETE /v1/attendance/shifts/{shiftKey}': sessionRoute({
+    answer: z.null(),
     params: shiftKeyParams,
     query: attendanceVersionQuery,
     async handle({ auth, params, query }) {
@@ -357,6 +378,7 @@ export const attendance = defineResource('attendance', {
   }),
 
   'GET /v1/attendance/groups': sessionRoute({
+    answer: attendanceGroupPage,
     query: attendanceListQuery,
     async handle({ auth, query }) {
       const [all, staff] = await Promise.all([listAttendanceGroups(auth.tenantId), attendanceStaff(auth.tenantId)]);
@@ -372,6 +394,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'POST /v1/attendance/groups': sessionRoute({
+    answer: attendanceGroupAnswer,
     body: attendanceGroupBody,
     async handle({ auth, body }) {
       const { record, joining } = await prepareGroup(auth.tenantId, body);
@@ -381,12 +404,14 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'GET /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    answer: attendanceGroupAnswer,
     params: attendanceGroupKeyParams,
     async handle({ auth, params }) {
       return ok(await groupDetail(auth.tenantId, params.attendanceGroupKey));
     },
   }),
   'PATCH /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    answer: attendanceGroupAnswer,
     params: attendanceGroupKeyParams,
     body: attendanceGroupPatchBody,
     async handle({ auth, params, body }) {
@@ -399,6 +424,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'DELETE /v1/attendance/groups/{attendanceGroupKey}': sessionRoute({
+    answer: z.null(),
     params: attendanceGroupKeyParams,
     query: attendanceVersionQuery,
     async handle({ auth, params, query }) {
@@ -411,6 +437,7 @@ export const attendance = defineResource('attendance', {
   }),
   // Employees who need attendance, with the group each belongs to: whom a group screen may choose.
   'GET /v1/attendance/staff': sessionRoute({
+    answer: staffPage,
     query: staffListQuery,
     async handle({ auth, query }) {
       const [staff, groups] = await Promise.all([attendanceStaff(auth.tenantId), listAttendanceGroups(auth.tenantId)]);
@@ -426,6 +453,7 @@ export const attendance = defineResource('attendance', {
   }),
 
   'GET /v1/attendance/holidays': sessionRoute({
+    answer: holidayPage,
     query: holidayListQuery,
     async handle({ auth, query }) {
       const all = (await listHolidays(auth.tenantId))
@@ -436,6 +464,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'POST /v1/attendance/holidays': sessionRoute({
+    answer: holidayAnswer,
     body: holidayBody,
     async handle({ auth, body }) {
       if (body.workday && body.shiftKey) await requireShiftOf(auth.tenantId, body.shiftKey);
@@ -443,6 +472,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'PATCH /v1/attendance/holidays/{holidayKey}': sessionRoute({
+    answer: holidayAnswer,
     params: holidayKeyParams,
     body: holidayPatchBody,
     async handle({ auth, params, body }) {
@@ -453,6 +483,7 @@ export const attendance = defineResource('attendance', {
     },
   }),
   'DELETE /v1/attendance/holidays/{holidayKey}': sessionRoute({
+    answer: z.null(),
     params: holidayKeyParams,
     query: attendanceVersionQuery,
     async handle({ auth, params, query }) {
