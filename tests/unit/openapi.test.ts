@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { createConfig, lint } from '@redocly/openapi-core';
+import { fileURLToPath } from 'node:url';
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { OPENAPI_ROUTE, declaredHandlers, openApiText } from '@passcloud/functions/openapi';
 import type { HandlerDef } from '@passcloud/functions/lib/http';
@@ -62,6 +64,13 @@ describe('docs/openapi.json', () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
   });
+
+  it('passes Redocly’s recommended rules with no error, a second validator made independently of the first', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lint({ ref: fileURLToPath(new URL('../../docs/openapi.json', import.meta.url)), config });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
+    expect(errors).toEqual([]);
+  }, 60_000);
 
   it('holds every route of the table and no other', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
