@@ -56,3 +56,28 @@ export const accountPasswordBody = z
   .object({ password: cipher.optional(), invite: z.boolean().optional() })
   .strict()
   .refine((b) => !!b.password !== !!b.invite, { message: 'accounts.passwordOrInvite', path: ['password'] });
+
+/** An account as the accounts section shows it (`GET`, and what creating, changing and resetting it answer). */
+export const accountAnswer = z.object({
+  accountKey: z.string(),
+  username: z.string(),
+  nickname: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  remark: z.string().nullable(),
+  authCodes: z.array(z.string()).meta({ description: 'The authCodes the account holds (functions/contract/menu.ts); the owner holds every one' }),
+  owner: z.boolean().meta({ description: 'The company’s owner: only the owner manages it, and it cannot be disabled or deleted' }),
+  disabled: z.boolean(),
+  mustChangePassword: z.boolean().meta({ description: 'The password was set by an administrator or an invitation: the next login must choose a new one' }),
+  twoFactor: z.boolean().meta({ description: 'The account has two-factor login on' }),
+  createTime: z.iso.datetime(),
+  version: z.number().int().meta({ description: 'Send it back with a change or a deletion: a stale one answers 409' }),
+});
+export type AccountJson = z.output<typeof accountAnswer>;
+
+/** `GET /v1/accounts`: a page of accounts, the owner first, then the newest. */
+export const accountPage = z.object({
+  items: z.array(accountAnswer),
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+  total: z.number().int().meta({ description: 'Accounts matching the keyword, on every page' }),
+});

@@ -46,22 +46,26 @@ export const auditExportQuery = z
   .refine(rangeInOrder, { message: 'mail.rangeReversed', path: ['to'] });
 export type AuditExportQuery = z.output<typeof auditExportQuery>;
 
-export interface AuditEntryJson {
-  auditKey: string;
-  time: string;
-  kind: AuditKind;
-  /** The account's login name (for a failed login, the name that was tried). */
-  username: string;
-  /** The route, as the route table spells it: `PATCH /v1/employees/{employeeKey}`; null for logins. */
-  action: string | null;
-  /** The route's path parameters: which item. */
-  target: Record<string, string>;
-  /** The names of the fields the request sent (never their values), or the filters of an export. */
-  fields: string[];
-  /** The answer's code (SPEC.md §8), or the failed login's. */
-  code: number;
-  /** Why a login failed: `badCredentials`, `disabled`, `throttled` or `secondFactor` (a wrong code after the right password). */
-  reason: string | null;
-  sourceIp: string;
-  userAgent: string | null;
-}
+/** An entry of the audit log, as `GET /v1/audit` lists it. */
+const auditEntry = z.object({
+  auditKey: z.string(),
+  time: z.iso.datetime(),
+  kind: z.enum(AUDIT_KINDS),
+  username: z.string().meta({ description: 'The account’s login name (for a failed login, the name that was tried)' }),
+  action: z.string().nullable().meta({ description: 'The route, as the route table spells it: `PATCH /v1/employees/{employeeKey}`; null for logins' }),
+  target: z.record(z.string(), z.string()).meta({ description: 'The route’s path parameters: which item' }),
+  fields: z.array(z.string()).meta({ description: 'The names of the fields the request sent (never their values), or the filters of an export' }),
+  code: z.number().int().meta({ description: 'The answer’s code, or the failed login’s' }),
+  reason: z.string().nullable().meta({
+    description: 'Why a login failed: `badCredentials`, `disabled`, `throttled` or `secondFactor` (a wrong code after the right password); else null',
+  }),
+  sourceIp: z.string(),
+  userAgent: z.string().nullable(),
+});
+export type AuditEntryJson = z.output<typeof auditEntry>;
+
+/** `GET /v1/audit`: a page of entries, newest first. */
+export const auditPage = z.object({
+  items: z.array(auditEntry),
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+});

@@ -61,18 +61,30 @@ export type GrantBody = z.output<typeof grantBody>;
 /** `POST /v1/authorities/check`: the same selection, answered with each device's face count against its capacity. */
 export const grantCheckBody = grantBody.omit({ validity: true });
 
+/**
+ * What `POST /v1/authorities` answers: how many people, devices and authorizations the selection
+ * came to. Within the request (201) `authorities` are those written; a grant too large for one
+ * request is written in the background (202), with `jobKey` to follow it.
+ */
+export const grantAnswer = z.object({
+  jobKey: z.string().optional().meta({ description: 'A grant written in the background (202) only: read its progress at `GET /v1/authorities/jobs/{jobKey}`' }),
+  people: z.number().int().meta({ description: 'People selected, after groups and departments are expanded' }),
+  devices: z.number().int().meta({ description: 'Devices selected, after device groups are expanded' }),
+  authorities: z.number().int().meta({ description: 'Person × device pairs: written (201), or to be written by the job (202)' }),
+});
+export type GrantAnswer = z.output<typeof grantAnswer>;
+
 /** `GET /v1/authorities/jobs/{jobKey}`: a large grant written in the background (POST answered 202 with its key). */
-export interface GrantJobView {
-  jobKey: string;
-  state: 'queued' | 'running' | 'done' | 'failed';
-  /** Person × device pairs written so far, of `total`. */
-  done: number;
-  total: number;
-  createTime: string;
-  finishTime: string | null;
-  /** Why a failed job stopped, in the caller's language. */
-  error: string | null;
-}
+export const grantJobView = z.object({
+  jobKey: z.string(),
+  state: z.enum(['queued', 'running', 'done', 'failed']),
+  done: z.number().int().meta({ description: 'Person × device pairs written so far, of `total`' }),
+  total: z.number().int(),
+  createTime: z.iso.datetime(),
+  finishTime: z.iso.datetime().nullable().meta({ description: 'When the job ended; null while it runs' }),
+  error: z.string().nullable().meta({ description: 'Why a failed job stopped, in the caller’s language; null unless `state` is `failed`' }),
+});
+export type GrantJobView = z.output<typeof grantJobView>;
 
 /** A check names at most this many people on both lists per device; `count` says how many there are. */
 export const BOTH_LISTS_NAMES_MAX = 20;
@@ -83,29 +95,33 @@ export const BOTH_LISTS_NAMES_MAX = 20;
  * (setType 1) the ones holding pass authority there (authorizations not revoked whose validity has
  * not ended). The blacklist wins: the device refuses them.
  */
-export interface BothLists {
-  /** How many people, all of them. */
-  count: number;
-  /** The first BOTH_LISTS_NAMES_MAX of them by name. */
-  people: { personKey: string; name: string }[];
-}
+const bothListsSchema = z.object({
+  count: z.number().int().meta({ description: 'How many people, all of them' }),
+  people: z.array(z.object({ personKey: z.string(), name: z.string() })).meta({ description: `The first ${BOTH_LISTS_NAMES_MAX} of them by name` }),
+});
+export type BothLists = z.output<typeof bothListsSchema>;
 
-export interface CapacityCheck {
-  people: number;
-  devices: {
-    deviceKey: string;
-    name: string;
-    /** Faces authorized on the device now, of both lists. */
-    authorized: number;
-    /** Of the selected people, how many are new on the device. */
-    adding: number;
-    /** What the device last reported it can hold; null when it has not said. */
-    capacity: number | null;
-    exceeds: boolean;
-    /** Who would be on both lists of the device; null when the caller may not see the other list. */
-    bothLists: BothLists | null;
-  }[];
-}
+/** What `POST /v1/authorities/check` answers: each selected device's faces against its capacity. */
+export const capacityCheck = z.object({
+  people: z.number().int().meta({ description: 'People selected, after groups and departments are expanded' }),
+  devices: z.array(
+    z.object({
+      deviceKey: z.string(),
+      name: z.string(),
+      authorized: z.number().int().meta({ description: 'Faces authorized on the device now, of both lists' }),
+      adding: z.number().int().meta({ description: 'Of the selected people, how many are new on the device' }),
+      capacity: z.number().int().nullable().meta({ description: 'How many faces the device last reported it can hold; null when it has not said' }),
+      exceeds: z.boolean().meta({ description: '`authorized` plus `adding` is more than `capacity`' }),
+      bothLists: bothListsSchema
+        .nullable()
+        .meta({
+          description:
+            'Of the selected people, those the grant would put on both lists of the device (the blacklist wins: the device refuses them); null when the caller may not see the other list',
+        }),
+    }),
+  ),
+});
+export type CapacityCheck = z.output<typeof capacityCheck>;
 
 /** An authorization's key: `<setType>.<personKey>.<deviceKey>`. */
 export const AUTHORITY_KEY = /^[01]\.[0-9a-z]{8,32}\.[0-9a-z]{8,32}$/;
@@ -152,38 +168,47 @@ export const retryBody = z
   .refine((b) => !!b.authorityKeys !== !!b.failedOf, { message: 'authorities.retryWhich', path: ['authorityKeys'] });
 
 /** What a retry answers: how many were sent again, and whether failed ones are left to send (`failedOf`). */
-export interface RetryResult {
-  resent: number;
-  more: boolean;
-}
+export const retryResult = z.object({
+  resent: z.number().int().meta({ description: 'Authorizations sent to their devices again' }),
+  more: z.boolean().meta({ description: 'Failed ones are left to send (`failedOf`): ask again' }),
+});
+export type RetryResult = z.output<typeof retryResult>;
 
-/** One authorization as lists show it. */
-export interface AuthorityItem {
-  authorityKey: string;
-  setType: SetType;
-  personKey: string;
-  personKind: 'employee' | 'visitor';
-  personId: string;
-  name: string;
-  /** A presigned link to the person's photo, null when there is none. */
-  avatar: string | null;
-  deviceKey: string;
-  deviceName: string;
-  /** Null for a permanent authorization. */
-  start: string | null;
-  end: string | null;
-  validityState: ValidityState;
-  syncState: SyncState;
-  syncReason: SyncFailure | null;
-  /** The device's own words on why the sync failed (not translated), null when it gave none. */
-  syncDetail: string | null;
-  /** When the device last reported on it (synced or failed), else when it was changed. */
-  syncTime: string;
-  createTime: string;
-  version: number;
-}
+/** One authorization as lists show it (and as `PATCH /v1/authorities/{authorityKey}` answers it). */
+export const authorityItem = z.object({
+  authorityKey: z.string().meta({ description: '`<setType>.<personKey>.<deviceKey>`' }),
+  setType,
+  personKey: z.string(),
+  personKind: z.enum(['employee', 'visitor']),
+  personId: z.string(),
+  name: z.string(),
+  avatar: z.string().nullable().meta({ description: 'A short-lived link to the person’s photo; null when there is none' }),
+  deviceKey: z.string(),
+  deviceName: z.string().meta({ description: 'Empty when the device is gone' }),
+  start: z.iso.date().nullable().meta({ description: 'The first day of the validity, in the company’s time zone; null for a permanent authorization' }),
+  end: z.iso.date().nullable().meta({ description: 'The last day of the validity, in the company’s time zone; null for a permanent authorization' }),
+  validityState: z.enum(VALIDITY_STATES),
+  syncState: z.enum(SYNC_STATES),
+  syncReason: z.enum(SYNC_FAILURES).nullable().meta({ description: 'Why the device refused it; null unless `syncState` is `failed` with a known reason' }),
+  syncDetail: z.string().nullable().meta({ description: 'The device’s own words on why the sync failed (not translated); null when it gave none' }),
+  syncTime: z.iso.datetime().meta({ description: 'When the device last reported on it (synced or failed), else when it was changed' }),
+  createTime: z.iso.datetime(),
+  version: z.number().int().meta({ description: 'Send it back to change or revoke the authorization' }),
+});
+export type AuthorityItem = z.output<typeof authorityItem>;
 
-export interface AuthorityPage {
-  items: AuthorityItem[];
-  nextCursor: string | null;
-}
+const nextCursor = z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' });
+
+/** A page of authorizations (`GET /v1/authorities`). */
+export const authorityPage = z.object({ items: z.array(authorityItem), nextCursor });
+export type AuthorityPage = z.output<typeof authorityPage>;
+
+/** `GET /v1/authorities/sync`: a page of authorizations, and the counts by sync state of everything the filter covers. */
+export const authoritySyncPage = z.object({
+  items: z.array(authorityItem),
+  nextCursor,
+  counts: z
+    .object({ pending: z.number().int(), synced: z.number().int(), failed: z.number().int() })
+    .meta({ description: 'Authorizations by sync state over everything the filter covers, not the page alone' }),
+});
+export type AuthoritySyncPage = z.output<typeof authoritySyncPage>;

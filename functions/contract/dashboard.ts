@@ -1,48 +1,70 @@
-import type { PassRecordItem } from './passRecords.ts';
+import * as z from 'zod';
+import { passRecordItem } from './passRecords.ts';
+
+export const OFFLINE_ALERT_MINUTES = 60;
+export const OFFLINE_LIST_MAX = 10;
+export const DASHBOARD_DAYS = 10;
+export const FEED_SIZE = 50;
+
+const count = z.number().int();
 
 /**
  * `GET /v1/dashboard`: the first screen's figures, read from counters alone (the per-day pass
  * counters, the people counters and the company's devices), so it costs the same with a thousand
  * records or a million. Days are the company's, in its time zone.
  */
-export interface DashboardView {
-  /** The company's time zone, and today in it (`YYYY-MM-DD`). */
-  timezone: string;
-  today: string;
-  /** Today's passes. `employee` and `visitor` are faces verified as such; `stranger` and `blacklist` faces identified as such. */
-  todayCounts: { total: number; passed: number; refused: number; normal: number; fever: number; employee: number; visitor: number; stranger: number; blacklist: number };
-  /** This month so far. */
-  month: { total: number; stranger: number };
-  /** The last 10 days, oldest first, today last. */
-  days: { day: string; total: number; stranger: number; fever: number }[];
-  devices: { total: number; online: number; offline: number };
-  /** Active employees and visitors. */
-  users: { employees: number; visitors: number; total: number };
-  /**
-   * Face × terminal pairs not yet on their terminal (`pending`) and refused there (`failed`), per
-   * list, from the per-device counters kept with every change of state.
-   */
-  sync: { authority: { pending: number; failed: number }; blacklist: { pending: number; failed: number } };
-  /**
-   * Terminals offline for more than OFFLINE_ALERT_MINUTES: how many, and the longest-offline
-   * first (at most OFFLINE_LIST_MAX). `since` is when the broker saw them leave; null for a
-   * terminal that was bound but never connected.
-   */
-  offline: { count: number; devices: { deviceKey: string; name: string; since: string | null }[] };
-  /**
-   * Yesterday's attendance (company calendar): how many employee-days were counted, and how many
-   * had each status; null when none were.
-   */
-  attendance: { day: string; total: number; normal: number; late: number; earlyLeave: number; missing: number; absence: number } | null;
-}
-
-export const OFFLINE_ALERT_MINUTES = 60;
-export const OFFLINE_LIST_MAX = 10;
+export const dashboardView = z.object({
+  timezone: z.string().meta({ description: 'The company’s time zone (IANA), which `today` and every day here are in' }),
+  today: z.iso.date(),
+  todayCounts: z
+    .object({
+      total: count,
+      passed: count,
+      refused: count,
+      normal: count,
+      fever: count,
+      employee: count,
+      visitor: count,
+      stranger: count,
+      blacklist: count,
+    })
+    .meta({ description: 'Today’s passes. `employee` and `visitor` are faces verified as such; `stranger` and `blacklist` faces identified as such' }),
+  month: z.object({ total: count, stranger: count }).meta({ description: 'This month so far' }),
+  days: z
+    .array(z.object({ day: z.iso.date(), total: count, stranger: count, fever: count }))
+    .meta({ description: `The last ${DASHBOARD_DAYS} days, oldest first, today last` }),
+  devices: z.object({ total: count, online: count, offline: count }),
+  users: z.object({ employees: count, visitors: count, total: count }).meta({ description: 'Active employees and visitors' }),
+  sync: z
+    .object({
+      authority: z.object({ pending: count, failed: count }),
+      blacklist: z.object({ pending: count, failed: count }),
+    })
+    .meta({
+      description:
+        'Face × terminal pairs not yet on their terminal (`pending`) and refused there (`failed`), per list, from the per-device counters kept with every change of state',
+    }),
+  offline: z
+    .object({
+      count,
+      devices: z.array(
+        z.object({
+          deviceKey: z.string(),
+          name: z.string(),
+          since: z.iso.datetime().nullable().meta({ description: 'When the broker saw it leave; null for a terminal that was bound but never connected' }),
+        }),
+      ),
+    })
+    .meta({ description: `Terminals offline for more than ${OFFLINE_ALERT_MINUTES} minutes: how many, and the longest-offline first (at most ${OFFLINE_LIST_MAX})` }),
+  attendance: z
+    .object({ day: z.iso.date(), total: count, normal: count, late: count, earlyLeave: count, missing: count, absence: count })
+    .nullable()
+    .meta({ description: 'Yesterday’s attendance (company calendar): how many employee-days were counted, and how many had each status; null when none were' }),
+});
+export type DashboardView = z.output<typeof dashboardView>;
 
 /** `GET /v1/dashboard/captures`: the newest passes of the last 10 days, newest first. */
-export interface CaptureFeed {
-  items: PassRecordItem[];
-}
-
-export const DASHBOARD_DAYS = 10;
-export const FEED_SIZE = 50;
+export const captureFeed = z.object({
+  items: z.array(passRecordItem).meta({ description: `At most ${FEED_SIZE} passes of the last ${DASHBOARD_DAYS} days, newest first` }),
+});
+export type CaptureFeed = z.output<typeof captureFeed>;

@@ -322,3 +322,115 @@ export const bindBody = z
     info: deviceInfo.omit({ serial: true }),
   })
   .strict();
+
+// What the console's device routes answer.
+
+const nextCursor = z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' });
+/** What a device said about itself, without its serial number. */
+const reportedFacts = deviceInfo.omit({ serial: true });
+
+/** A face terminal as the console shows it (`GET /v1/devices/{deviceKey}`, and every route that changes one). */
+export const deviceView = z.object({
+  deviceKey: z.string(),
+  thingName: z.string().meta({ description: 'The device’s thing in AWS IoT, its MQTT client id' }),
+  name: z.string(),
+  groupKey: z.string().nullable().meta({ description: 'Its device group; null when in none' }),
+  serial: z.string(),
+  model: z.string().meta({ description: 'Empty when the device has not said' }),
+  online: z.boolean(),
+  lastSeenAt: z.iso.datetime().nullable().meta({ description: 'When it last connected or sent a heartbeat; null when never' }),
+  appVersion: z.string(),
+  ip: z.string(),
+  mac: z.string(),
+  firmware: z.string(),
+  storage: deviceInfo.shape.storage.meta({ description: 'Free and total storage in bytes' }),
+  timezone: z.string(),
+  cameraResolution: z.string(),
+  previewResolution: z.string(),
+  companyName: z.string(),
+  settings: deviceSettings.meta({ description: 'The settings the console wants the device to have' }),
+  reported: z.object(settingFields).partial().meta({ description: 'The settings the device last confirmed it has' }),
+  pending: z.array(deviceSettings.keyof()).meta({ description: 'Settings whose wanted value the device has not confirmed yet' }),
+  createTime: z.iso.datetime(),
+  replacement: reportedFacts
+    .extend({ requestTime: z.iso.datetime().meta({ description: 'When the other unit bound itself under this serial number' }) })
+    .nullable()
+    .meta({
+      description:
+        'Another unit that bound itself under this device’s serial number (a replaced or factory-reset terminal, or someone posing as one), with what it said about itself: it works only once approved. Null when none waits',
+    }),
+  version: z.number().int().meta({ description: 'Send it back to change the device' }),
+});
+
+/** `GET /v1/devices`: a page of face terminals, with the counts over everything the filter covers. */
+export const devicePage = z.object({
+  items: z.array(deviceView),
+  nextCursor,
+  total: z.number().int().meta({ description: 'Devices the filter covers, all pages' }),
+  online: z.number().int().meta({ description: 'Of `total`, how many are online' }),
+  offline: z.number().int().meta({ description: 'Of `total`, how many are offline' }),
+});
+
+/** `POST /v1/devices/batchSettings`: how many devices were changed. */
+export const batchSettingsAnswer = z.object({ updated: z.number().int().meta({ description: 'Devices whose settings were changed' }) });
+
+/** `GET /v1/devices/requests`: deleted terminals asking to be added again, with what they said about themselves. */
+export const deviceRequestPage = z.object({
+  items: z.array(
+    reportedFacts.extend({
+      requestKey: z.string().meta({ description: 'Becomes the device’s key once approved' }),
+      serial: z.string(),
+      model: z.string().meta({ description: 'Empty when the device has not said' }),
+      requestTime: z.iso.datetime().meta({ description: 'When the terminal asked' }),
+      deleteTime: z.iso.datetime().meta({ description: 'When the device with this serial number was deleted' }),
+      version: z.number().int().meta({ description: 'Send it back to approve or reject the request' }),
+    }),
+  ),
+  nextCursor,
+});
+
+/** A command sent to a device, and how it went (`POST /v1/devices/{deviceKey}/commands`). */
+export const deviceCommand = z.object({
+  commandKey: z.string(),
+  type: z.enum(DEVICE_COMMAND_TYPES),
+  state: z.enum(COMMAND_STATES).meta({ description: `\`timedOut\`: the device did not answer within ${COMMAND_TIMEOUT_MS / 1000} seconds` }),
+  error: z.string().optional().meta({ description: 'The device’s reason for a failure, as it gave it' }),
+  createTime: z.iso.datetime(),
+  finishTime: z.iso.datetime().optional().meta({ description: 'When the device answered; absent while it has not' }),
+});
+
+/** `GET /v1/devices/{deviceKey}/commands`: the device's latest commands, newest first, in one page. */
+export const deviceCommandList = z.object({
+  items: z.array(deviceCommand),
+  nextCursor: z.null().meta({ description: 'Always null: the latest commands come in one page' }),
+});
+
+/** `GET /v1/devices/{deviceKey}/photo`: the photo the last `capturePhoto` command took, or why there is none. */
+export const devicePhoto = z.discriminatedUnion('state', [
+  z.object({
+    state: z.enum(['none', 'pending', 'failed']).meta({ description: '`none`: no photo was asked for; `pending`: the device has not sent it yet; `failed`: it did not come' }),
+    message: z.string().meta({ description: 'What to tell the reader, in their language; empty for `none`' }),
+  }),
+  z.object({
+    state: z.literal('ready'),
+    url: z.string().meta({ description: 'A short-lived link to the photo' }),
+    captureTime: z.iso.datetime().meta({ description: 'When the device sent it' }),
+    message: z.string(),
+  }),
+]);
+
+/** `GET /v1/devices/{deviceKey}/logs`: a page of the device's log, newest first. */
+export const deviceLogPage = z.object({
+  items: z.array(
+    z.object({
+      logKey: z.string(),
+      time: z.iso.datetime().meta({ description: 'When the device wrote it' }),
+      level: z.enum(LOG_LEVELS),
+      code: z.enum(DEVICE_LOG_CODES).meta({ description: 'What happened; `params` fill it in (docs/device-protocol.md)' }),
+      params: deviceLogParams.meta({ description: 'The code’s parameters; empty when it has none' }),
+      message: z.string().nullable().meta({ description: 'A vendor’s own text (code `other`), shown as it is; null when none' }),
+    }),
+  ),
+  nextCursor,
+});
+export type DeviceLogPage = z.output<typeof deviceLogPage>;

@@ -22,13 +22,17 @@ export const presignBody = z.object({
 export const UPLOAD_KEY = /^(avatar|capture)-[0-9a-z]{20}$/;
 
 /** What presign answers: PUT the file to `upload.url` with exactly these headers, then complete `uploadKey`. */
-export interface PresignedUpload {
-  uploadKey: string;
-  upload: { url: string; method: 'PUT'; headers: Record<string, string> };
-}
+export const presignedUpload = z.object({
+  uploadKey: z.string().meta({ description: 'Complete the upload under this key once the file is stored' }),
+  upload: z
+    .object({ url: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()) })
+    .meta({ description: 'PUT the file to `url` with exactly these headers (and the size given) before the link expires' }),
+});
+export type PresignedUpload = z.output<typeof presignedUpload>;
 
 /** A stored file: its key (for an avatar, the person's `avatar`) and a short-lived link to it. */
-export interface StoredFile {
-  fileKey: string;
-  url: string;
-}
+export const storedFile = z.object({
+  fileKey: z.string().meta({ description: 'The file’s key: for a photo of kind `avatar`, the person’s `avatar`' }),
+  url: z.string().meta({ description: 'A short-lived link to the file' }),
+});
+export type StoredFile = z.output<typeof storedFile>;

@@ -80,26 +80,32 @@ export type EmailSettingsBody = z.output<typeof emailSettingsBody>;
 export const testMailBody = z.object({ to: z.email().max(254).optional() }).strict();
 
 /** What `GET` and `PUT /v1/settings/email` answer; the password never comes back. */
-export interface EmailSettings {
-  senderAddress: string | null;
-  senderName: string | null;
-  host: string | null;
-  port: number | null;
-  tlsMode: TlsMode;
-  username: string | null;
-  passwordSet: boolean;
-  recipients: string[];
-  feverAlert: boolean;
-  /** A mail at once when a person on a device's blacklist passes it. */
-  blacklistAlert: boolean;
-  /** A mail at once when a questionnaire result is abnormal. */
-  questionnaireAlert: boolean;
-  attendanceSummary: boolean;
-  attendanceSummaryTime: string;
-  /** 0 while never saved. */
-  version: number;
-  updateTime: string | null;
-}
+export const emailSettingsAnswer = z.object({
+  senderAddress: z.string().nullable(),
+  senderName: z.string().nullable(),
+  host: z.string().nullable().meta({ description: 'The company’s SMTP server; null: mail goes through the service’s own sender' }),
+  port: z.number().int().nullable(),
+  tlsMode: z.enum(TLS_MODES).meta({ description: '`none`: plain SMTP; `starttls`: upgrade with STARTTLS (required); `tls`: TLS from the first byte' }),
+  username: z.string().nullable(),
+  passwordSet: z.boolean().meta({ description: 'Whether a password is stored (it is never answered)' }),
+  recipients: z.array(z.string()).meta({ description: 'Who receives the alerts and summaries' }),
+  feverAlert: z.boolean().meta({ description: 'A mail at once when a pass record shows a fever' }),
+  blacklistAlert: z.boolean().meta({ description: 'A mail at once when a person on a device’s blacklist passes it' }),
+  questionnaireAlert: z.boolean().meta({ description: 'A mail at once when a questionnaire result is abnormal' }),
+  attendanceSummary: z.boolean().meta({ description: 'A daily attendance summary mail' }),
+  attendanceSummaryTime: z.string().meta({ description: 'When the summary goes, `HH:MM`' }),
+  version: z.number().int().meta({ description: '0 while never saved; send it back with a change' }),
+  updateTime: z.iso.datetime().nullable().meta({ description: 'When they were last saved; null while never saved' }),
+});
+export type EmailSettings = z.output<typeof emailSettingsAnswer>;
+
+/** `POST /v1/settings/email/test`: how the test mail went (HTTP 200 either way). */
+export const testMailAnswer = z.object({
+  ok: z.boolean().meta({ description: 'Whether the mail was sent' }),
+  error: z.string().nullable().meta({ description: 'Why it was not sent (a category), in the caller’s language; null when it was' }),
+  to: z.string().meta({ description: 'Whom it went to' }),
+  mailKey: z.string().meta({ description: 'Its mail record' }),
+});
 
 /** A mail record's key in URLs: the send time in milliseconds, a dash, the mail id. */
 export const MAIL_KEY = /^\d{13}-[0-9a-z]{16}$/;
@@ -119,22 +125,35 @@ export const mailListQuery = z
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'mail.rangeReversed', path: ['to'] });
 
-export interface MailRecordJson {
-  mailKey: string;
-  name: string | null;
-  group: string;
-  from: string;
-  to: string;
-  title: string;
-  content: string;
-  status: MailStatus;
-  /** Why it was not sent (a MAIL_FAILURES category), in the reader's language. */
-  error: string | null;
-  sendTime: string;
-  attempts: number;
-  lastAttemptTime: string | null;
-  nextAttemptTime: string | null;
-  remarks: string | null;
-  /** False for a mail that held a code, password or link (masked in the record), that did not fail, or that was sent again already. */
-  resendable: boolean;
-}
+/** A mail record, as `/v1/mailRecords` lists and reads it. */
+export const mailRecordAnswer = z.object({
+  mailKey: z.string(),
+  name: z.string().nullable().meta({ description: 'Whom or what the mail is about (the person of an alert, the account of an invitation); null when about nobody' }),
+  group: z.string().meta({ description: 'What the mail is for: `verification`, `invitation`, `test`, `feverAlert`, …' }),
+  from: z.string(),
+  to: z.string(),
+  title: z.string(),
+  content: z.string().meta({ description: 'The text, with any code, password or link masked' }),
+  status: z.enum(MAIL_STATUSES).meta({ description: '`queued`: to be sent in the background; `retrying`: an attempt failed for a temporary reason' }),
+  error: z.string().nullable().meta({ description: 'Why it was not sent (a category), in the reader’s language' }),
+  sendTime: z.iso.datetime(),
+  attempts: z.number().int(),
+  lastAttemptTime: z.iso.datetime().nullable(),
+  nextAttemptTime: z.iso.datetime().nullable().meta({ description: 'When the next attempt is due, for a mail queued or retrying; else null' }),
+  remarks: z.string().nullable().meta({ description: 'Which mail this one resends, or was resent as' }),
+  resendable: z.boolean().meta({ description: 'False for a mail that held a code, password or link (masked in the record), that did not fail, or that was sent again already' }),
+});
+export type MailRecordJson = z.output<typeof mailRecordAnswer>;
+
+/** `GET /v1/mailRecords`: a page, newest first. */
+export const mailRecordPage = z.object({
+  items: z.array(mailRecordAnswer),
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+});
+
+/** `POST /v1/mailRecords/{mailKey}/resend`: the new mail and how it went. */
+export const mailResendAnswer = z.object({
+  mailKey: z.string().meta({ description: 'The resend’s own mail record' }),
+  status: z.enum(MAIL_STATUSES),
+  error: z.string().nullable().meta({ description: 'Why it was not sent (a category), in the caller’s language; null when it was' }),
+});

@@ -43,42 +43,37 @@ export const blacklistRecordQuery = passRecordQuery.safeExtend({ type: z.literal
 
 export const recordKeyParams = z.object({ recordKey: z.string().regex(/^[0-9A-Za-z_.:-]{8,160}$/, { message: 'error.itemNotFound' }) });
 
-export interface PassRecordItem {
-  recordKey: string;
-  /** When the cloud stored it. */
-  time: string;
-  /** When the terminal verified the person. */
-  verifyTime: string;
-  deviceKey: string;
-  deviceName: string;
-  personKey: string | null;
-  /** The name as the terminal knew it; null when privacy settings keep no visitor names. */
-  name: string | null;
-  /** The person's group name (what remains of a visitor when names are not kept). */
-  groupName: string | null;
-  type: RecordType;
-  /** Degrees Celsius; null when not measured or when privacy settings keep no temperatures. */
-  temperature: number | null;
-  /** At or above the device's alarm threshold. */
-  fever: boolean;
-  mask: boolean | null;
-  passState: PassState;
-  source: PassSource;
-  /**
-   * The terminal let a person on its blacklist through (`type` blacklist, `passState` passed),
-   * where the device protocol has it refuse them: the pass is kept as reported, and marked.
-   */
-  violation: boolean;
-  /** Presigned link to the capture; null when none was taken, kept or uploaded. */
-  capture: string | null;
-  /** Presigned link to the person's enrolled photo; null when none. */
-  avatar: string | null;
-}
+/** One pass as the lists, the alert mails’ links and the dashboard’s feed show it (`GET /v1/passRecords/{recordKey}`). */
+export const passRecordItem = z.object({
+  recordKey: z.string().meta({ description: 'The record’s key, as `GET /v1/passRecords/{recordKey}` reads it' }),
+  time: z.iso.datetime().meta({ description: 'When the cloud stored it' }),
+  verifyTime: z.iso.datetime().meta({ description: 'When the terminal verified the person' }),
+  deviceKey: z.string(),
+  deviceName: z.string().meta({ description: 'Empty when the device is gone' }),
+  personKey: z.string().nullable().meta({ description: 'Null for a stranger, and for a person since erased' }),
+  name: z.string().nullable().meta({ description: 'The name as the terminal knew it; null when privacy settings keep no visitor names' }),
+  groupName: z.string().nullable().meta({ description: 'The person’s group name (what remains of a visitor when names are not kept); null when none' }),
+  type: z.enum(RECORD_TYPES),
+  temperature: z.number().nullable().meta({ description: 'Degrees Celsius; null when not measured or when privacy settings keep no temperatures' }),
+  fever: z.boolean().meta({ description: 'At or above the device’s alarm threshold' }),
+  mask: z.boolean().nullable().meta({ description: 'Whether a mask was worn; null when the terminal did not say' }),
+  passState: z.enum(PASS_STATES),
+  source: z.enum(PASS_SOURCES),
+  violation: z.boolean().meta({
+    description:
+      'The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked',
+  }),
+  capture: z.string().nullable().meta({ description: 'A short-lived link to the capture; null when none was taken, kept or uploaded' }),
+  avatar: z.string().nullable().meta({ description: 'A short-lived link to the person’s enrolled photo; null when none' }),
+});
+export type PassRecordItem = z.output<typeof passRecordItem>;
 
-export interface PassRecordPage {
-  items: PassRecordItem[];
-  nextCursor: string | null;
-}
+/** A page of pass records, newest first (`GET /v1/passRecords`, `GET /v1/blacklistRecords`). */
+export const passRecordPage = z.object({
+  items: z.array(passRecordItem),
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+});
+export type PassRecordPage = z.output<typeof passRecordPage>;
 
 /**
  * `POST /v1/passRecords/exports` (and `/v1/blacklistRecords/exports`): the list's filters, without

@@ -112,7 +112,9 @@ export const listQuery = z.object({
   groupKey: key.optional(),
   departmentKey: key.optional(),
 });
-export const employeeListQuery = listQuery.extend({ state: z.enum(['active', 'resigned']).default('active') });
+/** An employee at work, or one who has left (resigned) and may come back. */
+const EMPLOYEE_STATES = ['active', 'resigned'] as const;
+export const employeeListQuery = listQuery.extend({ state: z.enum(EMPLOYEE_STATES).default('active') });
 /** Visitors belong to no department: a department filter is dropped. */
 export const visitorListQuery = listQuery.omit({ departmentKey: true });
 
@@ -141,4 +143,158 @@ export const groupKeyParams = z.object({ groupKey: key });
 export const departmentKeyParams = z.object({ departmentKey: key });
 
 export type EmployeeCreate = z.output<typeof employeeCreateBody>;
+
+/* What the routes answer. */
+
+const version = z.number().int().min(1).meta({ description: 'Send it back with a change or deletion; one that is no longer current is refused with 409' });
+
+/** The fields of a person both kinds answer (functions/resources/people.ts personJson). */
+const personAnswerFields = {
+  personId: z.string().meta({ description: 'The personnel ID, unique in the company across employees and visitors' }),
+  name: z.string(),
+  role: z.string(),
+  gender: z.enum(['male', 'female']),
+  groupKey: z.string().meta({ description: 'The group of the person’s kind they belong to' }),
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+  icCard: z.string().nullable().meta({ description: 'The IC card number; null without a card' }),
+  avatar: z.string().nullable().meta({ description: 'The photo’s file key (an upload of kind `avatar`); null without a photo' }),
+  avatarUrl: z.string().nullable().meta({ description: 'A short-lived link to the photo; null without a photo' }),
+  remark: z.string().nullable(),
+  createTime: z.iso.datetime().meta({ description: 'When the person was added' }),
+  version,
+};
+
+/** An employee as read, created or changed (`GET`, `POST`, `PATCH /v1/employees…`, resign and entry). */
+export const employeeAnswer = z.object({
+  employeeKey: z.string(),
+  ...personAnswerFields,
+  departmentKey: z.string().nullable().meta({ description: 'null: in no department' }),
+  attendanceGroupKey: z.string().nullable().meta({ description: 'The attendance group whose rules count the employee’s days; null: in none' }),
+  needsAttendance: z.boolean().meta({ description: 'The employee’s passes count as clock-ins of their attendance group' }),
+  remoteDoorOpen: z.boolean().meta({ description: 'May open doors remotely' }),
+  state: z.enum(EMPLOYEE_STATES).meta({ description: '`resigned`: has left; holds no pass until brought back (`…/entry`)' }),
+  resignedAt: z.iso.datetime().nullable().meta({ description: 'When the employee left; null while at work' }),
+});
+export type Employee = z.output<typeof employeeAnswer>;
+
+/** A visitor as read, created or changed (`GET`, `POST`, `PATCH /v1/visitors…`). */
+export const visitorAnswer = z.object({ visitorKey: z.string(), ...personAnswerFields });
+export type Visitor = z.output<typeof visitorAnswer>;
+
+/** The page fields of a list of people besides its items. */
+const peoplePageFields = {
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+  total: z.number().int().min(0).optional().meta({ description: 'How many people the filtered list holds; first page only, when it is counted exactly' }),
+  totalAtLeast: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'First page only, instead of `total`, when counting the filtered list would read too much: at least this many match' }),
+};
+
+/** `GET /v1/employees`: one page of the filtered list, newest first. */
+export const employeePage = z.object({ items: z.array(employeeAnswer), ...peoplePageFields });
+/** `GET /v1/visitors`: one page of the filtered list, newest first. */
+export const visitorPage = z.object({ items: z.array(visitorAnswer), ...peoplePageFields });
+
+/** A group as read, created or renamed. */
+export const groupAnswer = z.object({
+  groupKey: z.string(),
+  name: z.string(),
+  type: z.enum(GROUP_TYPES),
+  createTime: z.iso.datetime().meta({ description: 'When the group was created' }),
+  version,
+});
+/** `GET /v1/groups`: every group of the type, in one page. */
+export const groupList = z.object({
+  items: z.array(groupAnswer),
+  nextCursor: z.null().meta({ description: 'Always null: every group comes in one answer' }),
+});
+
+const parentKey = z.string().nullable().meta({ description: 'The department it belongs to; null at the top' });
+/** A department as created or changed. */
+export const departmentAnswer = z.object({ departmentKey: z.string(), name: z.string(), parentKey, version });
+/** A department in the tree, with the departments under it, each level sorted by name. */
+const departmentNode = z
+  .object({
+    departmentKey: z.string(),
+    name: z.string(),
+    parentKey,
+    version,
+    get children() {
+      return z.array(departmentNode);
+    },
+  })
+  .meta({ id: 'DepartmentNode' });
+/** `GET /v1/departments`: the company’s departments as a tree, in one page. */
+export const departmentTreeAnswer = z.object({
+  items: z.array(departmentNode).meta({ description: 'The top-level departments, each with its `children`' }),
+  nextCursor: z.null().meta({ description: 'Always null: the whole tree comes in one answer' }),
+});
+
+/* Imports: the reports of the one-request imports and the background import jobs (functions/resources/peopleImport.ts, importJobs.ts). */
+
+const count = z.number().int().min(0);
+
+/** `POST …/imports`: what became of the rows of the workbook imported in the request; a finished job’s report too. */
+export const workbookImportAnswer = z.object({
+  created: count,
+  updated: count.meta({ description: 'Rows whose personnel ID named a person of the list, who was updated' }),
+  rejected: count,
+  rows: z
+    .array(
+      z.object({
+        row: z.number().int().min(2).meta({ description: 'The row’s number in the sheet (the header is row 1)' }),
+        personId: z.string().meta({ description: 'The row’s personnel ID as written, possibly empty' }),
+        status: z.enum(['created', 'updated', 'rejected']),
+        reasons: z.array(z.string()).optional().meta({ description: 'Rejected rows: why, one sentence per problem in the caller’s language' }),
+      }),
+    )
+    .meta({ description: 'Every row in a one-request import; a finished job’s report keeps only the rejected ones (the first 1,000)' }),
+});
+
+/** `POST …/imports/avatars`: what became of the entries of the photo archive imported in the request; a finished job’s report too. */
+export const archiveImportAnswer = z.object({
+  imported: count,
+  skipped: count,
+  entries: z
+    .array(
+      z.object({
+        name: z.string().meta({ description: 'The entry’s path in the archive' }),
+        status: z.enum(['imported', 'skipped']),
+        personId: z.string().optional().meta({ description: 'The personnel ID the entry’s name gives, when it gives one' }),
+        reason: z.string().optional().meta({ description: 'Skipped entries: why, in the caller’s language' }),
+      }),
+    )
+    .meta({ description: 'Every entry in a one-request import (folders left out); a finished job’s report keeps only the skipped ones (the first 1,000)' }),
+});
+
+/** The states of a background import: uploading → queued → running → done | failed. */
+const IMPORT_JOB_STATES = ['uploading', 'queued', 'running', 'done', 'failed'] as const;
+
+/** A background import as its dialog follows it. */
+export const importJobAnswer = z.object({
+  jobKey: z.string(),
+  step: z.enum(IMPORT_STEPS),
+  state: z.enum(IMPORT_JOB_STATES).meta({ description: 'A job queued or running for too long is answered `failed`' }),
+  filename: z.string(),
+  processed: count.meta({ description: 'Rows or entries done so far' }),
+  total: count.meta({ description: 'Rows or entries the file holds, once it has been read (0 before)' }),
+  report: z
+    .union([workbookImportAnswer, archiveImportAnswer])
+    .nullable()
+    .meta({ description: 'Once `done`: the workbook’s report (step `info`) or the archive’s (step `avatars`)' }),
+  error: z.string().nullable().meta({ description: 'Why it failed, in the language the import was created in' }),
+  createTime: z.iso.datetime(),
+  finishTime: z.iso.datetime().nullable().meta({ description: 'When it ended; null until then' }),
+});
+
+/** `POST …/imports/jobs`: the new job, and where to upload its file before starting it. */
+export const importJobCreated = importJobAnswer.extend({
+  upload: z
+    .object({ url: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()) })
+    .meta({ description: 'PUT the file to `url` with exactly these headers within the hour, then start the job' }),
+});
 export type VisitorCreate = z.output<typeof visitorCreateBody>;

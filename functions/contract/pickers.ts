@@ -28,36 +28,53 @@ export const pickerPeopleQuery = listQuery.extend({ type: z.enum(PERSON_KINDS) }
 export const pickerGroupsQuery = z.object({ type: z.enum(GROUP_TYPES) });
 export const pickerDevicesQuery = deviceListQuery;
 
+const nextCursor = z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' });
+const allAtOnce = (what: string) => z.null().meta({ description: `Always null: ${what} in one answer` });
+
 /** A person as a picker shows them: enough to recognise and choose, nothing more. */
-export interface PickerPerson {
-  employeeKey?: string;
-  visitorKey?: string;
-  name: string;
-  personId: string;
-  groupKey: string;
-  departmentKey?: string | null;
-  hasPhoto: boolean;
-  /** A short-lived link to the photo, to tell people with the same name apart. */
-  avatarUrl: string | null;
-}
+const pickerPerson = z.object({
+  employeeKey: z.string().optional().meta({ description: 'Employees only' }),
+  visitorKey: z.string().optional().meta({ description: 'Visitors only' }),
+  name: z.string(),
+  personId: z.string(),
+  groupKey: z.string(),
+  departmentKey: z.string().nullable().optional().meta({ description: 'Employees only; null: in no department' }),
+  hasPhoto: z.boolean(),
+  avatarUrl: z.string().nullable().meta({ description: 'A short-lived link to the photo, to tell people with the same name apart; null without a photo' }),
+});
+export type PickerPerson = z.output<typeof pickerPerson>;
+/** `GET /v1/pickers/people`: one page of the people of a type (employees at work only), newest first. */
+export const pickerPeoplePage = z.object({ items: z.array(pickerPerson), nextCursor });
 
-export interface PickerGroup {
-  groupKey: string;
-  name: string;
-  type: GroupType;
-}
+const pickerGroup = z.object({ groupKey: z.string(), name: z.string(), type: z.enum(GROUP_TYPES) });
+export type PickerGroup = z.output<typeof pickerGroup>;
+/** `GET /v1/pickers/groups`: every group of the type. */
+export const pickerGroupList = z.object({ items: z.array(pickerGroup), nextCursor: allAtOnce('every group comes') });
 
-export interface PickerDepartment {
-  departmentKey: string;
-  name: string;
-  parentKey: string | null;
-  children: PickerDepartment[];
-}
+const pickerDepartment = z
+  .object({
+    departmentKey: z.string(),
+    name: z.string(),
+    parentKey: z.string().nullable().meta({ description: 'The department it belongs to; null at the top' }),
+    get children() {
+      return z.array(pickerDepartment);
+    },
+  })
+  .meta({ id: 'PickerDepartment' });
+export type PickerDepartment = z.output<typeof pickerDepartment>;
+/** `GET /v1/pickers/departments`: the departments as a tree, each level sorted by name. */
+export const pickerDepartmentTree = z.object({
+  items: z.array(pickerDepartment).meta({ description: 'The top-level departments, each with its `children`' }),
+  nextCursor: allAtOnce('the whole tree comes'),
+});
 
-export interface PickerDevice {
-  deviceKey: string;
-  name: string;
-  serial: string;
-  groupKey: string | null;
-  online: boolean;
-}
+const pickerDevice = z.object({
+  deviceKey: z.string(),
+  name: z.string(),
+  serial: z.string(),
+  groupKey: z.string().nullable().meta({ description: 'null: in no group' }),
+  online: z.boolean(),
+});
+export type PickerDevice = z.output<typeof pickerDevice>;
+/** `GET /v1/pickers/devices`: one page of the company’s devices. */
+export const pickerDevicePage = z.object({ items: z.array(pickerDevice), nextCursor });

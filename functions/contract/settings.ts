@@ -29,33 +29,50 @@ export const PACKAGE_KEY = /^pkg[0-9a-z]{20}$/;
 export const packageKeyParams = z.object({ packageKey: z.string().regex(PACKAGE_KEY, { message: 'error.itemNotFound' }) });
 
 /** What presign answers: PUT the file to `upload.url` with exactly these headers, then complete `packageKey`. */
-export interface PresignedPackage {
-  packageKey: string;
-  upload: { url: string; method: 'PUT'; headers: Record<string, string> };
-}
+export const presignedPackage = z.object({
+  packageKey: z.string().meta({ description: 'Complete the upload under this key' }),
+  upload: z
+    .object({
+      url: z.string().meta({ description: 'A presigned address that takes the file of exactly the announced size; the upload must start within the hour' }),
+      method: z.literal('PUT'),
+      headers: z.record(z.string(), z.string()).meta({ description: 'Send exactly these headers with the file' }),
+    })
+    .meta({ description: 'How to send the file to storage' }),
+});
+export type PresignedPackage = z.output<typeof presignedPackage>;
 
 /** The latest client package, as `GET /v1/settings/system` shows it. */
-export interface ClientRelease {
-  version: string;
-  size: number;
-  sha256: string;
-  uploadTime: string;
-}
+const clientRelease = z.object({
+  version: z.string(),
+  size: z.number().int().meta({ description: 'In bytes' }),
+  sha256: z.string().meta({ description: 'The file’s SHA-256, in hex' }),
+  uploadTime: z.iso.datetime(),
+});
+export type ClientRelease = z.output<typeof clientRelease>;
 
-export interface SystemInfo {
-  /** Base URL of the API, ending in `/v1`. */
-  apiBaseUrl: string;
-  mqtt: { endpoint: string; tcpPort: number; wsPort: number; wsPath: string };
-  version: string;
-  buildId: string;
-  client: ClientRelease | null;
-}
+/** `GET /v1/settings/system`: how devices and integrators reach the service, the versions, the client package. */
+export const systemInfo = z.object({
+  apiBaseUrl: z.string().meta({ description: 'Base URL of the API, ending in `/v1`' }),
+  mqtt: z
+    .object({
+      endpoint: z.string().meta({ description: 'The broker’s host name or address' }),
+      tcpPort: z.number().int().meta({ description: 'The port of MQTT over TCP (TLS where the broker’s address says so)' }),
+      wsPort: z.number().int().meta({ description: 'The port of MQTT over WebSocket' }),
+      wsPath: z.string().meta({ description: 'The WebSocket path, `/mqtt` unless the broker’s address says otherwise' }),
+    })
+    .meta({ description: 'The MQTT broker as devices reach it' }),
+  version: z.string().meta({ description: 'The product’s code version' }),
+  buildId: z.string().meta({ description: 'The deployed build; `dev` on a local stack' }),
+  client: clientRelease.nullable().meta({ description: 'The latest client install package; null when none was uploaded' }),
+});
+export type SystemInfo = z.output<typeof systemInfo>;
 
 /** What `complete` answers: the package as recorded and how many online terminals were told of it. */
-export interface CompletedPackage extends ClientRelease {
-  packageKey: string;
-  notified: number;
-}
+export const completedPackage = clientRelease.extend({
+  packageKey: z.string(),
+  notified: z.number().int().meta({ description: 'Online terminals told of the new package' }),
+});
+export type CompletedPackage = z.output<typeof completedPackage>;
 
 /** Retention periods in days; the upper bounds are where the buckets' own lifecycle ends every object. */
 export const RETENTION_BOUNDS = {
@@ -82,12 +99,21 @@ export const privacyFields = {
 /** `PUT /v1/settings/privacy`: the whole set, with the version last read. */
 export const privacyBody = z.object({ ...privacyFields, version: z.number().int().min(1) }).strict();
 
-export interface PrivacySettings {
-  saveTemperature: boolean;
-  savePhotos: boolean;
-  saveVisitorName: boolean;
-  retentionDays: Record<RetentionKind, number>;
-}
+/** What pass records keep and how long records and files are kept. */
+const privacySettings = z.object({
+  saveTemperature: z.boolean().meta({ description: 'Pass records keep the measured temperature' }),
+  savePhotos: z.boolean().meta({ description: 'Pass records keep the capture photo (and the person’s avatar with it)' }),
+  saveVisitorName: z.boolean().meta({ description: 'Pass records of visitors keep the visitor’s name' }),
+  retentionDays: z
+    .object({ passRecords: z.number().int(), captures: z.number().int(), recordings: z.number().int() })
+    .meta({ description: 'How many days pass records, capture photos and call recordings are kept' }),
+});
+export type PrivacySettings = z.output<typeof privacySettings>;
+
+/** What `GET` and `PUT /v1/settings/privacy` answer: the settings in force and their version. */
+export const privacyAnswer = privacySettings.extend({
+  version: z.number().int().meta({ description: '1 while the company has never saved them (the defaults are in force); send it back with a change' }),
+});
 
 /** What a company starts with. */
 export const DEFAULT_PRIVACY: PrivacySettings = {

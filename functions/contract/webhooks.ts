@@ -223,35 +223,51 @@ export const webhookPatchBody = z
   .strict();
 export type WebhookPatchBody = z.output<typeof webhookPatchBody>;
 
-export interface WebhookJson {
-  webhookKey: string;
-  url: string;
-  events: WebhookEventType[];
-  description: string;
-  enabled: boolean;
-  /** Why it is off when the service turned it off: `failing` (3 days without a delivered event). */
-  disabledReason: 'failing' | null;
-  /** Since when its deliveries fail without one success; null when the last one was delivered. */
-  failingSince: string | null;
-  /** Until when the secret a rotation replaced still signs; null when none does. */
-  previousSecretUntil: string | null;
-  secretRotateTime: string | null;
-  createTime: string;
-  updateTime: string;
-  version: number;
-}
+/** Times the service itself writes (`toISOString`). */
+const stamp = z.iso.datetime();
+
+/** A subscription, as `GET /v1/webhooks/{webhookKey}` reads it and a change answers it. */
+export const webhookAnswer = z.object({
+  webhookKey: z.string(),
+  url: z.string().meta({ description: 'The https address that receives the events' }),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).meta({ description: 'The events it chose' }),
+  description: z.string(),
+  enabled: z.boolean(),
+  disabledReason: z
+    .enum(['failing'])
+    .nullable()
+    .meta({ description: 'Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null' }),
+  failingSince: stamp.nullable().meta({ description: 'Since when its deliveries fail without one success; null when the last one was delivered' }),
+  previousSecretUntil: stamp.nullable().meta({ description: 'Until when the secret a rotation replaced still signs; null when none does' }),
+  secretRotateTime: stamp.nullable().meta({ description: 'When the secret was last rotated; null when never' }),
+  createTime: stamp,
+  updateTime: stamp,
+  version: z.number().int().meta({ description: 'Send it back with a change, a rotation or a deletion: a stale one answers 409' }),
+});
+export type WebhookJson = z.output<typeof webhookAnswer>;
+
+/** `GET /v1/webhooks`: every subscription of the company, oldest first. */
+export const webhookList = z.object({ items: z.array(webhookAnswer) });
 
 /** A new subscription, and its secret: shown this once. */
-export interface WebhookCreated {
-  webhook: WebhookJson;
-  secret: string;
-}
+export const webhookCreated = z.object({
+  webhook: webhookAnswer,
+  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown this once' }),
+});
+export type WebhookCreated = z.output<typeof webhookCreated>;
+
 /** A rotation's answer: the new secret, shown this once; the old one signs too until `previousSecretUntil`. */
-export interface WebhookSecret {
-  secret: string;
-  previousSecretUntil: string;
-  webhook: WebhookJson;
-}
+export const webhookSecret = z.object({
+  secret: z.string().meta({ description: 'The new signing secret (`whsec_…`), shown this once' }),
+  previousSecretUntil: stamp.meta({ description: 'Until when the replaced secret still signs, as a second signature' }),
+  webhook: webhookAnswer,
+});
+export type WebhookSecret = z.output<typeof webhookSecret>;
+
+/** A test event or a delivery sent again: queued for the sender. */
+export const deliveryQueued = z.object({
+  deliveryKey: z.string().meta({ description: 'The delivery (its event’s id), as `GET …/deliveries` lists it' }),
+});
 
 /**
  * - `pending`: waiting for its first attempt (or a replay);
@@ -266,29 +282,30 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const DELIVERY_ERRORS = ['timeout', 'connection', 'tls', 'addressRefused', 'redirect', 'status', 'disabled', 'gone', 'workerFailed'] as const;
 export type DeliveryError = (typeof DELIVERY_ERRORS)[number];
 
-export interface WebhookDeliveryJson {
-  deliveryKey: string;
-  eventId: string;
-  eventType: AnyEventType;
-  /** When the event happened. */
-  created: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastAttemptTime: string | null;
-  nextAttemptTime: string | null;
-  /** Milliseconds from sending to the answer (or to giving up) of the last attempt. */
-  latencyMs: number | null;
-  responseCode: number | null;
-  error: DeliveryError | null;
-  /** The start of the last answer's body, at most EXCERPT_MAX characters. */
-  excerpt: string | null;
-  replays: number;
-}
+/** A delivery of one event to one subscription, as its log lists it. */
+const webhookDelivery = z.object({
+  deliveryKey: z.string(),
+  eventId: z.string().meta({ description: 'The event’s id: the same on every attempt and replay' }),
+  eventType: z.enum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]),
+  created: iso.meta({ description: 'When the event happened' }),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  lastAttemptTime: stamp.nullable(),
+  nextAttemptTime: stamp.nullable().meta({ description: 'When the next attempt is due, while one is; else null' }),
+  latencyMs: z.number().int().nullable().meta({ description: 'Milliseconds from sending to the answer (or to giving up) of the last attempt' }),
+  responseCode: z.number().int().nullable().meta({ description: 'The HTTP status the receiver answered the last attempt with' }),
+  error: z.enum(DELIVERY_ERRORS).nullable().meta({ description: 'Why the last attempt failed without an answer code, or why there was none' }),
+  excerpt: z.string().nullable().meta({ description: `The start of the last answer’s body, at most ${EXCERPT_MAX} characters` }),
+  replays: z.number().int().meta({ description: 'How many times it was sent again by hand' }),
+});
+export type WebhookDeliveryJson = z.output<typeof webhookDelivery>;
 
-export interface WebhookDeliveryPage {
-  items: WebhookDeliveryJson[];
-  nextCursor: string | null;
-}
+/** `GET …/deliveries`: a page of the delivery log, newest event first. */
+export const webhookDeliveryPage = z.object({
+  items: z.array(webhookDelivery),
+  nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+});
+export type WebhookDeliveryPage = z.output<typeof webhookDeliveryPage>;
 
 const rangeInOrder = (q: { from?: string | undefined; to?: string | undefined }) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to);
 const deliveryFilter = {
@@ -309,13 +326,15 @@ export const replayRangeBody = z
   .strict()
   .refine(rangeInOrder, { message: 'mail.rangeReversed', path: ['to'] });
 export type ReplayRangeBody = z.output<typeof replayRangeBody>;
-export interface ReplayAnswer {
-  replayed: number;
-  /** The range holds more deliveries than one replay sends (REPLAY_LIMIT), or more than one request reads: replay the rest from `continueTo`. */
-  more: boolean;
-  /** Where to continue: the `to` of the next replay, when `more`. */
-  continueTo: string | null;
-}
+/** What a replay of a range answers: how many went again, and where to go on when the range held more. */
+export const replayAnswer = z.object({
+  replayed: z.number().int().meta({ description: 'Deliveries sent again' }),
+  more: z
+    .boolean()
+    .meta({ description: `The range holds more deliveries than one replay sends (${REPLAY_LIMIT}), or more than one request reads: replay the rest from \`continueTo\`` }),
+  continueTo: stamp.nullable().meta({ description: 'Where to continue: the `to` of the next replay, when `more`; else null' }),
+});
+export type ReplayAnswer = z.output<typeof replayAnswer>;
 
 /** `DELETE /v1/webhooks/{webhookKey}?version=`. */
 export const webhookVersionQuery = z.object({ version: z.coerce.number().int().min(1) }).strict();

@@ -1,4 +1,5 @@
-import { accountCreateBody, accountKeyParams, accountListQuery, accountPasswordBody, accountPatchBody } from '#contract/accounts';
+import * as z from 'zod';
+import { accountAnswer, accountCreateBody, accountKeyParams, accountListQuery, accountPage, accountPasswordBody, accountPatchBody, type AccountJson } from '#contract/accounts';
 import { versionQuery } from '#contract/people';
 import type { AuthCode } from '#contract/menu';
 import { passwordProblem } from '#domain/passwords';
@@ -18,7 +19,7 @@ import { declareEnvironment } from '#lib/env';
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CONSOLE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
-function accountJson(account: Account) {
+function accountJson(account: Account): AccountJson {
   return {
     accountKey: account.accountId,
     username: account.username,
@@ -90,6 +91,7 @@ async function mailInvitation(locale: Locale, account: Account, reset: boolean):
 
 export const accounts = defineResource('accounts', {
   'GET /v1/accounts': sessionRoute({
+    answer: accountPage,
     query: accountListQuery,
     async handle({ auth, query }) {
       const all = (await listAccounts(auth.tenantId)).filter((a) => !query.keyword || matches(a, query.keyword));
@@ -102,6 +104,7 @@ export const accounts = defineResource('accounts', {
     },
   }),
   'POST /v1/accounts': sessionRoute({
+    answer: accountAnswer,
     body: accountCreateBody,
     async handle({ auth, body, locale }) {
       checkGrant(auth, body.authCodes);
@@ -132,12 +135,14 @@ export const accounts = defineResource('accounts', {
     },
   }),
   'GET /v1/accounts/{accountKey}': sessionRoute({
+    answer: accountAnswer,
     params: accountKeyParams,
     async handle({ auth, params }) {
       return ok(accountJson(await requireAccount(auth.tenantId, params.accountKey)));
     },
   }),
   'PATCH /v1/accounts/{accountKey}': sessionRoute({
+    answer: accountAnswer,
     params: accountKeyParams,
     body: accountPatchBody,
     async handle({ auth, params, body }) {
@@ -159,6 +164,7 @@ export const accounts = defineResource('accounts', {
     },
   }),
   'DELETE /v1/accounts/{accountKey}': sessionRoute({
+    answer: z.null(),
     params: accountKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -171,6 +177,7 @@ export const accounts = defineResource('accounts', {
     },
   }),
   'POST /v1/accounts/{accountKey}/password': sessionRoute({
+    answer: accountAnswer,
     params: accountKeyParams,
     body: accountPasswordBody,
     async handle({ auth, params, body, locale }) {
@@ -192,6 +199,7 @@ export const accounts = defineResource('accounts', {
     },
   }),
   'DELETE /v1/accounts/{accountKey}/twoFactor': sessionRoute({
+    answer: z.null(),
     params: accountKeyParams,
     async handle({ auth, params }) {
       const target = await requireAccount(auth.tenantId, params.accountKey);

@@ -1,4 +1,4 @@
-import { AUDIT_EXPORT_LIMIT, auditExportQuery, auditListQuery, type AuditEntryJson } from '#contract/audit';
+import { AUDIT_EXPORT_LIMIT, auditExportQuery, auditListQuery, auditPage, type AuditEntryJson } from '#contract/audit';
 import type { Locale } from '#contract/locales';
 import { auditKeyOf, listAudit, readAuditForExport, type AuditEntry } from '#data/auditLog';
 import { fieldError } from '#lib/errors';
@@ -63,6 +63,7 @@ async function workbook(entries: AuditEntry[], locale: Locale): Promise<Buffer> 
  */
 export const audit = defineResource('audit', {
   'GET /v1/audit': sessionRoute({
+    answer: auditPage,
     query: auditListQuery,
     async handle({ auth, query }) {
       const page = await listAudit(auth.tenantId, query, query.pageSize);

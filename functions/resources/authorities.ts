@@ -1,12 +1,20 @@
+import * as z from 'zod';
 import {
   authorityDeleteQuery,
   authorityKeyOf,
   authorityKeyParams,
   authorityListQuery,
+  authorityItem,
+  authorityPage,
   authorityPatchBody,
+  authoritySyncPage,
+  capacityCheck,
+  grantAnswer,
   grantBody,
   grantCheckBody,
+  grantJobView,
   retryBody,
+  retryResult,
   syncQuery,
   type AuthorityItem,
   type CapacityCheck,
@@ -140,6 +148,7 @@ async function resendFailed(tenantId: string, of: { personKey?: string | undefin
 
 export const authorities = defineResource('authorities', {
   'GET /v1/authorities': sessionRoute({
+    answer: authorityPage,
     query: authorityListQuery,
     async handle({ auth, query }) {
       mayUse(auth, query.setType);
@@ -149,6 +158,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'POST /v1/authorities': sessionRoute({
+    answer: grantAnswer,
     body: grantBody,
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
@@ -182,6 +192,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'GET /v1/authorities/jobs/{jobKey}': sessionRoute({
+    answer: grantJobView,
     params: importJobParams,
     async handle({ auth, params, locale }) {
       if (permittedTypes(auth).length === 0) throw new NoPermissionError();
@@ -202,6 +213,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'POST /v1/authorities/check': sessionRoute({
+    answer: capacityCheck,
     body: grantCheckBody,
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
@@ -237,6 +249,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'GET /v1/authorities/sync': sessionRoute({
+    answer: authoritySyncPage,
     query: syncQuery,
     async handle({ auth, query }) {
       const types = query.setType === undefined ? permittedTypes(auth) : [query.setType];
@@ -248,6 +261,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'POST /v1/authorities/sync/retry': sessionRoute({
+    answer: retryResult,
     body: retryBody,
     async handle({ auth, body }) {
       if (body.failedOf) {
@@ -262,6 +276,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'PATCH /v1/authorities/{authorityKey}': sessionRoute({
+    answer: authorityItem,
     params: authorityKeyParams,
     body: authorityPatchBody,
     async handle({ auth, params, body }) {
@@ -273,6 +288,7 @@ export const authorities = defineResource('authorities', {
     },
   }),
   'DELETE /v1/authorities/{authorityKey}': sessionRoute({
+    answer: z.null(),
     params: authorityKeyParams,
     query: authorityDeleteQuery,
     async handle({ auth, params, query }) {

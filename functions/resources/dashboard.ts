@@ -1,4 +1,4 @@
-import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, type CaptureFeed, type DashboardView } from '#contract/dashboard';
+import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, captureFeed, dashboardView, type CaptureFeed, type DashboardView } from '#contract/dashboard';
 import { dayCounts } from '#data/attendanceDays';
 import { allDevices } from '#data/devices';
 import { companySyncCountsByList } from '#data/syncCounts';
@@ -81,12 +81,14 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
 
 export const dashboard = defineResource('dashboard', {
   'GET /v1/dashboard': sessionRoute({
+    answer: dashboardView,
     async handle({ auth }) {
       return ok(await dashboardOf(auth.tenantId));
     },
   }),
   'GET /v1/dashboard/captures': sessionRoute({
-    async handle({ auth }): Promise<ReturnType<typeof ok>> {
+    answer: captureFeed,
+    async handle({ auth }) {
       const timezone = await companyTimezone(auth.tenantId);
       const today = dayOf(new Date(), timezone);
       const filter = recordFilterOf({ from: addDays(today, 1 - DASHBOARD_DAYS), to: today }, timezone);

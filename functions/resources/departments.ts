@@ -1,4 +1,5 @@
-import { departmentBody, departmentKeyParams, departmentPatchBody, versionQuery } from '#contract/people';
+import * as z from 'zod';
+import { departmentAnswer, departmentBody, departmentKeyParams, departmentPatchBody, departmentTreeAnswer, versionQuery } from '#contract/people';
 import { createDepartment, deleteDepartment, departmentJson, departmentTree, listDepartments, requireDepartment, updateDepartment } from '#data/departments';
 import { anyPerson } from '#data/people';
 import { ConflictError, fieldError } from '#lib/errors';
@@ -19,12 +20,14 @@ async function checkParent(tenantId: string, departmentKey: string | undefined, 
 
 export const departments = defineResource('departments', {
   'GET /v1/departments': sessionRoute({
+    answer: departmentTreeAnswer,
     async handle({ auth }) {
       return ok({ items: departmentTree(await listDepartments(auth.tenantId)), nextCursor: null });
     },
   }),
   'POST /v1/departments': sessionRoute({
     body: departmentBody,
+    answer: departmentAnswer,
     async handle({ auth, body }) {
       if (body.parentKey) await checkParent(auth.tenantId, undefined, body.parentKey);
       return created(departmentJson(await createDepartment(auth.tenantId, body.name, body.parentKey)));
@@ -33,6 +36,7 @@ export const departments = defineResource('departments', {
   'PATCH /v1/departments/{departmentKey}': sessionRoute({
     params: departmentKeyParams,
     body: departmentPatchBody,
+    answer: departmentAnswer,
     async handle({ auth, params, body }) {
       await requireDepartment(auth.tenantId, params.departmentKey);
       if (body.parentKey) await checkParent(auth.tenantId, params.departmentKey, body.parentKey);
@@ -43,6 +47,7 @@ export const departments = defineResource('departments', {
   'DELETE /v1/departments/{departmentKey}': sessionRoute({
     params: departmentKeyParams,
     query: versionQuery,
+    answer: z.null(),
     async handle({ auth, params, query }) {
       await requireDepartment(auth.tenantId, params.departmentKey);
       const hasChildren = (await listDepartments(auth.tenantId)).some((d) => d.parentKey === params.departmentKey);

@@ -1,20 +1,30 @@
+import * as z from 'zod';
 import { pendingSettings, toDocument } from '#contract/shadow';
 import { bindResult, deviceTopics, thingName, type BindResult, type CommandMessage } from '#contract/protocol';
 import {
   COMMAND_TIMEOUT_MS,
   DEFAULT_SETTINGS,
+  batchSettingsAnswer,
   batchSettingsBody,
   bindBody,
   commandBody,
   completeSettings,
+  deviceCommand,
+  deviceCommandList,
   deviceKeyParams,
   deviceListQuery,
+  deviceLogPage,
+  devicePage,
   devicePatchBody,
+  devicePhoto,
+  deviceRequestPage,
+  deviceView,
   logsQuery,
   replacementBody,
   requestKeyParams,
   requestListQuery,
   type CommandState,
+  type DeviceLogPage,
   type DeviceSettings,
   type SettingsPatch,
 } from '#contract/devices';
@@ -171,6 +181,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices/requests': sessionRoute({
+    answer: deviceRequestPage,
     query: requestListQuery,
     async handle({ auth, query }) {
       const page = await listRequests(auth.tenantId, query.pageSize, query.cursor);
@@ -178,6 +189,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'POST /v1/devices/requests/{requestKey}': sessionRoute({
+    answer: deviceView,
     params: requestKeyParams,
     body: replacementBody,
     async handle({ auth, params, body }) {
@@ -187,6 +199,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'DELETE /v1/devices/requests/{requestKey}': sessionRoute({
+    answer: z.null(),
     params: requestKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -195,6 +208,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices': sessionRoute({
+    answer: devicePage,
     query: deviceListQuery,
     async handle({ auth, query }) {
       const { page, nextCursor, filtered } = await deviceListPage(auth.tenantId, query);
@@ -210,6 +224,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'POST /v1/devices/batchSettings': sessionRoute({
+    answer: batchSettingsAnswer,
     body: batchSettingsBody,
     async handle({ auth, body, locale }) {
       const keys = [...new Set(body.deviceKeys)];
@@ -238,6 +253,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices/{deviceKey}': sessionRoute({
+    answer: deviceView,
     params: deviceKeyParams,
     async handle({ auth, params }) {
       const device = await requireDevice(auth.tenantId, params.deviceKey);
@@ -245,6 +261,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'PATCH /v1/devices/{deviceKey}': sessionRoute({
+    answer: deviceView,
     params: deviceKeyParams,
     body: devicePatchBody,
     async handle({ auth, params, body, locale }) {
@@ -262,6 +279,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'DELETE /v1/devices/{deviceKey}': sessionRoute({
+    answer: z.null(),
     params: deviceKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -270,6 +288,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'POST /v1/devices/{deviceKey}/replacement': sessionRoute({
+    answer: deviceView,
     params: deviceKeyParams,
     body: replacementBody,
     async handle({ auth, params, body }) {
@@ -280,6 +299,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'DELETE /v1/devices/{deviceKey}/replacement': sessionRoute({
+    answer: deviceView,
     params: deviceKeyParams,
     query: versionQuery,
     async handle({ auth, params, query }) {
@@ -288,6 +308,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'POST /v1/devices/{deviceKey}/commands': sessionRoute({
+    answer: deviceCommand,
     params: deviceKeyParams,
     body: commandBody,
     async handle({ auth, params, body }) {
@@ -303,6 +324,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices/{deviceKey}/commands': sessionRoute({
+    answer: deviceCommandList,
     params: deviceKeyParams,
     async handle({ auth, params }) {
       await requireDevice(auth.tenantId, params.deviceKey);
@@ -310,6 +332,7 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices/{deviceKey}/photo': sessionRoute({
+    answer: devicePhoto,
     params: deviceKeyParams,
     async handle({ auth, params, locale }) {
       const device = await requireDevice(auth.tenantId, params.deviceKey);
@@ -327,13 +350,15 @@ export const devices = defineResource('devices', {
     },
   }),
   'GET /v1/devices/{deviceKey}/logs': sessionRoute({
+    answer: deviceLogPage,
     params: deviceKeyParams,
     query: logsQuery,
     async handle({ auth, params, query }) {
       await requireDevice(auth.tenantId, params.deviceKey);
       const page = await listLogs(auth.tenantId, params.deviceKey, query.pageSize, query.cursor);
       return ok({
-        items: page.items.map(logItem),
+        // Stored as a string; every entry was written with a code of DEVICE_LOG_CODES (data/devices.ts appendLogs).
+        items: page.items.map(logItem) as DeviceLogPage['items'],
         nextCursor: page.nextCursor,
       });
     },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { UPLOAD_KEY, presignBody, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
+import { UPLOAD_KEY, presignBody, presignedUpload, storedFile, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
 import { IMAGE_MAX, IMAGE_MAX_BYTES, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, PACKAGE_MAX_BYTES, judgeImage, looksLikeZip, type ImageVerdict } from '#domain/uploads';
 import { newId } from '#lib/crypto';
 import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
@@ -59,6 +59,7 @@ async function stagedBytes(tenantId: string, key: string): Promise<Buffer | unde
 export const files = defineResource('files', {
   'POST /v1/files/uploads': sessionRoute({
     raw: true,
+    answer: storedFile,
     async handle({ auth, headers, rawBody, locale }) {
       // One byte over the limit, so that a file of exactly the limit does not come back truncated.
       const form = await parseMultipart(headers['content-type'], rawBody, ONE_REQUEST_MAX_BYTES + 1);
@@ -81,6 +82,7 @@ export const files = defineResource('files', {
 
   'POST /v1/files/uploads/presign': sessionRoute({
     body: presignBody,
+    answer: presignedUpload,
     async handle({ auth, body }) {
       if (body.size > IMAGE_MAX_BYTES) throw fieldError('size', 'upload.tooBig', { max: IMAGE_MAX_BYTES / MB });
       const uploadKey = `${body.kind}-${newId(20)}`;
@@ -92,6 +94,7 @@ export const files = defineResource('files', {
 
   'POST /v1/files/uploads/{uploadKey}/complete': sessionRoute({
     params: z.object({ uploadKey: z.string() }),
+    answer: storedFile,
     async handle({ auth, params }) {
       // The key names an object under the caller's own tenant only, and only in the form presign makes.
       if (!UPLOAD_KEY.test(params.uploadKey)) throw new NotFoundError();

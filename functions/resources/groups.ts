@@ -1,5 +1,6 @@
 import type { AuthCode } from '#contract/menu';
-import { groupBody, groupKeyParams, groupListQuery, groupPatchBody, versionQuery, type GroupType } from '#contract/people';
+import * as z from 'zod';
+import { groupAnswer, groupBody, groupKeyParams, groupList, groupListQuery, groupPatchBody, versionQuery, type GroupType } from '#contract/people';
 import { createGroup, deleteGroup, listGroups, renameGroup, requireGroup, type Group } from '#data/groups';
 import { anyPerson } from '#data/people';
 import { anyDeviceInGroup } from '#data/devices';
@@ -22,6 +23,7 @@ const groupJson = (group: Group) => ({ groupKey: group.groupKey, name: group.nam
 export const groups = defineResource('groups', {
   'GET /v1/groups': sessionRoute({
     query: groupListQuery,
+    answer: groupList,
     async handle({ auth, query }) {
       mayUse(auth, query.type);
       return ok({ items: (await listGroups(auth.tenantId, query.type)).map(groupJson), nextCursor: null });
@@ -29,6 +31,7 @@ export const groups = defineResource('groups', {
   }),
   'POST /v1/groups': sessionRoute({
     body: groupBody,
+    answer: groupAnswer,
     async handle({ auth, body }) {
       mayUse(auth, body.type);
       return created(groupJson(await createGroup(auth.tenantId, body.name, body.type)));
@@ -37,6 +40,7 @@ export const groups = defineResource('groups', {
   'PATCH /v1/groups/{groupKey}': sessionRoute({
     params: groupKeyParams,
     body: groupPatchBody,
+    answer: groupAnswer,
     async handle({ auth, params, body }) {
       mayUse(auth, (await requireGroup(auth.tenantId, params.groupKey)).type);
       return created(groupJson(await renameGroup(auth.tenantId, params.groupKey, body.name, body.version)));
@@ -45,6 +49,7 @@ export const groups = defineResource('groups', {
   'DELETE /v1/groups/{groupKey}': sessionRoute({
     params: groupKeyParams,
     query: versionQuery,
+    answer: z.null(),
     async handle({ auth, params, query }) {
       const group = await requireGroup(auth.tenantId, params.groupKey);
       mayUse(auth, group.type);

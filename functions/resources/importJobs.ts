@@ -44,7 +44,7 @@ export async function createJob(tenantId: string, kind: PersonKind, body: { step
   if (body.size > format.maxBytes) throw fieldError('size', 'upload.tooBig', { max: format.maxBytes / 1024 / 1024 });
   const job = await createImportJob(tenantId, kind, body.step, body.filename, locale);
   const url = await presignedPut('imports', tenantId, uploadKey(job), format.contentType, UPLOAD_SECONDS);
-  return { ...importJobJson(job, locale), upload: { url, method: 'PUT', headers: { 'content-type': format.contentType } } };
+  return { ...importJobJson(job, locale), upload: { url, method: 'PUT' as const, headers: { 'content-type': format.contentType } } };
 }
 
 export async function startJob(tenantId: string, kind: PersonKind, jobKey: string, locale: Locale) {

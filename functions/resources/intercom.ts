@@ -16,7 +16,7 @@ import {
   intercomPage,
   recordingLink,
 } from '#contract/intercom';
-import { logsQuery } from '#contract/devices';
+import { deviceLogPage, logsQuery, type DeviceLogPage } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { findDevice, listLogs, logItem, requireIntercom } from '#data/devices';
@@ -119,13 +119,15 @@ export const intercom = defineResource('intercom', {
     },
   }),
   'GET /v1/intercom/devices/{intercomKey}/logs': sessionRoute({
+    answer: deviceLogPage,
     params: intercomKeyParams,
     query: logsQuery,
     async handle({ auth, params, query }) {
       await requireIntercom(auth.tenantId, params.intercomKey);
       const page = await listLogs(auth.tenantId, params.intercomKey, query.pageSize, query.cursor);
       return ok({
-        items: page.items.map(logItem),
+        // Every writer uses a code of DEVICE_LOG_CODES; the table keeps it as a string.
+        items: page.items.map(logItem) as DeviceLogPage['items'],
         nextCursor: page.nextCursor,
       });
     },

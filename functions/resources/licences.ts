@@ -1,4 +1,4 @@
-import { activateLicenceBody, licenceReminderBody } from '#contract/licences';
+import { activateLicenceBody, licenceAnswer, licenceList, licenceReminderAnswer, licenceReminderBody, type LicenceJson } from '#contract/licences';
 import { licenceState, readLicenceCode, shortCode } from '#domain/licence';
 import { activateLicence, listLicences, reminderDays, setReminderDays, type Licence } from '#data/licences';
 import { AppError, fieldError } from '#lib/errors';
@@ -14,7 +14,7 @@ function publicKey(): string {
   return key;
 }
 
-function licenceJson(licence: Licence, now: number, days: number) {
+function licenceJson(licence: Licence, now: number, days: number): LicenceJson {
   return {
     licenceId: licence.licenceId,
     code: shortCode(licence.code),
@@ -30,6 +30,7 @@ function licenceJson(licence: Licence, now: number, days: number) {
 
 export const licences = defineResource('licences', {
   'GET /v1/licences': sessionRoute({
+    answer: licenceList,
     async handle({ auth }) {
       const now = Date.now();
       const [held, days] = await Promise.all([listLicences(auth.tenantId), reminderDays(auth.tenantId)]);
@@ -43,6 +44,7 @@ export const licences = defineResource('licences', {
     },
   }),
   'POST /v1/licences': sessionRoute({
+    answer: licenceAnswer,
     body: activateLicenceBody,
     async handle({ auth, body }) {
       const now = Date.now();
@@ -53,6 +55,7 @@ export const licences = defineResource('licences', {
     },
   }),
   'PATCH /v1/licences/reminder': sessionRoute({
+    answer: licenceReminderAnswer,
     body: licenceReminderBody,
     async handle({ auth, body }) {
       await setReminderDays(auth.tenantId, body.reminderDays);

@@ -1,5 +1,5 @@
 import type { Locale } from '#contract/locales';
-import { mailKeyParams, mailListQuery, type MailRecordJson } from '#contract/mail';
+import { mailKeyParams, mailListQuery, mailRecordAnswer, mailRecordPage, mailResendAnswer, type MailRecordJson } from '#contract/mail';
 import { claimResend, findMailRecord, listMailRecords, mailKeyOf, type MailRecord } from '#data/mailRecords';
 import { NotFoundError, fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
@@ -51,6 +51,7 @@ async function requireRecord(tenantId: string, mailKey: string): Promise<MailRec
  */
 export const mailRecords = defineResource('mailRecords', {
   'GET /v1/mailRecords': sessionRoute({
+    answer: mailRecordPage,
     query: mailListQuery,
     async handle({ auth, query, locale }) {
       const page = await listMailRecords(auth.tenantId, query);
@@ -58,12 +59,14 @@ export const mailRecords = defineResource('mailRecords', {
     },
   }),
   'GET /v1/mailRecords/{mailKey}': sessionRoute({
+    answer: mailRecordAnswer,
     params: mailKeyParams,
     async handle({ auth, params, locale }) {
       return ok(recordJson(await requireRecord(auth.tenantId, params.mailKey), locale));
     },
   }),
   'POST /v1/mailRecords/{mailKey}/resend': sessionRoute({
+    answer: mailResendAnswer,
     params: mailKeyParams,
     async handle({ auth, params, locale }) {
       const record = await requireRecord(auth.tenantId, params.mailKey);

@@ -1,4 +1,4 @@
-import { emailSettingsBody, testMailBody } from '#contract/mail';
+import { emailSettingsAnswer, emailSettingsBody, testMailAnswer, testMailBody } from '#contract/mail';
 import { countAttempt } from '#data/identity';
 import { readEmailSettings, saveEmailSettings } from '#data/mailSettings';
 import { fieldError } from '#lib/errors';
@@ -19,17 +19,20 @@ export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE'
  */
 export const mailSettings = defineResource('mailSettings', {
   'GET /v1/settings/email': sessionRoute({
+    answer: emailSettingsAnswer,
     async handle({ auth }) {
       return ok(await readEmailSettings(auth.tenantId));
     },
   }),
   'PUT /v1/settings/email': sessionRoute({
+    answer: emailSettingsAnswer,
     body: emailSettingsBody,
     async handle({ auth, body }) {
       return created(await saveEmailSettings(auth.tenantId, body));
     },
   }),
   'POST /v1/settings/email/test': sessionRoute({
+    answer: testMailAnswer,
     body: testMailBody,
     async handle({ auth, body, locale }) {
       const to = body.to ?? (await readEmailSettings(auth.tenantId)).recipients[0] ?? auth.account.email;

@@ -2,8 +2,12 @@ import {
   blacklistExportBody,
   blacklistRecordQuery,
   exportJobParams,
+  jobStarted,
+  passRecordItem,
+  passRecordPage,
   passRecordQuery,
   recordExportBody,
+  recordExportJob,
   recordKeyParams,
   type PassRecordPage,
 } from '#contract/passRecords';
@@ -36,52 +40,60 @@ async function page(tenantId: string, query: RecordQuery & { pageSize: number; c
 
 export const passRecords = defineResource('passRecords', {
   'GET /v1/passRecords': sessionRoute({
+    answer: passRecordPage,
     query: passRecordQuery,
     async handle({ auth, query }) {
       return ok(await page(auth.tenantId, query));
     },
   }),
   'POST /v1/passRecords/exports': sessionRoute({
+    answer: jobStarted,
     body: recordExportBody,
     async handle({ auth, body, locale }) {
       return startExport(auth.tenantId, 'pass', body, locale, () => checkRange(auth.tenantId, body));
     },
   }),
   'GET /v1/passRecords/exports/{jobKey}': sessionRoute({
+    answer: recordExportJob,
     params: exportJobParams,
     async handle({ auth, params }) {
       return ok(await exportJson(await requireExport(auth.tenantId, 'pass', params.jobKey)));
     },
   }),
   'GET /v1/passRecords/{recordKey}': sessionRoute({
+    answer: passRecordItem,
     params: recordKeyParams,
     async handle({ auth, params }) {
       const record = await findRecord(auth.tenantId, params.recordKey);
       if (!record) throw new NotFoundError();
-      return ok((await recordItems(auth.tenantId, [record]))[0]);
+      return ok((await recordItems(auth.tenantId, [record]))[0]!);
     },
   }),
   'GET /v1/blacklistRecords/{recordKey}': sessionRoute({
+    answer: passRecordItem,
     params: recordKeyParams,
     async handle({ auth, params }) {
       const record = await findRecord(auth.tenantId, params.recordKey);
       if (!record || record.type !== 'blacklist') throw new NotFoundError();
-      return ok((await recordItems(auth.tenantId, [record]))[0]);
+      return ok((await recordItems(auth.tenantId, [record]))[0]!);
     },
   }),
   'GET /v1/blacklistRecords': sessionRoute({
+    answer: passRecordPage,
     query: blacklistRecordQuery,
     async handle({ auth, query }) {
       return ok(await page(auth.tenantId, { ...query, type: 'blacklist' }));
     },
   }),
   'POST /v1/blacklistRecords/exports': sessionRoute({
+    answer: jobStarted,
     body: blacklistExportBody,
     async handle({ auth, body, locale }) {
       return startExport(auth.tenantId, 'blacklist', { ...body, type: 'blacklist' }, locale, () => checkRange(auth.tenantId, body));
     },
   }),
   'GET /v1/blacklistRecords/exports/{jobKey}': sessionRoute({
+    answer: recordExportJob,
     params: exportJobParams,
     async handle({ auth, params }) {
       return ok(await exportJson(await requireExport(auth.tenantId, 'blacklist', params.jobKey)));

@@ -1,6 +1,19 @@
-import type { z } from 'zod';
-import { PERSON_KEY_PARAMS, importJobBody, importJobParams, versionQuery, type PersonKind } from '#contract/people';
-import { exportJobParams } from '#contract/passRecords';
+import * as z from 'zod';
+import { erasureReceiptAnswer } from '#contract/erasures';
+import {
+  PERSON_KEY_PARAMS,
+  archiveImportAnswer,
+  importJobAnswer,
+  importJobBody,
+  importJobCreated,
+  importJobParams,
+  versionQuery,
+  workbookImportAnswer,
+  type Employee,
+  type PersonKind,
+  type Visitor,
+} from '#contract/people';
+import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { findAttendanceGroup, noteRulesChanged } from '#data/attendanceRules';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
@@ -17,9 +30,12 @@ import { exportJson, requireExport, startExport } from './exportJobs.ts';
 
 const KEY_NAME = { employee: 'employeeKey', visitor: 'visitorKey' } as const;
 
-export async function personJson(person: Person) {
-  const json: Record<string, unknown> = {
-    [KEY_NAME[person.kind]]: person.personKey,
+/** A person as the API answers them, of either kind. */
+export type PersonJson = Employee | Visitor;
+
+/** The fields both kinds answer. */
+async function sharedJson(person: Person) {
+  return {
     personId: person.personId,
     name: person.name,
     role: person.role,
@@ -34,17 +50,26 @@ export async function personJson(person: Person) {
     createTime: person.createdAt,
     version: person.version,
   };
-  if (person.kind === 'employee') {
-    Object.assign(json, {
-      departmentKey: person.departmentKey ?? null,
-      attendanceGroupKey: person.attendanceGroupKey ?? null,
-      needsAttendance: person.needsAttendance ?? false,
-      remoteDoorOpen: person.remoteDoorOpen ?? false,
-      state: person.state,
-      resignedAt: person.resignedAt ?? null,
-    });
-  }
-  return json;
+}
+
+/** An employee as the API answers them (contract `employeeAnswer`). */
+export async function employeeJson(person: Person): Promise<Employee> {
+  return {
+    employeeKey: person.personKey,
+    ...(await sharedJson(person)),
+    departmentKey: person.departmentKey ?? null,
+    attendanceGroupKey: person.attendanceGroupKey ?? null,
+    needsAttendance: person.needsAttendance ?? false,
+    remoteDoorOpen: person.remoteDoorOpen ?? false,
+    state: person.state,
+    resignedAt: person.resignedAt ?? null,
+  };
+}
+
+/** A person as the API answers them: an employee (`employeeAnswer`) or a visitor (`visitorAnswer`). */
+export async function personJson(person: Person): Promise<PersonJson> {
+  if (person.kind === 'employee') return employeeJson(person);
+  return { visitorKey: person.personKey, ...(await sharedJson(person)) };
 }
 
 /** The group must exist and be of the person's kind, the department and attendance group must exist, the photo must be an upload of this tenant. */
@@ -109,10 +134,22 @@ type SharedRoute<K extends PersonKind> =
 
 type SharedRoutes<K extends PersonKind> = { [R in SharedRoute<K>]: HandlerDef<'session'> };
 
+/** A page of people as the list answers it. */
+interface PersonPageJson {
+  items: PersonJson[];
+  nextCursor: string | null;
+  total?: number | undefined;
+  totalAtLeast?: number | undefined;
+}
+
 interface PersonSchemas {
   listQuery: z.ZodType<PeopleFilter & { pageSize: number; cursor?: string | undefined }>;
   createBody: z.ZodType<PersonInput>;
   patchBody: z.ZodType<PersonChanges & { version: number }>;
+  /** What a read, a creation and a change answer: the kind's person (`employeeAnswer`, `visitorAnswer`). */
+  answer: z.ZodType<PersonJson, PersonJson>;
+  /** What the list answers (`employeePage`, `visitorPage`). */
+  page: z.ZodType<PersonPageJson, PersonPageJson>;
 }
 
 /**
@@ -127,6 +164,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
   const routes = {
     [`GET ${base}`]: sessionRoute({
       query: schemas.listQuery,
+      answer: schemas.page,
       async handle({ auth, query }) {
         const { pageSize, cursor, ...filter } = query;
         return ok(await listJson(auth.tenantId, kind, filter, pageSize, cursor));
@@ -134,6 +172,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     }),
     [`POST ${base}`]: sessionRoute({
       body: schemas.createBody,
+      answer: schemas.answer,
       async handle({ auth, body }) {
         await checkReferences(auth.tenantId, kind, body);
         const person = await createPerson(auth.tenantId, kind, body);
@@ -143,6 +182,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     }),
     [`POST ${base}/exports`]: sessionRoute({
       body: schemas.listQuery,
+      answer: jobStarted,
       async handle({ auth, body, locale }) {
         const { pageSize: _pageSize, cursor: _cursor, ...filter } = body;
         // The filter is read as the list reads it: a group or department of no one matches no one.
@@ -151,42 +191,49 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     }),
     [`GET ${base}/exports/{jobKey}`]: sessionRoute({
       params: exportJobParams,
+      answer: recordExportJob,
       async handle({ auth, params }) {
         return ok(await exportJson(await requireExport(auth.tenantId, `${kind}s`, params.jobKey)));
       },
     }),
     [`POST ${base}/imports`]: sessionRoute({
       raw: true,
+      answer: workbookImportAnswer,
       async handle({ auth, headers, rawBody, locale }) {
         return created(await importWorkbook(auth.tenantId, kind, headers, rawBody, locale));
       },
     }),
     [`POST ${base}/imports/avatars`]: sessionRoute({
       raw: true,
+      answer: archiveImportAnswer,
       async handle({ auth, headers, rawBody, locale }) {
         return created(await importPhotos(auth.tenantId, kind, headers, rawBody, locale));
       },
     }),
     [`POST ${base}/imports/jobs`]: sessionRoute({
       body: importJobBody,
+      answer: importJobCreated,
       async handle({ auth, body, locale }) {
         return created(await createJob(auth.tenantId, kind, body, locale));
       },
     }),
     [`GET ${base}/imports/jobs/{jobKey}`]: sessionRoute({
       params: importJobParams,
+      answer: importJobAnswer,
       async handle({ auth, params, locale }) {
         return ok(await readJob(auth.tenantId, kind, params.jobKey, locale));
       },
     }),
     [`POST ${base}/imports/jobs/{jobKey}/start`]: sessionRoute({
       params: importJobParams,
+      answer: importJobAnswer,
       async handle({ auth, params, locale }) {
         return queued(await startJob(auth.tenantId, kind, params.jobKey, locale));
       },
     }),
     [`GET ${item}`]: sessionRoute({
       params: keyParams,
+      answer: schemas.answer,
       async handle({ auth, params }) {
         return ok(await personJson(await requirePerson(auth.tenantId, kind, keyOf(params))));
       },
@@ -194,6 +241,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     [`PATCH ${item}`]: sessionRoute({
       params: keyParams,
       body: schemas.patchBody,
+      answer: schemas.answer,
       async handle({ auth, params, body }) {
         const { version, ...changes } = body;
         const current = await requirePerson(auth.tenantId, kind, keyOf(params));
@@ -206,6 +254,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     [`DELETE ${item}`]: sessionRoute({
       params: keyParams,
       query: versionQuery,
+      answer: z.null(),
       async handle({ auth, params, query }) {
         await removePerson(auth.tenantId, kind, keyOf(params), query.version);
         return deleted();
@@ -213,6 +262,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     }),
     [`POST ${item}/erase`]: sessionRoute({
       params: keyParams,
+      answer: erasureReceiptAnswer,
       async handle({ auth, params }) {
         const receipt = await erasePerson(auth.tenantId, kind, keyOf(params), auth.account.username);
         return receipt.state === 'done' ? ok(receipt) : queued(receipt);
@@ -220,6 +270,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
     }),
     [`GET ${item}/erasure`]: sessionRoute({
       params: keyParams,
+      answer: erasureReceiptAnswer,
       async handle({ auth, params }) {
         return ok(await erasureReceipt(auth.tenantId, kind, keyOf(params)));
       },

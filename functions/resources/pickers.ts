@@ -1,4 +1,16 @@
-import { PICKER_CODES, pickerDevicesQuery, pickerGroupsQuery, pickerPeopleQuery, type PickerDevice, type PickerGroup, type PickerPerson } from '#contract/pickers';
+import {
+  PICKER_CODES,
+  pickerDepartmentTree,
+  pickerDevicePage,
+  pickerDevicesQuery,
+  pickerGroupList,
+  pickerGroupsQuery,
+  pickerPeoplePage,
+  pickerPeopleQuery,
+  type PickerDevice,
+  type PickerGroup,
+  type PickerPerson,
+} from '#contract/pickers';
 import { departmentTree, listDepartments, type DepartmentNode } from '#data/departments';
 import { deviceListPage } from '#data/devices';
 import { listGroups } from '#data/groups';
@@ -49,6 +61,7 @@ function strip(node: DepartmentNode): { departmentKey: string; name: string; par
 export const pickers = defineResource('pickers', {
   'GET /v1/pickers/people': sessionRoute({
     query: pickerPeopleQuery,
+    answer: pickerPeoplePage,
     async handle({ auth, query }) {
       const { type, pageSize, cursor, ...filter } = query;
       mayRead(auth, PICKER_CODES.people[type]);
@@ -59,6 +72,7 @@ export const pickers = defineResource('pickers', {
   }),
   'GET /v1/pickers/groups': sessionRoute({
     query: pickerGroupsQuery,
+    answer: pickerGroupList,
     async handle({ auth, query }) {
       mayRead(auth, PICKER_CODES.groups[query.type]);
       const items: PickerGroup[] = (await listGroups(auth.tenantId, query.type)).map((g) => ({ groupKey: g.groupKey, name: g.name, type: g.type }));
@@ -66,12 +80,14 @@ export const pickers = defineResource('pickers', {
     },
   }),
   'GET /v1/pickers/departments': sessionRoute({
+    answer: pickerDepartmentTree,
     async handle({ auth }) {
       return ok({ items: withoutVersions(departmentTree(await listDepartments(auth.tenantId))), nextCursor: null });
     },
   }),
   'GET /v1/pickers/devices': sessionRoute({
     query: pickerDevicesQuery,
+    answer: pickerDevicePage,
     async handle({ auth, query }) {
       const { page, nextCursor } = await deviceListPage(auth.tenantId, query);
       return ok({ items: page.map(pickerDevice), nextCursor });

@@ -3,8 +3,12 @@ import {
   CLIENT_PACKAGE_MAX_BYTES,
   CODE_VERSION,
   packageKeyParams,
+  completedPackage,
   packagePresignBody,
+  presignedPackage,
+  privacyAnswer,
   privacyBody,
+  systemInfo,
   type CompletedPackage,
   type PresignedPackage,
   type SystemInfo,
@@ -67,6 +71,7 @@ async function twoFactorPolicy(auth: Auth): Promise<TwoFactorPolicy> {
 
 export const settings = defineResource('settings', {
   'GET /v1/settings/system': sessionRoute({
+    answer: systemInfo,
     async handle({ auth, headers }) {
       const info: SystemInfo = {
         apiBaseUrl: apiBaseUrl(headers),
@@ -80,6 +85,7 @@ export const settings = defineResource('settings', {
   }),
 
   'POST /v1/settings/system/packages': sessionRoute({
+    answer: presignedPackage,
     body: packagePresignBody,
     async handle({ auth, body }) {
       if (body.size > CLIENT_PACKAGE_MAX_BYTES) throw fieldError('size', 'upload.tooBig', { max: CLIENT_PACKAGE_MAX_BYTES / MB });
@@ -93,6 +99,7 @@ export const settings = defineResource('settings', {
   }),
 
   'POST /v1/settings/system/packages/{packageKey}/complete': sessionRoute({
+    answer: completedPackage,
     params: packageKeyParams,
     async handle({ auth, params }) {
       const pkg = await findPackage(auth.tenantId, params.packageKey);
@@ -130,12 +137,14 @@ export const settings = defineResource('settings', {
   }),
 
   'GET /v1/settings/privacy': sessionRoute({
+    answer: privacyAnswer,
     async handle({ auth }) {
       return ok(await readPrivacy(auth.tenantId));
     },
   }),
 
   'PUT /v1/settings/privacy': sessionRoute({
+    answer: privacyAnswer,
     body: privacyBody,
     async handle({ auth, body }) {
       const { version, ...wanted } = body;

@@ -1,12 +1,20 @@
+import * as z from 'zod';
 import {
   REPLAY_LIMIT,
   deliveryKeyParams,
   deliveryQuery,
+  deliveryQueued,
+  replayAnswer,
   replayRangeBody,
   rotateBody,
+  webhookAnswer,
   webhookCreateBody,
+  webhookCreated,
+  webhookDeliveryPage,
   webhookKeyParams,
+  webhookList,
   webhookPatchBody,
+  webhookSecret,
   webhookVersionQuery,
   type ReplayAnswer,
   type WebhookCreated,
@@ -71,11 +79,13 @@ const REPLAY_READ_BUDGET = 5000;
  */
 export const webhooks = defineResource('webhooks', {
   'GET /v1/webhooks': sessionRoute({
+    answer: webhookList,
     async handle({ auth }) {
       return ok({ items: (await listWebhooks(auth.tenantId)).map((item) => webhookJson(item)) });
     },
   }),
   'POST /v1/webhooks': sessionRoute({
+    answer: webhookCreated,
     body: webhookCreateBody,
     async handle({ auth, body }) {
       await checkReceiver(body.url);
@@ -84,12 +94,14 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'GET /v1/webhooks/{webhookKey}': sessionRoute({
+    answer: webhookAnswer,
     params: webhookKeyParams,
     async handle({ auth, params }) {
       return ok(webhookJson(await requireWebhook(auth.tenantId, params.webhookKey)));
     },
   }),
   'PATCH /v1/webhooks/{webhookKey}': sessionRoute({
+    answer: webhookAnswer,
     params: webhookKeyParams,
     body: webhookPatchBody,
     async handle({ auth, params, body }) {
@@ -99,6 +111,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'DELETE /v1/webhooks/{webhookKey}': sessionRoute({
+    answer: z.null(),
     params: webhookKeyParams,
     query: webhookVersionQuery,
     async handle({ auth, params, query }) {
@@ -107,6 +120,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'POST /v1/webhooks/{webhookKey}/secret': sessionRoute({
+    answer: webhookSecret,
     params: webhookKeyParams,
     body: rotateBody,
     async handle({ auth, params, body }) {
@@ -117,6 +131,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'POST /v1/webhooks/{webhookKey}/test': sessionRoute({
+    answer: deliveryQueued,
     params: webhookKeyParams,
     async handle({ auth, params, locale }) {
       const webhook = await requireWebhook(auth.tenantId, params.webhookKey);
@@ -127,6 +142,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'GET /v1/webhooks/{webhookKey}/deliveries': sessionRoute({
+    answer: webhookDeliveryPage,
     params: webhookKeyParams,
     query: deliveryQuery,
     async handle({ auth, params, query }) {
@@ -136,6 +152,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'POST /v1/webhooks/{webhookKey}/deliveries/{deliveryKey}/replay': sessionRoute({
+    answer: deliveryQueued,
     params: deliveryKeyParams,
     async handle({ auth, params }) {
       const webhook = await requireWebhook(auth.tenantId, params.webhookKey);
@@ -150,6 +167,7 @@ export const webhooks = defineResource('webhooks', {
     },
   }),
   'POST /v1/webhooks/{webhookKey}/replay': sessionRoute({
+    answer: replayAnswer,
     params: webhookKeyParams,
     body: replayRangeBody,
     async handle({ auth, params, body }) {

@@ -34,8 +34,15 @@ interface Document {
   components: { responses: Record<string, { headers?: Record<string, unknown> }>; securitySchemes: Record<string, unknown>; parameters: Record<string, { name: string; in: string }> };
 }
 
-/** Operations whose answer is still open; it only goes down. */
-const OPEN_ANSWERS = 153;
+/**
+ * The operations whose answer is still open, each with why. The daily and monthly attendance lists
+ * answer the stored items as they are (their storage keys among them); they get an answer of their
+ * own when they answer a mapped item as every other list does.
+ */
+const OPEN_ANSWERS: Record<string, string> = {
+  'GET /v1/attendance/daily': 'answers stored day items as they are',
+  'GET /v1/attendance/monthly': 'answers stored month items as they are',
+};
 
 const published = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const doc = JSON.parse(published) as Document;
@@ -147,11 +154,10 @@ describe('docs/openapi.json', () => {
     expect(requests.schema).toMatchObject({ not: { enum: expect.arrayContaining(['requests', 'bind']) } });
   });
 
-  it('declares the answer of every operation of the resources described so far, and no fewer answers than now', () => {
-    const described = new Set(['systems', 'deviceSync']);
+  it('declares the answer of every operation but the files and the few listed with why', () => {
     const open = (routes as readonly RouteEntry[]).filter((r) => !handlers[routeKey(r)]!.answer && routeKey(r) !== OPENAPI_ROUTE && !(r.method === 'GET' && r.path.endsWith('/export')));
-    expect(open.filter((r) => described.has(r.resource)).map(routeKey)).toEqual([]);
-    expect(open.length).toBeLessThanOrEqual(OPEN_ANSWERS);
+    expect(open.map(routeKey).sort()).toEqual(Object.keys(OPEN_ANSWERS).sort());
+    expect(open.length).toBeLessThanOrEqual(5);
   });
 
 
