@@ -188,7 +188,7 @@ function successResponse(route: RouteEntry, key: string, def: HandlerDef): Json 
     content: {
       'application/json': {
         schema: data
-          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', properties: { data: jsonSchema(data, `${key} data`, 'output') } }] }
+          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', required: ['data'], properties: { data: jsonSchema(data, `${key} data`, 'output') } }] }
           : { $ref: '#/components/schemas/Success' },
       },
     },
@@ -340,11 +340,11 @@ export async function openApiDocument(): Promise<Json> {
         'Console routes take the session token of `POST /v1/systems/login` as `Authorization: Bearer <token>` and need the authCode(s) in `x-authCodes`, any one of them where there are several. The device routes are described in docs/device-protocol.md.',
         [
           '## Logging in, and sealed fields',
-          'Passwords (and the username at login) never travel readable in a body: each such field is marked `x-sealed` and is sealed by the client. Encode the text as UTF-8, cut it into blocks of at most 190 bytes, encrypt each block with RSA-OAEP (SHA-256 for the hash and MGF1) under the named 2048-bit public key (PEM, SPKI), base64-encode each block and join them with `:`.',
+          'Passwords (and the username at login) never travel readable in a body: each such field is marked `x-sealed` and is sealed by the client. Encode the text as UTF-8, cut it into blocks of at most 190 bytes, encrypt each block with RSA-OAEP (SHA-256 for the hash and MGF1) under the named 2048-bit public key (base64 of its DER SubjectPublicKeyInfo encoding), base64-encode each block and join them with `:`.',
           '1. `POST /v1/systems/security` answers `{ securityId, publicKey }`: a login key that serves one request.',
           '2. `POST /v1/systems/login` with `{ securityId, account: seal(publicKey, username), password: seal(publicKey, password) }` answers the session: `data.token` (send it as `Authorization: Bearer <token>`) and `data.key`, the session’s own public key. An account with two-factor login answers `data.twoFactor.challenge` instead; send it with a code to `POST /v1/systems/login/twoFactor`.',
           '3. Fields sealed with the session key (`x-sealed.key` is `session`), and the `x-confirm-password` header of the routes that ask for the password again, use `data.key`.',
-          'Worked example (Node.js): `publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from("s3cret-pass", "utf8")).toString("base64")` gives one block; a text over 190 bytes is several blocks joined by `:`. In a browser: `crypto.subtle.encrypt({ name: "RSA-OAEP" }, key, bytes)` with a key imported as `{ name: "RSA-OAEP", hash: "SHA-256" }`.',
+          'Worked example (Node.js): `publicEncrypt({ key: createPublicKey({ key: Buffer.from(publicKey, "base64"), format: "der", type: "spki" }), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from("s3cret-pass", "utf8")).toString("base64")` gives one block; a text over 190 bytes is several blocks joined by `:`. In a browser: `crypto.subtle.encrypt({ name: "RSA-OAEP" }, key, bytes)` with the key imported as `spki` with `{ name: "RSA-OAEP", hash: "SHA-256" }`. docs/examples/typescript/client.ts does it.',
         ].join('\n\n'),
         'A 429 says when to come back: `Retry-After` in seconds, and the same wait in `data.retryAfterSeconds`.',
       ].join('\n\n'),

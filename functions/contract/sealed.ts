@@ -6,7 +6,8 @@ import * as z from 'zod';
  *
  * How: encode the text as UTF-8, cut it into blocks of at most 190 bytes, encrypt each with
  * RSA-OAEP (SHA-256, MGF1 with SHA-256) under the named key, base64-encode each block, and join the
- * blocks with `:` (most texts are one block). The key is a 2048-bit RSA public key in PEM (SPKI):
+ * blocks with `:` (most texts are one block; an empty text is one block too). The key is a 2048-bit
+ * RSA public key, its DER (SubjectPublicKeyInfo) encoding in base64:
  * - `login`: the `publicKey` of `POST /v1/systems/security`, named by its `securityId` in the same
  *   body; each such key serves one request;
  * - `session`: the `key` that login answered for this session (also in `GET /v1/systems/me`).

@@ -43,7 +43,7 @@ export const invitationBody = z.object({ securityId: z.string().min(1).max(64), 
 /** `POST /v1/systems/security`: a login key, for one request. */
 export const securityKeyAnswer = z.object({
   securityId: z.string().meta({ description: 'Names the key in the body it seals' }),
-  publicKey: z.string().meta({ description: 'A 2048-bit RSA public key in PEM (SPKI), to seal fields marked `x-sealed` with key `login`' }),
+  publicKey: z.string().meta({ description: 'A 2048-bit RSA public key, DER (SubjectPublicKeyInfo) in base64, to seal fields marked `x-sealed` with key `login`' }),
 });
 
 /** What `GET /v1/systems/invitation` answers. */
@@ -60,7 +60,7 @@ export const userInfo = z.object({
   avatar: z.string().nullable(),
   phone: z.string().nullable(),
   email: z.string().nullable(),
-  key: z.string().meta({ description: 'The session’s RSA public key (PEM), to seal fields marked `x-sealed` with key `session`' }),
+  key: z.string().meta({ description: 'The session’s RSA public key, DER (SubjectPublicKeyInfo) in base64, to seal fields marked `x-sealed` with key `session`' }),
   authCodes: z.array(z.string()).meta({ description: 'The authCodes the account holds (functions/contract/menu.ts)' }),
   mustChangePassword: z.boolean().meta({ description: 'The password was set by an administrator or an invitation: the console asks for a new one first' }),
   twoFactorEnabled: z.boolean().meta({ description: 'The account has two-factor login on' }),
