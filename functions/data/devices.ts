@@ -207,12 +207,17 @@ const SUPERSEDED_KEPT = 5;
  * of a unit an approved replacement superseded (`replaced`); anything else is `unauthorized`.
  */
 export async function refusalOf(tenantId: string, deviceKey: string, secret: string): Promise<'deleted' | 'pendingApproval' | 'replaced' | 'unauthorized'> {
-  const device = await findDevice(tenantId, deviceKey);
+  let device = await findDevice(tenantId, deviceKey);
   const hash = sha256(secret);
   if (!device) {
     // The key of a request to be added again, still waiting for an administrator.
     const request = await findRequest(tenantId, deviceKey);
-    return request && safeEqualText(request.secretHash, hash) ? 'pendingApproval' : 'deleted';
+    if (request && safeEqualText(request.secretHash, hash)) return 'pendingApproval';
+    // Approved between the two reads (the device replaced the request in one transaction): with
+    // the request's secret it connects now, so the terminal is told to go on asking, not to stop.
+    device = await findDevice(tenantId, deviceKey);
+    if (!device) return 'deleted';
+    if (safeEqualText(device.secretHash, hash)) return 'pendingApproval';
   }
   const pending = (device.replacement as Replacement | undefined)?.secretHash;
   if (pending && safeEqualText(pending, hash)) return 'pendingApproval';

@@ -150,7 +150,7 @@ describe('the reference agent', () => {
     expect((await call('POST', `/v1/devices/${deviceKey}/replacement`, { token, body: { version: still.version } })).body.code).toBe(201);
     // The unit it supersedes is disconnected at once, not at the broker's next credentials check.
     await expect.poll(() => original.connected, { timeout: 5_000 }).toBe(false);
-    await expect.poll(() => spare.connected, { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => spare.connected, { timeout: 10_000 }).toBe(true);
     expect(spare.deviceKey).toBe(deviceKey);
 
     // The unit it replaced comes back: it is told it was replaced, stops, and takes nothing back.
@@ -251,8 +251,7 @@ describe('a deleted serial number', () => {
     // Approved: the device is created under the request's key and the waiting terminal connects.
     const approved = await call<{ deviceKey: string; serial: string }>('POST', `/v1/devices/requests/${request!.requestKey}`, { token: owner, body: { version: request!.version } });
     expect(approved.body).toMatchObject({ code: 201, data: { deviceKey: request!.requestKey, serial } });
-    // An attempt under way when the approval lands may first wait out its CONNACK timeout (12 s) on a loaded machine.
-    await expect.poll(() => again.connected, { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => again.connected, { timeout: 10_000 }).toBe(true);
     expect(await seatsUsed()).toBe(1);
     expect(await requests()).toEqual([]);
     expect(await deviceKeys()).toEqual([request!.requestKey]);
