@@ -90,10 +90,9 @@ export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE'
 
 type Tenant = Awaited<ReturnType<typeof findTenant>>;
 
-async function userInfo(account: AccountRecord, key: string, session: { token?: string; mustEnrolTwoFactor: boolean; tenant?: Tenant }): Promise<UserInfo> {
+async function userInfo(account: AccountRecord, key: string, session: { mustEnrolTwoFactor: boolean; tenant?: Tenant }): Promise<UserInfo> {
   const tenant = session.tenant ?? (await findTenant(account.tenantId));
   return {
-    ...(session.token ? { token: session.token } : {}),
     username: account.username,
     nickname: account.nickname,
     userCode: tenant?.userCode ?? '',
