@@ -3,7 +3,8 @@ import { DEVICE_REASONS } from '#contract/protocol';
 import { uploadFields } from '#contract/files';
 import type { HandlerDef } from '#lib/http';
 import pkg from './package.json' with { type: 'json' };
-import { routes, routeKey, type RouteEntry } from './routes.ts';
+import { keyMayUse, routes, routeKey, type RouteEntry } from './routes.ts';
+import { THROTTLES } from '#domain/throttle';
 import { ROUTE_SUMMARIES, TAG_DESCRIPTIONS } from './routeSummaries.ts';
 import { SEALED_EXTENSION } from '#contract/sealed';
 import { CONFIRM_PASSWORD_HEADER } from '#lib/auth';
@@ -102,6 +103,7 @@ function accessText(route: RouteEntry, key: string): string {
   const open = [
     route.beforePasswordChange ? ' Open to an account that must still choose its own password.' : '',
     route.beforeTwoFactor ? ' Open to a session that must still enrol in two-factor login.' : '',
+    keyMayUse(route) ? ' An API key holding the code may call it too.' : ' People only: an API key is refused (401).',
   ].join('');
   return `${who}${open}`;
 }
@@ -140,7 +142,7 @@ function errorStatuses(route: RouteEntry, def: HandlerDef): number[] {
   if ((takesBody && route.access !== 'public') || versioned(def)) statuses.add(409);
   if (takesBody) statuses.add(413);
   if (def.body || def.query || def.params || takesBody || route.binary) statuses.add(422);
-  if (route.access !== 'session' || takesBody || route.reauth) statuses.add(429);
+  if (route.access !== 'session' || takesBody || route.reauth || keyMayUse(route)) statuses.add(429);
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -255,7 +257,7 @@ function operation(route: RouteEntry, def: HandlerDef): Json {
     'x-authCodes': [...codes],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    security: credentialFree ? [] : [{ [route.access]: [] }],
+    security: credentialFree ? [] : keyMayUse(route) ? [{ session: [] }, { apiKey: [] }] : [{ [route.access]: [] }],
     responses,
   };
 }
@@ -337,7 +339,7 @@ export async function openApiDocument(): Promise<Json> {
         'Every route of functions/routes.ts, with the body, query and path parameters its handler checks (functions/contract). Generated; do not edit: `npm run openapi` writes it.',
         'Every answer is the envelope `{ code, message, data }`. A success is HTTP 200 with `code` 200, 201, 202 or 204; an error has the HTTP status of its `code`, except the session codes 661, 662 and 666, sent with HTTP 401. A 422 lists each refused field in `data.issues`.',
         '`data` of a success is described for every operation whose handler declares its answer (a schema of functions/contract, held to it at run time on the local host and in the tests); an operation that declares none leaves `data` open.',
-        'Console routes take the session token of `POST /v1/systems/login` as `Authorization: Bearer <token>` and need the authCode(s) in `x-authCodes`, any one of them where there are several. The device routes are described in docs/device-protocol.md.',
+        'Console routes take the session token of `POST /v1/systems/login` as `Authorization: Bearer <token>` and need the authCode(s) in `x-authCodes`, any one of them where there are several. Machines use an API key instead, sent the same way (security scheme `apiKey`); the routes for people only (their own session, password and two-factor login, accounts, keys, security settings, and every route that asks for the password again) refuse it. The device routes are described in docs/device-protocol.md.',
         [
           '## Logging in, and sealed fields',
           'Passwords (and the username at login) never travel readable in a body: each such field is marked `x-sealed` and is sealed by the client. Encode the text as UTF-8, cut it into blocks of at most 190 bytes, encrypt each block with RSA-OAEP (SHA-256 for the hash and MGF1) under the named 2048-bit public key (base64 of its DER SubjectPublicKeyInfo encoding), base64-encode each block and join them with `:`.',
@@ -355,6 +357,11 @@ export async function openApiDocument(): Promise<Json> {
     components: {
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'The token `POST /v1/systems/login` answers: `<tenantId>.<secret>`' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `An API key (\`pck_<tenantId>_<apiKeyKey>_<secret>\`), made in Settings › API keys or by \`POST /v1/apiKeys\`, sent as \`Authorization: Bearer <key>\`. It opens the routes its authCodes open, except those for people only; each key may make ${THROTTLES.apiKey.limit} requests a minute (429 with \`Retry-After\` past it).`,
+        },
         device: { type: 'http', scheme: 'basic', description: 'A bound terminal: its thing name and the MQTT password binding gave' },
       },
       schemas: { ...schemas(), ...Object.fromEntries([...lifted].sort(([a], [b]) => a.localeCompare(b))) },

@@ -197,6 +197,10 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'POST /v1/webhooks/{webhookKey}/deliveries/{deliveryKey}/replay': 'Send one webhook delivery again',
   'POST /v1/webhooks/{webhookKey}/replay': 'Send a webhook’s deliveries of a time range again',
 
+  'GET /v1/apiKeys': 'List the company’s API keys (never their secrets)',
+  'POST /v1/apiKeys': 'Make an API key (its secret is answered this once)',
+  'POST /v1/apiKeys/{apiKeyKey}/secret': 'Give an API key a new secret (the old one stops at once)',
+  'DELETE /v1/apiKeys/{apiKeyKey}': 'Revoke an API key',
   'GET /v1/mailRecords': 'List mail records, newest first, with their outcome',
   'GET /v1/mailRecords/{mailKey}': 'Read a mail record',
   'POST /v1/mailRecords/{mailKey}/resend': 'Send a failed mail again',
@@ -239,6 +243,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   settings: 'System settings (service addresses, versions, the client package), privacy settings and the two-factor requirement.',
   mailSettings: 'The company’s email settings: SMTP server, recipients and content types, and a test mail.',
   audit: 'The company’s audit log of logins, changes and exports, and its export.',
+  apiKeys: 'API keys for the company’s machines: made, listed, given a new secret and revoked (people only, with the password confirmed).',
   webhooks: 'Webhook subscriptions, their secrets, delivery logs, test events and deliveries sent again.',
   mailRecords: 'Every mail the company sent, with its outcome; a failed mail may be sent again.',
   dashboard: 'The dashboard’s figures and its feed of the latest captures.',

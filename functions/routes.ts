@@ -1,6 +1,7 @@
 import type { AuthCode } from '#contract/menu';
 import { LIVE_TOPIC_CODES } from '#contract/live';
 import { PICKER_CODES } from '#contract/pickers';
+import { SESSION_ONLY_CODES } from '#contract/apiKeys';
 
 /**
  * THE route table: the only place a URL is spelled. The AWS stack makes one Lambda per
@@ -45,6 +46,12 @@ export interface RouteEntry {
    * request carries it sealed with the session's key in `x-confirm-password` (lib/auth.ts).
    */
   reauth?: true;
+  /**
+   * A session route only people use, whatever its code: their own session, password, two-factor
+   * login and live channel. An API key is refused here, as on `reauth` routes and those of
+   * SESSION_ONLY_CODES (`keyMayUse`).
+   */
+  sessionOnly?: true;
 }
 
 export const routes = [
@@ -52,19 +59,19 @@ export const routes = [
   { method: 'POST', path: '/v1/systems/login', resource: 'systems', access: 'public' },
   // The second step of a login with two-factor login on: the challenge the first step answered, and a code.
   { method: 'POST', path: '/v1/systems/login/twoFactor', resource: 'systems', access: 'public' },
-  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, audit: 'logout' },
-  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
-  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
+  { method: 'POST', path: '/v1/systems/logout', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, audit: 'logout', sessionOnly: true },
+  { method: 'GET', path: '/v1/systems/me', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, sessionOnly: true },
+  { method: 'GET', path: '/v1/systems/routes', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, sessionOnly: true },
   // Where the console's live channel is, for an account that sees passes as they happen (contract/live.ts).
-  { method: 'GET', path: '/v1/systems/live', resource: 'systems', access: 'session', authCodes: [...new Set(Object.values(LIVE_TOPIC_CODES).flat())] },
-  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true },
+  { method: 'GET', path: '/v1/systems/live', resource: 'systems', access: 'session', authCodes: [...new Set(Object.values(LIVE_TOPIC_CODES).flat())], sessionOnly: true },
+  { method: 'PATCH', path: '/v1/systems/reset', resource: 'systems', access: 'session', beforePasswordChange: true, beforeTwoFactor: true, sessionOnly: true },
   // The caller's own two-factor login: its state, a new secret to enrol, turning it on (answering the
   // recovery codes), new recovery codes, turning it off.
-  { method: 'GET', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true },
-  { method: 'POST', path: '/v1/systems/twoFactor/enrolment', resource: 'systems', access: 'session', beforeTwoFactor: true },
-  { method: 'POST', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true },
-  { method: 'POST', path: '/v1/systems/twoFactor/recoveryCodes', resource: 'systems', access: 'session' },
-  { method: 'POST', path: '/v1/systems/twoFactor/disable', resource: 'systems', access: 'session' },
+  { method: 'GET', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true, sessionOnly: true },
+  { method: 'POST', path: '/v1/systems/twoFactor/enrolment', resource: 'systems', access: 'session', beforeTwoFactor: true, sessionOnly: true },
+  { method: 'POST', path: '/v1/systems/twoFactor', resource: 'systems', access: 'session', beforeTwoFactor: true, sessionOnly: true },
+  { method: 'POST', path: '/v1/systems/twoFactor/recoveryCodes', resource: 'systems', access: 'session', sessionOnly: true },
+  { method: 'POST', path: '/v1/systems/twoFactor/disable', resource: 'systems', access: 'session', sessionOnly: true },
   { method: 'POST', path: '/v1/systems/validateCodes', resource: 'systems', access: 'public' },
   { method: 'POST', path: '/v1/systems/register', resource: 'systems', access: 'public' },
   { method: 'GET', path: '/v1/systems/terms', resource: 'systems', access: 'public' },
@@ -250,6 +257,11 @@ export const routes = [
   { method: 'GET', path: '/v1/webhooks/{webhookKey}/deliveries', resource: 'webhooks', access: 'session', authCode: 'settings:webhooks' },
   { method: 'POST', path: '/v1/webhooks/{webhookKey}/deliveries/{deliveryKey}/replay', resource: 'webhooks', access: 'session', authCode: 'settings:webhooks' },
   { method: 'POST', path: '/v1/webhooks/{webhookKey}/replay', resource: 'webhooks', access: 'session', authCode: 'settings:webhooks' },
+  // API keys for the company's machines (contract/apiKeys.ts): made, given a new secret and revoked after a password confirmation.
+  { method: 'GET', path: '/v1/apiKeys', resource: 'apiKeys', access: 'session', authCode: 'settings:apikeys' },
+  { method: 'POST', path: '/v1/apiKeys', resource: 'apiKeys', access: 'session', authCode: 'settings:apikeys', reauth: true },
+  { method: 'POST', path: '/v1/apiKeys/{apiKeyKey}/secret', resource: 'apiKeys', access: 'session', authCode: 'settings:apikeys', reauth: true },
+  { method: 'DELETE', path: '/v1/apiKeys/{apiKeyKey}', resource: 'apiKeys', access: 'session', authCode: 'settings:apikeys', reauth: true },
   { method: 'GET', path: '/v1/mailRecords', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'GET', path: '/v1/mailRecords/{mailKey}', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
   { method: 'POST', path: '/v1/mailRecords/{mailKey}/resend', resource: 'mailRecords', access: 'session', authCode: 'settings:mail' },
@@ -281,6 +293,18 @@ export type RouteKeyOf<R extends Resource> = Route extends infer E ? (E extends 
 export const routeKey = (route: Pick<RouteEntry, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
 export const resources: Resource[] = [...new Set(routes.map((r) => r.resource))];
+
+/**
+ * Whether an API key may call the route: a session route that is not for people only (their own
+ * session, password and two-factor login: `sessionOnly`), asks for no password (a key has none:
+ * `reauth` guards webhooks' secrets, mail server passwords and the security settings), and whose
+ * codes are not SESSION_ONLY_CODES (accounts, privacy and two-factor settings, the keys themselves).
+ */
+export function keyMayUse(route: RouteEntry): boolean {
+  if (route.access !== 'session' || route.sessionOnly || route.reauth) return false;
+  const codes: readonly AuthCode[] = route.authCodes ?? (route.authCode ? [route.authCode] : []);
+  return !codes.some((code) => (SESSION_ONLY_CODES as readonly string[]).includes(code));
+}
 
 const byKey = new Map<string, RouteEntry>(routes.map((r) => [routeKey(r), r]));
 export function findRoute(key: string): RouteEntry | undefined {

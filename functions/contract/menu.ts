@@ -22,6 +22,7 @@ export const AUTH_CODES = [
   'settings:mail',
   'settings:audit',
   'settings:webhooks',
+  'settings:apikeys',
 ] as const;
 
 export type AuthCode = (typeof AUTH_CODES)[number];
@@ -228,6 +229,7 @@ export const MENU: MenuItem[] = [
       { path: '/settings/mail', title: 'menu.settingsMail', authCode: 'settings:mail', isShow: false },
       { path: '/settings/audit', title: 'menu.settingsAudit', authCode: 'settings:audit', isShow: false },
       { path: '/settings/webhooks', title: 'menu.settingsWebhooks', authCode: 'settings:webhooks', isShow: false },
+      { path: '/settings/apikeys', title: 'menu.settingsApiKeys', authCode: 'settings:apikeys', isShow: false },
     ],
   },
 ];

@@ -1,4 +1,4 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { dynamo } from '#lib/aws';
 import { tableName, type TableDef } from './tables.ts';
@@ -33,6 +33,30 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Cancellations of a transaction worth trying again: a conflict with another transaction on one of its items (a shared counter), or throttling. */
+const RETRIED_CANCELLATIONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const TRANSACTION_ATTEMPTS = 8;
+
+/**
+ * Writes a transaction, trying it again (with a growing, jittered wait) while DynamoDB cancels it
+ * only for a conflict with another transaction or for throttling: parallel requests on one
+ * counter then each get the answer of their own condition. Any other refusal is thrown.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+ */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+      const retried = reasons.some((r) => r.Code && RETRIED_CANCELLATIONS.has(r.Code)) && !reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+      if (!retried || attempt >= TRANSACTION_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+}
 /** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
 export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   DELIVERY_RETENTION_DAYS,
   SECRET_OVERLAP_MS,
@@ -18,7 +18,7 @@ import { newId } from '#lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { EVENTS_TABLE, MAIN_TABLE, tableName } from './tables.ts';
-import { epochSeconds, isConditionFailure, skPrefix } from './entity.ts';
+import { epochSeconds, isConditionFailure, skPrefix, transactWrite } from './entity.ts';
 import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 
 /**
@@ -194,23 +194,19 @@ export async function createWebhook(tenantId: string, input: NewWebhook): Promis
     version: 1,
   };
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: main(),
-              Key: { pk: tenantId, sk: COUNT_SK },
-              UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
-              ConditionExpression: 'attribute_not_exists(#c) OR #c < :limit',
-              ExpressionAttributeNames: { '#c': 'count' },
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': WEBHOOK_LIMIT },
-            },
-          },
-          { Put: { TableName: main(), Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Update: {
+          TableName: main(),
+          Key: { pk: tenantId, sk: COUNT_SK },
+          UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(#c) OR #c < :limit',
+          ExpressionAttributeNames: { '#c': 'count' },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': WEBHOOK_LIMIT },
+        },
+      },
+      { Put: { TableName: main(), Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
+    ]);
   } catch (error) {
     if (isConditionFailure(error)) throw new ValidationError([{ path: 'url', message: 'webhook.limitReached', params: { limit: WEBHOOK_LIMIT } }]);
     throw error;
@@ -266,31 +262,27 @@ export async function updateWebhook(tenantId: string, webhookKey: string, versio
 /** Removes a subscription at `version` and gives its place back; its deliveries stay in the log until they expire, and none is attempted again. */
 export async function deleteWebhook(tenantId: string, webhookKey: string, version: number): Promise<void> {
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: main(),
-              Key: { pk: tenantId, sk: webhookSk(webhookKey) },
-              ConditionExpression: 'attribute_exists(sk) AND #version = :version',
-              ExpressionAttributeNames: { '#version': 'version' },
-              ExpressionAttributeValues: { ':version': version },
-            },
-          },
-          {
-            Update: {
-              TableName: main(),
-              Key: { pk: tenantId, sk: COUNT_SK },
-              UpdateExpression: 'SET #c = #c - :one',
-              ConditionExpression: '#c > :zero',
-              ExpressionAttributeNames: { '#c': 'count' },
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Delete: {
+          TableName: main(),
+          Key: { pk: tenantId, sk: webhookSk(webhookKey) },
+          ConditionExpression: 'attribute_exists(sk) AND #version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': version },
+        },
+      },
+      {
+        Update: {
+          TableName: main(),
+          Key: { pk: tenantId, sk: COUNT_SK },
+          UpdateExpression: 'SET #c = #c - :one',
+          ConditionExpression: '#c > :zero',
+          ExpressionAttributeNames: { '#c': 'count' },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        },
+      },
+    ]);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     throw (await findWebhook(tenantId, webhookKey, true)) ? new ConflictError() : new NotFoundError();
@@ -308,7 +300,8 @@ export async function rotateSecret(tenantId: string, webhookKey: string): Promis
       new UpdateCommand({
         TableName: main(),
         Key: { pk: tenantId, sk: webhookSk(webhookKey) },
-        UpdateExpression: 'SET secretSealed = :sealed, previousSecretSealed = :previous, previousSecretUntil = :until, secretRotatedAt = :now, updatedAt = :now, #version = :next',
+        UpdateExpression:
+          'SET secretSealed = :sealed, previousSecretSealed = :previous, previousSecretUntil = :until, secretRotatedAt = :now, updatedAt = :now, #version = :next',
         ConditionExpression: 'attribute_exists(sk) AND #version = :version',
         ExpressionAttributeNames: { '#version': 'version' },
         ExpressionAttributeValues: {
@@ -345,7 +338,8 @@ async function open(tenantId: string, sealed: string): Promise<string> {
 /** The secrets that sign now: the current one, and the one a rotation replaced while it still may. */
 export async function signingSecrets(item: WebhookItem, now = Date.now()): Promise<string[]> {
   const secrets = [await open(item.pk, item.secretSealed)];
-  if (item.previousSecretSealed && item.previousSecretUntil && Date.parse(item.previousSecretUntil) > now) secrets.push(await open(item.pk, item.previousSecretSealed));
+  if (item.previousSecretSealed && item.previousSecretUntil && Date.parse(item.previousSecretUntil) > now)
+    secrets.push(await open(item.pk, item.previousSecretSealed));
   return secrets;
 }
 
@@ -466,7 +460,13 @@ export interface AttemptOutcome {
 export async function recordFirstAttempt(delivery: DeliveryItem, outcome: AttemptOutcome): Promise<boolean> {
   const item: DeliveryItem = { ...delivery, status: outcome.status, attempts: outcome.attempted ? 1 : 0, lastAttemptAt: outcome.at.toISOString() };
   delete item.nextAttemptAt;
-  const optional = { latencyMs: outcome.latencyMs, responseCode: outcome.responseCode, error: outcome.error, excerpt: outcome.excerpt, nextAttemptAt: outcome.nextAttemptAt };
+  const optional = {
+    latencyMs: outcome.latencyMs,
+    responseCode: outcome.responseCode,
+    error: outcome.error,
+    excerpt: outcome.excerpt,
+    nextAttemptAt: outcome.nextAttemptAt,
+  };
   for (const [name, value] of Object.entries(optional)) if (value !== undefined) Object.assign(item, { [name]: value });
   return addDelivery(item);
 }
@@ -486,7 +486,13 @@ export async function recordAttempt(delivery: DeliveryItem, outcome: AttemptOutc
     ':done': 'delivered',
     ':dead': 'dead',
   };
-  const optional = { latencyMs: outcome.latencyMs, responseCode: outcome.responseCode, error: outcome.error, excerpt: outcome.excerpt, nextAttemptAt: outcome.nextAttemptAt };
+  const optional = {
+    latencyMs: outcome.latencyMs,
+    responseCode: outcome.responseCode,
+    error: outcome.error,
+    excerpt: outcome.excerpt,
+    nextAttemptAt: outcome.nextAttemptAt,
+  };
   for (const [name, value] of Object.entries(optional)) {
     if (value === undefined) removes.push(`#${name}`);
     else {
@@ -519,7 +525,12 @@ export async function recordAttempt(delivery: DeliveryItem, outcome: AttemptOutc
 export async function markWorkerFailed(tenantId: string, webhookKey: string, eventId: string, event?: QueuedEvent): Promise<void> {
   if (event && !(await findDelivery(tenantId, webhookKey, eventId))) {
     const now = Date.now();
-    await recordFirstAttempt(newDelivery(tenantId, webhookKey, eventId, event, now), { status: 'dead', at: new Date(now), error: 'workerFailed', attempted: false });
+    await recordFirstAttempt(newDelivery(tenantId, webhookKey, eventId, event, now), {
+      status: 'dead',
+      at: new Date(now),
+      error: 'workerFailed',
+      attempted: false,
+    });
     return;
   }
   try {
@@ -580,7 +591,8 @@ export function deliveryJson(item: DeliveryItem, now = Date.now()): WebhookDeliv
     status: item.status,
     attempts: item.attempts,
     lastAttemptTime: item.lastAttemptAt ?? null,
-    nextAttemptTime: item.nextAttemptAt !== undefined && (item.status === 'retrying' || item.status === 'pending') ? new Date(item.nextAttemptAt).toISOString() : null,
+    nextAttemptTime:
+      item.nextAttemptAt !== undefined && (item.status === 'retrying' || item.status === 'pending') ? new Date(item.nextAttemptAt).toISOString() : null,
     latencyMs: item.latencyMs ?? null,
     responseCode: item.responseCode ?? null,
     error: item.error ?? null,
@@ -600,7 +612,13 @@ function idBounds(webhookKey: string, from: string | undefined, to: string | und
 }
 
 /** A page of a subscription's deliveries, newest event first, filtered by time, status and event. */
-export async function listDeliveries(tenantId: string, webhookKey: string, query: Pick<DeliveryQuery, 'from' | 'to' | 'status' | 'event' | 'cursor'>, pageSize: number, budget = DELIVERY_READ_BUDGET) {
+export async function listDeliveries(
+  tenantId: string,
+  webhookKey: string,
+  query: Pick<DeliveryQuery, 'from' | 'to' | 'status' | 'event' | 'cursor'>,
+  pageSize: number,
+  budget = DELIVERY_READ_BUDGET,
+) {
   const conditions: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

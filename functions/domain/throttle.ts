@@ -5,7 +5,7 @@
  */
 import { env, type EnvName } from '../lib/env.ts';
 
-export const THROTTLE_SCOPES = ['account', 'secondFactor', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests', 'webhookReplays'] as const;
+export const THROTTLE_SCOPES = ['account', 'secondFactor', 'address', 'keys', 'codeMails', 'codesPerDay', 'testMails', 'invitations', 'alertMails', 'surveyLinks', 'webhookTests', 'webhookReplays', 'apiKey'] as const;
 export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 
 export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number }> = {
@@ -36,6 +36,8 @@ export const THROTTLES: Record<ThrottleScope, { limit: number; windowMs: number 
   webhookTests: { limit: 60, windowMs: 60 * 60_000 },
   /** Webhook deliveries replayed per company in an hour, one by one or by range (each is a request to the company's receiver). */
   webhookReplays: { limit: 1000, windowMs: 60 * 60_000 },
+  /** Requests per API key in a minute, counted on the key's own item (data/apiKeys.ts); docs/api.md states it. */
+  apiKey: { limit: 600, windowMs: 60_000 },
 };
 
 export const THROTTLE_WINDOW_MS = THROTTLES.account.windowMs;

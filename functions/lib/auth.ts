@@ -4,19 +4,52 @@ import { accounts } from '#data/accounts';
 import { sessions } from '#data/sessions';
 import { isConditionFailure } from '#data/entity';
 import { countAttempt, refundAttempt } from '#data/throttles';
+import { isExpired, parseApiKey, useApiKey, type ApiKeyItem } from '#data/apiKeys';
+import { THROTTLES, throttleLimit } from '#domain/throttle';
 import { rsaDecrypt, sha256, verifyPassword } from './crypto.ts';
-import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError } from './errors.ts';
+import { AppError, LoginRequiredError, NoPermissionError, SessionEndedError, ThrottledError } from './errors.ts';
 import { env, type EnvName } from './env.ts';
 
 export type AccountRecord = EntityItem<ReturnType<typeof accounts>>;
 export type SessionRecord = EntityItem<ReturnType<typeof sessions>>;
 
-/** Who is calling: the tenant comes from here and nowhere else. */
-export interface Auth {
+/** A person calling through a console session. */
+export interface SessionAuth {
+  via: 'session';
   tenantId: string;
   accountId: string;
   account: AccountRecord;
   session: SessionRecord;
+}
+
+/** How the audit log names a key as the one who made a change: `apiKey:<apiKeyKey>`. */
+export const API_KEY_ACTOR = 'apiKey:';
+
+/** What the routes a key may use read of their caller: its name (the audit log's) and codes. */
+export interface KeyCaller {
+  username: string;
+  authCodes: string[];
+  owner: false;
+  email?: undefined;
+}
+
+/** A machine calling with an API key (data/apiKeys.ts): it never reaches a route that needs a person (routes.ts `keyMayUse`). */
+export interface KeyAuth {
+  via: 'key';
+  tenantId: string;
+  /** `apiKey:<apiKeyKey>`: who made a change, in the audit log. */
+  accountId: string;
+  account: KeyCaller;
+  key: ApiKeyItem;
+}
+
+/** Who is calling: the tenant comes from here and nowhere else. */
+export type Auth = SessionAuth | KeyAuth;
+
+/** The session of a route only people use (routes.ts `keyMayUse` keeps keys from it before the handler runs). */
+export function sessionOf(auth: Auth): SessionAuth {
+  if (auth.via !== 'session') throw new AppError(401, 'apiKey.sessionOnly');
+  return auth;
 }
 
 const minutes = (name: EnvName, fallback: number): number => Number(env(name) ?? fallback) * 60_000;
@@ -77,7 +110,10 @@ export async function authenticate(
   authCode?: AuthCode | readonly AuthCode[],
   beforePasswordChange = false,
   beforeTwoFactor = false,
+  keysAllowed = false,
 ): Promise<Auth> {
+  const presented = /^Bearer\s+(pck_\S+)$/.exec(authorization?.trim() ?? '')?.[1];
+  if (presented) return authenticateKey(presented, authCode, keysAllowed);
   const parsed = parseToken(authorization);
   if (!parsed) throw new LoginRequiredError();
   const { tenantId, tokenHash } = parsed;
@@ -86,7 +122,30 @@ export async function authenticate(
   if (Date.now() - session.lastSeenAt > TOUCH_EVERY_MS) {
     await sessions().patch({ tenantId, tokenHash }).set({ lastSeenAt: Date.now() }).go();
   }
-  return { tenantId, accountId: account.accountId, account, session };
+  return { via: 'session', tenantId, accountId: account.accountId, account, session };
+}
+
+/**
+ * The caller of an API key: a key of a form, company, item and secret that match, not expired,
+ * within its window's requests (429 with the wait past it), and holding the route's code. A
+ * revoked key, or one whose secret was replaced, answers as a logged-out session; an expired one as
+ * a session that timed out. A route only people use answers 401 before the key is even looked up.
+ */
+async function authenticateKey(presented: string, authCode: AuthCode | readonly AuthCode[] | undefined, keysAllowed: boolean): Promise<KeyAuth> {
+  const parsed = parseApiKey(presented);
+  if (!parsed) throw new LoginRequiredError();
+  if (!keysAllowed) throw new AppError(401, 'apiKey.sessionOnly');
+  const { tenantId, apiKeyKey, keyHash } = parsed;
+  const windowMs = THROTTLES.apiKey.windowMs;
+  const used = await useApiKey(tenantId, apiKeyKey, keyHash, throttleLimit('apiKey'), windowMs);
+  if (!used.ok) {
+    if ('gone' in used) throw new LoginRequiredError();
+    throw new ThrottledError('apiKey.rateLimited', { seconds: Math.max(1, Math.ceil(used.retryAfterMs / 1000)), limit: throttleLimit('apiKey') });
+  }
+  const key = used.item;
+  if (isExpired(key)) throw new SessionEndedError(666);
+  if (authCode && !holdsAny(key.authCodes, typeof authCode === 'string' ? [authCode] : authCode)) throw new NoPermissionError();
+  return { via: 'key', tenantId, accountId: `${API_KEY_ACTOR}${apiKeyKey}`, account: { username: key.name, authCodes: key.authCodes, owner: false }, key };
 }
 
 /**
@@ -123,7 +182,7 @@ export const CONFIRMATION_MS = 5 * 60_000;
  * answers `wrong`; both before anything is done. Each try is counted against the account's name,
  * as a failed login is (429 past the limit), and a right one is given back.
  */
-export async function confirmPassword(auth: Auth, sealed: string | undefined): Promise<void> {
+export async function confirmPassword(auth: SessionAuth, sealed: string | undefined): Promise<void> {
   const now = Date.now();
   if (!sealed) {
     if (auth.session.confirmedAt && now - auth.session.confirmedAt < CONFIRMATION_MS) return;

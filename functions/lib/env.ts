@@ -76,6 +76,7 @@ export const VARIABLES = {
   THROTTLE_INVITATIONS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_ALERTMAILS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_SURVEYLINKS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
+  THROTTLE_APIKEY_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_WEBHOOKTESTS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
   THROTTLE_WEBHOOKREPLAYS_LIMIT: { kind: 'local', about: 'Throttle override (domain/throttle.ts)' },
 } as const satisfies Record<string, { kind: 'stack' | 'operator' | 'platform' | 'local'; about: string }>;

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
-import { findEntry, routeKey, routes, type Access, type Resource, type RouteEntry, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
-import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, type Auth } from './auth.ts';
+import { findEntry, keyMayUse, routeKey, routes, type Access, type Resource, type RouteEntry, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
+import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, sessionOf, type Auth, type SessionAuth } from './auth.ts';
 import { auditRequest } from './audit.ts';
 import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError, retryAfterSeconds } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
@@ -59,6 +59,8 @@ export interface HandlerDef<A extends Access = Access> {
    * (`ANSWER_CHECK`), where an answer that strays from it fails with 500.
    */
   answer?: z.ZodType;
+  /** Made by `sessionOnlyRoute`: its route must be one no key may use. */
+  sessionOnly?: true;
   handle(req: Request<unknown, unknown, unknown, AuthFor<A>>): Promise<Reply>;
 }
 
@@ -99,6 +101,16 @@ export const publicRoute = define('public');
 export const sessionRoute = define('session');
 /** A handler for a route called by a device. */
 export const deviceRoute = define('device');
+
+/**
+ * A handler for a session route only people use (routes.ts `keyMayUse` is false for it): it is
+ * given the person's session, and a key that reached it anyway is refused before it runs.
+ */
+export function sessionOnlyRoute<B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined, D extends z.ZodType = z.ZodUndefined>(
+  def: Schemas<B, Q, P, D> & { handle(req: Request<Inferred<B>, Inferred<Q>, Inferred<P>, SessionAuth>): Promise<Reply<Answered<D>>> },
+): HandlerDef<'session'> {
+  return { ...sessionRoute({ ...def, handle: (req: Request<Inferred<B>, Inferred<Q>, Inferred<P>, Auth>) => def.handle({ ...req, auth: sessionOf(req.auth) }) } as never), sessionOnly: true };
+}
 
 export type ResourceHandlers<R extends Resource> = { [K in RouteKeyOf<R>]: HandlerDef<RouteOf<K & RouteKey>['access']> };
 
@@ -261,7 +273,10 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     access = route?.access;
     if (!route || !def) throw new NotFoundError('error.routeNotFound', { path: event.rawPath });
     const sourceIp = clientAddress(event, headers);
-    auth = route.access === 'session' ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true) : null;
+    auth =
+      route.access === 'session'
+        ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true, keyMayUse(route))
+        : null;
     tenantId = auth?.tenantId;
     if (!identityEncoding(headers['content-encoding'])) throw new UnsupportedEncodingError();
     const rawBody = decodeBody(event);
@@ -270,7 +285,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     // What was sent, before its schema fills in defaults: the audit log names these fields.
     sent = def.raw ? undefined : parseJson(rawBody);
     const body = def.raw ? undefined : parse(def.body, sent, locale, '');
-    if (route.reauth && auth) await confirmPassword(auth, headers[CONFIRM_PASSWORD_HEADER]);
+    if (route.reauth && auth) await confirmPassword(sessionOf(auth), headers[CONFIRM_PASSWORD_HEADER]);
     handled = true;
     const reply: Reply = await def.handle({
       body,

@@ -169,6 +169,8 @@ const FIELD_LABELS: Record<string, MessageId> = {
   event: 'field.webhookEvent',
   webhookKey: 'field.webhook',
   deliveryKey: 'field.webhookDelivery',
+  apiKeyKey: 'field.apiKey',
+  expireTime: 'field.expiresAt',
   headers: 'field.headers',
   upload: 'field.upload',
   app: 'field.appUpdate',

@@ -6,11 +6,11 @@ import { passwordProblem } from '#domain/passwords';
 import { closeSession, countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
 import { disableTwoFactor } from '#data/twoFactor';
 import { INVITATION_DAYS, issueInvitation, unknownPassword } from '#data/invitations';
-import { withOwnerCodes, type Auth } from '#lib/auth';
+import { withOwnerCodes, type SessionAuth } from '#lib/auth';
 import { rsaDecrypt } from '#lib/crypto';
 import { consoleLink } from '#lib/consoleLinks';
 import { AppError, fieldError } from '#lib/errors';
-import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
+import { created, defineResource, deleted, ok, sessionOnlyRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
@@ -43,7 +43,7 @@ const matches = (account: Account, keyword: string) =>
   );
 
 /** A password typed in the console arrives encrypted with the caller's session key. */
-function typedPassword(auth: Auth, ciphertext: string): string {
+function typedPassword(auth: SessionAuth, ciphertext: string): string {
   const password = rsaDecrypt(auth.session.privateKey, ciphertext);
   if (password === undefined) throw fieldError('password', 'auth.undecryptable');
   const problem = passwordProblem(password);
@@ -52,7 +52,7 @@ function typedPassword(auth: Auth, ciphertext: string): string {
 }
 
 /** Nobody grants what they do not hold: a sub-administrator cannot make an account mightier than itself. */
-function checkGrant(auth: Auth, codes: AuthCode[]): void {
+function checkGrant(auth: SessionAuth, codes: AuthCode[]): void {
   const own = new Set(auth.account.authCodes);
   if (codes.some((code) => !own.has(code))) throw fieldError('authCodes', 'accounts.grantBeyondOwn');
 }
@@ -61,7 +61,7 @@ function checkGrant(auth: Auth, codes: AuthCode[]): void {
  * Only the owner manages the owner, and nobody manages an account holding a permission they lack
  * (resetting its password would take it over).
  */
-function checkReach(auth: Auth, target: Account): void {
+function checkReach(auth: SessionAuth, target: Account): void {
   if (target.accountId === auth.accountId) return;
   const own = new Set(auth.account.authCodes);
   if (target.owner || target.authCodes.some((code) => !own.has(code as AuthCode))) throw new AppError(401, 'accounts.beyondReach');
@@ -90,7 +90,7 @@ async function mailInvitation(locale: Locale, account: Account, reset: boolean):
 }
 
 export const accounts = defineResource('accounts', {
-  'GET /v1/accounts': sessionRoute({
+  'GET /v1/accounts': sessionOnlyRoute({
     answer: accountPage,
     query: accountListQuery,
     async handle({ auth, query }) {
@@ -103,7 +103,7 @@ export const accounts = defineResource('accounts', {
       return ok({ items: page.map(accountJson), nextCursor: more ? page.at(-1)!.accountId : null, total: all.length });
     },
   }),
-  'POST /v1/accounts': sessionRoute({
+  'POST /v1/accounts': sessionOnlyRoute({
     answer: accountAnswer,
     body: accountCreateBody,
     async handle({ auth, body, locale }) {
@@ -134,14 +134,14 @@ export const accounts = defineResource('accounts', {
       return created(accountJson(account));
     },
   }),
-  'GET /v1/accounts/{accountKey}': sessionRoute({
+  'GET /v1/accounts/{accountKey}': sessionOnlyRoute({
     answer: accountAnswer,
     params: accountKeyParams,
     async handle({ auth, params }) {
       return ok(accountJson(await requireAccount(auth.tenantId, params.accountKey)));
     },
   }),
-  'PATCH /v1/accounts/{accountKey}': sessionRoute({
+  'PATCH /v1/accounts/{accountKey}': sessionOnlyRoute({
     answer: accountAnswer,
     params: accountKeyParams,
     body: accountPatchBody,
@@ -163,7 +163,7 @@ export const accounts = defineResource('accounts', {
       return created(accountJson(await updateAccount(auth.tenantId, target.accountId, version, changes)));
     },
   }),
-  'DELETE /v1/accounts/{accountKey}': sessionRoute({
+  'DELETE /v1/accounts/{accountKey}': sessionOnlyRoute({
     answer: z.null(),
     params: accountKeyParams,
     query: versionQuery,
@@ -176,7 +176,7 @@ export const accounts = defineResource('accounts', {
       return deleted();
     },
   }),
-  'POST /v1/accounts/{accountKey}/password': sessionRoute({
+  'POST /v1/accounts/{accountKey}/password': sessionOnlyRoute({
     answer: accountAnswer,
     params: accountKeyParams,
     body: accountPasswordBody,
@@ -198,7 +198,7 @@ export const accounts = defineResource('accounts', {
       return created(accountJson(account));
     },
   }),
-  'DELETE /v1/accounts/{accountKey}/twoFactor': sessionRoute({
+  'DELETE /v1/accounts/{accountKey}/twoFactor': sessionOnlyRoute({
     answer: z.null(),
     params: accountKeyParams,
     async handle({ auth, params }) {

@@ -1,3 +1,4 @@
+import { API_KEY_ACTOR } from '#lib/auth';
 import { AUDIT_EXPORT_LIMIT, auditExportQuery, auditListQuery, auditPage, type AuditEntryJson } from '#contract/audit';
 import type { Locale } from '#contract/locales';
 import { auditKeyOf, listAudit, readAuditForExport, type AuditEntry } from '#data/auditLog';
@@ -16,6 +17,7 @@ function entryJson(entry: AuditEntry): AuditEntryJson {
     time: entry.at,
     kind: entry.kind,
     username: entry.username,
+    apiKey: entry.accountId?.startsWith(API_KEY_ACTOR) ? entry.accountId.slice(API_KEY_ACTOR.length) : null,
     action: entry.action,
     target: entry.target,
     fields: entry.fields,

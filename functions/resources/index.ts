@@ -1,6 +1,7 @@
 import type { Resource } from '../routes.ts';
 import type { HttpEvent, HttpResult } from '#lib/http';
 import { accounts } from './accounts.ts';
+import { apiKeys } from './apiKeys.ts';
 import { attendance } from './attendance.ts';
 import { audit } from './audit.ts';
 import { authorities } from './authorities.ts';
@@ -47,4 +48,5 @@ export const handlers: Record<Resource, (event: HttpEvent) => Promise<HttpResult
   pickers: pickers.handler,
   questionnaires: questionnaires.handler,
   webhooks: webhooks.handler,
+  apiKeys: apiKeys.handler,
 };

@@ -21,8 +21,8 @@ import { allDevices } from '#data/devices';
 import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy } from '#data/settings';
 import { newId } from '#lib/crypto';
 import { AppError, NotFoundError, fieldError, type ValidationError } from '#lib/errors';
-import type { Auth } from '#lib/auth';
-import { created, defineResource, ok, sessionRoute } from '#lib/http';
+import type { SessionAuth } from '#lib/auth';
+import { created, defineResource, ok, sessionOnlyRoute, sessionRoute } from '#lib/http';
 import { inProcess, startWorker } from '#lib/jobs';
 import { deleteObject, digestObject, objectSize, presignedPut } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
@@ -64,7 +64,7 @@ function apiBaseUrl(headers: Record<string, string | undefined>): string {
   return `https://${headers.host ?? 'localhost'}/v1`;
 }
 
-async function twoFactorPolicy(auth: Auth): Promise<TwoFactorPolicy> {
+async function twoFactorPolicy(auth: SessionAuth): Promise<TwoFactorPolicy> {
   const tenant = await findTenant(auth.tenantId);
   return { requireTwoFactor: !!tenant?.requireTwoFactor, canChange: auth.account.owner, ownEnabled: !!auth.account.totpSecret };
 }
@@ -136,14 +136,14 @@ export const settings = defineResource('settings', {
     },
   }),
 
-  'GET /v1/settings/privacy': sessionRoute({
+  'GET /v1/settings/privacy': sessionOnlyRoute({
     answer: privacyAnswer,
     async handle({ auth }) {
       return ok(await readPrivacy(auth.tenantId));
     },
   }),
 
-  'PUT /v1/settings/privacy': sessionRoute({
+  'PUT /v1/settings/privacy': sessionOnlyRoute({
     answer: privacyAnswer,
     body: privacyBody,
     async handle({ auth, body }) {
@@ -152,14 +152,14 @@ export const settings = defineResource('settings', {
     },
   }),
 
-  'GET /v1/settings/twoFactor': sessionRoute({
+  'GET /v1/settings/twoFactor': sessionOnlyRoute({
     answer: twoFactorPolicyAnswer,
     async handle({ auth }) {
       return ok(await twoFactorPolicy(auth));
     },
   }),
 
-  'PUT /v1/settings/twoFactor': sessionRoute({
+  'PUT /v1/settings/twoFactor': sessionOnlyRoute({
     answer: twoFactorPolicyAnswer,
     body: twoFactorPolicyBody,
     async handle({ auth, body }) {

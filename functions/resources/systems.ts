@@ -74,12 +74,12 @@ import {
 } from '#data/twoFactor';
 import { accounts as accountItems } from '#data/accounts';
 import { SYSTEM_SCOPE } from '#data/tables';
-import { holdsAny, mustEnrolTwoFactor, withOwnerCodes, type AccountRecord, type Auth } from '#lib/auth';
+import { holdsAny, mustEnrolTwoFactor, withOwnerCodes, type AccountRecord, type SessionAuth } from '#lib/auth';
 import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
 import { AppError, ConflictError, NotFoundError, SessionEndedError, ThrottledError, ValidationError, fieldError } from '#lib/errors';
 import { matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from '#lib/totp';
 import { auditLogin } from '#lib/audit';
-import { created, defineResource, deleted, ok, publicRoute, sessionRoute } from '#lib/http';
+import { created, defineResource, deleted, ok, publicRoute, sessionOnlyRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
@@ -123,7 +123,7 @@ async function startSession(account: AccountRecord, pair: RsaKeyPair, seen: Seen
 }
 
 /** The account's password, typed in the console and encrypted with the session key, checked as one counted attempt of the account. */
-async function checkOwnPassword(auth: Auth, ciphertext: string): Promise<void> {
+async function checkOwnPassword(auth: SessionAuth, ciphertext: string): Promise<void> {
   const password = rsaDecrypt(auth.session.privateKey, ciphertext);
   if (password === undefined) throw fieldError('password', 'auth.undecryptable');
   await countAttempt('account', auth.account.username.toLowerCase());
@@ -131,7 +131,7 @@ async function checkOwnPassword(auth: Auth, ciphertext: string): Promise<void> {
 }
 
 /** The password and a current code (or a recovery code) of an account with two-factor login on; both right clear the account's count. */
-async function checkBothFactors(auth: Auth, body: { password: string; code: string }): Promise<void> {
+async function checkBothFactors(auth: SessionAuth, body: { password: string; code: string }): Promise<void> {
   if (!auth.account.totpSecret) throw new ConflictError('twoFactor.notOn');
   await checkOwnPassword(auth, body.password);
   if (!(await useSecondFactor(auth.account, body.code))) throw fieldError('code', 'twoFactor.wrongCode');
@@ -290,7 +290,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'POST /v1/systems/logout': sessionRoute({
+  'POST /v1/systems/logout': sessionOnlyRoute({
     answer: z.null(),
     async handle({ auth }) {
       await closeSession(auth.tenantId, auth.session.tokenHash, auth.accountId);
@@ -298,21 +298,21 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'GET /v1/systems/me': sessionRoute({
+  'GET /v1/systems/me': sessionOnlyRoute({
     answer: userInfoAnswer,
     async handle({ auth }) {
       return ok(await userInfo(auth.account, auth.session.publicKey, { mustEnrolTwoFactor: mustEnrolTwoFactor(auth.session, auth.account) }));
     },
   }),
 
-  'GET /v1/systems/routes': sessionRoute({
+  'GET /v1/systems/routes': sessionOnlyRoute({
     answer: menuAnswer,
     async handle({ auth }) {
       return ok(permittedMenu(new Set(auth.account.authCodes as AuthCode[])));
     },
   }),
 
-  'GET /v1/systems/live': sessionRoute({
+  'GET /v1/systems/live': sessionOnlyRoute({
     answer: liveConnectionAnswer,
     async handle({ auth }) {
       const url = env('IOT_WS_URL');
@@ -324,7 +324,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'PATCH /v1/systems/reset': sessionRoute({
+  'PATCH /v1/systems/reset': sessionOnlyRoute({
     answer: z.null(),
     body: resetBody,
     async handle({ body, auth }) {
@@ -351,7 +351,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'GET /v1/systems/twoFactor': sessionRoute({
+  'GET /v1/systems/twoFactor': sessionOnlyRoute({
     answer: twoFactorState,
     async handle({ auth }) {
       const tenant = await findTenant(auth.tenantId);
@@ -365,7 +365,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'POST /v1/systems/twoFactor/enrolment': sessionRoute({
+  'POST /v1/systems/twoFactor/enrolment': sessionOnlyRoute({
     answer: twoFactorEnrolment,
     async handle({ auth }) {
       if (auth.account.totpSecret) throw new ConflictError('twoFactor.alreadyOn');
@@ -377,7 +377,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'POST /v1/systems/twoFactor': sessionRoute({
+  'POST /v1/systems/twoFactor': sessionOnlyRoute({
     answer: recoveryCodesAnswer,
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {
@@ -396,7 +396,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'POST /v1/systems/twoFactor/recoveryCodes': sessionRoute({
+  'POST /v1/systems/twoFactor/recoveryCodes': sessionOnlyRoute({
     answer: recoveryCodesAnswer,
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {
@@ -408,7 +408,7 @@ export const systems = defineResource('systems', {
     },
   }),
 
-  'POST /v1/systems/twoFactor/disable': sessionRoute({
+  'POST /v1/systems/twoFactor/disable': sessionOnlyRoute({
     answer: z.null(),
     body: twoFactorConfirmBody,
     async handle({ auth, body }) {

@@ -31,6 +31,7 @@ export const BUNDLE_BUDGETS_KB: Readonly<Record<string, number>> = {
   'jobs/retention': 690, // 622 KB
   'jobs/webhookSender': 790, // 717 KB
   'resources/accounts': 840, // 761 KB
+  'resources/apiKeys': 790, // 712 KB
   'resources/attendance': 850, // 770 KB
   'resources/authorities': 850, // 769 KB
   'resources/dashboard': 830, // 746 KB

@@ -554,6 +554,8 @@ export class PassCloudStack extends Stack {
     // deliveries and queues them (ingest, device sync, questionnaires, the console's test events).
     const webhooksFn = this.api.functions.webhooks;
     grantTable(webhooksFn, main, 'readWrite');
+    // API keys: made, rotated and revoked with the company's count of them (data/apiKeys.ts).
+    grantTable(this.api.functions.apiKeys, main, 'readWrite');
     grantTable(webhooksFn, events, 'readWrite');
     webhookService.grantSecrets(webhooksFn, true);
     for (const fn of [webhooksFn, iot.ingestFunction, deviceSync, questionnaires]) webhookService.grantSend(fn);

@@ -42,6 +42,8 @@ export async function setup(project: TestProject): Promise<void> {
   process.env.THROTTLE_SURVEYLINKS_LIMIT ??= '10000';
   // Webhook replays a company may make in an hour: 40 here, so tests/integration/webhooks.test.ts reaches the limit with a few deliveries.
   process.env.THROTTLE_WEBHOOKREPLAYS_LIMIT ??= '40';
+  // Requests an API key may make in a minute: 300 here, enough for the sweep's walk of the route table with one key, and few enough for tests/integration/apiKeys.test.ts to pass it.
+  process.env.THROTTLE_APIKEY_LIMIT ??= '300';
   // Grants of more than 50 pairs go to the background worker, so tests reach it with a few people.
   process.env.GRANT_INLINE_PAIRS ??= '50';
   // And grants of more than 150 pairs are refused (tests/integration/passageGuards.test.ts).

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createConfig, lint } from '@redocly/openapi-core';
 import { fileURLToPath } from 'node:url';
-import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
+import { keyMayUse, routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { OPENAPI_ROUTE, declaredHandlers, openApiText } from '@passcloud/functions/openapi';
 import type { HandlerDef } from '@passcloud/functions/lib/http';
 
@@ -109,7 +109,8 @@ describe('docs/openapi.json', () => {
 
     // The credentials.
     const security = op.security.flatMap((s) => Object.keys(s));
-    if (route.access === 'session') expect(security).toEqual(['session']);
+    if (route.access === 'session') expect(security).toEqual(keyMayUse(route) ? ['session', 'apiKey'] : ['session']);
+    if (keyMayUse(route)) expect(op.responses['429']).toBeDefined();
     if (route.access === 'public') expect(security).toEqual([]);
 
     // The answers: a success, the envelope of every error the route's checks make, and any other.

@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Log out and end the session
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         post: operations["postSystemsLogout"];
         delete?: never;
@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * Read the logged-in account’s user info
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         get: operations["getSystemsMe"];
         put?: never;
@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * List the menu entries the account’s permissions open
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         get: operations["getSystemsRoutes"];
         put?: never;
@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * Get the live channel’s address and the topics the account may follow
-         * @description A console session whose account holds any one of `pass:dashboard`, `pass:record`, `pass:blacklist`, `pass:questionnaire`.
+         * @description A console session whose account holds any one of `pass:dashboard`, `pass:record`, `pass:blacklist`, `pass:questionnaire`. People only: an API key is refused (401).
          *
          *     authCode: pass:dashboard | pass:record | pass:blacklist | pass:questionnaire
          */
@@ -161,7 +161,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller’s own password
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to an account that must still choose its own password. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         patch: operations["patchSystemsReset"];
         trace?: never;
@@ -175,13 +175,13 @@ export interface paths {
         };
         /**
          * Read the caller’s two-factor login state
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         get: operations["getSystemsTwoFactor"];
         put?: never;
         /**
          * Turn on two-factor login with a code and answer the recovery codes
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         post: operations["postSystemsTwoFactor"];
         delete?: never;
@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Start enrolling in two-factor login with a new authenticator secret
-         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. Open to a session that must still enrol in two-factor login. People only: an API key is refused (401).
          */
         post: operations["postSystemsTwoFactorEnrolment"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the caller’s two-factor recovery codes
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. People only: an API key is refused (401).
          */
         post: operations["postSystemsTwoFactorRecoveryCodes"];
         delete?: never;
@@ -241,7 +241,7 @@ export interface paths {
         put?: never;
         /**
          * Turn off the caller’s two-factor login
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. People only: an API key is refused (401).
          */
         post: operations["postSystemsTwoFactorDisable"];
         delete?: never;
@@ -389,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a client package or another small file in the request
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postFilesUploads"];
         delete?: never;
@@ -409,7 +409,7 @@ export interface paths {
         put?: never;
         /**
          * Get a presigned link to upload a photo
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postFilesUploadsPresign"];
         delete?: never;
@@ -429,7 +429,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a presigned photo upload and store the photo
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postFilesUploadsUploadKeyComplete"];
         delete?: never;
@@ -447,13 +447,13 @@ export interface paths {
         };
         /**
          * List the employee, visitor or device groups of a type
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         get: operations["getGroups"];
         put?: never;
         /**
          * Create an employee, visitor or device group
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postGroups"];
         delete?: never;
@@ -474,14 +474,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a group that has no members
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         delete: operations["deleteGroupsGroupKey"];
         options?: never;
         head?: never;
         /**
          * Rename a group
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         patch: operations["patchGroupsGroupKey"];
         trace?: never;
@@ -495,7 +495,7 @@ export interface paths {
         };
         /**
          * List departments as a tree
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * Create a department
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -526,7 +526,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a department without sub-departments or employees
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -535,7 +535,7 @@ export interface paths {
         head?: never;
         /**
          * Rename a department or move it under another
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -551,7 +551,7 @@ export interface paths {
         };
         /**
          * List employees, filtered and paged by cursor
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -559,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Create an employee
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -581,7 +581,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of the filtered employees in the background
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. People only: an API key is refused (401).
          *
          *     authCode: pass:employee
          *
@@ -603,7 +603,7 @@ export interface paths {
         };
         /**
          * Read the progress of an employee export
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Import employees from a workbook in one request
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -649,7 +649,7 @@ export interface paths {
         put?: never;
         /**
          * Import employee photos from a zip archive in one request
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Create a background employee import and get its upload link
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -691,7 +691,7 @@ export interface paths {
         };
         /**
          * Read the progress and report of a background employee import
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Start a background employee import once its file is uploaded
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -735,7 +735,7 @@ export interface paths {
         };
         /**
          * Read an employee
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -744,7 +744,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an employee, keeping their pass records
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -753,7 +753,7 @@ export interface paths {
         head?: never;
         /**
          * Change an employee
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -771,7 +771,7 @@ export interface paths {
         put?: never;
         /**
          * Erase an employee and answer the erasure receipt
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -791,7 +791,7 @@ export interface paths {
         };
         /**
          * Read the receipt of an employee’s erasure
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -815,7 +815,7 @@ export interface paths {
         put?: never;
         /**
          * Mark an employee as resigned
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -837,7 +837,7 @@ export interface paths {
         put?: never;
         /**
          * Bring a resigned employee back to work
-         * @description A console session whose account holds `pass:employee`.
+         * @description A console session whose account holds `pass:employee`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee
          */
@@ -857,7 +857,7 @@ export interface paths {
         };
         /**
          * List attendance shifts, filtered by name and paged by cursor
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -865,7 +865,7 @@ export interface paths {
         put?: never;
         /**
          * Create an attendance shift
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -885,7 +885,7 @@ export interface paths {
         };
         /**
          * Read an attendance shift
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -894,7 +894,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an attendance shift that no group or holiday uses
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -903,7 +903,7 @@ export interface paths {
         head?: never;
         /**
          * Change an attendance shift
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -919,7 +919,7 @@ export interface paths {
         };
         /**
          * List attendance groups with their staff counts
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -927,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Create an attendance group with its staff, devices and rules
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -947,7 +947,7 @@ export interface paths {
         };
         /**
          * Read an attendance group with its staff
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -956,7 +956,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an attendance group and release its staff
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -965,7 +965,7 @@ export interface paths {
         head?: never;
         /**
          * Change an attendance group, its staff or its rules
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -981,7 +981,7 @@ export interface paths {
         };
         /**
          * List employees who need attendance, with their attendance group
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1003,7 +1003,7 @@ export interface paths {
         };
         /**
          * List holidays and make-up workdays, filtered by name and year
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1011,7 +1011,7 @@ export interface paths {
         put?: never;
         /**
          * Create a holiday or make-up workday
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1034,7 +1034,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a holiday or make-up workday
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1043,7 +1043,7 @@ export interface paths {
         head?: never;
         /**
          * Change a holiday or make-up workday
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1059,7 +1059,7 @@ export interface paths {
         };
         /**
          * List daily attendance statistics, filtered and paged by cursor
-         * @description A console session whose account holds `pass:attendance-statistics`.
+         * @description A console session whose account holds `pass:attendance-statistics`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics
          */
@@ -1081,7 +1081,7 @@ export interface paths {
         };
         /**
          * Download daily attendance statistics as a workbook
-         * @description A console session whose account holds `pass:attendance-statistics`.
+         * @description A console session whose account holds `pass:attendance-statistics`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics
          */
@@ -1103,7 +1103,7 @@ export interface paths {
         };
         /**
          * List monthly attendance statistics for a month
-         * @description A console session whose account holds `pass:attendance-statistics`.
+         * @description A console session whose account holds `pass:attendance-statistics`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics
          */
@@ -1125,7 +1125,7 @@ export interface paths {
         };
         /**
          * Download monthly attendance statistics as a workbook
-         * @description A console session whose account holds `pass:attendance-statistics`.
+         * @description A console session whose account holds `pass:attendance-statistics`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics
          */
@@ -1147,7 +1147,7 @@ export interface paths {
         };
         /**
          * List attendance group names for the statistics’ group filter
-         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`.
+         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics | pass:attendance-settings
          */
@@ -1169,7 +1169,7 @@ export interface paths {
         };
         /**
          * Read the newest attendance recomputation
-         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`.
+         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics | pass:attendance-settings
          */
@@ -1177,7 +1177,7 @@ export interface paths {
         put?: never;
         /**
          * Start recomputing attendance for a date range in the background
-         * @description A console session whose account holds `pass:attendance-settings`.
+         * @description A console session whose account holds `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-settings
          */
@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * Read the progress of an attendance recomputation
-         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`.
+         * @description A console session whose account holds any one of `pass:attendance-statistics`, `pass:attendance-settings`. An API key holding the code may call it too.
          *
          *     authCode: pass:attendance-statistics | pass:attendance-settings
          */
@@ -1219,7 +1219,7 @@ export interface paths {
         };
         /**
          * List visitors, filtered and paged by cursor
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1227,7 +1227,7 @@ export interface paths {
         put?: never;
         /**
          * Create a visitor
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1249,7 +1249,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of the filtered visitors in the background
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. People only: an API key is refused (401).
          *
          *     authCode: pass:visitor
          *
@@ -1271,7 +1271,7 @@ export interface paths {
         };
         /**
          * Read the progress of a visitor export
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1295,7 +1295,7 @@ export interface paths {
         put?: never;
         /**
          * Import visitors from a workbook in one request
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Import visitor photos from a zip archive in one request
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1339,7 +1339,7 @@ export interface paths {
         put?: never;
         /**
          * Create a background visitor import and get its upload link
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1359,7 +1359,7 @@ export interface paths {
         };
         /**
          * Read the progress and report of a background visitor import
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1383,7 +1383,7 @@ export interface paths {
         put?: never;
         /**
          * Start a background visitor import once its file is uploaded
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1403,7 +1403,7 @@ export interface paths {
         };
         /**
          * Read a visitor
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1412,7 +1412,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a visitor, keeping their pass records
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1421,7 +1421,7 @@ export interface paths {
         head?: never;
         /**
          * Change a visitor
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1439,7 +1439,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a visitor and answer the erasure receipt
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1459,7 +1459,7 @@ export interface paths {
         };
         /**
          * Read the receipt of a visitor’s erasure
-         * @description A console session whose account holds `pass:visitor`.
+         * @description A console session whose account holds `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:visitor
          */
@@ -1501,7 +1501,7 @@ export interface paths {
         };
         /**
          * List face terminals with online counts, filtered and paged by cursor
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1525,7 +1525,7 @@ export interface paths {
         put?: never;
         /**
          * Change the settings of many face terminals at once
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1545,7 +1545,7 @@ export interface paths {
         };
         /**
          * List deleted terminals asking to be added again
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1569,14 +1569,14 @@ export interface paths {
         put?: never;
         /**
          * Approve a deleted terminal’s request to be added again
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
         post: operations["postDevicesRequestsRequestKey"];
         /**
          * Reject a deleted terminal’s request to be added again
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1595,7 +1595,7 @@ export interface paths {
         };
         /**
          * Read a face terminal with its settings
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1604,7 +1604,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a face terminal
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1613,7 +1613,7 @@ export interface paths {
         head?: never;
         /**
          * Rename, regroup or change the settings of a face terminal
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1631,14 +1631,14 @@ export interface paths {
         put?: never;
         /**
          * Approve the unit that binds again under a face terminal’s serial number
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
         post: operations["postDevicesDeviceKeyReplacement"];
         /**
          * Reject the unit that binds again under a face terminal’s serial number
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1657,7 +1657,7 @@ export interface paths {
         };
         /**
          * List a face terminal’s recent commands and their outcomes
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1665,7 +1665,7 @@ export interface paths {
         put?: never;
         /**
          * Send a face terminal a command: open or close the door, reboot, photo
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1685,7 +1685,7 @@ export interface paths {
         };
         /**
          * Read the newest photo a face terminal captured on command
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1707,7 +1707,7 @@ export interface paths {
         };
         /**
          * List a face terminal’s log, newest first
-         * @description A console session whose account holds `pass:device`.
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
          *
          *     authCode: pass:device
          */
@@ -1729,7 +1729,7 @@ export interface paths {
         };
         /**
          * List intercoms with online counts, filtered and paged by cursor
-         * @description A console session whose account holds `intercom:device`.
+         * @description A console session whose account holds `intercom:device`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device
          */
@@ -1751,7 +1751,7 @@ export interface paths {
         };
         /**
          * Read an intercom
-         * @description A console session whose account holds `intercom:device`.
+         * @description A console session whose account holds `intercom:device`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device
          */
@@ -1760,7 +1760,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an intercom
-         * @description A console session whose account holds `intercom:device`.
+         * @description A console session whose account holds `intercom:device`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device
          */
@@ -1769,7 +1769,7 @@ export interface paths {
         head?: never;
         /**
          * Rename an intercom or change its number
-         * @description A console session whose account holds `intercom:device`.
+         * @description A console session whose account holds `intercom:device`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device
          */
@@ -1785,7 +1785,7 @@ export interface paths {
         };
         /**
          * List an intercom’s log, newest first
-         * @description A console session whose account holds `intercom:device`.
+         * @description A console session whose account holds `intercom:device`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device
          */
@@ -1807,7 +1807,7 @@ export interface paths {
         };
         /**
          * List intercom names and numbers for the call records’ device filter
-         * @description A console session whose account holds any one of `intercom:device`, `intercom:record`.
+         * @description A console session whose account holds any one of `intercom:device`, `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:device | intercom:record
          */
@@ -1829,7 +1829,7 @@ export interface paths {
         };
         /**
          * List call records, filtered and paged by cursor
-         * @description A console session whose account holds `intercom:record`.
+         * @description A console session whose account holds `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:record
          */
@@ -1853,7 +1853,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of call records in the background
-         * @description A console session whose account holds `intercom:record`.
+         * @description A console session whose account holds `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:record
          */
@@ -1873,7 +1873,7 @@ export interface paths {
         };
         /**
          * Read the progress of a call-record export
-         * @description A console session whose account holds `intercom:record`.
+         * @description A console session whose account holds `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:record
          */
@@ -1895,7 +1895,7 @@ export interface paths {
         };
         /**
          * Get a short-lived link to play or download a call’s recording
-         * @description A console session whose account holds `intercom:record`.
+         * @description A console session whose account holds `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:record
          */
@@ -1919,7 +1919,7 @@ export interface paths {
         put?: never;
         /**
          * Open the door station’s door during a live, answered call
-         * @description A console session whose account holds `intercom:record`.
+         * @description A console session whose account holds `intercom:record`. An API key holding the code may call it too.
          *
          *     authCode: intercom:record
          */
@@ -1939,7 +1939,7 @@ export interface paths {
         };
         /**
          * List questionnaires, filtered by state and title
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -1947,7 +1947,7 @@ export interface paths {
         put?: never;
         /**
          * Create a questionnaire
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -1967,7 +1967,7 @@ export interface paths {
         };
         /**
          * Read a questionnaire
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -1976,7 +1976,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a questionnaire
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -1985,7 +1985,7 @@ export interface paths {
         head?: never;
         /**
          * Change a questionnaire
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2003,7 +2003,7 @@ export interface paths {
         put?: never;
         /**
          * Open a questionnaire on the terminals in its scope
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2025,7 +2025,7 @@ export interface paths {
         put?: never;
         /**
          * Close a questionnaire
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2045,7 +2045,7 @@ export interface paths {
         };
         /**
          * List a questionnaire’s results, filtered and paged by cursor
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2069,7 +2069,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of a questionnaire’s results in the background
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2089,7 +2089,7 @@ export interface paths {
         };
         /**
          * Read the progress of a questionnaire-result export
-         * @description A console session whose account holds `pass:questionnaire`.
+         * @description A console session whose account holds `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:questionnaire
          */
@@ -2151,13 +2151,13 @@ export interface paths {
         };
         /**
          * List authorizations of the pass list or blacklist, filtered and paged
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         get: operations["getAuthorities"];
         put?: never;
         /**
          * Authorize people on devices, in the pass list or the blacklist
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postAuthorities"];
         delete?: never;
@@ -2175,7 +2175,7 @@ export interface paths {
         };
         /**
          * Read the progress of a large authorization written in the background
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         get: operations["getAuthoritiesJobsJobKey"];
         put?: never;
@@ -2197,7 +2197,7 @@ export interface paths {
         put?: never;
         /**
          * Check a selection against each device’s face capacity before authorizing
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postAuthoritiesCheck"];
         delete?: never;
@@ -2215,7 +2215,7 @@ export interface paths {
         };
         /**
          * Read the sync state of authorizations on their devices, with counts
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         get: operations["getAuthoritiesSync"];
         put?: never;
@@ -2237,7 +2237,7 @@ export interface paths {
         put?: never;
         /**
          * Send authorizations to their devices again
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         post: operations["postAuthoritiesSyncRetry"];
         delete?: never;
@@ -2258,14 +2258,14 @@ export interface paths {
         post?: never;
         /**
          * Revoke an authorization
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         delete: operations["deleteAuthoritiesAuthorityKey"];
         options?: never;
         head?: never;
         /**
          * Change an authorization’s validity
-         * @description Any console session; the handler checks the permission the record or list at hand needs.
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
          */
         patch: operations["patchAuthoritiesAuthorityKey"];
         trace?: never;
@@ -2379,7 +2379,7 @@ export interface paths {
         };
         /**
          * List accounts, the owner first, filtered by keyword
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          */
@@ -2387,7 +2387,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account with a password or an invitation mail
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          */
@@ -2407,7 +2407,7 @@ export interface paths {
         };
         /**
          * Read an account
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          */
@@ -2416,7 +2416,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an account
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          *
@@ -2427,7 +2427,7 @@ export interface paths {
         head?: never;
         /**
          * Change an account’s details or permissions, or disable it
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          */
@@ -2445,7 +2445,7 @@ export interface paths {
         put?: never;
         /**
          * Set another account’s password, or mail it a new invitation
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          */
@@ -2468,7 +2468,7 @@ export interface paths {
         post?: never;
         /**
          * Turn off another account’s two-factor login and end its session
-         * @description A console session whose account holds `settings:account`.
+         * @description A console session whose account holds `settings:account`. People only: an API key is refused (401).
          *
          *     authCode: settings:account
          *
@@ -2489,7 +2489,7 @@ export interface paths {
         };
         /**
          * List licences with their seats used and remaining
-         * @description A console session whose account holds `settings:licence`.
+         * @description A console session whose account holds `settings:licence`. An API key holding the code may call it too.
          *
          *     authCode: settings:licence
          */
@@ -2497,7 +2497,7 @@ export interface paths {
         put?: never;
         /**
          * Activate a licence with an activation code
-         * @description A console session whose account holds `settings:licence`.
+         * @description A console session whose account holds `settings:licence`. An API key holding the code may call it too.
          *
          *     authCode: settings:licence
          */
@@ -2523,7 +2523,7 @@ export interface paths {
         head?: never;
         /**
          * Set how many days before expiry a licence is reminded
-         * @description A console session whose account holds `settings:licence`.
+         * @description A console session whose account holds `settings:licence`. An API key holding the code may call it too.
          *
          *     authCode: settings:licence
          */
@@ -2539,7 +2539,7 @@ export interface paths {
         };
         /**
          * Read the service addresses, versions and latest client package
-         * @description A console session whose account holds `settings:system`.
+         * @description A console session whose account holds `settings:system`. An API key holding the code may call it too.
          *
          *     authCode: settings:system
          */
@@ -2563,7 +2563,7 @@ export interface paths {
         put?: never;
         /**
          * Announce a client package and get its upload link
-         * @description A console session whose account holds `settings:system`.
+         * @description A console session whose account holds `settings:system`. An API key holding the code may call it too.
          *
          *     authCode: settings:system
          */
@@ -2585,7 +2585,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a client package upload and tell the online terminals
-         * @description A console session whose account holds `settings:system`.
+         * @description A console session whose account holds `settings:system`. An API key holding the code may call it too.
          *
          *     authCode: settings:system
          */
@@ -2605,14 +2605,14 @@ export interface paths {
         };
         /**
          * Read the privacy settings
-         * @description A console session whose account holds `settings:privacy`.
+         * @description A console session whose account holds `settings:privacy`. People only: an API key is refused (401).
          *
          *     authCode: settings:privacy
          */
         get: operations["getSettingsPrivacy"];
         /**
          * Change what pass records keep and for how long
-         * @description A console session whose account holds `settings:privacy`.
+         * @description A console session whose account holds `settings:privacy`. People only: an API key is refused (401).
          *
          *     authCode: settings:privacy
          *
@@ -2635,14 +2635,14 @@ export interface paths {
         };
         /**
          * Read whether the company requires two-factor login
-         * @description A console session whose account holds `settings:privacy`.
+         * @description A console session whose account holds `settings:privacy`. People only: an API key is refused (401).
          *
          *     authCode: settings:privacy
          */
         get: operations["getSettingsTwoFactor"];
         /**
          * Require two-factor login of every account, or stop requiring it
-         * @description A console session whose account holds `settings:privacy`.
+         * @description A console session whose account holds `settings:privacy`. People only: an API key is refused (401).
          *
          *     authCode: settings:privacy
          *
@@ -2665,14 +2665,14 @@ export interface paths {
         };
         /**
          * Read the email settings
-         * @description A console session whose account holds `settings:email`.
+         * @description A console session whose account holds `settings:email`. An API key holding the code may call it too.
          *
          *     authCode: settings:email
          */
         get: operations["getSettingsEmail"];
         /**
          * Change the SMTP server, recipients and mail content types
-         * @description A console session whose account holds `settings:email`.
+         * @description A console session whose account holds `settings:email`. People only: an API key is refused (401).
          *
          *     authCode: settings:email
          *
@@ -2697,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test mail through the email settings
-         * @description A console session whose account holds `settings:email`.
+         * @description A console session whose account holds `settings:email`. An API key holding the code may call it too.
          *
          *     authCode: settings:email
          */
@@ -2717,7 +2717,7 @@ export interface paths {
         };
         /**
          * List the audit log, newest first, filtered by time, kind and account
-         * @description A console session whose account holds `settings:audit`.
+         * @description A console session whose account holds `settings:audit`. An API key holding the code may call it too.
          *
          *     authCode: settings:audit
          */
@@ -2739,7 +2739,7 @@ export interface paths {
         };
         /**
          * Download the audit log as a workbook
-         * @description A console session whose account holds `settings:audit`.
+         * @description A console session whose account holds `settings:audit`. An API key holding the code may call it too.
          *
          *     authCode: settings:audit
          */
@@ -2761,7 +2761,7 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2769,7 +2769,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription and answer its secret once
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. People only: an API key is refused (401).
          *
          *     authCode: settings:webhooks
          *
@@ -2791,7 +2791,7 @@ export interface paths {
         };
         /**
          * Read a webhook subscription
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2800,7 +2800,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook subscription
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2809,7 +2809,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. People only: an API key is refused (401).
          *
          *     authCode: settings:webhooks
          *
@@ -2829,7 +2829,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook’s signing secret and answer the new one once
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. People only: an API key is refused (401).
          *
          *     authCode: settings:webhooks
          *
@@ -2853,7 +2853,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2873,7 +2873,7 @@ export interface paths {
         };
         /**
          * List a webhook’s delivery log, filtered and paged by cursor
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2897,7 +2897,7 @@ export interface paths {
         put?: never;
         /**
          * Send one webhook delivery again
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
@@ -2919,12 +2919,90 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook’s deliveries of a time range again
-         * @description A console session whose account holds `settings:webhooks`.
+         * @description A console session whose account holds `settings:webhooks`. An API key holding the code may call it too.
          *
          *     authCode: settings:webhooks
          */
         post: operations["postWebhooksWebhookKeyReplay"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apiKeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company’s API keys (never their secrets)
+         * @description A console session whose account holds `settings:apikeys`. People only: an API key is refused (401).
+         *
+         *     authCode: settings:apikeys
+         */
+        get: operations["getApiKeys"];
+        put?: never;
+        /**
+         * Make an API key (its secret is answered this once)
+         * @description A console session whose account holds `settings:apikeys`. People only: an API key is refused (401).
+         *
+         *     authCode: settings:apikeys
+         *
+         *     Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.
+         */
+        post: operations["postApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apiKeys/{apiKeyKey}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an API key a new secret (the old one stops at once)
+         * @description A console session whose account holds `settings:apikeys`. People only: an API key is refused (401).
+         *
+         *     authCode: settings:apikeys
+         *
+         *     Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.
+         */
+        post: operations["postApiKeysApiKeyKeySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apiKeys/{apiKeyKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description A console session whose account holds `settings:apikeys`. People only: an API key is refused (401).
+         *
+         *     authCode: settings:apikeys
+         *
+         *     Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.
+         */
+        delete: operations["deleteApiKeysApiKeyKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2939,7 +3017,7 @@ export interface paths {
         };
         /**
          * List mail records, newest first, with their outcome
-         * @description A console session whose account holds `settings:mail`.
+         * @description A console session whose account holds `settings:mail`. An API key holding the code may call it too.
          *
          *     authCode: settings:mail
          */
@@ -2961,7 +3039,7 @@ export interface paths {
         };
         /**
          * Read a mail record
-         * @description A console session whose account holds `settings:mail`.
+         * @description A console session whose account holds `settings:mail`. An API key holding the code may call it too.
          *
          *     authCode: settings:mail
          */
@@ -2985,7 +3063,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed mail again
-         * @description A console session whose account holds `settings:mail`.
+         * @description A console session whose account holds `settings:mail`. An API key holding the code may call it too.
          *
          *     authCode: settings:mail
          */
@@ -3005,7 +3083,7 @@ export interface paths {
         };
         /**
          * Read the dashboard’s pass, people, device and attendance figures
-         * @description A console session whose account holds `pass:dashboard`.
+         * @description A console session whose account holds `pass:dashboard`. An API key holding the code may call it too.
          *
          *     authCode: pass:dashboard
          */
@@ -3027,7 +3105,7 @@ export interface paths {
         };
         /**
          * List the latest captures for the dashboard’s feed
-         * @description A console session whose account holds `pass:dashboard`.
+         * @description A console session whose account holds `pass:dashboard`. An API key holding the code may call it too.
          *
          *     authCode: pass:dashboard
          */
@@ -3049,7 +3127,7 @@ export interface paths {
         };
         /**
          * List pass records, filtered and paged by cursor
-         * @description A console session whose account holds `pass:record`.
+         * @description A console session whose account holds `pass:record`. An API key holding the code may call it too.
          *
          *     authCode: pass:record
          */
@@ -3073,7 +3151,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of pass records in the background
-         * @description A console session whose account holds `pass:record`.
+         * @description A console session whose account holds `pass:record`. An API key holding the code may call it too.
          *
          *     authCode: pass:record
          */
@@ -3093,7 +3171,7 @@ export interface paths {
         };
         /**
          * Read the progress of a pass-record export
-         * @description A console session whose account holds `pass:record`.
+         * @description A console session whose account holds `pass:record`. An API key holding the code may call it too.
          *
          *     authCode: pass:record
          */
@@ -3115,7 +3193,7 @@ export interface paths {
         };
         /**
          * Read a pass record
-         * @description A console session whose account holds `pass:record`.
+         * @description A console session whose account holds `pass:record`. An API key holding the code may call it too.
          *
          *     authCode: pass:record
          */
@@ -3137,7 +3215,7 @@ export interface paths {
         };
         /**
          * List blacklist records, filtered and paged by cursor
-         * @description A console session whose account holds `pass:blacklist`.
+         * @description A console session whose account holds `pass:blacklist`. An API key holding the code may call it too.
          *
          *     authCode: pass:blacklist
          */
@@ -3161,7 +3239,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export of blacklist records in the background
-         * @description A console session whose account holds `pass:blacklist`.
+         * @description A console session whose account holds `pass:blacklist`. An API key holding the code may call it too.
          *
          *     authCode: pass:blacklist
          */
@@ -3181,7 +3259,7 @@ export interface paths {
         };
         /**
          * Read the progress of a blacklist-record export
-         * @description A console session whose account holds `pass:blacklist`.
+         * @description A console session whose account holds `pass:blacklist`. An API key holding the code may call it too.
          *
          *     authCode: pass:blacklist
          */
@@ -3203,7 +3281,7 @@ export interface paths {
         };
         /**
          * Read a blacklist record
-         * @description A console session whose account holds `pass:blacklist`.
+         * @description A console session whose account holds `pass:blacklist`. An API key holding the code may call it too.
          *
          *     authCode: pass:blacklist
          */
@@ -3225,7 +3303,7 @@ export interface paths {
         };
         /**
          * List employees at work or visitors to choose from
-         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:visitor`.
+         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:visitor`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee | pass:authority | pass:blacklist | pass:visitor
          */
@@ -3247,7 +3325,7 @@ export interface paths {
         };
         /**
          * List the groups of a type to choose from
-         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:visitor`, `pass:device`, `pass:record`, `pass:questionnaire`.
+         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:visitor`, `pass:device`, `pass:record`, `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee | pass:authority | pass:blacklist | pass:visitor | pass:device | pass:record | pass:questionnaire
          */
@@ -3269,7 +3347,7 @@ export interface paths {
         };
         /**
          * List the department tree to choose from
-         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:attendance-statistics`.
+         * @description A console session whose account holds any one of `pass:employee`, `pass:authority`, `pass:blacklist`, `pass:attendance-statistics`. An API key holding the code may call it too.
          *
          *     authCode: pass:employee | pass:authority | pass:blacklist | pass:attendance-statistics
          */
@@ -3291,7 +3369,7 @@ export interface paths {
         };
         /**
          * List face terminals to choose from
-         * @description A console session whose account holds any one of `pass:device`, `pass:authority`, `pass:blacklist`, `pass:record`, `pass:attendance-settings`, `pass:questionnaire`.
+         * @description A console session whose account holds any one of `pass:device`, `pass:authority`, `pass:blacklist`, `pass:record`, `pass:attendance-settings`, `pass:questionnaire`. An API key holding the code may call it too.
          *
          *     authCode: pass:device | pass:authority | pass:blacklist | pass:record | pass:attendance-settings | pass:questionnaire
          */
@@ -3373,7 +3451,7 @@ export interface components {
             title: string;
             icon?: string;
             /** @enum {string} */
-            authCode?: "pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks";
+            authCode?: "pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys";
             open?: boolean;
             isShow: boolean;
             /** @description 0 = passage authority setting, 1 = blacklist setting (the same screen) */
@@ -4564,6 +4642,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -4647,6 +4726,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -4730,6 +4810,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -4807,6 +4888,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -4938,6 +5020,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -5127,6 +5210,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -5413,6 +5497,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -5569,6 +5654,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -5602,6 +5688,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -5872,6 +5959,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6088,6 +6176,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6204,6 +6293,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6237,6 +6327,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6362,6 +6453,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6510,6 +6602,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6543,6 +6636,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6679,6 +6773,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6729,6 +6824,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6817,6 +6913,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6910,6 +7007,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6944,6 +7042,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -6976,6 +7075,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7008,6 +7108,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7040,6 +7141,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7083,6 +7185,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7170,6 +7273,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7236,6 +7340,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7398,6 +7503,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7684,6 +7790,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7825,6 +7932,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -7858,6 +7966,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8109,6 +8218,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8365,6 +8475,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8513,6 +8624,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8725,6 +8837,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8895,6 +9008,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -8928,6 +9042,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9501,6 +9616,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9553,6 +9669,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9660,6 +9777,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9724,6 +9842,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9787,6 +9906,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9840,6 +9960,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -9873,6 +9994,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10001,6 +10123,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10043,6 +10166,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10125,6 +10249,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10211,6 +10336,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10255,6 +10381,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10379,6 +10506,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10571,6 +10699,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10604,6 +10733,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -10965,6 +11095,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11056,6 +11187,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11233,6 +11365,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11340,6 +11473,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11490,6 +11624,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11569,6 +11704,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -11976,7 +12112,7 @@ export interface operations {
                     email?: string;
                     phone?: string;
                     remark?: string;
-                    authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks")[];
+                    authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                     /** @description The password the administrator types, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     password?: string;
                     invite?: boolean;
@@ -12129,7 +12265,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     remark?: string | null;
-                    authCodes?: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks")[];
+                    authCodes?: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                     disabled?: boolean;
                     version: number;
                 };
@@ -12327,6 +12463,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -12475,6 +12612,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -12807,6 +12945,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -12979,8 +13118,10 @@ export interface operations {
                                 time: string;
                                 /** @enum {string} */
                                 kind: "change" | "login" | "loginFailed" | "logout" | "export" | "playback";
-                                /** @description The account’s login name (for a failed login, the name that was tried) */
+                                /** @description The account’s login name (for a failed login, the name that was tried), or the API key’s name */
                                 username: string;
+                                /** @description The API key (`apiKeyKey`) the change was made with; null when a person made it */
+                                apiKey: string | null;
                                 /** @description The route, as the route table spells it: `PATCH /v1/employees/{employeeKey}`; null for logins */
                                 action: string | null;
                                 /** @description The route’s path parameters: which item */
@@ -13005,6 +13146,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13035,6 +13177,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13085,6 +13228,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13207,6 +13351,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13240,6 +13385,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13485,6 +13631,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13580,6 +13727,233 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                apiKeyKey: string;
+                                name: string;
+                                /** @description The start of the key (`pck_<company>_<apiKeyKey>`), which tells keys apart; the secret follows it */
+                                prefix: string;
+                                /** @description The sections the key may use */
+                                authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
+                                /** @description The login name of the account that made it */
+                                createdBy: string;
+                                /** Format: date-time */
+                                createTime: string;
+                                /** @description When the secret was last replaced; null when never */
+                                secretRotateTime: string | null;
+                                /** @description When a request last used it; null when never */
+                                lastUsedTime: string | null;
+                                /** @description When it stops working; null for never */
+                                expireTime: string | null;
+                                expired: boolean;
+                                /** @description Send it back with a rotation or a revocation: a stale one answers 409 */
+                                version: number;
+                            }[];
+                            /** @description How many keys the company may hold at once */
+                            limit: number;
+                            /** @description Requests each key may make in a window */
+                            rate: {
+                                requests: number;
+                                perSeconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postApiKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes. */
+                "x-confirm-password"?: components["parameters"]["ConfirmPassword"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks")[];
+                    /**
+                     * @description When the key stops working; null for never
+                     * @default null
+                     */
+                    expireTime?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            apiKey: {
+                                apiKeyKey: string;
+                                name: string;
+                                /** @description The start of the key (`pck_<company>_<apiKeyKey>`), which tells keys apart; the secret follows it */
+                                prefix: string;
+                                /** @description The sections the key may use */
+                                authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
+                                /** @description The login name of the account that made it */
+                                createdBy: string;
+                                /** Format: date-time */
+                                createTime: string;
+                                /** @description When the secret was last replaced; null when never */
+                                secretRotateTime: string | null;
+                                /** @description When a request last used it; null when never */
+                                lastUsedTime: string | null;
+                                /** @description When it stops working; null for never */
+                                expireTime: string | null;
+                                expired: boolean;
+                                /** @description Send it back with a rotation or a revocation: a stale one answers 409 */
+                                version: number;
+                            };
+                            /** @description The whole key (`pck_…`), sent as `Authorization: Bearer <key>`; shown this once */
+                            key: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postApiKeysApiKeyKeySecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes. */
+                "x-confirm-password"?: components["parameters"]["ConfirmPassword"];
+            };
+            path: {
+                apiKeyKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            apiKey: {
+                                apiKeyKey: string;
+                                name: string;
+                                /** @description The start of the key (`pck_<company>_<apiKeyKey>`), which tells keys apart; the secret follows it */
+                                prefix: string;
+                                /** @description The sections the key may use */
+                                authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
+                                /** @description The login name of the account that made it */
+                                createdBy: string;
+                                /** Format: date-time */
+                                createTime: string;
+                                /** @description When the secret was last replaced; null when never */
+                                secretRotateTime: string | null;
+                                /** @description When a request last used it; null when never */
+                                lastUsedTime: string | null;
+                                /** @description When it stops working; null for never */
+                                expireTime: string | null;
+                                expired: boolean;
+                                /** @description Send it back with a rotation or a revocation: a stale one answers 409 */
+                                version: number;
+                            };
+                            /** @description The whole key (`pck_…`), sent as `Authorization: Bearer <key>`; shown this once */
+                            key: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteApiKeysApiKeyKey: {
+        parameters: {
+            query: {
+                version: number;
+            };
+            header?: {
+                /** @description The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes. */
+                "x-confirm-password"?: components["parameters"]["ConfirmPassword"];
+            };
+            path: {
+                apiKeyKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
     getMailRecords: {
         parameters: {
             query?: {
@@ -13642,6 +14016,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13700,6 +14075,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13839,6 +14215,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13908,6 +14285,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -13989,6 +14367,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14081,6 +14460,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14151,6 +14531,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14232,6 +14613,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14324,6 +14706,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14394,6 +14777,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14445,6 +14829,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14483,6 +14868,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14514,6 +14900,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };
@@ -14558,6 +14945,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
         };

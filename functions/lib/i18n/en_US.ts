@@ -664,6 +664,7 @@ export const en_US = {
   'field.enabled': 'Enabled',
   'field.webhook': 'Webhook',
   'field.webhookDelivery': 'Delivery',
+  'field.apiKey': 'API key',
   'webhook.urlInvalid': '{field} is not a valid address',
   'webhook.urlNotHttps': '{field} must start with https://',
   'webhook.urlCredentials': '{field} must not hold a user name or password; authenticate deliveries by their signature',
@@ -680,6 +681,12 @@ export const en_US = {
   'webhook.replayLimit': 'At most {limit} deliveries can be replayed in an hour; try again in {minutes} minutes, or replay a shorter range',
   'mail.webhookDisabledSubject': 'Pass Cloud turned off a webhook that kept failing',
   'mail.webhookDisabledBody': 'Deliveries to {url} have failed since {since} without one succeeding, so the webhook was turned off and receives no new events. Check the receiver, then turn the webhook on again and replay the failed deliveries from its delivery log: {link}',
+  'apiKey.sessionOnly': 'API keys cannot be used here; sign in to the console for this',
+  'apiKey.rateLimited': 'This API key made more than {limit} requests in a minute; try again in {seconds} seconds',
+  'apiKey.limitReached': 'A company may have at most {limit} API keys; revoke one first',
+  'apiKey.codesRequired': 'Choose at least one section the key may use',
+  'apiKey.expiryPast': '{field} must be in the future',
+  'apiKey.codeNotHeld': 'A key may use only sections your own account may use: {codes}',
 } as const;
 
 export type MessageId = keyof typeof en_US;
