@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
-import { login, newCompany, unique } from '../support/api.ts';
-import { fixtureTenant, fixtures, paramsOf, send, type Tenant } from '../support/routeFixtures.ts';
+import { keyMayUse, routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
+import { KEY_CODES } from '@passcloud/functions/contract/apiKeys';
+import { call, login, newCompany, unique } from '../support/api.ts';
+import { fixtureTenant, fixtures, paramsOf, send, withoutUse, type Tenant } from '../support/routeFixtures.ts';
 import { MAIN_TABLE, EVENTS_TABLE } from '@passcloud/functions/data/tables';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { owned, partition, type Item } from '../support/tenantItems.ts';
@@ -14,7 +15,10 @@ import { owned, partition, type Item } from '../support/tenantItems.ts';
  * - with an account of the first tenant that lacks the route's authCode, it answers 401 and
  *   nothing changes;
  * - a route that weakens the company's security asks for the password again, and without it
- *   answers 401 and changes nothing.
+ *   answers 401 and changes nothing;
+ * - with an API key: a route for people only answers 401 to a key holding every code a key may
+ *   hold, a coded route answers 401 to a key without its code, and a key of one tenant aimed at
+ *   the other's records changes nothing of it and tells nothing of it; none changes anything.
  * A route with a path parameter needs a fixture in tests/support/routeFixtures.ts that creates a
  * record in a tenant and answers its key; a new route without one fails this test until it gets one.
  */
@@ -26,7 +30,16 @@ const endsSession = new Set(['POST /v1/systems/logout']);
 const withoutSessions = (items: Item[]): Item[] => items.filter((item) => !String(item.sk).startsWith('session#'));
 
 async function snapshot(tenantId: string): Promise<string> {
-  return JSON.stringify([withoutSessions(await partition(MAIN_TABLE, tenantId)), withoutSessions(await owned(EVENTS_TABLE, tenantId))]);
+  return withoutUse([withoutSessions(await partition(MAIN_TABLE, tenantId)), withoutSessions(await owned(EVENTS_TABLE, tenantId))]);
+}
+
+/** A new API key of the tenant holding `authCodes`, made by its owner. */
+async function keyOf(tenant: Tenant, authCodes: readonly string[]): Promise<string> {
+  // Earlier tests log in again as the owner, which ends the session the tenant was made with.
+  tenant.token = (await login(tenant.username, tenant.password)).token;
+  const answer = await call<{ key: string }>('POST', '/v1/apiKeys', { token: tenant.token, body: { name: unique('sweep'), authCodes }, confirm: true });
+  if (answer.body.code !== 201) throw new Error(`making a sweep key answered ${answer.status}: ${answer.body.message}`);
+  return answer.body.data.key;
 }
 
 const tenants: Tenant[] = [];
@@ -152,5 +165,46 @@ describe('route table sweep', () => {
     expect(answer.body.code).toBe(401);
     expect(await snapshot(own.tenantId)).toBe(before);
     if (endsSession.has(key)) limited.token = (await login(limited.username, limited.password)).token;
+  });
+
+  describe('with API keys', () => {
+    const keys: { every?: string; dashboard?: string; attacker?: string } = {};
+    beforeAll(async () => {
+      keys.every = await keyOf(tenants[0]!, KEY_CODES);
+      keys.dashboard = await keyOf(tenants[0]!, ['pass:dashboard']);
+      keys.attacker = await keyOf(tenants[1]!, KEY_CODES);
+    });
+
+    const peopleOnly = sessionRoutes.filter((r) => !keyMayUse(r));
+    it.each(peopleOnly.map((r) => [routeKey(r), r] as const))('%s answers 401 to a key holding every code a key may hold', async (_key, route) => {
+      const own = tenants[0]!;
+      const before = await snapshot(own.tenantId);
+      const answer = await send(route, keys.every, own);
+      expect(answer.status).toBe(401);
+      expect(await snapshot(own.tenantId)).toBe(before);
+    });
+
+    const keyed = sessionRoutes.filter(keyMayUse);
+    const closed = keyed.filter((r) => (r.authCode && r.authCode !== 'pass:dashboard') || (r.authCodes?.length && !r.authCodes.includes('pass:dashboard')));
+    it.each(closed.map((r) => [routeKey(r), r] as const))('%s answers 401 to a key without its code', async (_key, route) => {
+      const own = tenants[0]!;
+      const before = await snapshot(own.tenantId);
+      const answer = await send(route, keys.dashboard, own);
+      expect(answer.status).toBe(401);
+      expect(await snapshot(own.tenantId)).toBe(before);
+    });
+
+    it.each(keyed.map((r) => [routeKey(r), r] as const))('%s: a key of one tenant never reaches the other', async (_key, route) => {
+      const victim = tenants[0]!;
+      const before = await snapshot(victim.tenantId);
+      const answer = await send(route, keys.attacker, victim);
+      const text = JSON.stringify(answer.body);
+      expect(answer.status).not.toBe(429);
+      expect(text).not.toContain(victim.tenantId);
+      expect(text).not.toContain(victim.userCode);
+      for (const value of Object.values(victim.keys)) expect(text).not.toContain(value);
+      if (paramsOf(route).length > 0) expect([404, 422]).toContain(answer.status);
+      expect(await snapshot(victim.tenantId)).toBe(before);
+    });
   });
 });
