@@ -4,7 +4,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
-import { createVisitor, employeeNames, grant, logIn, passRecords, renameVisitor, type PassCloud } from '../../docs/examples/typescript/client.ts';
+import { createVisitor, employeeNames, grant, logIn, makeApiKey, passRecords, politely, renameVisitor, throttled as throttledAnswer, withApiKey, type PassCloud } from '../../docs/examples/typescript/client.ts';
+import { pool } from '@passcloud/functions/lib/pool';
 import { baseUrl, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
@@ -19,6 +20,9 @@ import { until } from '../support/wait.ts';
 const generated = readFileSync(new URL('../../docs/examples/typescript/schema.d.ts', import.meta.url), 'utf8');
 
 let api: PassCloud;
+let person: PassCloud;
+let sessionKey: string;
+let password: string;
 let device: DeviceAgent;
 
 beforeAll(async () => {
@@ -26,8 +30,12 @@ beforeAll(async () => {
   await grantSeats((await login(owner.username, owner.password)).token, 2);
   device = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('AC').toUpperCase(), 1), heartbeatMs: 60_000 });
   await device.start();
-  // The client logs in as an integration would: this ends the session above (one per account).
-  ({ api } = await logIn(baseUrl(), owner.username, owner.password));
+  // A person logs in with the client (this ends the session above: one per account) and makes the
+  // machine its key, confirming the password; the machine then uses the key alone.
+  ({ api: person, sessionKey } = await logIn(baseUrl(), owner.username, owner.password));
+  password = owner.password;
+  const made = await makeApiKey(person, sessionKey, password, 'Integration', ['pass:employee', 'pass:visitor', 'pass:authority', 'pass:record']);
+  api = withApiKey(baseUrl(), made.key);
 });
 
 afterAll(async () => {
@@ -78,5 +86,39 @@ describe('a client generated from the document', () => {
     expect(elsewhere.data?.data.version).toBe(visitor.version + 1);
     const renamed = await renameVisitor(api, visitor, 'Vic Renamed');
     expect(renamed).toEqual({ version: visitor.version + 2, retried: true });
+
+    // Working with the key ended no one's session: the person's still works.
+    expect((await person.GET('/v1/systems/me')).data?.data.username).toBeTruthy();
+  });
+
+  it('is refused by a route for people only, and reads a 429 from its documented shape', async () => {
+    const refused = await api.GET('/v1/accounts', { params: { query: {} } });
+    expect(refused.response.status).toBe(401);
+    expect(refused.error?.message).toMatch(/API key/);
+
+    const made = await makeApiKey(person, sessionKey, password, 'Busy', ['pass:employee']);
+    const busy = withApiKey(baseUrl(), made.key);
+    const limit = (await person.GET('/v1/apiKeys')).data!.data.rate.requests;
+    const answers = await pool(Array.from({ length: limit }, (_, i) => i), 24, () => busy.GET('/v1/employees', { params: { query: { pageSize: 1 } } }));
+    expect(answers.every((a) => a.response.status === 200)).toBe(true);
+    const throttled = await busy.GET('/v1/employees', { params: { query: { pageSize: 1 } } });
+    expect(throttled.response.status).toBe(429);
+    const seconds: number = throttledAnswer(throttled)!.data.retryAfterSeconds;
+    expect(Number(throttled.response.headers.get('retry-after'))).toBe(seconds);
+    // Asked politely, the client waits as told before it asks again.
+    const waits: number[] = [];
+    let calls = 0;
+    await politely(
+      () => {
+        calls++;
+        return busy.GET('/v1/employees', { params: { query: { pageSize: 1 } } });
+      },
+      async (ms) => {
+        waits.push(ms);
+      },
+    );
+    expect(calls).toBe(2);
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(waits[0]).toBeLessThanOrEqual(seconds * 1000);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { constants, createPublicKey, publicEncrypt } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema.d.ts';
+import type { components, operations, paths } from './schema.d.ts';
 
 export type PassCloud = Client<paths>;
 /** A visitor as the API answers one. */
@@ -41,6 +41,21 @@ export async function logIn(baseUrl: string, username: string, password: string)
   if (!('token' in session)) throw new Error('this account logs in with a second factor: send session.twoFactor.challenge with a code');
   return { api: createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${session.token}` } }), sessionKey: session.key };
 }
+
+/**
+ * Makes an API key for a machine, as a person whose session `api` is: making one asks for the
+ * password again (`x-confirm-password`, sealed with the session's key). The key (`pck_…`) is
+ * answered this once; store it where the machine keeps its secrets.
+ */
+export async function makeApiKey(api: PassCloud, sessionKey: string, password: string, name: string, authCodes: ApiKeyBody['authCodes']) {
+  const made = await api.POST('/v1/apiKeys', { params: { header: { 'x-confirm-password': seal(sessionKey, password) } }, body: { name, authCodes } });
+  if (!made.data) throw failure('API key', made.error, made.response.status);
+  return made.data.data;
+}
+type ApiKeyBody = operations['postApiKeys']['requestBody']['content']['application/json'];
+
+/** A client for a machine: it sends the API key instead of a person's session, and never ends one. */
+export const withApiKey = (baseUrl: string, key: string): PassCloud => createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${key}` } });
 
 /** Every employee's personnel ID and name, page by page. */
 export async function employeeNames(api: PassCloud): Promise<{ personId: string; name: string }[]> {
@@ -108,7 +123,15 @@ export async function renameVisitor(api: PassCloud, visitor: Visitor, name: stri
   return { version: again.data.data.version, retried: true };
 }
 
-/** Waits as a 429 says (`Retry-After`, seconds) and asks once more. */
+/**
+ * The answer of a 429, as the document describes it for that status (`components.schemas.Throttled`):
+ * openapi-fetch types `error` as any error answer of the operation, so the status picks the shape.
+ */
+export function throttled(answer: { response: Response; error?: unknown }): components['schemas']['Throttled'] | undefined {
+  return answer.response.status === 429 ? (answer.error as components['schemas']['Throttled']) : undefined;
+}
+
+/** Waits as a 429 says (`Retry-After` in seconds, also `data.retryAfterSeconds`) and asks once more. */
 export async function politely<T extends { response: Response }>(call: () => Promise<T>, wait = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
   const first = await call();
   if (first.response.status !== 429) return first;
