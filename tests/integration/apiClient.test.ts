@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
@@ -120,5 +123,26 @@ describe('a client generated from the document', () => {
     expect(calls).toBe(2);
     expect(waits[0]).toBeGreaterThan(0);
     expect(waits[0]).toBeLessThanOrEqual(seconds * 1000);
+  });
+
+  it('and the Python example, with the standard library and a key only, does the same', async () => {
+    const made = await makeApiKey(person, sessionKey, password, 'Python', ['pass:employee', 'pass:visitor', 'pass:authority', 'pass:record']);
+    const photo = join(mkdtempSync(join(tmpdir(), 'passcloud-py-')), 'visitor.png');
+    writeFileSync(photo, makePng(640, 480));
+    const personId = unique('PY');
+    const script = new URL('../../docs/examples/python/sync_visitors.py', import.meta.url).pathname;
+    const run = spawnSync('python3', [script, '--device', device.deviceKey!, '--photo', photo, '--name', 'Pia Python', '--person-id', personId], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PASSCLOUD_URL: baseUrl(), PASSCLOUD_API_KEY: made.key },
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { employees: number; visitorKey: string; authorities: number; passRecords: number };
+    expect(out.employees).toBeGreaterThanOrEqual(1);
+    expect(out.authorities).toBeGreaterThanOrEqual(1);
+    expect(out.passRecords).toBeGreaterThanOrEqual(3);
+    const visitor = await person.GET('/v1/visitors/{visitorKey}', { params: { path: { visitorKey: out.visitorKey } } });
+    expect(visitor.data?.data).toMatchObject({ personId, name: 'Pia Python' });
+    expect(visitor.data?.data.avatar).toMatch(/^avatar\//);
   });
 });
