@@ -7,6 +7,7 @@ import { keyMayUse, routes, routeKey, type RouteEntry } from './routes.ts';
 import { THROTTLES } from '#domain/throttle';
 import { ROUTE_SUMMARIES, TAG_DESCRIPTIONS } from './routeSummaries.ts';
 import { SEALED_EXTENSION } from '#contract/sealed';
+import { exampleOf } from './openapiExamples.ts';
 import { CONFIRM_PASSWORD_HEADER } from '#lib/auth';
 
 /**
@@ -20,7 +21,6 @@ type Json = Record<string, unknown>;
 
 /** The media type of the workbooks the `…/export` routes answer. */
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-
 
 /** Multipart fields beside the `file` part of a binary route. */
 const MULTIPART_FIELDS: Partial<Record<string, z.ZodObject>> = {
@@ -190,7 +190,12 @@ function successResponse(route: RouteEntry, key: string, def: HandlerDef): Json 
     content: {
       'application/json': {
         schema: data
-          ? { allOf: [{ $ref: '#/components/schemas/Success' }, { type: 'object', required: ['data'], properties: { data: jsonSchema(data, `${key} data`, 'output') } }] }
+          ? {
+              allOf: [
+                { $ref: '#/components/schemas/Success' },
+                { type: 'object', required: ['data'], properties: { data: jsonSchema(data, `${key} data`, 'output') } },
+              ],
+            }
           : { $ref: '#/components/schemas/Success' },
       },
     },
@@ -249,7 +254,9 @@ function operation(route: RouteEntry, def: HandlerDef): Json {
     description: [
       accessText(route, key),
       codes.length ? `authCode: ${codes.join(' | ')}` : '',
-      route.reauth ? 'Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.' : '',
+      route.reauth
+        ? 'Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.'
+        : '',
     ]
       .filter(Boolean)
       .join('\n\n'),
@@ -276,8 +283,16 @@ function errorResponses(): Json {
       continue;
     }
     const retry = status === '429' ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {};
-    responses[`Error${status}`] = { description: text, ...retry, content: { 'application/json': { schema: { $ref: `#/components/schemas/${status === '429' ? 'Throttled' : 'Error'}` } } } };
-    responses[`DeviceError${status}`] = { description: text, ...retry, content: { 'application/json': { schema: { $ref: '#/components/schemas/DeviceError' } } } };
+    responses[`Error${status}`] = {
+      description: text,
+      ...retry,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${status === '429' ? 'Throttled' : 'Error'}` } } },
+    };
+    responses[`DeviceError${status}`] = {
+      description: text,
+      ...retry,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/DeviceError' } } },
+    };
   }
   return responses;
 }
@@ -291,10 +306,7 @@ const envelope = (code: Json, data: Json = {}): Json => ({
 function schemas(): Json {
   const issue = { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } };
   return {
-    Success: envelope(
-      { type: 'integer', enum: [200, 201, 202, 204] },
-      { description: 'Left open where the operation declares no answer' },
-    ),
+    Success: envelope({ type: 'integer', enum: [200, 201, 202, 204] }, { description: 'Left open where the operation declares no answer' }),
     Error: envelope({ type: 'integer', description: 'The HTTP status, or 661, 662 or 666 (session ended) with HTTP 401' }),
     Throttled: envelope(
       { type: 'integer', enum: [429] },
@@ -330,7 +342,7 @@ export async function openApiDocument(): Promise<Json> {
     if (!def) throw new Error(`${routeKey(route)} has no handler`);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, def);
   }
-  return {
+  const document: Json = {
     openapi: '3.1.0',
     info: {
       title: 'Pass Cloud API',
@@ -373,7 +385,12 @@ export async function openApiDocument(): Promise<Json> {
           required: false,
           description:
             'The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes.',
-          schema: { type: 'string', minLength: 1, maxLength: 4096, [SEALED_EXTENSION]: { key: 'session', algorithm: 'RSA-OAEP', hash: 'SHA-256', encoding: 'base64', blockBytes: 190, separator: ':' } },
+          schema: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 4096,
+            [SEALED_EXTENSION]: { key: 'session', algorithm: 'RSA-OAEP', hash: 'SHA-256', encoding: 'base64', blockBytes: 190, separator: ':' },
+          },
         },
       },
       headers: {
@@ -381,6 +398,27 @@ export async function openApiDocument(): Promise<Json> {
       },
     },
   };
+  addExamples(document);
+  return document;
+}
+
+/**
+ * An example for every JSON request body and answer (functions/openapiExamples.ts): each media
+ * type object of an operation and of the shared error answers gets `example`.
+ */
+function addExamples(document: Json): void {
+  const components = document.components as Json;
+  const media = (content: Json | undefined, seed: string) => {
+    const json = content?.['application/json'] as Json | undefined;
+    if (json?.schema && json.example === undefined) json.example = exampleOf(json.schema as Json, components, seed);
+  };
+  for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, op] of Object.entries(operations)) {
+      media((op.requestBody as Json | undefined)?.content as Json | undefined, `${method} ${path} body`);
+      media(((op.responses as Record<string, Json>)['200'] as Json | undefined)?.content as Json | undefined, `${method} ${path} answer`);
+    }
+  }
+  for (const [name, response] of Object.entries(components.responses as Record<string, Json>)) media(response.content as Json | undefined, name);
 }
 
 /** The published file's text. */

@@ -73,11 +73,25 @@ describe('docs/openapi.json', () => {
   });
 
   it('passes Redocly’s recommended rules with no error, a second validator made independently of the first', async () => {
-    const config = await createConfig({ extends: ['recommended'] });
+    // Every example must also be valid against its schema, as an error rather than the recommended warning.
+    const config = await createConfig({ extends: ['recommended'], rules: { 'no-invalid-media-type-examples': { severity: 'error', allowAdditionalProperties: false } } });
     const problems = await lint({ ref: fileURLToPath(new URL('../../docs/openapi.json', import.meta.url)), config });
     const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('has an example for every JSON request body and answer', () => {
+    const missing: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const body = op.requestBody?.content['application/json'] as { example?: unknown } | undefined;
+        if (body && body.example === undefined) missing.push(`${method} ${path} body`);
+        const answer = (op.responses['200'] as { content?: Record<string, { example?: unknown }> }).content?.['application/json'];
+        if (answer && answer.example === undefined) missing.push(`${method} ${path} answer`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 
   it('holds every route of the table and no other', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));

@@ -3475,6 +3475,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3484,6 +3491,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3493,6 +3510,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3502,6 +3526,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3511,6 +3545,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3520,6 +3561,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3529,6 +3580,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3538,6 +3596,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3547,6 +3615,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3556,6 +3631,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3565,6 +3650,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3574,6 +3666,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3583,6 +3685,20 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 422,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "issues": [
+                 *           {
+                 *             "path": "name",
+                 *             "message": "Success"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Invalid"];
             };
         };
@@ -3593,6 +3709,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 429,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Throttled"];
             };
         };
@@ -3603,6 +3728,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3612,6 +3747,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3621,6 +3763,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3630,6 +3782,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3639,6 +3798,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 1,
+                 *       "message": "Success",
+                 *       "data": {
+                 *         "reason": "unknownBindingCode",
+                 *         "retryAfterSeconds": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceError"];
             };
         };
@@ -3671,6 +3840,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "securityId": "example",
+                     *         "publicKey": "12fqjm3h4bf5tn5a"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Names the key in the body it seals */
@@ -3697,6 +3876,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "securityId": "example",
+                 *       "account": "example",
+                 *       "password": "example"
+                 *     }
+                 */
                 "application/json": {
                     securityId: string;
                     /** @description The username, sealed: RSA-OAEP with SHA-256 under the `publicKey` of `POST /v1/systems/security` (named by `securityId`), base64, blocks of at most 190 plaintext bytes joined by `:` */
@@ -3713,6 +3899,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "token": "example",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "userCode": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "key": "example",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "mustChangePassword": true,
+                     *         "twoFactorEnabled": true,
+                     *         "mustEnrolTwoFactor": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             token: string;
@@ -3762,6 +3971,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "challenge": "BX61o1WIIZa-58fVGUpreXnl1DLZDWQkUP88w6Jm-EE",
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     challenge: string;
                     code: string;
@@ -3775,6 +3990,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "token": "example",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "userCode": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "key": "example",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "mustChangePassword": true,
+                     *         "twoFactorEnabled": true,
+                     *         "mustEnrolTwoFactor": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             token: string;
@@ -3823,6 +4061,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -3853,6 +4098,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "token": "example",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "userCode": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "key": "example",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "mustChangePassword": true,
+                     *         "twoFactorEnabled": true,
+                     *         "mustEnrolTwoFactor": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Login only: send it as `Authorization: Bearer <token>` */
@@ -3900,6 +4168,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": [
+                     *         {
+                     *           "path": "name",
+                     *           "title": "Health declaration",
+                     *           "icon": "example",
+                     *           "authCode": "pass:dashboard",
+                     *           "open": true,
+                     *           "isShow": true,
+                     *           "setType": 0,
+                     *           "redirect": "example",
+                     *           "children": [
+                     *             {
+                     *               "path": "name",
+                     *               "title": "Health declaration",
+                     *               "isShow": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: components["schemas"]["MenuItem"][];
                     };
@@ -3926,6 +4219,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "url": "https://files.example.com/url",
+                     *         "username": "ada.lovelace",
+                     *         "clientPrefix": "example",
+                     *         "topics": {
+                     *           "passes": "example",
+                     *           "blacklist": "example",
+                     *           "questionnaires": "example"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The broker’s MQTT over WebSocket address, without a query string */
@@ -3959,6 +4268,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "payload": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The JSON `{ "oldPassword": …, "newPassword": … }`, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     payload: string;
@@ -3972,6 +4286,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4002,6 +4323,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "enabled": true,
+                     *         "enabledAt": "2026-11-28T09:30:00.000Z",
+                     *         "recoveryCodesLeft": 1,
+                     *         "required": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             enabled: boolean;
@@ -4030,6 +4363,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "example",
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account’s password, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     password: string;
@@ -4044,6 +4383,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "recoveryCodes": [
+                     *           "example"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             recoveryCodes: string[];
@@ -4076,6 +4426,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "uri": "example",
+                     *         "secret": "example",
+                     *         "issuer": "example",
+                     *         "account": "example",
+                     *         "expiresAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description `otpauth://totp/...`, for the QR code */
@@ -4112,6 +4475,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "example",
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account’s password, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     password: string;
@@ -4126,6 +4495,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "recoveryCodes": [
+                     *           "example"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             recoveryCodes: string[];
@@ -4152,6 +4532,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "example",
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account’s password, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     password: string;
@@ -4166,6 +4552,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4190,6 +4583,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "purpose": "register",
+                 *       "email": "ada.lovelace@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     purpose: "register";
@@ -4209,6 +4608,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4231,6 +4637,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "securityId": "example",
+                 *       "companyName": "Example Ltd",
+                 *       "username": "ada.lovelace",
+                 *       "email": "ada.lovelace@example.com",
+                 *       "password": "example",
+                 *       "code": "255599",
+                 *       "agree": true
+                 *     }
+                 */
                 "application/json": {
                     securityId: string;
                     companyName: string;
@@ -4252,6 +4669,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "username": "ada.lovelace",
+                     *         "userCode": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             username: string;
@@ -4284,6 +4711,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "locale": "en_US",
+                     *         "title": "Health declaration",
+                     *         "content": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -4309,6 +4747,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "username": "ada.lovelace",
+                 *       "code": "989376"
+                 *     }
+                 */
                 "application/json": {
                     username: string;
                     code: string;
@@ -4322,6 +4766,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "valid": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @constant */
@@ -4346,6 +4799,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "username": "ada.lovelace",
+                 *       "code": "846060",
+                 *       "securityId": "example",
+                 *       "newPassword": "example"
+                 *     }
+                 */
                 "application/json": {
                     username: string;
                     code: string;
@@ -4362,6 +4823,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4391,6 +4859,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "username": "ada.lovelace",
+                     *         "companyName": "Example Ltd"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             username: string;
@@ -4414,6 +4892,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "securityId": "example",
+                 *       "token": "xrHcrCz200_3hHczSWc2FT_qawE-BFLCk2Gu8m0U2iS",
+                 *       "password": "example"
+                 *     }
+                 */
                 "application/json": {
                     securityId: string;
                     token: string;
@@ -4429,6 +4914,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "username": "ada.lovelace"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             username: string;
@@ -4458,6 +4952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -4490,6 +4985,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "fileKey": "ghbjppeygvetfzfc",
+                     *         "url": "https://files.example.com/url"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The file’s key: for a photo of kind `avatar`, the person’s `avatar` */
@@ -4519,6 +5024,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "avatar",
+                 *       "filename": "people.xlsx",
+                 *       "size": 1,
+                 *       "contentType": "image/jpeg"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "avatar" | "capture";
@@ -4536,6 +5049,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "uploadKey": "9jehr3y0qgrfgca7",
+                     *         "upload": {
+                     *           "url": "https://files.example.com/url",
+                     *           "method": "PUT",
+                     *           "headers": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Complete the upload under this key once the file is stored */
@@ -4580,6 +5107,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "fileKey": "qscynzmze31h5g18",
+                     *         "url": "https://files.example.com/url"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The file’s key: for a photo of kind `avatar`, the person’s `avatar` */
@@ -4618,6 +5155,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "groupKey": "a29g6hwmcxd078ge",
+                     *             "name": "Ada Lovelace",
+                     *             "type": "employee",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -4656,6 +5211,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "type": "employee"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
@@ -4670,6 +5231,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "groupKey": "z034xq6zcefq0rbh",
+                     *         "name": "Ada Lovelace",
+                     *         "type": "employee",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             groupKey: string;
@@ -4716,6 +5290,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4742,6 +5323,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     version: number;
@@ -4755,6 +5342,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "groupKey": "pkmnbk97gjqnzn66",
+                     *         "name": "Ada Lovelace",
+                     *         "type": "employee",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             groupKey: string;
@@ -4798,6 +5398,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "departmentKey": "1xwngg4k54x1pmxj",
+                     *             "name": "Ada Lovelace",
+                     *             "parentKey": "dtnysmjqs0n18yce",
+                     *             "version": 3,
+                     *             "children": [
+                     *               {
+                     *                 "departmentKey": "38bv9a8gea3c8svn",
+                     *                 "name": "Ada Lovelace",
+                     *                 "parentKey": "q89vkxvq0phj6csd",
+                     *                 "version": 3,
+                     *                 "children": []
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The top-level departments, each with its `children` */
@@ -4824,6 +5450,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "parentKey": "tabs8fqgrgaj23rx"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     parentKey?: string;
@@ -4837,6 +5469,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "departmentKey": "shqwj0wmzajqqt3h",
+                     *         "name": "Ada Lovelace",
+                     *         "parentKey": "9ryzqbs77n4tkn03",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             departmentKey: string;
@@ -4878,6 +5522,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -4904,6 +5555,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "parentKey": "96shgmat82tp5k3r",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     parentKey?: string | null;
@@ -4918,6 +5576,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "departmentKey": "v9qw8s5js4m1pre3",
+                     *         "name": "Ada Lovelace",
+                     *         "parentKey": "x5qwwebcvm7b95tf",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             departmentKey: string;
@@ -4963,6 +5633,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "employeeKey": "qw310841k1agresr",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "role": "Engineer",
+                     *             "gender": "male",
+                     *             "groupKey": "3bwm2jpddvdtbqeg",
+                     *             "phone": "+44 20 7946 0958",
+                     *             "email": "ada.lovelace@example.com",
+                     *             "icCard": "0012345678",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *             "avatarUrl": "https://files.example.com/avatarUrl",
+                     *             "remark": "Visits on Mondays",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3,
+                     *             "departmentKey": "p1wat6rwh7fbwap6",
+                     *             "attendanceGroupKey": "k3ygqj4spgd16v97",
+                     *             "needsAttendance": true,
+                     *             "remoteDoorOpen": true,
+                     *             "state": "active",
+                     *             "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1,
+                     *         "totalAtLeast": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -5034,6 +5739,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "personId": "E1001",
+                 *       "name": "Ada Lovelace",
+                 *       "role": "Engineer",
+                 *       "gender": "male",
+                 *       "groupKey": "y0nfvhemhccfjsjc",
+                 *       "phone": "+44 20 7946 0958",
+                 *       "email": "ada.lovelace@example.com",
+                 *       "icCard": "0012345678",
+                 *       "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                 *       "remark": "Visits on Mondays",
+                 *       "departmentKey": "q70cbjpfqykvgx3s",
+                 *       "attendanceGroupKey": "yr9q649fpb37x6pp",
+                 *       "needsAttendance": false,
+                 *       "remoteDoorOpen": false
+                 *     }
+                 */
                 "application/json": {
                     personId: string;
                     name: string;
@@ -5062,6 +5785,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "employeeKey": "fb9mptx3w8x2zvdj",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "mtqx157b43a8kcka",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "departmentKey": "2zcp0pcms2d5bf1r",
+                     *         "attendanceGroupKey": "rs29h35pv21bvnea",
+                     *         "needsAttendance": true,
+                     *         "remoteDoorOpen": true,
+                     *         "state": "active",
+                     *         "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             employeeKey: string;
@@ -5130,6 +5881,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pageSize": 20,
+                 *       "cursor": "MTc5NTg4Nzk2MDE3Mg",
+                 *       "keyword": "example",
+                 *       "groupKey": "gx5caswjxa4qjxsp",
+                 *       "departmentKey": "v6k01gjb4yw68j8x",
+                 *       "state": "active"
+                 *     }
+                 */
                 "application/json": {
                     /** @default 20 */
                     pageSize?: number;
@@ -5152,6 +5913,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "nnvww3hxgqcdw5hk"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -5187,6 +5957,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "wqngkqq0r9cv0y7m",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -5237,6 +6022,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "rejected": 1,
+                     *         "rows": [
+                     *           {
+                     *             "row": 2,
+                     *             "personId": "E1001",
+                     *             "status": "created",
+                     *             "reasons": [
+                     *               "example"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             created: number;
@@ -5290,6 +6096,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "imported": 1,
+                     *         "skipped": 1,
+                     *         "entries": [
+                     *           {
+                     *             "name": "Ada Lovelace",
+                     *             "status": "imported",
+                     *             "personId": "E1001",
+                     *             "reason": "badCredentials"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             imported: number;
@@ -5328,6 +6152,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "step": "info",
+                 *       "filename": "people.xlsx",
+                 *       "size": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     step: "info" | "avatars";
@@ -5343,6 +6174,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "pvfzxed6368bkkbv",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z",
+                     *         "upload": {
+                     *           "url": "https://files.example.com/url",
+                     *           "method": "PUT",
+                     *           "headers": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -5436,6 +6301,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "4hpq5mcwjxwg59c7",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -5519,6 +6413,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "18036r4rhc3xqy92",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -5604,6 +6527,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "employeeKey": "n9kfd4nfckz09b03",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "v8n5pb1bdx0t5kag",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "departmentKey": "7rg17089y9fh77k2",
+                     *         "attendanceGroupKey": "1s80cgrfnswaw60q",
+                     *         "needsAttendance": true,
+                     *         "remoteDoorOpen": true,
+                     *         "state": "active",
+                     *         "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             employeeKey: string;
@@ -5678,6 +6629,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -5704,6 +6662,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "personId": "E1001",
+                 *       "name": "Ada Lovelace",
+                 *       "role": "Engineer",
+                 *       "gender": "male",
+                 *       "groupKey": "4ve0848zxyma8rct",
+                 *       "phone": "",
+                 *       "email": "",
+                 *       "icCard": "",
+                 *       "avatar": "",
+                 *       "remark": "",
+                 *       "version": 3,
+                 *       "departmentKey": "",
+                 *       "attendanceGroupKey": "",
+                 *       "needsAttendance": true,
+                 *       "remoteDoorOpen": true
+                 *     }
+                 */
                 "application/json": {
                     personId?: string;
                     name?: string;
@@ -5731,6 +6708,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "employeeKey": "kc63p8z8xcx5031p",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "gqeqkx4f1mgn2z4x",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "departmentKey": "3ns65hxt8v22tx8y",
+                     *         "attendanceGroupKey": "mne1ee97rjwzwx3k",
+                     *         "needsAttendance": true,
+                     *         "remoteDoorOpen": true,
+                     *         "state": "active",
+                     *         "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             employeeKey: string;
@@ -5805,6 +6810,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "personKind": "employee",
+                     *         "personKey": "qa23s9vcw3aekyfh",
+                     *         "state": "running",
+                     *         "phase": "person",
+                     *         "counts": {
+                     *           "personRecords": 1,
+                     *           "photoObjects": 1,
+                     *           "captureObjects": 1,
+                     *           "uploadsClosed": 1,
+                     *           "passRecordsChanged": 1,
+                     *           "punchesRemoved": 1,
+                     *           "authorizationsRevoked": 1,
+                     *           "blacklistEntries": 1,
+                     *           "terminalsTold": 1,
+                     *           "questionnaireAnswers": 1,
+                     *           "attendanceItems": 1,
+                     *           "webhookDeliveries": 1,
+                     *           "mailRecords": 1,
+                     *           "exportsWithdrawn": 1
+                     *         },
+                     *         "erasedBy": "example",
+                     *         "startedAt": "2026-11-28T09:30:00.000Z",
+                     *         "finishedAt": "2026-11-28T09:30:00.000Z",
+                     *         "keptUntil": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -5894,6 +6931,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "personKind": "employee",
+                     *         "personKey": "drf0y50d8xysmtf6",
+                     *         "state": "running",
+                     *         "phase": "person",
+                     *         "counts": {
+                     *           "personRecords": 1,
+                     *           "photoObjects": 1,
+                     *           "captureObjects": 1,
+                     *           "uploadsClosed": 1,
+                     *           "passRecordsChanged": 1,
+                     *           "punchesRemoved": 1,
+                     *           "authorizationsRevoked": 1,
+                     *           "blacklistEntries": 1,
+                     *           "terminalsTold": 1,
+                     *           "questionnaireAnswers": 1,
+                     *           "attendanceItems": 1,
+                     *           "webhookDeliveries": 1,
+                     *           "mailRecords": 1,
+                     *           "exportsWithdrawn": 1
+                     *         },
+                     *         "erasedBy": "example",
+                     *         "startedAt": "2026-11-28T09:30:00.000Z",
+                     *         "finishedAt": "2026-11-28T09:30:00.000Z",
+                     *         "keptUntil": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -5975,6 +7044,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -5987,6 +7061,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "employeeKey": "r1rk38sy20pbk07j",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "kg2he454pddfmsz2",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "departmentKey": "4cfc333qmb2861m8",
+                     *         "attendanceGroupKey": "f5v9d4yfkx76vnbd",
+                     *         "needsAttendance": true,
+                     *         "remoteDoorOpen": true,
+                     *         "state": "active",
+                     *         "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             employeeKey: string;
@@ -6055,6 +7157,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -6067,6 +7174,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "employeeKey": "egp10a080hjhhren",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "02th4xe3rt8mqbpe",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "departmentKey": "jqcb5ryvarqbz163",
+                     *         "attendanceGroupKey": "kgaqyja4dvpq8q0g",
+                     *         "needsAttendance": true,
+                     *         "remoteDoorOpen": true,
+                     *         "state": "active",
+                     *         "resignedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             employeeKey: string;
@@ -6143,6 +7278,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "shiftKey": "s29rzpbjkp5tpmzk",
+                     *             "name": "Ada Lovelace",
+                     *             "periods": [
+                     *               {
+                     *                 "onDuty": "03:33",
+                     *                 "offDuty": "23:15",
+                     *                 "earliestCheckIn": "17:28",
+                     *                 "latestCheckOut": "00:36",
+                     *                 "lateTolerance": 1,
+                     *                 "earlyLeaveTolerance": 1
+                     *               }
+                     *             ],
+                     *             "usedBy": {
+                     *               "groups": []
+                     *             },
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -6190,6 +7356,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "periods": [
+                 *         {
+                 *           "onDuty": "10:04",
+                 *           "offDuty": "06:18",
+                 *           "earliestCheckIn": "02:11",
+                 *           "latestCheckOut": "20:57",
+                 *           "lateTolerance": 1,
+                 *           "earlyLeaveTolerance": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     periods: {
@@ -6210,6 +7391,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "shiftKey": "06wbcmq4reg7txdd",
+                     *         "name": "Ada Lovelace",
+                     *         "periods": [
+                     *           {
+                     *             "onDuty": "18:08",
+                     *             "offDuty": "22:21",
+                     *             "earliestCheckIn": "17:14",
+                     *             "latestCheckOut": "16:42",
+                     *             "lateTolerance": 1,
+                     *             "earlyLeaveTolerance": 1
+                     *           }
+                     *         ],
+                     *         "usedBy": {
+                     *           "groups": [
+                     *             {
+                     *               "attendanceGroupKey": "17yd7ws6c2me5cej",
+                     *               "name": "Ada Lovelace"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             shiftKey: string;
@@ -6263,6 +7474,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "shiftKey": "8casnmdh1g0rdfzb",
+                     *         "name": "Ada Lovelace",
+                     *         "periods": [
+                     *           {
+                     *             "onDuty": "14:56",
+                     *             "offDuty": "20:51",
+                     *             "earliestCheckIn": "21:25",
+                     *             "latestCheckOut": "01:13",
+                     *             "lateTolerance": 1,
+                     *             "earlyLeaveTolerance": 1
+                     *           }
+                     *         ],
+                     *         "usedBy": {
+                     *           "groups": [
+                     *             {
+                     *               "attendanceGroupKey": "km0f13fg1x5jrbfq",
+                     *               "name": "Ada Lovelace"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             shiftKey: string;
@@ -6317,6 +7558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -6343,6 +7591,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "periods": [
+                 *         {
+                 *           "onDuty": "05:28",
+                 *           "offDuty": "15:18",
+                 *           "earliestCheckIn": "16:23",
+                 *           "latestCheckOut": "19:53",
+                 *           "lateTolerance": 1,
+                 *           "earlyLeaveTolerance": 1
+                 *         }
+                 *       ],
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     periods: {
@@ -6364,6 +7628,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "shiftKey": "jhdsz1h31w6qb21s",
+                     *         "name": "Ada Lovelace",
+                     *         "periods": [
+                     *           {
+                     *             "onDuty": "21:13",
+                     *             "offDuty": "23:23",
+                     *             "earliestCheckIn": "16:27",
+                     *             "latestCheckOut": "06:27",
+                     *             "lateTolerance": 1,
+                     *             "earlyLeaveTolerance": 1
+                     *           }
+                     *         ],
+                     *         "usedBy": {
+                     *           "groups": [
+                     *             {
+                     *               "attendanceGroupKey": "kjctsaj62b63enh8",
+                     *               "name": "Ada Lovelace"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             shiftKey: string;
@@ -6420,6 +7714,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "attendanceGroupKey": "jbw4gd2af0aw3zm1",
+                     *             "name": "Ada Lovelace",
+                     *             "staffCount": 1,
+                     *             "deviceKeys": [
+                     *               "example"
+                     *             ],
+                     *             "weekdays": {
+                     *               "sun": "example",
+                     *               "mon": "example",
+                     *               "tue": "example",
+                     *               "wed": "example",
+                     *               "thu": "example",
+                     *               "fri": "example",
+                     *               "sat": "example"
+                     *             },
+                     *             "workdayOvertimeAfter": "example",
+                     *             "restDayMinHours": 1,
+                     *             "timezone": "example",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -6467,6 +7795,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "employeeKeys": [],
+                 *       "deviceKeys": [],
+                 *       "weekdays": {
+                 *         "sun": "5ryuwimmsp83opkry8c1h",
+                 *         "mon": "2x9xczmr0nowthv2ih7qmvdojoe9",
+                 *         "tue": "kgrhfrf1rp6r8rlm3qno9sg3fldznc",
+                 *         "wed": "p3pfnga7k4s1e",
+                 *         "thu": "wqcwa0nkjf4ul2tk4eqs",
+                 *         "fri": "665g8xysm4buj9i3k",
+                 *         "sat": "p332koy15stn30e07dhimdeeqj"
+                 *       },
+                 *       "workdayOvertimeAfter": "07:16",
+                 *       "restDayMinHours": 1,
+                 *       "timezone": "example",
+                 *       "moveStaff": false
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @default [] */
@@ -6497,6 +7845,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "attendanceGroupKey": "xkgdzdht9vdgcszs",
+                     *         "name": "Ada Lovelace",
+                     *         "staffCount": 1,
+                     *         "deviceKeys": [
+                     *           "example"
+                     *         ],
+                     *         "weekdays": {
+                     *           "sun": "example",
+                     *           "mon": "example",
+                     *           "tue": "example",
+                     *           "wed": "example",
+                     *           "thu": "example",
+                     *           "fri": "example",
+                     *           "sat": "example"
+                     *         },
+                     *         "workdayOvertimeAfter": "example",
+                     *         "restDayMinHours": 1,
+                     *         "timezone": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "staff": [
+                     *           {
+                     *             "employeeKey": "1fr1s7jms6qbwntc",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "4v6g00cww0teq55j",
+                     *             "attendanceGroupKey": "vh6cq7g0bnyt8543",
+                     *             "attendanceGroupName": "example",
+                     *             "needsAttendance": true,
+                     *             "state": "active"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             attendanceGroupKey: string;
@@ -6561,6 +7949,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "attendanceGroupKey": "byxys6nfapcscsn7",
+                     *         "name": "Ada Lovelace",
+                     *         "staffCount": 1,
+                     *         "deviceKeys": [
+                     *           "example"
+                     *         ],
+                     *         "weekdays": {
+                     *           "sun": "example",
+                     *           "mon": "example",
+                     *           "tue": "example",
+                     *           "wed": "example",
+                     *           "thu": "example",
+                     *           "fri": "example",
+                     *           "sat": "example"
+                     *         },
+                     *         "workdayOvertimeAfter": "example",
+                     *         "restDayMinHours": 1,
+                     *         "timezone": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "staff": [
+                     *           {
+                     *             "employeeKey": "qh6xq1c58qa7ecvz",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "r8h7zs1e5vj6nfcm",
+                     *             "attendanceGroupKey": "k05hcb1hyk44djae",
+                     *             "attendanceGroupName": "example",
+                     *             "needsAttendance": true,
+                     *             "state": "active"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             attendanceGroupKey: string;
@@ -6626,6 +8054,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -6652,6 +8087,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "employeeKeys": [],
+                 *       "deviceKeys": [],
+                 *       "weekdays": {
+                 *         "sun": "ukvmk76xabtlhl6n2bfhkqwsfiz8",
+                 *         "mon": "o72d1sf0iqilp",
+                 *         "tue": "miqc1g2sdt9n2h9koab14jao",
+                 *         "wed": "c3b0t3k7zt0zim497e6oe7kfv6vi",
+                 *         "thu": "rpa8f6m4",
+                 *         "fri": "2oym2d9etl44ay",
+                 *         "sat": "64a6jvhs35k6ipl0f"
+                 *       },
+                 *       "workdayOvertimeAfter": "22:58",
+                 *       "restDayMinHours": 1,
+                 *       "timezone": "example",
+                 *       "moveStaff": false,
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @default [] */
@@ -6683,6 +8139,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "attendanceGroupKey": "rwsacc87fqhqxs31",
+                     *         "name": "Ada Lovelace",
+                     *         "staffCount": 1,
+                     *         "deviceKeys": [
+                     *           "example"
+                     *         ],
+                     *         "weekdays": {
+                     *           "sun": "example",
+                     *           "mon": "example",
+                     *           "tue": "example",
+                     *           "wed": "example",
+                     *           "thu": "example",
+                     *           "fri": "example",
+                     *           "sat": "example"
+                     *         },
+                     *         "workdayOvertimeAfter": "example",
+                     *         "restDayMinHours": 1,
+                     *         "timezone": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "staff": [
+                     *           {
+                     *             "employeeKey": "3z9r70twfvxzvd9a",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "eq1ne33xg1eyvy4w",
+                     *             "attendanceGroupKey": "jx9gxnppea7w2qpn",
+                     *             "attendanceGroupName": "example",
+                     *             "needsAttendance": true,
+                     *             "state": "active"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             attendanceGroupKey: string;
@@ -6751,6 +8247,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "employeeKey": "07hy0bz4jcnr7x24",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "p5rvmhdzt4z32fnp",
+                     *             "attendanceGroupKey": "dfjgwjypdhca0mzv",
+                     *             "attendanceGroupName": "example",
+                     *             "needsAttendance": true,
+                     *             "state": "active"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -6798,6 +8316,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "holidayKey": "e5wjfg56efta3ma3",
+                     *             "name": "Ada Lovelace",
+                     *             "start": "2026-11-28",
+                     *             "end": "2026-11-28",
+                     *             "remark": "Visits on Mondays",
+                     *             "workday": true,
+                     *             "shiftKey": "xkrpe6kmwtay4sa2",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -6838,6 +8379,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "start": "6967-86-73",
+                 *       "end": "1578-59-46",
+                 *       "remark": "Visits on Mondays",
+                 *       "workday": true,
+                 *       "shiftKey": "m9v1hvkkj5es3n0s"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     start: string;
@@ -6855,6 +8406,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "holidayKey": "97zhsb17hrc6twqn",
+                     *         "name": "Ada Lovelace",
+                     *         "start": "2026-11-28",
+                     *         "end": "2026-11-28",
+                     *         "remark": "Visits on Mondays",
+                     *         "workday": true,
+                     *         "shiftKey": "zxqzjat39k0sc1wj",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             holidayKey: string;
@@ -6903,6 +8471,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -6929,6 +8504,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "start": "7323-74-52",
+                 *       "end": "4582-98-58",
+                 *       "remark": "Visits on Mondays",
+                 *       "workday": true,
+                 *       "shiftKey": "v1tq4kzabg0bw95d",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     start: string;
@@ -6947,6 +8533,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "holidayKey": "fnhby6bhfx02c63g",
+                     *         "name": "Ada Lovelace",
+                     *         "start": "2026-11-28",
+                     *         "end": "2026-11-28",
+                     *         "remark": "Visits on Mondays",
+                     *         "workday": true,
+                     *         "shiftKey": "nts6krwgz1mxf1dc",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             holidayKey: string;
@@ -7001,6 +8604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7069,6 +8679,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7128,6 +8745,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "attendanceGroupKey": "3w3h9wr2t6424nkk",
+                     *             "name": "Ada Lovelace"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -7161,6 +8793,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "mx9h8fex7vjpmjcn",
+                     *         "from": "2026-11-28",
+                     *         "to": "2026-11-28",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "stored": 1,
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7199,6 +8849,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "9885-43-51",
+                 *       "to": "9255-49-80"
+                 *     }
+                 */
                 "application/json": {
                     from: string;
                     to: string;
@@ -7212,6 +8868,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "dz51m7m9x7yxnbat"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -7247,6 +8912,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "34yhmz6b5eyrjjx7",
+                     *         "from": "2026-11-28",
+                     *         "to": "2026-11-28",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "stored": 1,
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7298,6 +8981,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "visitorKey": "e1sx31y8ghya5qvf",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "role": "Engineer",
+                     *             "gender": "male",
+                     *             "groupKey": "thczpvkqdaqfvmk9",
+                     *             "phone": "+44 20 7946 0958",
+                     *             "email": "ada.lovelace@example.com",
+                     *             "icCard": "0012345678",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *             "avatarUrl": "https://files.example.com/avatarUrl",
+                     *             "remark": "Visits on Mondays",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1,
+                     *         "totalAtLeast": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -7354,6 +9066,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "personId": "E1001",
+                 *       "name": "Ada Lovelace",
+                 *       "role": "Engineer",
+                 *       "gender": "male",
+                 *       "groupKey": "46rj83req77ztj9q",
+                 *       "phone": "+44 20 7946 0958",
+                 *       "email": "ada.lovelace@example.com",
+                 *       "icCard": "0012345678",
+                 *       "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                 *       "remark": "Visits on Mondays"
+                 *     }
+                 */
                 "application/json": {
                     personId: string;
                     name: string;
@@ -7376,6 +9102,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "visitorKey": "s0qmwcbgx9c7a0ns",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "k762n1p5nvv052ba",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             visitorKey: string;
@@ -7429,6 +9177,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pageSize": 20,
+                 *       "cursor": "MTc5NTg4Nzk2MDE3Mg",
+                 *       "keyword": "example",
+                 *       "groupKey": "wmx60tgp0jevxxcc"
+                 *     }
+                 */
                 "application/json": {
                     /** @default 20 */
                     pageSize?: number;
@@ -7445,6 +9201,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "gaxggfrqv8av71fq"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -7480,6 +9245,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "mzwtw3688e3tqtqc",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7530,6 +9310,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "rejected": 1,
+                     *         "rows": [
+                     *           {
+                     *             "row": 2,
+                     *             "personId": "E1001",
+                     *             "status": "created",
+                     *             "reasons": [
+                     *               "example"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             created: number;
@@ -7583,6 +9384,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "imported": 1,
+                     *         "skipped": 1,
+                     *         "entries": [
+                     *           {
+                     *             "name": "Ada Lovelace",
+                     *             "status": "imported",
+                     *             "personId": "E1001",
+                     *             "reason": "badCredentials"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             imported: number;
@@ -7621,6 +9440,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "step": "info",
+                 *       "filename": "people.xlsx",
+                 *       "size": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     step: "info" | "avatars";
@@ -7636,6 +9462,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "pb0aj4je4bst39mm",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z",
+                     *         "upload": {
+                     *           "url": "https://files.example.com/url",
+                     *           "method": "PUT",
+                     *           "headers": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7729,6 +9589,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "sjmm1trew33cn9x7",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7812,6 +9701,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "5kzhxc5n2jpdd4hf",
+                     *         "step": "info",
+                     *         "state": "uploading",
+                     *         "filename": "people.xlsx",
+                     *         "processed": 1,
+                     *         "total": 1,
+                     *         "report": {
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "rejected": 1,
+                     *           "rows": [
+                     *             {
+                     *               "row": 2,
+                     *               "personId": "E1001",
+                     *               "status": "created"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -7897,6 +9815,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "visitorKey": "3989drdttq0y434b",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "kd6spq3k68wcx04v",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             visitorKey: string;
@@ -7956,6 +9896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -7982,6 +9929,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "personId": "E1001",
+                 *       "name": "Ada Lovelace",
+                 *       "role": "Engineer",
+                 *       "gender": "male",
+                 *       "groupKey": "egy4x9217ezgw8xe",
+                 *       "phone": "",
+                 *       "email": "",
+                 *       "icCard": "",
+                 *       "avatar": "",
+                 *       "remark": "",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     personId?: string;
                     name?: string;
@@ -8005,6 +9967,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "visitorKey": "9b9x9jwa3jm5qgn4",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "role": "Engineer",
+                     *         "gender": "male",
+                     *         "groupKey": "mf9kyz086q5c4665",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "icCard": "0012345678",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "avatarUrl": "https://files.example.com/avatarUrl",
+                     *         "remark": "Visits on Mondays",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             visitorKey: string;
@@ -8064,6 +10048,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "personKind": "employee",
+                     *         "personKey": "eafsvq23bjf6anz1",
+                     *         "state": "running",
+                     *         "phase": "person",
+                     *         "counts": {
+                     *           "personRecords": 1,
+                     *           "photoObjects": 1,
+                     *           "captureObjects": 1,
+                     *           "uploadsClosed": 1,
+                     *           "passRecordsChanged": 1,
+                     *           "punchesRemoved": 1,
+                     *           "authorizationsRevoked": 1,
+                     *           "blacklistEntries": 1,
+                     *           "terminalsTold": 1,
+                     *           "questionnaireAnswers": 1,
+                     *           "attendanceItems": 1,
+                     *           "webhookDeliveries": 1,
+                     *           "mailRecords": 1,
+                     *           "exportsWithdrawn": 1
+                     *         },
+                     *         "erasedBy": "example",
+                     *         "startedAt": "2026-11-28T09:30:00.000Z",
+                     *         "finishedAt": "2026-11-28T09:30:00.000Z",
+                     *         "keptUntil": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -8153,6 +10169,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "personKind": "employee",
+                     *         "personKey": "veca8c671dx56q53",
+                     *         "state": "running",
+                     *         "phase": "person",
+                     *         "counts": {
+                     *           "personRecords": 1,
+                     *           "photoObjects": 1,
+                     *           "captureObjects": 1,
+                     *           "uploadsClosed": 1,
+                     *           "passRecordsChanged": 1,
+                     *           "punchesRemoved": 1,
+                     *           "authorizationsRevoked": 1,
+                     *           "blacklistEntries": 1,
+                     *           "terminalsTold": 1,
+                     *           "questionnaireAnswers": 1,
+                     *           "attendanceItems": 1,
+                     *           "webhookDeliveries": 1,
+                     *           "mailRecords": 1,
+                     *           "exportsWithdrawn": 1
+                     *         },
+                     *         "erasedBy": "example",
+                     *         "startedAt": "2026-11-28T09:30:00.000Z",
+                     *         "finishedAt": "2026-11-28T09:30:00.000Z",
+                     *         "keptUntil": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -8232,6 +10280,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "faceTerminal",
+                 *       "userCode": "example",
+                 *       "serial": "PCF7-2024-000117",
+                 *       "info": {
+                 *         "mac": "b5:8B:8A:03:C5:Fb",
+                 *         "ip": "example",
+                 *         "model": "example",
+                 *         "firmware": "example",
+                 *         "appVersion": "example",
+                 *         "storage": {
+                 *           "freeBytes": 1,
+                 *           "totalBytes": 1
+                 *         },
+                 *         "timezone": "example",
+                 *         "cameraResolution": "example",
+                 *         "previewResolution": "example",
+                 *         "faces": {
+                 *           "count": 1,
+                 *           "capacity": 1
+                 *         },
+                 *         "signal": 0,
+                 *         "clientName": "example"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind?: "faceTerminal" | "doorStation" | "indoorMonitor";
@@ -8267,6 +10342,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "state": "bound",
+                     *         "resetCursor": true,
+                     *         "deviceKey": "kstfqxbfv05rwdj0",
+                     *         "thingName": "8ps3utz5fgdyyktqqm4ymqj0yqi_bnpuo0xt68zypktj7cuulrp1se6l0cnk",
+                     *         "mqtt": {
+                     *           "url": "https://example.com/passcloud/events",
+                     *           "clientId": "g2nnd3s33lshviapal6x7h08cr24of_scte3ikp5qz7ptc4ez9yjw3",
+                     *           "username": "vk09w4lj2x0qpzh_14qwxkwfkewfg136czezkmp13ciowm",
+                     *           "password": "example"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -8317,6 +10410,95 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deviceKey": "yc4g34xj2qqxgjs7",
+                     *             "thingName": "example",
+                     *             "name": "Ada Lovelace",
+                     *             "groupKey": "abx8pj06npkvwzw1",
+                     *             "serial": "PCF7-2024-000117",
+                     *             "model": "example",
+                     *             "online": true,
+                     *             "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *             "appVersion": "example",
+                     *             "ip": "example",
+                     *             "mac": "example",
+                     *             "firmware": "example",
+                     *             "storage": {
+                     *               "freeBytes": 1,
+                     *               "totalBytes": 1
+                     *             },
+                     *             "timezone": "example",
+                     *             "cameraResolution": "example",
+                     *             "previewResolution": "example",
+                     *             "companyName": "Example Ltd",
+                     *             "settings": {
+                     *               "startOnBoot": true,
+                     *               "screensaverBrightness": 1,
+                     *               "volume": 1,
+                     *               "timingSwitch": true,
+                     *               "startupTime": "20:32",
+                     *               "shutdownTime": "22:40",
+                     *               "relayDelay": 1,
+                     *               "relayMode": "normallyOpen",
+                     *               "recognitionLamp": true,
+                     *               "failRedLight": true,
+                     *               "successDisplay": "photo",
+                     *               "maskDetection": true,
+                     *               "strangerPass": true,
+                     *               "strangerRecord": true,
+                     *               "liveness": true,
+                     *               "verifyThreshold": 50,
+                     *               "identifyCount": 1,
+                     *               "swipeCardPolicy": "cardOnly",
+                     *               "temperatureAlarm": true,
+                     *               "temperatureThreshold": 35,
+                     *               "minPassTemperature": 30,
+                     *               "fan": true,
+                     *               "temperatureOffsetMode": "normal",
+                     *               "temperatureScene": "indoor",
+                     *               "temperatureDisplay": "celsius",
+                     *               "doorOpeningMode": "recognition",
+                     *               "appPassword": "25024143",
+                     *               "autoRestart": true,
+                     *               "appDaemon": true,
+                     *               "acceleration": true,
+                     *               "standbyAdvertising": true
+                     *             },
+                     *             "reported": {},
+                     *             "pending": [
+                     *               "startOnBoot"
+                     *             ],
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "replacement": {
+                     *               "mac": "Bb:7a:C6:2b:3D:2f",
+                     *               "ip": "example",
+                     *               "firmware": "example",
+                     *               "appVersion": "example",
+                     *               "storage": {
+                     *                 "freeBytes": 1,
+                     *                 "totalBytes": 1
+                     *               },
+                     *               "timezone": "example",
+                     *               "cameraResolution": "example",
+                     *               "previewResolution": "example",
+                     *               "requestTime": "2026-11-28T09:30:00.000Z"
+                     *             },
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1,
+                     *         "online": 1,
+                     *         "offline": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -8489,6 +10671,46 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deviceKeys": [
+                 *         "s63a68zgwrfd2b3hsjc"
+                 *       ],
+                 *       "settings": {
+                 *         "startOnBoot": true,
+                 *         "screensaverBrightness": 1,
+                 *         "volume": 1,
+                 *         "timingSwitch": true,
+                 *         "startupTime": "21:12",
+                 *         "shutdownTime": "23:39",
+                 *         "relayDelay": 1,
+                 *         "relayMode": "normallyOpen",
+                 *         "recognitionLamp": true,
+                 *         "failRedLight": true,
+                 *         "successDisplay": "photo",
+                 *         "maskDetection": true,
+                 *         "strangerPass": true,
+                 *         "strangerRecord": true,
+                 *         "liveness": true,
+                 *         "verifyThreshold": 50,
+                 *         "identifyCount": 1,
+                 *         "swipeCardPolicy": "cardOnly",
+                 *         "temperatureAlarm": true,
+                 *         "temperatureThreshold": 35,
+                 *         "minPassTemperature": 30,
+                 *         "fan": true,
+                 *         "temperatureOffsetMode": "normal",
+                 *         "temperatureScene": "indoor",
+                 *         "temperatureDisplay": "celsius",
+                 *         "doorOpeningMode": "recognition",
+                 *         "appPassword": "2964",
+                 *         "autoRestart": true,
+                 *         "appDaemon": true,
+                 *         "acceleration": true,
+                 *         "standbyAdvertising": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     deviceKeys: string[];
                     settings: {
@@ -8541,6 +10763,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "updated": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Devices whose settings were changed */
@@ -8577,6 +10808,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "mac": "70:1B:0A:4c:C4:0d",
+                     *             "ip": "example",
+                     *             "model": "example",
+                     *             "firmware": "example",
+                     *             "appVersion": "example",
+                     *             "storage": {
+                     *               "freeBytes": 1,
+                     *               "totalBytes": 1
+                     *             },
+                     *             "timezone": "example",
+                     *             "cameraResolution": "example",
+                     *             "previewResolution": "example",
+                     *             "faces": {
+                     *               "count": 1,
+                     *               "capacity": 1
+                     *             },
+                     *             "signal": 0,
+                     *             "clientName": "example",
+                     *             "requestKey": "2ez0b3r6ep15rbd8",
+                     *             "serial": "PCF7-2024-000117",
+                     *             "requestTime": "2026-11-28T09:30:00.000Z",
+                     *             "deleteTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -8640,6 +10907,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -8652,6 +10924,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "rhkdaj8efy87ashk",
+                     *         "thingName": "example",
+                     *         "name": "Ada Lovelace",
+                     *         "groupKey": "m09h66q1mvd6fmy0",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "storage": {
+                     *           "freeBytes": 1,
+                     *           "totalBytes": 1
+                     *         },
+                     *         "timezone": "example",
+                     *         "cameraResolution": "example",
+                     *         "previewResolution": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "settings": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "14:44",
+                     *           "shutdownTime": "22:56",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "82987548",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "reported": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "21:56",
+                     *           "shutdownTime": "20:35",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "0239",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "pending": [
+                     *           "startOnBoot"
+                     *         ],
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "replacement": {
+                     *           "mac": "35:f0:bF:aa:8E:3b",
+                     *           "ip": "example",
+                     *           "model": "example",
+                     *           "firmware": "example",
+                     *           "appVersion": "example",
+                     *           "storage": {
+                     *             "freeBytes": 1,
+                     *             "totalBytes": 1
+                     *           },
+                     *           "timezone": "example",
+                     *           "cameraResolution": "example",
+                     *           "previewResolution": "example",
+                     *           "faces": {
+                     *             "count": 1,
+                     *             "capacity": 1
+                     *           },
+                     *           "signal": 0,
+                     *           "clientName": "example",
+                     *           "requestTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -8827,6 +11219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -8859,6 +11258,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "s6ze22d76ryfs35d",
+                     *         "thingName": "example",
+                     *         "name": "Ada Lovelace",
+                     *         "groupKey": "4j9rws8885g5qvpz",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "storage": {
+                     *           "freeBytes": 1,
+                     *           "totalBytes": 1
+                     *         },
+                     *         "timezone": "example",
+                     *         "cameraResolution": "example",
+                     *         "previewResolution": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "settings": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "22:25",
+                     *           "shutdownTime": "22:34",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "272734",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "reported": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "20:39",
+                     *           "shutdownTime": "01:34",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "3902",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "pending": [
+                     *           "startOnBoot"
+                     *         ],
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "replacement": {
+                     *           "mac": "11:80:B6:Ff:5F:fF",
+                     *           "ip": "example",
+                     *           "model": "example",
+                     *           "firmware": "example",
+                     *           "appVersion": "example",
+                     *           "storage": {
+                     *             "freeBytes": 1,
+                     *             "totalBytes": 1
+                     *           },
+                     *           "timezone": "example",
+                     *           "cameraResolution": "example",
+                     *           "previewResolution": "example",
+                     *           "faces": {
+                     *             "count": 1,
+                     *             "capacity": 1
+                     *           },
+                     *           "signal": 0,
+                     *           "clientName": "example",
+                     *           "requestTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -9032,6 +11551,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -9058,6 +11584,46 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "groupKey": "eba8zb27d0fdwjwt",
+                 *       "settings": {
+                 *         "startOnBoot": true,
+                 *         "screensaverBrightness": 1,
+                 *         "volume": 1,
+                 *         "timingSwitch": true,
+                 *         "startupTime": "21:26",
+                 *         "shutdownTime": "14:19",
+                 *         "relayDelay": 1,
+                 *         "relayMode": "normallyOpen",
+                 *         "recognitionLamp": true,
+                 *         "failRedLight": true,
+                 *         "successDisplay": "photo",
+                 *         "maskDetection": true,
+                 *         "strangerPass": true,
+                 *         "strangerRecord": true,
+                 *         "liveness": true,
+                 *         "verifyThreshold": 50,
+                 *         "identifyCount": 1,
+                 *         "swipeCardPolicy": "cardOnly",
+                 *         "temperatureAlarm": true,
+                 *         "temperatureThreshold": 35,
+                 *         "minPassTemperature": 30,
+                 *         "fan": true,
+                 *         "temperatureOffsetMode": "normal",
+                 *         "temperatureScene": "indoor",
+                 *         "temperatureDisplay": "celsius",
+                 *         "doorOpeningMode": "recognition",
+                 *         "appPassword": "39252846",
+                 *         "autoRestart": true,
+                 *         "appDaemon": true,
+                 *         "acceleration": true,
+                 *         "standbyAdvertising": true
+                 *       },
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     groupKey?: string | null;
@@ -9112,6 +11678,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "xqc8ak5e3cq9b9tc",
+                     *         "thingName": "example",
+                     *         "name": "Ada Lovelace",
+                     *         "groupKey": "288jet89kntfh7gz",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "storage": {
+                     *           "freeBytes": 1,
+                     *           "totalBytes": 1
+                     *         },
+                     *         "timezone": "example",
+                     *         "cameraResolution": "example",
+                     *         "previewResolution": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "settings": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "05:28",
+                     *           "shutdownTime": "21:08",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "5821281",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "reported": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "22:45",
+                     *           "shutdownTime": "22:45",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "892084",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "pending": [
+                     *           "startOnBoot"
+                     *         ],
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "replacement": {
+                     *           "mac": "16:B0:CA:74:97:FA",
+                     *           "ip": "example",
+                     *           "model": "example",
+                     *           "firmware": "example",
+                     *           "appVersion": "example",
+                     *           "storage": {
+                     *             "freeBytes": 1,
+                     *             "totalBytes": 1
+                     *           },
+                     *           "timezone": "example",
+                     *           "cameraResolution": "example",
+                     *           "previewResolution": "example",
+                     *           "faces": {
+                     *             "count": 1,
+                     *             "capacity": 1
+                     *           },
+                     *           "signal": 0,
+                     *           "clientName": "example",
+                     *           "requestTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -9279,6 +11965,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -9291,6 +11982,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "t0jd3z2k8zej9m87",
+                     *         "thingName": "example",
+                     *         "name": "Ada Lovelace",
+                     *         "groupKey": "gvfvkwqx91cj97za",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "storage": {
+                     *           "freeBytes": 1,
+                     *           "totalBytes": 1
+                     *         },
+                     *         "timezone": "example",
+                     *         "cameraResolution": "example",
+                     *         "previewResolution": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "settings": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "17:37",
+                     *           "shutdownTime": "06:30",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "5872",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "reported": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "00:30",
+                     *           "shutdownTime": "13:27",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "24417",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "pending": [
+                     *           "startOnBoot"
+                     *         ],
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "replacement": {
+                     *           "mac": "6f:5e:e4:f1:d2:6d",
+                     *           "ip": "example",
+                     *           "model": "example",
+                     *           "firmware": "example",
+                     *           "appVersion": "example",
+                     *           "storage": {
+                     *             "freeBytes": 1,
+                     *             "totalBytes": 1
+                     *           },
+                     *           "timezone": "example",
+                     *           "cameraResolution": "example",
+                     *           "previewResolution": "example",
+                     *           "faces": {
+                     *             "count": 1,
+                     *             "capacity": 1
+                     *           },
+                     *           "signal": 0,
+                     *           "clientName": "example",
+                     *           "requestTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -9466,6 +12277,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "kt876pdz8zz159wc",
+                     *         "thingName": "example",
+                     *         "name": "Ada Lovelace",
+                     *         "groupKey": "g2mqt14pc3anvz3e",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "storage": {
+                     *           "freeBytes": 1,
+                     *           "totalBytes": 1
+                     *         },
+                     *         "timezone": "example",
+                     *         "cameraResolution": "example",
+                     *         "previewResolution": "example",
+                     *         "companyName": "Example Ltd",
+                     *         "settings": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "04:22",
+                     *           "shutdownTime": "23:00",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "253723",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "reported": {
+                     *           "startOnBoot": true,
+                     *           "screensaverBrightness": 1,
+                     *           "volume": 1,
+                     *           "timingSwitch": true,
+                     *           "startupTime": "23:15",
+                     *           "shutdownTime": "23:42",
+                     *           "relayDelay": 1,
+                     *           "relayMode": "normallyOpen",
+                     *           "recognitionLamp": true,
+                     *           "failRedLight": true,
+                     *           "successDisplay": "photo",
+                     *           "maskDetection": true,
+                     *           "strangerPass": true,
+                     *           "strangerRecord": true,
+                     *           "liveness": true,
+                     *           "verifyThreshold": 50,
+                     *           "identifyCount": 1,
+                     *           "swipeCardPolicy": "cardOnly",
+                     *           "temperatureAlarm": true,
+                     *           "temperatureThreshold": 35,
+                     *           "minPassTemperature": 30,
+                     *           "fan": true,
+                     *           "temperatureOffsetMode": "normal",
+                     *           "temperatureScene": "indoor",
+                     *           "temperatureDisplay": "celsius",
+                     *           "doorOpeningMode": "recognition",
+                     *           "appPassword": "08120",
+                     *           "autoRestart": true,
+                     *           "appDaemon": true,
+                     *           "acceleration": true,
+                     *           "standbyAdvertising": true
+                     *         },
+                     *         "pending": [
+                     *           "startOnBoot"
+                     *         ],
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "replacement": {
+                     *           "mac": "d3:fd:Cf:a0:b3:aa",
+                     *           "ip": "example",
+                     *           "model": "example",
+                     *           "firmware": "example",
+                     *           "appVersion": "example",
+                     *           "storage": {
+                     *             "freeBytes": 1,
+                     *             "totalBytes": 1
+                     *           },
+                     *           "timezone": "example",
+                     *           "cameraResolution": "example",
+                     *           "previewResolution": "example",
+                     *           "faces": {
+                     *             "count": 1,
+                     *             "capacity": 1
+                     *           },
+                     *           "signal": 0,
+                     *           "clientName": "example",
+                     *           "requestTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -9638,6 +12569,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "commandKey": "33zg27sh9a06remv",
+                     *             "type": "openDoor",
+                     *             "state": "queued",
+                     *             "error": "example",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "finishTime": "2026-11-28T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -9685,6 +12635,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "openDoor"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "openDoor" | "closeDoor" | "reboot" | "capturePhoto";
@@ -9698,6 +12653,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "commandKey": "gw711mcc31dnt5pv",
+                     *         "type": "openDoor",
+                     *         "state": "queued",
+                     *         "error": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             commandKey: string;
@@ -9749,6 +12718,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "state": "none",
+                     *         "message": "Success"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /**
@@ -9802,6 +12781,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "logKey": "xf2c9m58d6pyfcsb",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "level": "info",
+                     *             "code": "connected",
+                     *             "params": {},
+                     *             "message": "Success"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -9868,6 +12866,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deviceKey": "485mfarajt49cgjg",
+                     *             "kind": "doorStation",
+                     *             "name": "Ada Lovelace",
+                     *             "number": "example",
+                     *             "serial": "PCF7-2024-000117",
+                     *             "model": "example",
+                     *             "online": true,
+                     *             "signal": 1,
+                     *             "networkTime": "2026-11-28T09:30:00.000Z",
+                     *             "clientName": "example",
+                     *             "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *             "appVersion": "example",
+                     *             "ip": "example",
+                     *             "mac": "example",
+                     *             "firmware": "example",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1,
+                     *         "online": 1,
+                     *         "offline": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -9928,6 +12959,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "rtz6170nbm5d4zws",
+                     *         "kind": "doorStation",
+                     *         "name": "Ada Lovelace",
+                     *         "number": "example",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "signal": 1,
+                     *         "networkTime": "2026-11-28T09:30:00.000Z",
+                     *         "clientName": "example",
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -9984,6 +13040,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -10010,6 +13073,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "number": "vqf",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     number?: string | "" | null;
@@ -10024,6 +13094,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deviceKey": "t9m9v8nj0e7pd7hr",
+                     *         "kind": "doorStation",
+                     *         "name": "Ada Lovelace",
+                     *         "number": "example",
+                     *         "serial": "PCF7-2024-000117",
+                     *         "model": "example",
+                     *         "online": true,
+                     *         "signal": 1,
+                     *         "networkTime": "2026-11-28T09:30:00.000Z",
+                     *         "clientName": "example",
+                     *         "lastSeenAt": "2026-11-28T09:30:00.000Z",
+                     *         "appVersion": "example",
+                     *         "ip": "example",
+                     *         "mac": "example",
+                     *         "firmware": "example",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             deviceKey: string;
@@ -10083,6 +13178,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "logKey": "p8yv01gq3m4rb72y",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "level": "info",
+                     *             "code": "connected",
+                     *             "params": {},
+                     *             "message": "Success"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -10149,6 +13263,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deviceKey": "c2vyc28a7k2sv31j",
+                     *             "name": "Ada Lovelace",
+                     *             "kind": "doorStation",
+                     *             "number": "example"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -10193,6 +13324,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "callKey": "e2ef3ydynz02jvs6",
+                     *             "callId": "example",
+                     *             "deviceKey": "33e8973a6kyhp1aq",
+                     *             "deviceName": "example",
+                     *             "direction": "incoming",
+                     *             "status": 1,
+                     *             "callTime": "2026-11-28T09:30:00.000Z",
+                     *             "answerTime": "2026-11-28T09:30:00.000Z",
+                     *             "endTime": "2026-11-28T09:30:00.000Z",
+                     *             "duration": 1,
+                     *             "live": true,
+                     *             "calling": {
+                     *               "deviceKey": "82wd4affg4j85g50",
+                     *               "name": "Ada Lovelace",
+                     *               "kind": "doorStation",
+                     *               "number": "example"
+                     *             },
+                     *             "called": {
+                     *               "deviceKey": "68ag1dkdyj0g8gvt",
+                     *               "name": "Ada Lovelace",
+                     *               "kind": "doorStation",
+                     *               "number": "example"
+                     *             },
+                     *             "doorOpenedAt": "2026-11-28T09:30:00.000Z",
+                     *             "canOpenDoor": true,
+                     *             "recording": {
+                     *               "state": "none",
+                     *               "contentType": "audio/ogg",
+                     *               "size": 1
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -10263,6 +13437,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "8982-10-31",
+                 *       "to": "4438-11-30",
+                 *       "status": 1,
+                 *       "deviceKey": "cc1vvebqqz7q8v56"
+                 *     }
+                 */
                 "application/json": {
                     from?: string;
                     to?: string;
@@ -10278,6 +13460,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "y0z3ncwgjazn567v"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -10313,6 +13504,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "y278csh4z6d934mh",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -10360,6 +13566,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "url": "https://files.example.com/url",
+                     *         "contentType": "audio/ogg",
+                     *         "size": 1,
+                     *         "duration": 1,
+                     *         "expiresAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             url: string;
@@ -10403,6 +13622,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "commandKey": "yz7845fdkvk1hj3h",
+                     *         "type": "openDoor",
+                     *         "state": "queued",
+                     *         "createTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             commandKey: string;
@@ -10447,6 +13678,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "questionnaireKey": "w8r01h6tc284g8v7",
+                     *             "title": "Health declaration",
+                     *             "mode": "screen",
+                     *             "displaySeconds": 1,
+                     *             "scope": {
+                     *               "deviceKeys": [],
+                     *               "groupKeys": []
+                     *             },
+                     *             "questions": [
+                     *               {
+                     *                 "text": "Any fever in the last 14 days?",
+                     *                 "type": "single",
+                     *                 "mandatory": false,
+                     *                 "options": []
+                     *               }
+                     *             ],
+                     *             "translations": {},
+                     *             "state": "open",
+                     *             "revision": 1,
+                     *             "deviceCount": 1,
+                     *             "openTime": "2026-11-28T09:30:00.000Z",
+                     *             "closeTime": "2026-11-28T09:30:00.000Z",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "updateTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -10520,6 +13790,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Health declaration",
+                 *       "mode": "screen",
+                 *       "displaySeconds": 1,
+                 *       "scope": {
+                 *         "deviceKeys": [],
+                 *         "groupKeys": []
+                 *       },
+                 *       "questions": [
+                 *         {
+                 *           "text": "Any fever in the last 14 days?",
+                 *           "type": "single",
+                 *           "mandatory": false,
+                 *           "options": []
+                 *         }
+                 *       ],
+                 *       "translations": {}
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     /** @enum {string} */
@@ -10564,6 +13854,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "questionnaireKey": "11m508s086bjv09m",
+                     *         "title": "Health declaration",
+                     *         "mode": "screen",
+                     *         "displaySeconds": 1,
+                     *         "scope": {
+                     *           "deviceKeys": [],
+                     *           "groupKeys": []
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "state": "open",
+                     *         "revision": 1,
+                     *         "deviceCount": 1,
+                     *         "openTime": "2026-11-28T09:30:00.000Z",
+                     *         "closeTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             questionnaireKey: string;
@@ -10643,6 +13966,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "questionnaireKey": "e8gczrbjscp3h43b",
+                     *         "title": "Health declaration",
+                     *         "mode": "screen",
+                     *         "displaySeconds": 1,
+                     *         "scope": {
+                     *           "deviceKeys": [],
+                     *           "groupKeys": []
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "state": "open",
+                     *         "revision": 1,
+                     *         "deviceCount": 1,
+                     *         "openTime": "2026-11-28T09:30:00.000Z",
+                     *         "closeTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             questionnaireKey: string;
@@ -10723,6 +14079,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -10749,6 +14112,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Health declaration",
+                 *       "mode": "screen",
+                 *       "displaySeconds": 1,
+                 *       "scope": {
+                 *         "deviceKeys": [],
+                 *         "groupKeys": []
+                 *       },
+                 *       "questions": [
+                 *         {
+                 *           "text": "Any fever in the last 14 days?",
+                 *           "type": "single",
+                 *           "mandatory": false,
+                 *           "options": []
+                 *         }
+                 *       ],
+                 *       "translations": {},
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     /** @enum {string} */
@@ -10793,6 +14177,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "questionnaireKey": "gpwrskzx34w775ng",
+                     *         "title": "Health declaration",
+                     *         "mode": "screen",
+                     *         "displaySeconds": 1,
+                     *         "scope": {
+                     *           "deviceKeys": [],
+                     *           "groupKeys": []
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "state": "open",
+                     *         "revision": 1,
+                     *         "deviceCount": 1,
+                     *         "openTime": "2026-11-28T09:30:00.000Z",
+                     *         "closeTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             questionnaireKey: string;
@@ -10867,6 +14284,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -10879,6 +14301,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "questionnaireKey": "vc58chjy2hg2gw5w",
+                     *         "title": "Health declaration",
+                     *         "mode": "screen",
+                     *         "displaySeconds": 1,
+                     *         "scope": {
+                     *           "deviceKeys": [],
+                     *           "groupKeys": []
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "state": "open",
+                     *         "revision": 1,
+                     *         "deviceCount": 1,
+                     *         "openTime": "2026-11-28T09:30:00.000Z",
+                     *         "closeTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             questionnaireKey: string;
@@ -10953,6 +14408,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -10965,6 +14425,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "questionnaireKey": "vtq91ky3jb8c03gs",
+                     *         "title": "Health declaration",
+                     *         "mode": "screen",
+                     *         "displaySeconds": 1,
+                     *         "scope": {
+                     *           "deviceKeys": [],
+                     *           "groupKeys": []
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "state": "open",
+                     *         "revision": 1,
+                     *         "deviceCount": 1,
+                     *         "openTime": "2026-11-28T09:30:00.000Z",
+                     *         "closeTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             questionnaireKey: string;
@@ -11052,6 +14545,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "resultKey": "kcvfyyvpvh1phf8n",
+                     *             "questionnaireKey": "m3dbp14y37maybge",
+                     *             "title": "Health declaration",
+                     *             "revision": 1,
+                     *             "answerTime": "2026-11-28T09:30:00.000Z",
+                     *             "deviceKey": "e9c0hhff0qv62ntv",
+                     *             "deviceName": "example",
+                     *             "source": "screen",
+                     *             "person": {
+                     *               "personKey": "7z38156x03qe1vcm",
+                     *               "name": "Ada Lovelace",
+                     *               "kind": "employee"
+                     *             },
+                     *             "answers": [
+                     *               {
+                     *                 "question": "example",
+                     *                 "type": "single",
+                     *                 "choices": [],
+                     *                 "text": "Any fever in the last 14 days?",
+                     *                 "alarm": true
+                     *               }
+                     *             ],
+                     *             "result": "normal"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -11111,6 +14640,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "2696-05-06",
+                 *       "to": "6343-01-30",
+                 *       "result": "normal",
+                 *       "deviceKey": "et79efs44k4trmtx"
+                 *     }
+                 */
                 "application/json": {
                     from?: string;
                     to?: string;
@@ -11127,6 +14664,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "8rem39dc6y0s6szx"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -11164,6 +14710,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "nrm106d6zs531kj3",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -11201,6 +14762,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "4i69zsxqa0ijvcpv8bni421hf.rkt388rmop3f2w.f-8LKIl1RYw-PU4nQJx30fpUXEXsHJ08C8w6si_HBhV"
+                 *     }
+                 */
                 "application/json": {
                     token: string;
                 };
@@ -11213,6 +14779,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "title": "Health declaration",
+                     *         "questions": [
+                     *           {
+                     *             "text": "Any fever in the last 14 days?",
+                     *             "type": "single",
+                     *             "mandatory": false,
+                     *             "options": []
+                     *           }
+                     *         ],
+                     *         "translations": {},
+                     *         "deviceName": "example",
+                     *         "expiresAt": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             title: string;
@@ -11264,6 +14850,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "guj1u40xwloy1qw3vqoveaapxky.c2ie6gpugd102yfqebe5v8e47.TlgXSybsQ1pwoTVt7CD229CNimXRQ1EeDxcgiougfEv",
+                 *       "answers": [
+                 *         {
+                 *           "choices": [
+                 *             1
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     token: string;
                     answers: ({
@@ -11281,6 +14879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -11318,6 +14923,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "authorityKey": "3arhfethznmh41gv",
+                     *             "setType": 0,
+                     *             "personKey": "6pww4zbtbphyn51a",
+                     *             "personKind": "employee",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *             "deviceKey": "xgefzv6nrc5myvww",
+                     *             "deviceName": "example",
+                     *             "start": "2026-11-28",
+                     *             "end": "2026-11-28",
+                     *             "validityState": "active",
+                     *             "syncState": "pending",
+                     *             "syncReason": "noPhoto",
+                     *             "syncDetail": "example",
+                     *             "syncTime": "2026-11-28T09:30:00.000Z",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -11379,6 +15015,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "setType": 0,
+                 *       "personKeys": [],
+                 *       "personGroupKeys": [],
+                 *       "departmentKeys": [],
+                 *       "deviceKeys": [],
+                 *       "deviceGroupKeys": [],
+                 *       "validity": {
+                 *         "permanent": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     setType: 0 | 1;
                     /** @default [] */
@@ -11410,6 +15059,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "wgtdatvfakh4zs8d",
+                     *         "people": 1,
+                     *         "devices": 1,
+                     *         "authorities": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description A grant written in the background (202) only: read its progress at `GET /v1/authorities/jobs/{jobKey}` */
@@ -11451,6 +15112,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "zsgygrn4z6az9cse",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "finishTime": "2026-11-28T09:30:00.000Z",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -11487,6 +15163,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "setType": 0,
+                 *       "personKeys": [],
+                 *       "personGroupKeys": [],
+                 *       "departmentKeys": [],
+                 *       "deviceKeys": [],
+                 *       "deviceGroupKeys": []
+                 *     }
+                 */
                 "application/json": {
                     setType: 0 | 1;
                     /** @default [] */
@@ -11509,6 +15195,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "people": 1,
+                     *         "devices": [
+                     *           {
+                     *             "deviceKey": "7h2vj5hj09hctgkf",
+                     *             "name": "Ada Lovelace",
+                     *             "authorized": 1,
+                     *             "adding": 1,
+                     *             "capacity": 1,
+                     *             "exceeds": true,
+                     *             "bothLists": {
+                     *               "count": 1,
+                     *               "people": []
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description People selected, after groups and departments are expanded */
@@ -11571,6 +15280,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "authorityKey": "z8whqeqfged9vvry",
+                     *             "setType": 0,
+                     *             "personKey": "7fneane7vsq6kcx4",
+                     *             "personKind": "employee",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *             "deviceKey": "t59trm55q6ww9dq0",
+                     *             "deviceName": "example",
+                     *             "start": "2026-11-28",
+                     *             "end": "2026-11-28",
+                     *             "validityState": "active",
+                     *             "syncState": "pending",
+                     *             "syncReason": "noPhoto",
+                     *             "syncDetail": "example",
+                     *             "syncTime": "2026-11-28T09:30:00.000Z",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "counts": {
+                     *           "pending": 1,
+                     *           "synced": 1,
+                     *           "failed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -11638,6 +15383,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "authorityKeys": [
+                 *         "0.hzn2k9zien9sl1eobami0d2.h5ma4fknqtnu4io0ijjjhmiaadup"
+                 *       ],
+                 *       "failedOf": {
+                 *         "personKey": "q7s7e76232z6hy2j",
+                 *         "deviceKey": "gvhyx5hw636z7mwq",
+                 *         "setType": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     authorityKeys?: string[];
                     failedOf?: {
@@ -11655,6 +15412,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "resent": 1,
+                     *         "more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Authorizations sent to their devices again */
@@ -11694,6 +15461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -11720,6 +15494,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "validity": {
+                 *         "permanent": true
+                 *       },
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     validity: {
                         /** @constant */
@@ -11741,6 +15523,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "authorityKey": "pzbwkb9kwtjkb8xx",
+                     *         "setType": 0,
+                     *         "personKey": "44ch8fa6t4djt370",
+                     *         "personKind": "employee",
+                     *         "personId": "E1001",
+                     *         "name": "Ada Lovelace",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg",
+                     *         "deviceKey": "ctd4dw084j47n347",
+                     *         "deviceName": "example",
+                     *         "start": "2026-11-28",
+                     *         "end": "2026-11-28",
+                     *         "validityState": "active",
+                     *         "syncState": "pending",
+                     *         "syncReason": "noPhoto",
+                     *         "syncDetail": "example",
+                     *         "syncTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description `<setType>.<personKey>.<deviceKey>` */
@@ -11810,6 +15618,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "changes": [
+                     *           {
+                     *             "seq": 1,
+                     *             "action": "upsert",
+                     *             "list": "pass",
+                     *             "personKey": "0370g6k17mbrv3gh",
+                     *             "name": "Ada Lovelace",
+                     *             "kind": "employee",
+                     *             "validFrom": "2026-11-28T09:30:00.000Z",
+                     *             "validTo": "2026-11-28T09:30:00.000Z",
+                     *             "photo": {
+                     *               "url": "https://example.com/passcloud/events",
+                     *               "contentType": "example"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cursor": "3917276588600",
+                     *         "more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             changes: {
@@ -11853,6 +15687,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "results": [
+                 *         {
+                 *           "list": "pass",
+                 *           "personKey": "ved183pbj4xng3ct",
+                 *           "seq": 1,
+                 *           "state": "synced",
+                 *           "reason": "noPhoto",
+                 *           "detail": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     results: {
                         /** @enum {string} */
@@ -11875,6 +15723,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -11905,6 +15760,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "questionnaireKey": "ywnap2qpxgzhf11p",
+                     *             "revision": 1,
+                     *             "title": "Health declaration",
+                     *             "mode": "screen",
+                     *             "displaySeconds": 1,
+                     *             "questions": [
+                     *               {
+                     *                 "text": "Any fever in the last 14 days?",
+                     *                 "type": "single",
+                     *                 "mandatory": false,
+                     *                 "options": []
+                     *               }
+                     *             ],
+                     *             "translations": {}
+                     *           }
+                     *         ],
+                     *         "token": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -11958,6 +15840,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answerId": "2q5cJD9T7PGJgSjdmGEaCjyVoNqZew",
+                 *       "questionnaireKey": "hmm5sm9m2kqvh9hm",
+                 *       "revision": 1,
+                 *       "answeredAt": 1000000000000,
+                 *       "personKey": "xyfe5y98xqh44mcg",
+                 *       "answers": [
+                 *         {
+                 *           "choices": [
+                 *             1
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     answerId: string;
                     questionnaireKey: string;
@@ -11979,6 +15877,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "stored": "stored",
+                     *         "result": "normal"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @enum {string} */
@@ -12008,6 +15916,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "questionnaireKey": "jb1j0cr4egs9c08x"
+                 *     }
+                 */
                 "application/json": {
                     questionnaireKey: string;
                 };
@@ -12020,6 +15933,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "url": "https://example.com/passcloud/events",
+                     *         "expiresAt": 1000000000000
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** Format: uri */
@@ -12058,6 +15981,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "accountKey": "32acx9ke395c52mn",
+                     *             "username": "ada.lovelace",
+                     *             "nickname": "Ada",
+                     *             "email": "ada.lovelace@example.com",
+                     *             "phone": "+44 20 7946 0958",
+                     *             "remark": "Visits on Mondays",
+                     *             "authCodes": [
+                     *               "example"
+                     *             ],
+                     *             "owner": true,
+                     *             "disabled": true,
+                     *             "mustChangePassword": true,
+                     *             "twoFactor": true,
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -12105,6 +16057,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "username": "ada.lovelace",
+                 *       "nickname": "Ada",
+                 *       "email": "ada.lovelace@example.com",
+                 *       "phone": "+44 20 7946 0958",
+                 *       "remark": "Visits on Mondays",
+                 *       "authCodes": [
+                 *         "pass:dashboard"
+                 *       ],
+                 *       "password": "example",
+                 *       "invite": true
+                 *     }
+                 */
                 "application/json": {
                     username: string;
                     nickname?: string;
@@ -12126,6 +16092,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "accountKey": "g43mqmvms1wred8j",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "remark": "Visits on Mondays",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "owner": true,
+                     *         "disabled": true,
+                     *         "mustChangePassword": true,
+                     *         "twoFactor": true,
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             accountKey: string;
@@ -12179,6 +16168,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "accountKey": "7ryh4mxq26wak52r",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "remark": "Visits on Mondays",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "owner": true,
+                     *         "disabled": true,
+                     *         "mustChangePassword": true,
+                     *         "twoFactor": true,
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             accountKey: string;
@@ -12234,6 +16246,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -12260,6 +16279,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nickname": "Ada",
+                 *       "email": "ada.lovelace@example.com",
+                 *       "phone": "+44 20 7946 0958",
+                 *       "remark": "Visits on Mondays",
+                 *       "authCodes": [
+                 *         "pass:dashboard"
+                 *       ],
+                 *       "disabled": true,
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     nickname?: string;
                     email?: string | null;
@@ -12278,6 +16310,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "accountKey": "mn8fb2qytctt0djc",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "remark": "Visits on Mondays",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "owner": true,
+                     *         "disabled": true,
+                     *         "mustChangePassword": true,
+                     *         "twoFactor": true,
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             accountKey: string;
@@ -12325,6 +16380,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "example",
+                 *       "invite": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description The password the administrator types, sealed: RSA-OAEP with SHA-256 under the session’s `key` (answered by login and `GET /v1/systems/me`), base64, blocks of at most 190 plaintext bytes joined by `:` */
                     password?: string;
@@ -12339,6 +16400,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "accountKey": "h2gx5w7f87y6y32e",
+                     *         "username": "ada.lovelace",
+                     *         "nickname": "Ada",
+                     *         "email": "ada.lovelace@example.com",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "remark": "Visits on Mondays",
+                     *         "authCodes": [
+                     *           "example"
+                     *         ],
+                     *         "owner": true,
+                     *         "disabled": true,
+                     *         "mustChangePassword": true,
+                     *         "twoFactor": true,
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             accountKey: string;
@@ -12396,6 +16480,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -12425,6 +16516,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "licenceId": "example",
+                     *             "code": "example",
+                     *             "mac": "example",
+                     *             "activateTime": "2026-11-28T09:30:00.000Z",
+                     *             "expireTime": "2026-11-28T09:30:00.000Z",
+                     *             "state": "valid",
+                     *             "seats": 1,
+                     *             "used": 1,
+                     *             "remaining": 1
+                     *           }
+                     *         ],
+                     *         "nextCursor": null,
+                     *         "total": 1,
+                     *         "used": 1,
+                     *         "remaining": 1,
+                     *         "reminderDays": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -12477,6 +16594,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "activationCode": "example"
+                 *     }
+                 */
                 "application/json": {
                     activationCode: string;
                 };
@@ -12489,6 +16611,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "licenceId": "example",
+                     *         "code": "example",
+                     *         "mac": "example",
+                     *         "activateTime": "2026-11-28T09:30:00.000Z",
+                     *         "expireTime": "2026-11-28T09:30:00.000Z",
+                     *         "state": "valid",
+                     *         "seats": 1,
+                     *         "used": 1,
+                     *         "remaining": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             licenceId: string;
@@ -12533,6 +16672,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reminderDays": 1
+                 *     }
+                 */
                 "application/json": {
                     reminderDays: number;
                 };
@@ -12545,6 +16689,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "reminderDays": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             reminderDays: number;
@@ -12577,6 +16730,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "apiBaseUrl": "https://files.example.com/apiBaseUrl",
+                     *         "mqtt": {
+                     *           "endpoint": "example",
+                     *           "tcpPort": 1,
+                     *           "wsPort": 1,
+                     *           "wsPath": "example"
+                     *         },
+                     *         "version": "example",
+                     *         "buildId": "example",
+                     *         "client": {
+                     *           "version": "example",
+                     *           "size": 1,
+                     *           "sha256": "example",
+                     *           "uploadTime": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Base URL of the API, ending in `/v1` */
@@ -12626,6 +16802,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": "0.8.4",
+                 *       "filename": "people.xlsx",
+                 *       "size": 1
+                 *     }
+                 */
                 "application/json": {
                     version: string;
                     filename: string;
@@ -12640,6 +16823,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "packageKey": "aywb087ffsmjng4w",
+                     *         "upload": {
+                     *           "url": "https://files.example.com/url",
+                     *           "method": "PUT",
+                     *           "headers": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Complete the upload under this key */
@@ -12686,6 +16883,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "version": "example",
+                     *         "size": 1,
+                     *         "sha256": "example",
+                     *         "uploadTime": "2026-11-28T09:30:00.000Z",
+                     *         "packageKey": "r5hdkjgz22y3s8ha",
+                     *         "notified": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             version: string;
@@ -12728,6 +16939,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "saveTemperature": true,
+                     *         "savePhotos": true,
+                     *         "saveVisitorName": true,
+                     *         "retentionDays": {
+                     *           "passRecords": 1,
+                     *           "captures": 1,
+                     *           "recordings": 1
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Pass records keep the measured temperature */
@@ -12766,6 +16994,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "saveTemperature": true,
+                 *       "savePhotos": true,
+                 *       "saveVisitorName": true,
+                 *       "retentionDays": {
+                 *         "passRecords": 1,
+                 *         "captures": 1,
+                 *         "recordings": 1
+                 *       },
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     saveTemperature: boolean;
                     savePhotos: boolean;
@@ -12786,6 +17027,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "saveTemperature": true,
+                     *         "savePhotos": true,
+                     *         "saveVisitorName": true,
+                     *         "retentionDays": {
+                     *           "passRecords": 1,
+                     *           "captures": 1,
+                     *           "recordings": 1
+                     *         },
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Pass records keep the measured temperature */
@@ -12831,6 +17089,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "requireTwoFactor": true,
+                     *         "canChange": true,
+                     *         "ownEnabled": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             requireTwoFactor: boolean;
@@ -12860,6 +17129,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "requireTwoFactor": true
+                 *     }
+                 */
                 "application/json": {
                     requireTwoFactor: boolean;
                 };
@@ -12872,6 +17146,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "requireTwoFactor": true,
+                     *         "canChange": true,
+                     *         "ownEnabled": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             requireTwoFactor: boolean;
@@ -12908,6 +17193,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "senderAddress": "example",
+                     *         "senderName": "example",
+                     *         "host": "example",
+                     *         "port": 1,
+                     *         "tlsMode": "none",
+                     *         "username": "ada.lovelace",
+                     *         "passwordSet": true,
+                     *         "recipients": [
+                     *           "example"
+                     *         ],
+                     *         "feverAlert": true,
+                     *         "blacklistAlert": true,
+                     *         "questionnaireAlert": true,
+                     *         "attendanceSummary": true,
+                     *         "attendanceSummaryTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "updateTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             senderAddress: string | null;
@@ -12962,6 +17272,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "senderAddress": "ada.lovelace@example.com",
+                 *       "senderName": "example",
+                 *       "host": "3eF3:986dbaA",
+                 *       "port": 1,
+                 *       "tlsMode": "none",
+                 *       "username": "ada.lovelace",
+                 *       "password": "example",
+                 *       "recipients": [],
+                 *       "feverAlert": false,
+                 *       "blacklistAlert": false,
+                 *       "questionnaireAlert": false,
+                 *       "attendanceSummary": false,
+                 *       "attendanceSummaryTime": "18:00",
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     senderAddress?: string | null;
                     senderName?: string | null;
@@ -12997,6 +17325,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "senderAddress": "example",
+                     *         "senderName": "example",
+                     *         "host": "example",
+                     *         "port": 1,
+                     *         "tlsMode": "none",
+                     *         "username": "ada.lovelace",
+                     *         "passwordSet": true,
+                     *         "recipients": [
+                     *           "example"
+                     *         ],
+                     *         "feverAlert": true,
+                     *         "blacklistAlert": true,
+                     *         "questionnaireAlert": true,
+                     *         "attendanceSummary": true,
+                     *         "attendanceSummaryTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3,
+                     *         "updateTime": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             senderAddress: string | null;
@@ -13051,6 +17404,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to": "ada.lovelace@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     to?: string;
@@ -13064,6 +17422,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "ok": true,
+                     *         "error": "example",
+                     *         "to": "example",
+                     *         "mailKey": "h9n779nhrw698j24"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Whether the mail was sent */
@@ -13110,6 +17480,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "auditKey": "4tyr8bt0a4ez9zxd",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "kind": "change",
+                     *             "username": "ada.lovelace",
+                     *             "apiKey": "w3p95m77cx7cga6x",
+                     *             "action": "example",
+                     *             "target": {},
+                     *             "fields": [
+                     *               "example"
+                     *             ],
+                     *             "code": 1,
+                     *             "reason": "badCredentials",
+                     *             "sourceIp": "example",
+                     *             "userAgent": "example"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -13197,6 +17594,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "webhookKey": "kdjsbcsan31h2m8h",
+                     *             "url": "https://files.example.com/url",
+                     *             "events": [
+                     *               "pass.record"
+                     *             ],
+                     *             "description": "Front desk",
+                     *             "enabled": true,
+                     *             "disabledReason": "failing",
+                     *             "failingSince": "2026-11-28T09:30:00.000Z",
+                     *             "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *             "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "updateTime": "2026-11-28T09:30:00.000Z",
+                     *             "version": 3
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -13245,6 +17668,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://files.example.com/url",
+                 *       "events": [
+                 *         "pass.record"
+                 *       ],
+                 *       "description": "",
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
@@ -13262,6 +17695,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "webhookKey": "75cz4vxq3knnzasf",
+                     *           "url": "https://files.example.com/url",
+                     *           "events": [
+                     *             "pass.record"
+                     *           ],
+                     *           "description": "Front desk",
+                     *           "enabled": true,
+                     *           "disabledReason": "failing",
+                     *           "failingSince": "2026-11-28T09:30:00.000Z",
+                     *           "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *           "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *           "createTime": "2026-11-28T09:30:00.000Z",
+                     *           "updateTime": "2026-11-28T09:30:00.000Z",
+                     *           "version": 3
+                     *         },
+                     *         "secret": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             webhook: {
@@ -13320,6 +17778,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "webhookKey": "01ez5egp1cgsnb98",
+                     *         "url": "https://files.example.com/url",
+                     *         "events": [
+                     *           "pass.record"
+                     *         ],
+                     *         "description": "Front desk",
+                     *         "enabled": true,
+                     *         "disabledReason": "failing",
+                     *         "failingSince": "2026-11-28T09:30:00.000Z",
+                     *         "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *         "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             webhookKey: string;
@@ -13375,6 +17855,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -13404,6 +17891,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://files.example.com/url",
+                 *       "events": [
+                 *         "pass.record"
+                 *       ],
+                 *       "description": "Front desk",
+                 *       "enabled": true,
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     url?: string;
                     events?: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
@@ -13420,6 +17918,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "webhookKey": "41vegxrfh4vsjsk2",
+                     *         "url": "https://files.example.com/url",
+                     *         "events": [
+                     *           "pass.record"
+                     *         ],
+                     *         "description": "Front desk",
+                     *         "enabled": true,
+                     *         "disabledReason": "failing",
+                     *         "failingSince": "2026-11-28T09:30:00.000Z",
+                     *         "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *         "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *         "createTime": "2026-11-28T09:30:00.000Z",
+                     *         "updateTime": "2026-11-28T09:30:00.000Z",
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             webhookKey: string;
@@ -13472,6 +17992,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -13484,6 +18009,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "secret": "example",
+                     *         "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *         "webhook": {
+                     *           "webhookKey": "cd1n0scz86sy6yyv",
+                     *           "url": "https://files.example.com/url",
+                     *           "events": [
+                     *             "pass.record"
+                     *           ],
+                     *           "description": "Front desk",
+                     *           "enabled": true,
+                     *           "disabledReason": "failing",
+                     *           "failingSince": "2026-11-28T09:30:00.000Z",
+                     *           "previousSecretUntil": "2026-11-28T09:30:00.000Z",
+                     *           "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *           "createTime": "2026-11-28T09:30:00.000Z",
+                     *           "updateTime": "2026-11-28T09:30:00.000Z",
+                     *           "version": 3
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The new signing secret (`whsec_…`), shown this once */
@@ -13548,6 +18099,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deliveryKey": "mg3qq2qrky81gxr5"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The delivery (its event’s id), as `GET …/deliveries` lists it */
@@ -13591,6 +18151,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deliveryKey": "rcnz9sk3y7mxskvt",
+                     *             "eventId": "example",
+                     *             "eventType": "pass.record",
+                     *             "created": "2026-11-28T09:30:00.000Z",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *             "nextAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *             "latencyMs": 1,
+                     *             "responseCode": 1,
+                     *             "error": "timeout",
+                     *             "excerpt": "example",
+                     *             "replays": 1
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -13654,6 +18240,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deliveryKey": "hbmep6xt2ebwjwkq"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The delivery (its event’s id), as `GET …/deliveries` lists it */
@@ -13684,6 +18279,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-28T09:30:00.000Z",
+                 *       "to": "2026-11-28T09:30:00.000Z",
+                 *       "status": "dead"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     from: string;
@@ -13704,6 +18306,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "replayed": 1,
+                     *         "more": true,
+                     *         "continueTo": "2026-11-28T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Deliveries sent again */
@@ -13742,6 +18355,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "apiKeyKey": "azfxfxzd67wsgjek",
+                     *             "name": "Ada Lovelace",
+                     *             "prefix": "example",
+                     *             "authCodes": [
+                     *               "pass:dashboard"
+                     *             ],
+                     *             "createdBy": "example",
+                     *             "createTime": "2026-11-28T09:30:00.000Z",
+                     *             "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *             "lastUsedTime": "2026-11-28T09:30:00.000Z",
+                     *             "expireTime": "2026-11-28T09:30:00.000Z",
+                     *             "expired": true,
+                     *             "version": 3
+                     *           }
+                     *         ],
+                     *         "limit": 1,
+                     *         "rate": {
+                     *           "requests": 1,
+                     *           "perSeconds": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -13794,6 +18437,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "authCodes": [
+                 *         "pass:dashboard"
+                 *       ],
+                 *       "expireTime": null
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks")[];
@@ -13812,6 +18464,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "apiKey": {
+                     *           "apiKeyKey": "cwsqfd51q1xek26k",
+                     *           "name": "Ada Lovelace",
+                     *           "prefix": "example",
+                     *           "authCodes": [
+                     *             "pass:dashboard"
+                     *           ],
+                     *           "createdBy": "example",
+                     *           "createTime": "2026-11-28T09:30:00.000Z",
+                     *           "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *           "lastUsedTime": "2026-11-28T09:30:00.000Z",
+                     *           "expireTime": "2026-11-28T09:30:00.000Z",
+                     *           "expired": true,
+                     *           "version": 3
+                     *         },
+                     *         "key": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             apiKey: {
@@ -13865,6 +18541,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 3
+                 *     }
+                 */
                 "application/json": {
                     version: number;
                 };
@@ -13877,6 +18558,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "apiKey": {
+                     *           "apiKeyKey": "9852bc4mzr1yjr5r",
+                     *           "name": "Ada Lovelace",
+                     *           "prefix": "example",
+                     *           "authCodes": [
+                     *             "pass:dashboard"
+                     *           ],
+                     *           "createdBy": "example",
+                     *           "createTime": "2026-11-28T09:30:00.000Z",
+                     *           "secretRotateTime": "2026-11-28T09:30:00.000Z",
+                     *           "lastUsedTime": "2026-11-28T09:30:00.000Z",
+                     *           "expireTime": "2026-11-28T09:30:00.000Z",
+                     *           "expired": true,
+                     *           "version": 3
+                     *         },
+                     *         "key": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             apiKey: {
@@ -13939,6 +18644,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: null;
                     };
@@ -13976,6 +18688,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "mailKey": "cs11abjpvz45d4zx",
+                     *             "name": "Ada Lovelace",
+                     *             "group": "example",
+                     *             "from": "example",
+                     *             "to": "example",
+                     *             "title": "Health declaration",
+                     *             "content": "example",
+                     *             "status": "queued",
+                     *             "error": "example",
+                     *             "sendTime": "2026-11-28T09:30:00.000Z",
+                     *             "attempts": 1,
+                     *             "lastAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *             "nextAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *             "remarks": "example",
+                     *             "resendable": true
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -14038,6 +18778,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "mailKey": "gtk4xnqfmrtb8jc3",
+                     *         "name": "Ada Lovelace",
+                     *         "group": "example",
+                     *         "from": "example",
+                     *         "to": "example",
+                     *         "title": "Health declaration",
+                     *         "content": "example",
+                     *         "status": "queued",
+                     *         "error": "example",
+                     *         "sendTime": "2026-11-28T09:30:00.000Z",
+                     *         "attempts": 1,
+                     *         "lastAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *         "nextAttemptTime": "2026-11-28T09:30:00.000Z",
+                     *         "remarks": "example",
+                     *         "resendable": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             mailKey: string;
@@ -14097,6 +18860,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "mailKey": "sqvapqaj2fp49psc",
+                     *         "status": "queued",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The resend’s own mail record */
@@ -14135,6 +18909,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "timezone": "example",
+                     *         "today": "2026-11-28",
+                     *         "todayCounts": {
+                     *           "total": 1,
+                     *           "passed": 1,
+                     *           "refused": 1,
+                     *           "normal": 1,
+                     *           "fever": 1,
+                     *           "employee": 1,
+                     *           "visitor": 1,
+                     *           "stranger": 1,
+                     *           "blacklist": 1
+                     *         },
+                     *         "month": {
+                     *           "total": 1,
+                     *           "stranger": 1
+                     *         },
+                     *         "days": [
+                     *           {
+                     *             "day": "2026-11-28",
+                     *             "total": 1,
+                     *             "stranger": 1,
+                     *             "fever": 1
+                     *           }
+                     *         ],
+                     *         "devices": {
+                     *           "total": 1,
+                     *           "online": 1,
+                     *           "offline": 1
+                     *         },
+                     *         "users": {
+                     *           "employees": 1,
+                     *           "visitors": 1,
+                     *           "total": 1
+                     *         },
+                     *         "sync": {
+                     *           "authority": {
+                     *             "pending": 1,
+                     *             "failed": 1
+                     *           },
+                     *           "blacklist": {
+                     *             "pending": 1,
+                     *             "failed": 1
+                     *           }
+                     *         },
+                     *         "offline": {
+                     *           "count": 1,
+                     *           "devices": [
+                     *             {
+                     *               "deviceKey": "z31v2w355j86jvyt",
+                     *               "name": "Ada Lovelace",
+                     *               "since": "2026-11-28T09:30:00.000Z"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "attendance": {
+                     *           "day": "2026-11-28",
+                     *           "total": 1,
+                     *           "normal": 1,
+                     *           "late": 1,
+                     *           "earlyLeave": 1,
+                     *           "missing": 1,
+                     *           "absence": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The company’s time zone (IANA), which `today` and every day here are in */
@@ -14235,6 +19081,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "recordKey": "pngfttp26wb19xc7",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "verifyTime": "2026-11-28T09:30:00.000Z",
+                     *             "deviceKey": "1fmy5grdxxrzh36p",
+                     *             "deviceName": "example",
+                     *             "personKey": "7c5zyaq4nphkdd7s",
+                     *             "name": "Ada Lovelace",
+                     *             "groupName": "example",
+                     *             "type": "employee",
+                     *             "temperature": 1,
+                     *             "fever": true,
+                     *             "mask": true,
+                     *             "passState": "passed",
+                     *             "source": "face",
+                     *             "violation": true,
+                     *             "capture": "example",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description At most 50 passes of the last 10 days, newest first */
@@ -14315,6 +19190,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "recordKey": "5dpcvk5kq9bpeetz",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "verifyTime": "2026-11-28T09:30:00.000Z",
+                     *             "deviceKey": "nc1ne2qbc05j5rdb",
+                     *             "deviceName": "example",
+                     *             "personKey": "w5y6z8m5yhxc1tq4",
+                     *             "name": "Ada Lovelace",
+                     *             "groupName": "example",
+                     *             "type": "employee",
+                     *             "temperature": 1,
+                     *             "fever": true,
+                     *             "mask": true,
+                     *             "passState": "passed",
+                     *             "source": "face",
+                     *             "violation": true,
+                     *             "capture": "example",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -14381,6 +19286,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "6255-07-18",
+                 *       "to": "7029-12-27",
+                 *       "deviceKey": "k6tzpmp29120ad5s",
+                 *       "type": "employee",
+                 *       "temperature": "normal",
+                 *       "passState": "passed",
+                 *       "keyword": "example"
+                 *     }
+                 */
                 "application/json": {
                     from?: string;
                     to?: string;
@@ -14402,6 +19318,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "cs7vvpsnbawte0n9"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -14437,6 +19362,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "4gj2p3q3sgyw7at6",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -14482,6 +19422,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "recordKey": "c6dm3150nq6w1801",
+                     *         "time": "2026-11-28T09:30:00.000Z",
+                     *         "verifyTime": "2026-11-28T09:30:00.000Z",
+                     *         "deviceKey": "fs95weh9g23ycd3p",
+                     *         "deviceName": "example",
+                     *         "personKey": "x89m066w7815k58v",
+                     *         "name": "Ada Lovelace",
+                     *         "groupName": "example",
+                     *         "type": "employee",
+                     *         "temperature": 1,
+                     *         "fever": true,
+                     *         "mask": true,
+                     *         "passState": "passed",
+                     *         "source": "face",
+                     *         "violation": true,
+                     *         "capture": "example",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The record’s key, as `GET /v1/passRecords/{recordKey}` reads it */
@@ -14561,6 +19526,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "recordKey": "691dyt1hsgafa9z0",
+                     *             "time": "2026-11-28T09:30:00.000Z",
+                     *             "verifyTime": "2026-11-28T09:30:00.000Z",
+                     *             "deviceKey": "wewdreja570g7jvy",
+                     *             "deviceName": "example",
+                     *             "personKey": "96wp1agzsxe8ztgt",
+                     *             "name": "Ada Lovelace",
+                     *             "groupName": "example",
+                     *             "type": "employee",
+                     *             "temperature": 1,
+                     *             "fever": true,
+                     *             "mask": true,
+                     *             "passState": "passed",
+                     *             "source": "face",
+                     *             "violation": true,
+                     *             "capture": "example",
+                     *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -14627,6 +19622,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "6942-11-18",
+                 *       "to": "6913-02-31",
+                 *       "deviceKey": "v1vw1gs8ar9f144d",
+                 *       "type": "blacklist",
+                 *       "temperature": "normal",
+                 *       "passState": "passed",
+                 *       "keyword": "example"
+                 *     }
+                 */
                 "application/json": {
                     from?: string;
                     to?: string;
@@ -14648,6 +19654,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "24x88kzpsqzn1mm8"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description Read the job’s progress under this key */
@@ -14683,6 +19698,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "jobKey": "cqbthhw1zjdj6kv7",
+                     *         "state": "queued",
+                     *         "done": 1,
+                     *         "total": 1,
+                     *         "truncated": true,
+                     *         "url": "https://files.example.com/url",
+                     *         "error": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             jobKey: string;
@@ -14728,6 +19758,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "recordKey": "0hzp45d1jwadgbky",
+                     *         "time": "2026-11-28T09:30:00.000Z",
+                     *         "verifyTime": "2026-11-28T09:30:00.000Z",
+                     *         "deviceKey": "55xhwnqhsvbzvkea",
+                     *         "deviceName": "example",
+                     *         "personKey": "hje2mn6rr3j13a84",
+                     *         "name": "Ada Lovelace",
+                     *         "groupName": "example",
+                     *         "type": "employee",
+                     *         "temperature": 1,
+                     *         "fever": true,
+                     *         "mask": true,
+                     *         "passState": "passed",
+                     *         "source": "face",
+                     *         "violation": true,
+                     *         "capture": "example",
+                     *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The record’s key, as `GET /v1/passRecords/{recordKey}` reads it */
@@ -14804,6 +19859,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "employeeKey": "ex2rnd2q4en8qex1",
+                     *             "visitorKey": "8e6x2g6zf7hrxxvb",
+                     *             "name": "Ada Lovelace",
+                     *             "personId": "E1001",
+                     *             "groupKey": "5t4bhe9feyfqeppj",
+                     *             "departmentKey": "63n2d39sqqxa098q",
+                     *             "hasPhoto": true,
+                     *             "avatarUrl": "https://files.example.com/avatarUrl"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -14851,6 +19927,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "groupKey": "v9a5rsw2evj1jh3n",
+                     *             "name": "Ada Lovelace",
+                     *             "type": "employee"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
@@ -14888,6 +19980,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "departmentKey": "fbw470dbec5hace6",
+                     *             "name": "Ada Lovelace",
+                     *             "parentKey": "4egmyzwaxd0fs3fs",
+                     *             "children": [
+                     *               {
+                     *                 "departmentKey": "dc6nd0bb474j4zp9",
+                     *                 "name": "Ada Lovelace",
+                     *                 "parentKey": "nccdrw98k08nqegh",
+                     *                 "children": []
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             /** @description The top-level departments, each with its `children` */
@@ -14926,6 +20042,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "deviceKey": "59c6cfjwfjsw3x87",
+                     *             "name": "Ada Lovelace",
+                     *             "serial": "PCF7-2024-000117",
+                     *             "groupKey": "ygzmh4j9767k7r09",
+                     *             "online": true
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
