@@ -229,6 +229,69 @@ export const monthlyQuery = z.object({
   cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
 });
 
+const minutes = (description: string) => z.number().int().min(0).meta({ description: `${description}, in minutes` });
+const who = {
+  personKey: z.string(),
+  personId: z.string(),
+  name: z.string(),
+  departmentKey: z.string().nullable(),
+  attendanceGroupKey: z.string(),
+  computedAt: z.iso.datetime().meta({ description: 'When the service computed it' }),
+};
+
+/** One employee's day, as the attendance engine computed it (docs: ATTENDANCE.md). */
+const dayJson = z.object({
+  ...who,
+  date: z.string().meta({ description: 'The day, in the company’s timezone (YYYY-MM-DD)' }),
+  kind: z.enum(['workday', 'restDay', 'holiday']),
+  status: z.array(z.enum(DAY_STATUSES)),
+  shiftName: z.string().nullable(),
+  open: z.boolean().meta({ description: 'Today, still going on: a period not over yet may still get its punches' }),
+  firstIn: z.string().nullable().meta({ description: 'The first clock-in (HH:mm), or null' }),
+  lastOut: z.string().nullable().meta({ description: 'The last clock-out (HH:mm), or null' }),
+  late: minutes('Late'),
+  earlyLeave: minutes('Left early'),
+  work: minutes('Worked'),
+  absence: minutes('Absent'),
+  missingIn: z.number().int().min(0).meta({ description: 'Clock-ins missing' }),
+  missingOut: z.number().int().min(0).meta({ description: 'Clock-outs missing' }),
+  overtimeWorkday: minutes('Overtime on a workday'),
+  overtimeRestDay: minutes('Overtime on a rest day'),
+  overtimeHoliday: minutes('Overtime on a holiday'),
+  temperature: z.number().nullable().meta({ description: 'The temperature of the first measured punch, or null' }),
+  trace: z.array(z.string()).meta({ description: 'How the engine reached it, step by step' }),
+});
+export type DayJson = z.output<typeof dayJson>;
+
+/** `GET /v1/attendance/daily`: a page of days, newest date first. */
+export const dailyPage = z.object({
+  items: z.array(dayJson),
+  nextCursor: z.string().nullable(),
+  rulesChangedAt: z.string().nullable().meta({ description: 'When the company’s attendance rules last changed: days computed before it may be recomputed' }),
+});
+
+/** One employee's month so far. */
+const monthJson = z.object({
+  ...who,
+  month: z.string(),
+  workdays: z.number().int().min(0).meta({ description: 'Workdays of the month so far' }),
+  attended: z.number().int().min(0).meta({ description: 'Workdays with at least one clock-in or clock-out' }),
+  lateCount: z.number().int().min(0),
+  late: minutes('Late'),
+  earlyLeaveCount: z.number().int().min(0),
+  earlyLeave: minutes('Left early'),
+  work: minutes('Worked'),
+  absence: minutes('Absent'),
+  missing: z.number().int().min(0).meta({ description: 'Clock-ins and clock-outs missing' }),
+  overtimeWorkday: minutes('Overtime on workdays'),
+  overtimeRestDay: minutes('Overtime on rest days'),
+  overtimeHoliday: minutes('Overtime on holidays'),
+});
+export type MonthJson = z.output<typeof monthJson>;
+
+/** `GET /v1/attendance/monthly`: a page of month totals. */
+export const monthlyPage = z.object({ items: z.array(monthJson), nextCursor: z.string().nullable() });
+
 /** Computes a range of days again (after a change of rules, holidays or punches). */
 export const recomputeBody = z
   .object({ from: dateOnly, to: dateOnly })

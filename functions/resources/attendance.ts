@@ -6,7 +6,11 @@ import {
   attendanceGroupPatchBody,
   attendanceListQuery,
   attendanceVersionQuery,
+  dailyPage,
   dailyQuery,
+  monthlyPage,
+  type DayJson,
+  type MonthJson,
   monthlyQuery,
   recomputeBody,
   recomputeJobParams,
@@ -63,7 +67,58 @@ import {
   type Shift,
   type StaffMember,
 } from '#data/attendanceRules';
-import { listDays, listMonths } from '#data/attendanceDays';
+import { listDays, listMonths, type MonthTotals, type StoredDay } from '#data/attendanceDays';
+
+/** A stored day as the API answers it: its fields, not its storage keys. */
+const dayJson = (d: StoredDay): DayJson => ({
+  personKey: d.personKey,
+  personId: d.personId,
+  name: d.name,
+  departmentKey: d.departmentKey ?? null,
+  attendanceGroupKey: d.attendanceGroupKey,
+  computedAt: d.computedAt,
+  date: d.date,
+  kind: d.kind,
+  status: d.status,
+  shiftName: d.shiftName ?? null,
+  open: d.open,
+  firstIn: d.firstIn,
+  lastOut: d.lastOut,
+  late: d.late,
+  earlyLeave: d.earlyLeave,
+  work: d.work,
+  absence: d.absence,
+  missingIn: d.missingIn,
+  missingOut: d.missingOut,
+  overtimeWorkday: d.overtimeWorkday,
+  overtimeRestDay: d.overtimeRestDay,
+  overtimeHoliday: d.overtimeHoliday,
+  temperature: d.temperature ?? null,
+  trace: d.trace,
+});
+
+/** Stored month totals as the API answers them. */
+const monthJson = (m: MonthTotals): MonthJson => ({
+  personKey: m.personKey,
+  personId: m.personId,
+  name: m.name,
+  departmentKey: m.departmentKey ?? null,
+  attendanceGroupKey: m.attendanceGroupKey,
+  computedAt: m.computedAt,
+  month: m.month,
+  workdays: m.workdays,
+  attended: m.attended,
+  lateCount: m.lateCount,
+  late: m.late,
+  earlyLeaveCount: m.earlyLeaveCount,
+  earlyLeave: m.earlyLeave,
+  work: m.work,
+  absence: m.absence,
+  missing: m.missing,
+  overtimeWorkday: m.overtimeWorkday,
+  overtimeRestDay: m.overtimeRestDay,
+  overtimeHoliday: m.overtimeHoliday,
+});
 import { createRecomputeJob, failRecomputeJob, findRecomputeJob, latestRecomputeJob, type RecomputeJob } from '#data/attendanceJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import type { Locale } from '#contract/locales';
@@ -262,10 +317,11 @@ function recomputeJson(job: RecomputeJob): RecomputeJobJson {
 export const attendance = defineResource('attendance', {
   'GET /v1/attendance/daily': sessionRoute({
     query: dailyQuery,
+    answer: dailyPage,
     async handle({ auth, query }) {
       const { pageSize, cursor, ...filter } = query;
       const [page, changedAt] = await Promise.all([listDays(auth.tenantId, filter, pageSize, cursor), rulesChangedAt(auth.tenantId)]);
-      return ok({ ...page, rulesChangedAt: changedAt });
+      return ok({ items: page.items.map(dayJson), nextCursor: page.nextCursor, rulesChangedAt: changedAt });
     },
   }),
   'GET /v1/attendance/daily/export': sessionRoute({
@@ -284,9 +340,11 @@ export const attendance = defineResource('attendance', {
   }),
   'GET /v1/attendance/monthly': sessionRoute({
     query: monthlyQuery,
+    answer: monthlyPage,
     async handle({ auth, query }) {
       const { pageSize, cursor, month, ...filter } = query;
-      return ok(await listMonths(auth.tenantId, month, filter, pageSize, cursor));
+      const page = await listMonths(auth.tenantId, month, filter, pageSize, cursor);
+      return ok({ items: page.items.map(monthJson), nextCursor: page.nextCursor });
     },
   }),
   'GET /v1/attendance/groupNames': sessionRoute({

@@ -8608,10 +8608,97 @@ export interface operations {
                      * @example {
                      *       "code": 200,
                      *       "message": "Success",
-                     *       "data": {}
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "personKey": "x9hptepa39nsjkbb",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "c6bvkb5j97nbxtjs",
+                     *             "attendanceGroupKey": "n1zy498bhrp4gnn3",
+                     *             "computedAt": "2026-11-28T09:30:00.000Z",
+                     *             "date": "example",
+                     *             "kind": "workday",
+                     *             "status": [
+                     *               "normal"
+                     *             ],
+                     *             "shiftName": "example",
+                     *             "open": true,
+                     *             "firstIn": "example",
+                     *             "lastOut": "example",
+                     *             "late": 1,
+                     *             "earlyLeave": 1,
+                     *             "work": 1,
+                     *             "absence": 1,
+                     *             "missingIn": 1,
+                     *             "missingOut": 1,
+                     *             "overtimeWorkday": 1,
+                     *             "overtimeRestDay": 1,
+                     *             "overtimeHoliday": 1,
+                     *             "temperature": 1,
+                     *             "trace": [
+                     *               "example"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "rulesChangedAt": "2026-11-28T09:30:00.000Z"
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                personKey: string;
+                                personId: string;
+                                name: string;
+                                departmentKey: string | null;
+                                attendanceGroupKey: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the service computed it
+                                 */
+                                computedAt: string;
+                                /** @description The day, in the company’s timezone (YYYY-MM-DD) */
+                                date: string;
+                                /** @enum {string} */
+                                kind: "workday" | "restDay" | "holiday";
+                                status: ("normal" | "late" | "earlyLeave" | "missingIn" | "missingOut" | "absence")[];
+                                shiftName: string | null;
+                                /** @description Today, still going on: a period not over yet may still get its punches */
+                                open: boolean;
+                                /** @description The first clock-in (HH:mm), or null */
+                                firstIn: string | null;
+                                /** @description The last clock-out (HH:mm), or null */
+                                lastOut: string | null;
+                                /** @description Late, in minutes */
+                                late: number;
+                                /** @description Left early, in minutes */
+                                earlyLeave: number;
+                                /** @description Worked, in minutes */
+                                work: number;
+                                /** @description Absent, in minutes */
+                                absence: number;
+                                /** @description Clock-ins missing */
+                                missingIn: number;
+                                /** @description Clock-outs missing */
+                                missingOut: number;
+                                /** @description Overtime on a workday, in minutes */
+                                overtimeWorkday: number;
+                                /** @description Overtime on a rest day, in minutes */
+                                overtimeRestDay: number;
+                                /** @description Overtime on a holiday, in minutes */
+                                overtimeHoliday: number;
+                                /** @description The temperature of the first measured punch, or null */
+                                temperature: number | null;
+                                /** @description How the engine reached it, step by step */
+                                trace: string[];
+                            }[];
+                            nextCursor: string | null;
+                            /** @description When the company’s attendance rules last changed: days computed before it may be recomputed */
+                            rulesChangedAt: string | null;
+                        };
+                    };
                 };
             };
             401: components["responses"]["Error401"];
@@ -8683,10 +8770,74 @@ export interface operations {
                      * @example {
                      *       "code": 200,
                      *       "message": "Success",
-                     *       "data": {}
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "personKey": "4bdjs4wvxewxs843",
+                     *             "personId": "E1001",
+                     *             "name": "Ada Lovelace",
+                     *             "departmentKey": "gec0t9absa55k852",
+                     *             "attendanceGroupKey": "ybaqcg2effg2vp34",
+                     *             "computedAt": "2026-11-28T09:30:00.000Z",
+                     *             "month": "example",
+                     *             "workdays": 1,
+                     *             "attended": 1,
+                     *             "lateCount": 1,
+                     *             "late": 1,
+                     *             "earlyLeaveCount": 1,
+                     *             "earlyLeave": 1,
+                     *             "work": 1,
+                     *             "absence": 1,
+                     *             "missing": 1,
+                     *             "overtimeWorkday": 1,
+                     *             "overtimeRestDay": 1,
+                     *             "overtimeHoliday": 1
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                personKey: string;
+                                personId: string;
+                                name: string;
+                                departmentKey: string | null;
+                                attendanceGroupKey: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the service computed it
+                                 */
+                                computedAt: string;
+                                month: string;
+                                /** @description Workdays of the month so far */
+                                workdays: number;
+                                /** @description Workdays with at least one clock-in or clock-out */
+                                attended: number;
+                                lateCount: number;
+                                /** @description Late, in minutes */
+                                late: number;
+                                earlyLeaveCount: number;
+                                /** @description Left early, in minutes */
+                                earlyLeave: number;
+                                /** @description Worked, in minutes */
+                                work: number;
+                                /** @description Absent, in minutes */
+                                absence: number;
+                                /** @description Clock-ins and clock-outs missing */
+                                missing: number;
+                                /** @description Overtime on workdays, in minutes */
+                                overtimeWorkday: number;
+                                /** @description Overtime on rest days, in minutes */
+                                overtimeRestDay: number;
+                                /** @description Overtime on holidays, in minutes */
+                                overtimeHoliday: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
                 };
             };
             401: components["responses"]["Error401"];

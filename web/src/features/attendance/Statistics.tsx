@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconDownload, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { DayStatus } from '@passcloud/functions/domain/attendance/index';
-import type { MonthTotals, StoredDay } from '@passcloud/functions/data/attendanceDays';
+import type { DayJson as StoredDay, MonthJson as MonthTotals } from '@passcloud/functions/contract/attendance';
 import { api, toast } from '../../app/api.ts';
 import { downloadFile } from '../../app/download.ts';
 import { formatDate, formatDateTime, formatDecimal, formatNumber, formatTemperature } from '../../app/format.ts';
