@@ -173,12 +173,14 @@ const staffJson = z.object({
   needsAttendance: z.boolean(),
   state: z.enum(['active', 'resigned']),
 });
+export type StaffJson = z.output<typeof staffJson>;
 /** `GET /v1/attendance/groups`. */
 export const attendanceGroupPage = z.object({ items: z.array(attendanceGroupJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
 /** `GET|POST|PATCH /v1/attendance/groups/{attendanceGroupKey}`: the group and its staff. */
 export const attendanceGroupAnswer = attendanceGroupJson.extend({ staff: z.array(staffJson) });
 /** `GET /v1/attendance/staff`. */
 export const staffPage = z.object({ items: z.array(staffJson), nextCursor: z.string().nullable(), total: z.number().int().min(0) });
+export type AttendanceGroupDetailJson = z.output<typeof attendanceGroupAnswer>;
 /** `GET /v1/attendance/groupNames`. */
 export const attendanceGroupNames = z.object({ items: z.array(z.object({ attendanceGroupKey: z.string(), name: z.string() })), nextCursor: z.null() });
 const holidayJson = z.object({

@@ -362,6 +362,8 @@ export const deviceView = z.object({
   version: z.number().int().meta({ description: 'Send it back to change the device' }),
 });
 
+export type DeviceView = z.output<typeof deviceView>;
+
 /** `GET /v1/devices`: a page of face terminals, with the counts over everything the filter covers. */
 export const devicePage = z.object({
   items: z.array(deviceView),
@@ -389,6 +391,9 @@ export const deviceRequestPage = z.object({
   nextCursor,
 });
 
+export type DevicePageJson = z.output<typeof devicePage>;
+export type DeviceRequestJson = z.output<typeof deviceRequestPage>['items'][number];
+
 /** A command sent to a device, and how it went (`POST /v1/devices/{deviceKey}/commands`). */
 export const deviceCommand = z.object({
   commandKey: z.string(),
@@ -398,6 +403,8 @@ export const deviceCommand = z.object({
   createTime: z.iso.datetime(),
   finishTime: z.iso.datetime().optional().meta({ description: 'When the device answered; absent while it has not' }),
 });
+
+export type DeviceCommandJson = z.output<typeof deviceCommand>;
 
 /** `GET /v1/devices/{deviceKey}/commands`: the device's latest commands, newest first, in one page. */
 export const deviceCommandList = z.object({
@@ -418,6 +425,8 @@ export const devicePhoto = z.discriminatedUnion('state', [
     message: z.string(),
   }),
 ]);
+
+export type DevicePhotoJson = z.output<typeof devicePhoto>;
 
 /** `GET /v1/devices/{deviceKey}/logs`: a page of the device's log, newest first. */
 export const deviceLogPage = z.object({

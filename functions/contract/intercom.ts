@@ -75,6 +75,7 @@ export const intercomNamesPage = z.object({
   items: z.array(z.object({ deviceKey: z.string(), name: z.string(), kind: z.enum(INTERCOM_KINDS), number: z.string().nullable() })),
   nextCursor: z.string().nullable(),
 });
+export type IntercomName = z.output<typeof intercomNamesPage>['items'][number];
 
 const callFilter = z.object({
   from: day.optional(),

@@ -207,6 +207,7 @@ export const groupAnswer = z.object({
   createTime: z.iso.datetime().meta({ description: 'When the group was created' }),
   version,
 });
+export type GroupJson = z.output<typeof groupAnswer>;
 /** `GET /v1/groups`: every group of the type, in one page. */
 export const groupList = z.object({
   items: z.array(groupAnswer),
@@ -228,6 +229,7 @@ const departmentNode = z
     },
   })
   .meta({ id: 'DepartmentNode' });
+export type DepartmentNodeJson = z.output<typeof departmentNode>;
 /** `GET /v1/departments`: the company’s departments as a tree, in one page. */
 export const departmentTreeAnswer = z.object({
   items: z.array(departmentNode).meta({ description: 'The top-level departments, each with its `children`' }),

@@ -1,4 +1,4 @@
-import type { AttendanceGroupJson, HolidayJson, PeriodJson, ShiftJson } from '@passcloud/functions/contract/attendance';
+import type { AttendanceGroupDetailJson, AttendanceGroupJson, HolidayJson, PeriodJson, ShiftJson, StaffJson } from '@passcloud/functions/contract/attendance';
 import type { Weekday } from '@passcloud/functions/domain/attendance/index';
 import { api } from '../../app/api.ts';
 
@@ -9,20 +9,8 @@ export type AttendanceGroup = AttendanceGroupJson;
 export type Holiday = HolidayJson;
 export type { Weekday };
 
-export interface StaffMember {
-  employeeKey: string;
-  personId: string;
-  name: string;
-  departmentKey: string | null;
-  attendanceGroupKey: string | null;
-  attendanceGroupName: string | null;
-  needsAttendance: boolean;
-  state: 'active' | 'resigned';
-}
-
-export interface AttendanceGroupDetail extends AttendanceGroup {
-  staff: StaffMember[];
-}
+export type StaffMember = StaffJson;
+export type AttendanceGroupDetail = AttendanceGroupDetailJson;
 
 export interface Page<T> {
   items: T[];

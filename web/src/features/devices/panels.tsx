@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { SETTING_NAMES, type CommandState, type CommandType, type SettingName } from '@passcloud/functions/contract/devices';
+import { SETTING_NAMES, type CommandState, type DeviceCommandType, type SettingName } from '@passcloud/functions/contract/devices';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../app/api.ts';
 import { useList, wholeList } from '../../app/queries.ts';
@@ -91,7 +91,8 @@ export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCap
 export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: PhotoCapture }) {
   const { t } = useLingui();
   const state = capturing ? 'pending' : (photo?.state ?? 'none');
-  const captured = formatTime(photo?.captureTime);
+  const ready = photo?.state === 'ready' ? photo : undefined;
+  const captured = formatTime(ready?.captureTime);
   return (
     <Paper withBorder radius="md" p="md" data-testid="photo-panel" data-state={state}>
       <Stack gap="sm">
@@ -114,9 +115,9 @@ export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: Ph
             </Button>
           </Stack>
         )}
-        {state === 'ready' && photo?.url && (
+        {state === 'ready' && ready && (
           <Stack gap={4}>
-            <Image src={photo.url} alt={t`Photo taken by the device`} radius="sm" h={240} w="100%" fit="contain" bg="gray.1" data-testid="device-photo" />
+            <Image src={ready.url} alt={t`Photo taken by the device`} radius="sm" h={240} w="100%" fit="contain" bg="gray.1" data-testid="device-photo" />
             <Text size="xs" c="dimmed">
               <Trans>Taken {captured}</Trans>
             </Text>
@@ -135,7 +136,7 @@ export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: Ph
 /** Localized names and colours of command types and states. */
 export function useCommandTexts() {
   const { t } = useLingui();
-  const types: Record<CommandType, string> = { openDoor: t`Open door`, closeDoor: t`Close door`, reboot: t`Reboot`, capturePhoto: t`Capture photo` };
+  const types: Record<DeviceCommandType, string> = { openDoor: t`Open door`, closeDoor: t`Close door`, reboot: t`Reboot`, capturePhoto: t`Capture photo`, updateApp: t`Update the app` };
   const states: Record<CommandState, string> = { queued: t`Queued`, succeeded: t`Succeeded`, failed: t`Failed`, timedOut: t`Timed out` };
   const colors: Record<CommandState, string> = { queued: 'blue', succeeded: 'teal', failed: 'red', timedOut: 'orange' };
   return { types, states, colors };
@@ -255,7 +256,7 @@ export function useLogText(): (entry: LogEntry) => string {
       case 'rebooting':
         return t`Rebooting on a remote command`;
       case 'commandFailed': {
-        const command = params.command ? (commandTexts.types[params.command as CommandType] ?? params.command) : t`A command`;
+        const command = params.command ? (commandTexts.types[params.command as DeviceCommandType] ?? params.command) : t`A command`;
         const error = params.error;
         return error ? t`${command} failed: ${error}` : t`${command} failed`;
       }

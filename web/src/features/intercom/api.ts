@@ -1,7 +1,7 @@
-import type { CallItem, CallPage, IntercomItem, IntercomKind, IntercomPage, RecordingLink } from '@passcloud/functions/contract/intercom';
+import type { CallItem, CallPage, IntercomItem, IntercomKind, IntercomName, IntercomPage, RecordingLink } from '@passcloud/functions/contract/intercom';
 import { api } from '../../app/api.ts';
 
-export type { CallItem, CallPage, IntercomItem, IntercomKind, IntercomPage, RecordingLink };
+export type { CallItem, CallPage, IntercomItem, IntercomKind, IntercomName, IntercomPage, RecordingLink };
 
 export const INTERCOM_LIST = '/intercom-platform/device/management';
 export const intercomScreen = (deviceKey: string): string => `${INTERCOM_LIST}/${deviceKey}`;
@@ -9,12 +9,6 @@ export const intercomPath = (deviceKey: string): string => `/v1/intercom/devices
 export const CALLS_PATH = '/v1/intercom/calls';
 export const callPath = (callKey: string): string => `${CALLS_PATH}/${encodeURIComponent(callKey)}`;
 
-export interface IntercomName {
-  deviceKey: string;
-  name: string;
-  kind: IntercomKind;
-  number: string | null;
-}
 
 /** Intercoms for the call list's device filter (a few pages of names). */
 export async function loadIntercomNames(pages = 5): Promise<IntercomName[]> {

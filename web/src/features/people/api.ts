@@ -1,33 +1,13 @@
 import type { PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
+import type { DepartmentNodeJson, Employee, GroupJson, Visitor } from '@passcloud/functions/contract/people';
 import { api } from '../../app/api.ts';
 import { putFile } from '../../app/upload.ts';
 import type { PhotoContentType } from './photoCheck.ts';
 
 export type Kind = 'employee' | 'visitor';
 
-export interface Person {
-  employeeKey?: string;
-  visitorKey?: string;
-  personId: string;
-  name: string;
-  role: string;
-  gender: 'male' | 'female';
-  groupKey: string;
-  departmentKey?: string | null;
-  attendanceGroupKey?: string | null;
-  needsAttendance?: boolean;
-  remoteDoorOpen?: boolean;
-  phone: string | null;
-  email: string | null;
-  icCard: string | null;
-  avatar: string | null;
-  avatarUrl: string | null;
-  remark: string | null;
-  state?: 'active' | 'resigned';
-  resignedAt?: string | null;
-  createTime: string;
-  version: number;
-}
+/** A person of either kind as the API answers one: a visitor's fields, and an employee's where it is one. */
+export type Person = Omit<Visitor, 'visitorKey'> & Partial<Pick<Visitor, 'visitorKey'>> & Partial<Omit<Employee, keyof Visitor>>;
 
 export interface Page<T> {
   items: T[];
@@ -36,20 +16,9 @@ export interface Page<T> {
   totalAtLeast?: number;
 }
 
-export interface Group {
-  groupKey: string;
-  name: string;
-  type: Kind;
-  version: number;
-}
-
-export interface Department {
-  departmentKey: string;
-  name: string;
-  parentKey: string | null;
-  version: number;
-  children: Department[];
-}
+/** What the people routes answer (functions/contract/people.ts). */
+export type Group = GroupJson;
+export type Department = DepartmentNodeJson;
 
 export const basePath = (kind: Kind): string => (kind === 'employee' ? '/v1/employees' : '/v1/visitors');
 export const keyOf = (person: Person): string => person.employeeKey ?? person.visitorKey ?? '';
