@@ -54,6 +54,7 @@ export const MENU_TITLES: Record<string, MessageDescriptor> = {
   'menu.settingsMail': msg`Mail records`,
   'menu.settingsAudit': msg`Audit log`,
   'menu.settingsWebhooks': msg`Webhooks`,
+  'menu.settingsApiKeys': msg`API keys`,
 };
 
 export function menuTitle(key: string): string {

@@ -62,6 +62,7 @@ export const SCREENS: Record<string, Screen> = {
   '/settings/mail': ['settings', 'SettingsPage'],
   '/settings/audit': ['settings', 'SettingsPage'],
   '/settings/webhooks': ['settings', 'SettingsPage'],
+  '/settings/apikeys': ['settings', 'SettingsPage'],
   '/settings/account/create': ['settings', 'AccountCreatePage'],
   '/settings/account/:key': ['settings', 'AccountDetailPage'],
 };

@@ -72,6 +72,8 @@ export function AuditSection() {
       .finally(() => setExporting(false));
   };
 
+  /** The key's id, which its prefix in the API keys section also shows. */
+  const apiKeyNote = (key: string) => t`Made with the API key ${key}`;
   const target = (entry: AuditEntryJson) =>
     Object.entries(entry.target)
       .map(([name, value]) => `${name}: ${value}`)
@@ -79,7 +81,24 @@ export function AuditSection() {
   const filtered = !!(filters.range[0] || filters.kind || filters.username);
   const columns: Column<AuditEntryJson>[] = [
     { key: 'time', title: t`Time`, sticky: 'start', render: (entry) => formatTime(entry.time) },
-    { key: 'username', title: t`Account`, render: (entry) => <Truncated text={entry.username} maw={160} /> },
+    {
+      key: 'username',
+      title: t`Account`,
+      render: (entry) =>
+        entry.apiKey === null ? (
+          <Truncated text={entry.username} maw={160} />
+        ) : (
+          // A change made by a machine with an API key: the name is the key's.
+          <Group gap={6} wrap="nowrap">
+            <Truncated text={entry.username} maw={160} />
+            <Tooltip label={apiKeyNote(entry.apiKey)} withinPortal>
+              <Badge size="xs" variant="outline" color="gray" miw="max-content" data-testid="audit-api-key">
+                <Trans>API key</Trans>
+              </Badge>
+            </Tooltip>
+          </Group>
+        ),
+    },
     {
       key: 'kind',
       title: t`Kind`,
@@ -121,8 +140,8 @@ export function AuditSection() {
     <Stack gap="md">
       <Text c="dimmed" size="sm">
         <Trans>
-          Every change made in the console, every login and failed login, every export and every recording played. Entries cannot be changed or removed, and are
-          kept for 400 days.
+          Every change made in the console or with an API key, every login and failed login, every export and every recording played. Entries cannot be changed
+          or removed, and are kept for 400 days.
         </Trans>
       </Text>
       <Group align="flex-end" gap="sm" wrap="wrap">

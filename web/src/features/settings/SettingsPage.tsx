@@ -6,6 +6,7 @@ import type { AuthCode, MenuItem } from '@passcloud/functions/contract/menu';
 import { SETTINGS_TAB_KEY, getAuthorities } from '../../app/session.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
 import { AccountsSection } from './AccountsSection.tsx';
+import { ApiKeysSection } from './ApiKeysSection.tsx';
 import { AuditSection } from './AuditSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
 import { LicencesSection } from './LicencesSection.tsx';
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, { authCode: AuthCode; Component: ComponentType }>
   '/settings/mail': { authCode: 'settings:mail', Component: MailRecordsSection },
   '/settings/audit': { authCode: 'settings:audit', Component: AuditSection },
   '/settings/webhooks': { authCode: 'settings:webhooks', Component: WebhooksSection },
+  '/settings/apikeys': { authCode: 'settings:apikeys', Component: ApiKeysSection },
 };
 
 /**

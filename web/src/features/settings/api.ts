@@ -1,4 +1,7 @@
+import type * as z from 'zod';
 import { MENU, type AuthCode, type MenuItem } from '@passcloud/functions/contract/menu';
+import { KEY_CODES, type ApiKeyCreateBody, type ApiKeyJson, type ApiKeySecret, type apiKeyList } from '@passcloud/functions/contract/apiKeys';
+import { api } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 
 /** An account as `GET /v1/accounts` answers it. */
@@ -89,3 +92,38 @@ export function fieldIssues(error: unknown, fields: readonly string[]): Record<s
   }
   return out;
 }
+
+/** The menu title keys of the screens each code opens, as the permission tree names them ("Attendance groups / Shifts / Holidays"). */
+export function codeTitles(tree: PermissionNode[] = permissionTree()): Map<AuthCode, string[]> {
+  const titles = new Map<AuthCode, string[]>();
+  const walk = (nodes: PermissionNode[]) => {
+    for (const node of nodes) {
+      if (node.children.length === 0 && node.codes.length === 1) titles.set(node.codes[0]!, [...(titles.get(node.codes[0]!) ?? []), ...node.titles]);
+      walk(node.children);
+    }
+  };
+  walk(tree);
+  return titles;
+}
+
+/** The codes a key may be given, grouped under the platform of the menu they belong to (the pass platform, intercom, settings). */
+export function keyCodeGroups(held: ReadonlySet<string>, tree: PermissionNode[] = permissionTree()): { title: string; codes: AuthCode[] }[] {
+  return tree
+    .map((platform) => ({ title: platform.titles[0]!, codes: KEY_CODES.filter((code) => platform.codes.includes(code) && held.has(code)) }))
+    .filter((group) => group.codes.length > 0);
+}
+
+/** `GET /v1/apiKeys`: the company's keys, how many it may hold, and how many requests each may make in a window. */
+export type ApiKeyList = z.output<typeof apiKeyList>;
+
+export const API_KEYS_PATH = '/v1/apiKeys';
+
+/**
+ * The API key routes. Making a key, giving it a new secret and revoking it ask for the password
+ * again (the request client shows the dialog); refusals are left to the caller (`silent`).
+ */
+export const apiKeys = {
+  create: (body: ApiKeyCreateBody) => api.post<ApiKeySecret>(API_KEYS_PATH, body, { silent: true }),
+  newSecret: (key: ApiKeyJson) => api.post<ApiKeySecret>(`${API_KEYS_PATH}/${key.apiKeyKey}/secret`, { version: key.version }, { silent: true }),
+  revoke: (key: ApiKeyJson) => api.del<null>(`${API_KEYS_PATH}/${key.apiKeyKey}`, { query: { version: key.version }, silent: true }),
+};
