@@ -67,4 +67,26 @@ describe('the API reference', () => {
     await expect.poll(() => login.locator('.mantine-Accordion-panel').innerText()).toContain('任何人：无需凭据');
     await page.screenshot({ path: `${shotDir}/api-docs-zh.png` });
   });
+
+  it('says which routes an API key may call, and leads to the integrators’ guide', async () => {
+    const page = await open();
+    const employees = page.locator('[data-route="GET /v1/employees"]');
+    await employees.getByRole('button').first().click();
+    await expect.poll(() => employees.locator('.mantine-Accordion-panel').innerText()).toContain('or an API key');
+    const accounts = page.locator('[data-route="GET /v1/accounts"]');
+    await accounts.getByRole('button').first().click();
+    await expect.poll(() => accounts.locator('.mantine-Accordion-panel').innerText()).toContain('not API keys');
+
+    await page.getByTestId('guide-link').click();
+    await page.waitForURL('**/docs/api/guide');
+    const guide = page.getByTestId('api-guide');
+    await expect.poll(() => guide.locator('h2').allInnerTexts()).toEqual(expect.arrayContaining(['API keys: how a machine calls the API', 'The envelope', 'Lists and cursors']));
+    expect(await guide.innerText()).toContain('Authorization: Bearer pck_');
+    // Links to files of the repository show as their text; nothing in the guide leads off the page unasked.
+    expect(await guide.locator('a').count()).toBe(0);
+    await page.screenshot({ path: `${shotDir}/api-guide-en.png`, fullPage: false });
+    await page.getByTestId('guide-reference-link').click();
+    await page.waitForURL('**/docs/api');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('API reference');
+  });
 });

@@ -13,5 +13,7 @@ export const PUBLIC_SCREENS: Record<string, () => Promise<{ default: ComponentTy
   '/survey': () => import('../features/questionnaires/SurveyPage.tsx'),
   // The API reference for integrators, rendered from the document the API serves (/v1/openapi.json).
   '/docs/api': () => import('../features/docs/ApiDocsPage.tsx'),
+  // The integrators' guide (docs/api.md): keys, the envelope, errors, paging and limits.
+  '/docs/api/guide': () => import('../features/docs/ApiGuidePage.tsx'),
   '/404': () => import('../features/errors/NotFoundPage.tsx'),
 };

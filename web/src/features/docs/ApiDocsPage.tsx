@@ -57,7 +57,9 @@ const METHOD_COLORS: Record<string, string> = { get: 'blue', post: 'teal', put: 
 
 function AccessText({ op }: { op: Operation }) {
   const credentials = op.security.flatMap((s) => Object.keys(s));
-  if (op['x-access'] === 'session') return <Trans>A console session: the token of the login as a Bearer token</Trans>;
+  if (op['x-access'] === 'session' && credentials.includes('apiKey'))
+    return <Trans>A console session or an API key holding the permission, as a Bearer token</Trans>;
+  if (op['x-access'] === 'session') return <Trans>A console session only (people, not API keys): the token of the login as a Bearer token</Trans>;
   if (op['x-access'] === 'device' && credentials.length > 0)
     return <Trans>A bound terminal: its thing name and password from binding, as HTTP Basic credentials</Trans>;
   if (op['x-access'] === 'device') return <Trans>A terminal, with the company’s device binding code in the body</Trans>;
@@ -206,6 +208,9 @@ export default function ApiDocsPage() {
             </Trans>
           </Text>
           <Group gap="md">
+            <Anchor component={Link} to="/docs/api/guide" data-testid="guide-link">
+              <Trans>The integrators’ guide: API keys, errors, paging and limits</Trans>
+            </Anchor>
             <Anchor href={DOCUMENT_URL} target="_blank" data-testid="openapi-link">
               <Trans>The OpenAPI 3.1 document</Trans>
             </Anchor>
