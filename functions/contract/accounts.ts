@@ -65,7 +65,7 @@ export const accountAnswer = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   remark: z.string().nullable(),
-  authCodes: z.array(z.string()).meta({ description: 'The authCodes the account holds (functions/contract/menu.ts); the owner holds every one' }),
+  authCodes: z.array(z.enum(AUTH_CODES)).meta({ description: 'The authCodes the account holds (functions/contract/menu.ts); the owner holds every one' }),
   owner: z.boolean().meta({ description: 'The company’s owner: only the owner manages it, and it cannot be disabled or deleted' }),
   disabled: z.boolean(),
   mustChangePassword: z.boolean().meta({ description: 'The password was set by an administrator or an invitation: the next login must choose a new one' }),

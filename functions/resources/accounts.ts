@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { accountAnswer, accountCreateBody, accountKeyParams, accountListQuery, accountPage, accountPasswordBody, accountPatchBody, type AccountJson } from '#contract/accounts';
 import { versionQuery } from '#contract/people';
-import type { AuthCode } from '#contract/menu';
+import { AUTH_CODES, type AuthCode } from '#contract/menu';
 import { passwordProblem } from '#domain/passwords';
 import { closeSession, countAttempt, createAccount, deleteAccount, findTenant, listAccounts, requireAccount, setPassword, updateAccount, type Account } from '#data/identity';
 import { disableTwoFactor } from '#data/twoFactor';
@@ -27,7 +27,8 @@ function accountJson(account: Account): AccountJson {
     email: account.email ?? null,
     phone: account.phone ?? null,
     remark: account.remark ?? null,
-    authCodes: withOwnerCodes(account).authCodes,
+    // Only codes the product still has: a code it dropped opens nothing.
+    authCodes: withOwnerCodes(account).authCodes.filter((code): code is AuthCode => (AUTH_CODES as readonly string[]).includes(code)),
     owner: account.owner,
     disabled: account.disabled,
     mustChangePassword: account.mustChangePassword,

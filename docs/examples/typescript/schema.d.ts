@@ -16146,7 +16146,7 @@ export interface operations {
                      *             "phone": "+44 20 7946 0958",
                      *             "remark": "Visits on Mondays",
                      *             "authCodes": [
-                     *               "example"
+                     *               "pass:dashboard"
                      *             ],
                      *             "owner": true,
                      *             "disabled": true,
@@ -16171,7 +16171,7 @@ export interface operations {
                                 phone: string | null;
                                 remark: string | null;
                                 /** @description The authCodes the account holds (functions/contract/menu.ts); the owner holds every one */
-                                authCodes: string[];
+                                authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                                 /** @description The company’s owner: only the owner manages it, and it cannot be disabled or deleted */
                                 owner: boolean;
                                 disabled: boolean;
@@ -16255,7 +16255,7 @@ export interface operations {
                      *         "phone": "+44 20 7946 0958",
                      *         "remark": "Visits on Mondays",
                      *         "authCodes": [
-                     *           "example"
+                     *           "pass:dashboard"
                      *         ],
                      *         "owner": true,
                      *         "disabled": true,
@@ -16275,7 +16275,7 @@ export interface operations {
                             phone: string | null;
                             remark: string | null;
                             /** @description The authCodes the account holds (functions/contract/menu.ts); the owner holds every one */
-                            authCodes: string[];
+                            authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                             /** @description The company’s owner: only the owner manages it, and it cannot be disabled or deleted */
                             owner: boolean;
                             disabled: boolean;
@@ -16331,7 +16331,7 @@ export interface operations {
                      *         "phone": "+44 20 7946 0958",
                      *         "remark": "Visits on Mondays",
                      *         "authCodes": [
-                     *           "example"
+                     *           "pass:dashboard"
                      *         ],
                      *         "owner": true,
                      *         "disabled": true,
@@ -16351,7 +16351,7 @@ export interface operations {
                             phone: string | null;
                             remark: string | null;
                             /** @description The authCodes the account holds (functions/contract/menu.ts); the owner holds every one */
-                            authCodes: string[];
+                            authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                             /** @description The company’s owner: only the owner manages it, and it cannot be disabled or deleted */
                             owner: boolean;
                             disabled: boolean;
@@ -16473,7 +16473,7 @@ export interface operations {
                      *         "phone": "+44 20 7946 0958",
                      *         "remark": "Visits on Mondays",
                      *         "authCodes": [
-                     *           "example"
+                     *           "pass:dashboard"
                      *         ],
                      *         "owner": true,
                      *         "disabled": true,
@@ -16493,7 +16493,7 @@ export interface operations {
                             phone: string | null;
                             remark: string | null;
                             /** @description The authCodes the account holds (functions/contract/menu.ts); the owner holds every one */
-                            authCodes: string[];
+                            authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                             /** @description The company’s owner: only the owner manages it, and it cannot be disabled or deleted */
                             owner: boolean;
                             disabled: boolean;
@@ -16563,7 +16563,7 @@ export interface operations {
                      *         "phone": "+44 20 7946 0958",
                      *         "remark": "Visits on Mondays",
                      *         "authCodes": [
-                     *           "example"
+                     *           "pass:dashboard"
                      *         ],
                      *         "owner": true,
                      *         "disabled": true,
@@ -16583,7 +16583,7 @@ export interface operations {
                             phone: string | null;
                             remark: string | null;
                             /** @description The authCodes the account holds (functions/contract/menu.ts); the owner holds every one */
-                            authCodes: string[];
+                            authCodes: ("pass:dashboard" | "pass:employee" | "pass:attendance-statistics" | "pass:attendance-settings" | "pass:visitor" | "pass:authority" | "pass:record" | "pass:blacklist" | "pass:questionnaire" | "pass:device" | "intercom:device" | "intercom:record" | "settings:system" | "settings:email" | "settings:account" | "settings:privacy" | "settings:licence" | "settings:mail" | "settings:audit" | "settings:webhooks" | "settings:apikeys")[];
                             /** @description The company’s owner: only the owner manages it, and it cannot be disabled or deleted */
                             owner: boolean;
                             disabled: boolean;

@@ -1,54 +1,17 @@
 import type * as z from 'zod';
 import { MENU, type AuthCode, type MenuItem } from '@passcloud/functions/contract/menu';
 import { KEY_CODES, type ApiKeyCreateBody, type ApiKeyJson, type ApiKeySecret, type apiKeyList } from '@passcloud/functions/contract/apiKeys';
+import type { AccountJson, accountPage } from '@passcloud/functions/contract/accounts';
+import type { LicenceJson, licenceList } from '@passcloud/functions/contract/licences';
 import { api } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 
-/** An account as `GET /v1/accounts` answers it. */
-export interface Account {
-  accountKey: string;
-  username: string;
-  nickname: string;
-  email: string | null;
-  phone: string | null;
-  remark: string | null;
-  authCodes: AuthCode[];
-  owner: boolean;
-  disabled: boolean;
-  mustChangePassword: boolean;
-  /** Two-factor login is on. */
-  twoFactor: boolean;
-  createTime: string;
-  version: number;
-}
-
-export interface AccountPage {
-  items: Account[];
-  nextCursor: string | null;
-  total: number;
-}
-
-export type LicenceState = 'valid' | 'expiring' | 'expired';
-
-export interface Licence {
-  licenceId: string;
-  code: string;
-  mac: string | null;
-  activateTime: string;
-  expireTime: string;
-  state: LicenceState;
-  seats: number;
-  used: number;
-  remaining: number;
-}
-
-export interface LicenceList {
-  items: Licence[];
-  total: number;
-  used: number;
-  remaining: number;
-  reminderDays: number;
-}
+/** What the settings routes answer (functions/contract/accounts.ts, licences.ts). */
+export type Account = AccountJson;
+export type AccountPage = z.output<typeof accountPage>;
+export type Licence = LicenceJson;
+export type LicenceState = LicenceJson['state'];
+export type LicenceList = z.output<typeof licenceList>;
 
 export const ACCOUNTS_PATH = '/settings/account';
 export const accountPath = (key: string): string => `${ACCOUNTS_PATH}/${key}`;
