@@ -3,7 +3,7 @@ import { fromDocument } from '#contract/shadow';
 import { DUPLICATE_CLIENT_ID, commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { releaseLiveClient } from '#data/identity';
-import { log } from '#lib/log';
+import { log, withLogContext } from '#lib/log';
 import { deleteObject, objectSize } from '#lib/storage';
 import { CAPTURE_MAX_BYTES } from '#contract/protocol';
 import { ingestRecords, issuesLine } from './records.ts';
@@ -147,14 +147,16 @@ export async function ingest(event: IngestEvent): Promise<void> {
     const ids = parseThingName(match[1]!);
     if (!ids) return;
     const message = messageOf(event);
-    if (!message) return refuse(ids.tenantId, ids.deviceKey, topic, 'not a JSON object');
-    try {
-      await handle(ids.tenantId, ids.deviceKey, message);
-    } catch (error) {
-      if (error instanceof z.ZodError) return refuse(ids.tenantId, ids.deviceKey, topic, issuesLine(error));
-      throw error;
-    }
-    return;
+    // Every line of this message names its company, device and topic.
+    return withLogContext({ work: 'ingest', tenantId: ids.tenantId, route: topic }, async () => {
+      if (!message) return refuse(ids.tenantId, ids.deviceKey, topic, 'not a JSON object');
+      try {
+        await handle(ids.tenantId, ids.deviceKey, message);
+      } catch (error) {
+        if (error instanceof z.ZodError) return refuse(ids.tenantId, ids.deviceKey, topic, issuesLine(error));
+        throw error;
+      }
+    });
   }
   log('warn', 'no rule for topic', { topic });
 }

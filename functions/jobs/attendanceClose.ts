@@ -1,7 +1,7 @@
 import { computeAttendance } from '#data/attendanceDays';
 import { attendanceStaff, attendanceTenants, listAttendanceGroups, markClosed } from '#data/attendanceRules';
 import { addDays, dayOf } from '#domain/time';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { pool } from '#lib/pool';
 import { declareEnvironment } from '#lib/env';
 
@@ -45,6 +45,8 @@ export async function closeAttendanceDays(now = new Date()): Promise<number> {
   return closed;
 }
 
-export async function handler(): Promise<{ closed: number }> {
+async function handle(): Promise<{ closed: number }> {
   return { closed: await closeAttendanceDays() };
 }
+
+export const handler = logged('attendanceClose', handle);

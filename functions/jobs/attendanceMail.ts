@@ -10,7 +10,7 @@ import { companyTimezone } from '#data/tenants';
 import { clockOf, dayOf } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { translate } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { deliver } from '#lib/mail';
 import { declareEnvironment } from '#lib/env';
 
@@ -113,4 +113,4 @@ async function markSent(tenantId: string, day: string): Promise<boolean> {
 }
 
 /** The scheduled Lambda's entry point. */
-export const handler = async (): Promise<number> => sendAttendanceSummaries();
+export const handler = logged('attendanceMail', async (): Promise<number> => sendAttendanceSummaries());

@@ -3,7 +3,7 @@ import { computeAttendance } from '#data/attendanceDays';
 import { findRecomputeJob, moveRecomputeJob } from '#data/attendanceJobs';
 import { releaseJobSlot } from '#data/jobSlots';
 import { translate } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -51,4 +51,4 @@ export async function runRecompute({ tenantId, jobKey }: RecomputeTask): Promise
   }
 }
 
-export const handler = runRecompute;
+export const handler = logged('attendanceRecompute', runRecompute);

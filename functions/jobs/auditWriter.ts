@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AUDIT_KINDS } from '#contract/audit';
 import { appendAudit, type NewAuditEntry } from '#data/auditLog';
 import { declareEnvironment } from '#lib/env';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { pool } from '#lib/pool';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -34,7 +34,7 @@ const entrySchema = z.strictObject({
  * entry is ever replaced. Entries it fails on come back, and after five receipts wait in the
  * dead-letter queue (infra/aws/audit.ts).
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function handle(event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: { itemIdentifier: string }[] = [];
   await pool(event.Records, 10, async (record) => {
     let parsed: ReturnType<typeof entrySchema.safeParse>;
@@ -53,3 +53,5 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   });
   return { batchItemFailures: failures };
 }
+
+export const handler = logged('auditWriter', handle);

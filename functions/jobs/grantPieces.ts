@@ -2,6 +2,7 @@ import { completeGrantJob, findGrantJob, finishGrantPiece, grantPieceDone } from
 import { grantPairs } from '#data/authorities';
 import { peopleAsTheyAre, reapplyChanges, resolvePeople } from '#data/grantSelection';
 import { declareEnvironment } from '#lib/env';
+import { logged } from '#lib/log';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE']);
@@ -36,4 +37,4 @@ export async function runGrantPiece(piece: GrantPiece): Promise<void> {
   await finishGrantPiece(job, deviceKey, count);
 }
 
-export const handler = (piece: GrantPiece): Promise<void> => runGrantPiece(piece);
+export const handler = logged('grantPieces', (piece: GrantPiece): Promise<void> => runGrantPiece(piece));

@@ -1,5 +1,5 @@
 import { completeGrantJob, failGrantJob, failGrantJobOf, findGrantJob, updateGrantJob } from '#data/grantJobs';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { resolveSelection } from '#data/grantSelection';
 import { declareEnvironment } from '#lib/env';
 import { inProcess, startWorkers } from '#lib/jobs';
@@ -41,4 +41,4 @@ export async function runGrant(task: GrantTask): Promise<void> {
   }
 }
 
-export const handler = (task: GrantTask): Promise<void> => runGrant(task);
+export const handler = logged('grants', (task: GrantTask): Promise<void> => runGrant(task));

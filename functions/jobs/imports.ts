@@ -5,7 +5,7 @@ import type { Locale } from '#contract/locales';
 import { findImportJob, moveImportJob, recordImportProgress, uploadKey } from '#data/importJobs';
 import { AppError } from '#lib/errors';
 import { translate } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { deleteObject, getObjectBytes, saveObjectTo } from '#lib/storage';
 import { importArchive, importRows, reasonsOf, type Progress } from '#resources/peopleImport';
 import { declareEnvironment } from '#lib/env';
@@ -75,4 +75,4 @@ export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void>
   }
 }
 
-export const handler = runImport;
+export const handler = logged('imports', runImport);

@@ -4,7 +4,7 @@ import { failGrantJob, findGrantJob } from '#data/grantJobs';
 import { findImportJob, moveImportJob } from '#data/importJobs';
 import { failExportJob, findExportJob } from '#data/passRecords';
 import { translate } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -53,7 +53,7 @@ export async function failJobOf(event: FailedInvocation): Promise<'grant' | 'exp
   return undefined;
 }
 
-export async function handler(event: FailedInvocation): Promise<void> {
+async function handle(event: FailedInvocation): Promise<void> {
   const kind = await failJobOf(event);
   log(kind ? 'warn' : 'error', kind ? 'background job failed' : 'failed invocation names no job', {
     condition: event.requestContext?.condition,
@@ -62,3 +62,5 @@ export async function handler(event: FailedInvocation): Promise<void> {
     jobKey: String(event.requestPayload?.jobKey ?? ''),
   });
 }
+
+export const handler = logged('jobFailures', handle);

@@ -7,7 +7,7 @@ import { SYSTEM_SCOPE } from '#data/tables';
 import { isConditionFailure } from '#data/entity';
 import { shortCode } from '#domain/licence';
 import { translate } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { deliver } from '#lib/mail';
 import { declareEnvironment } from '#lib/env';
 
@@ -66,4 +66,4 @@ export async function sendLicenceReminders(now = Date.now()): Promise<number> {
 }
 
 /** The scheduled Lambda's entry point. */
-export const handler = async (): Promise<number> => sendLicenceReminders();
+export const handler = logged('licenceReminders', async (): Promise<number> => sendLicenceReminders());

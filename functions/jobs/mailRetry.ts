@@ -1,5 +1,5 @@
 import { retryDueMails } from '#lib/mail';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -13,7 +13,7 @@ const START_PASSES_MS = 25_000;
  * next attempt is due (lib/mail.ts retryDueMails, a fair share of each company per pass). The
  * local host runs the same pass on an interval.
  */
-export async function handler(): Promise<{ tried: number }> {
+async function handle(): Promise<{ tried: number }> {
   const started = Date.now();
   let tried = 0;
   // Pass after pass while mails are due: the ones a pass tried are no longer due.
@@ -25,3 +25,5 @@ export async function handler(): Promise<{ tried: number }> {
   if (tried) log('info', 'mail retries', { tried });
   return { tried };
 }
+
+export const handler = logged('mailRetry', handle);

@@ -2,7 +2,7 @@ import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol
 import { allDevices, createCommand } from '#data/devices';
 import { findPackage, latestRelease } from '#data/settings';
 import { publish } from '#lib/iot';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { pool } from '#lib/pool';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
@@ -65,4 +65,4 @@ export async function sendPackageNotices(notice: PackageNotice): Promise<number>
   return told;
 }
 
-export const handler = async (notice: PackageNotice): Promise<void> => void (await sendPackageNotices(notice));
+export const handler = logged('packageNotices', async (notice: PackageNotice): Promise<void> => void (await sendPackageNotices(notice)));

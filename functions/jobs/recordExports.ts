@@ -12,7 +12,7 @@ import { questionnaireRows } from './questionnaireExports.ts';
 import { peopleRows } from './peopleExports.ts';
 import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { deleteObject, putObject } from '#lib/storage';
 import { XLSX_TYPE, loadExcel } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
@@ -171,4 +171,4 @@ async function passRecordRows(job: ExportJob, timeZone: string, t: (id: MessageI
   };
 }
 
-export const handler = runExport;
+export const handler = logged('recordExports', runExport);

@@ -1,6 +1,6 @@
 import type { RetentionKind } from '#contract/settings';
 import { privacySettings } from '#data/settings';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { deleteKeys, listObjects, listPrefixes, type BucketName } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 
@@ -99,4 +99,4 @@ async function deleteAll(bucket: BucketName, prefix: string): Promise<number> {
 }
 
 /** The scheduled Lambda's entry point. */
-export const handler = async (): Promise<SweepResult[]> => sweepRetention();
+export const handler = logged('retention', async (): Promise<SweepResult[]> => sweepRetention());

@@ -27,7 +27,7 @@ import { consoleLink } from '#lib/consoleLinks';
 import { declareEnvironment, env } from '#lib/env';
 import { translate } from '#lib/i18n';
 import { startWorker } from '#lib/jobs';
-import { log } from '#lib/log';
+import { log, logged } from '#lib/log';
 import { enqueue, retryDueMails } from '#lib/mail';
 import { pool } from '#lib/pool';
 import { MAX_DELAY_MS, queueDeliveries, type DeliveryMessage } from '#lib/webhookQueue';
@@ -268,7 +268,7 @@ function messageOf(body: string): DeliveryMessage | undefined {
  * it again, and after its third receipt moves it to the dead-letter queue, whose messages (the
  * same function reads it) mark their deliveries dead.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function handle(event: SQSEvent): Promise<SQSBatchResponse> {
   const deadLetters = env('WEBHOOK_DEAD_LETTER_ARN');
   const failures: { itemIdentifier: string }[] = [];
   await pool(event.Records, 10, async (record) => {
@@ -284,3 +284,5 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   });
   return { batchItemFailures: failures };
 }
+
+export const handler = logged('webhookSender', handle);

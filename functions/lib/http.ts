@@ -9,7 +9,7 @@ import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
 import { localeFromHeader, translate } from './i18n.ts';
 import { conflictIssue, issueSummary, issueText, zodIssues } from './issues.ts';
-import { log } from './log.ts';
+import { addLogContext, log, withLogContext } from './log.ts';
 import { env } from './env.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -125,7 +125,7 @@ export function defineResource<R extends Resource>(resource: R, handlers: Resour
   return {
     resource,
     handlers: table,
-    handler: (event: HttpEvent): Promise<HttpResult> => dispatch(entries, table, event),
+    handler: (event: HttpEvent): Promise<HttpResult> => withLogContext({ requestId: event.requestContext?.requestId ?? 'local' }, () => dispatch(entries, table, event)),
   };
 }
 
@@ -251,6 +251,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
   const key = found ? routeKey(found.route) : undefined;
   const def = key ? handlers[key] : undefined;
   const route = found?.route;
+  addLogContext({ route: key ?? `${event.requestContext?.http?.method} ${event.rawPath}` });
   let auth: Auth | null = null;
   let sent: unknown;
   // Once the handler has started, a change is audited whatever it answers: one that fails
@@ -278,6 +279,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
         ? await authenticate(headers.authorization, 'authCodes' in route ? route.authCodes : route.authCode, route.beforePasswordChange === true, route.beforeTwoFactor === true, keyMayUse(route))
         : null;
     tenantId = auth?.tenantId;
+    if (tenantId) addLogContext({ tenantId });
     if (!identityEncoding(headers['content-encoding'])) throw new UnsupportedEncodingError();
     const rawBody = decodeBody(event);
     const params = parse(def.params, found.params, locale, '');
@@ -311,6 +313,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     result = errorResult(error, locale, requestId, access === 'device' ? deviceReason(error) : undefined);
     if (handled && auth && (result.statusCode ?? 500) >= 500) await audit(result.statusCode ?? 500);
   }
-  log('info', 'request', { requestId, route: key ?? `${event.requestContext?.http?.method} ${event.rawPath}`, status: result.statusCode, ms: Date.now() - started, tenantId });
+  // The request's id, route and tenant come from the log context, as on every line of the request.
+  log('info', 'request', { status: result.statusCode, ms: Date.now() - started });
   return result;
 }
