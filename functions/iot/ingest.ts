@@ -1,6 +1,15 @@
 import * as z from 'zod';
 import { fromDocument } from '#contract/shadow';
-import { DUPLICATE_CLIENT_ID, commandResultMessage, deviceTopics, heartbeatMessage, logMessage, parseThingName, thingName, type RuleEvent } from '#contract/protocol';
+import {
+  DUPLICATE_CLIENT_ID,
+  commandResultMessage,
+  deviceTopics,
+  heartbeatMessage,
+  logMessage,
+  parseThingName,
+  thingName,
+  type RuleEvent,
+} from '#contract/protocol';
 import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
 import { releaseLiveClient } from '#data/identity';
 import { log, withLogContext } from '#lib/log';
@@ -62,7 +71,12 @@ async function refuse(tenantId: string, deviceKey: string, topic: string, reason
   ]);
 }
 
-const presence = z.object({ clientId: z.string(), timestamp: z.number(), eventType: z.enum(['connected', 'disconnected']), disconnectReason: z.string().optional() });
+const presence = z.object({
+  clientId: z.string(),
+  timestamp: z.number(),
+  eventType: z.enum(['connected', 'disconnected']),
+  disconnectReason: z.string().optional(),
+});
 const documents = z.object({
   current: z.object({ state: z.object({ reported: z.record(z.string(), z.unknown()).nullish() }).loose(), version: z.number().int() }),
 });

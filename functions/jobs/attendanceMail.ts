@@ -101,7 +101,13 @@ async function markSent(tenantId: string, day: string): Promise<boolean> {
     await dynamo().send(
       new PutCommand({
         TableName: tableName(EVENTS_TABLE),
-        Item: { pk: tenantId, sk: `attMail#${day}`, kind: 'attendanceSummarySent', at: new Date().toISOString(), ttl: Math.floor(Date.now() / 1000) + 40 * 86_400 },
+        Item: {
+          pk: tenantId,
+          sk: `attMail#${day}`,
+          kind: 'attendanceSummarySent',
+          at: new Date().toISOString(),
+          ttl: Math.floor(Date.now() / 1000) + 40 * 86_400,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

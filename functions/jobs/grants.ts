@@ -31,7 +31,9 @@ export async function runGrant(task: GrantTask): Promise<void> {
     const { devices } = await resolveSelection(tenantId, job.body);
     await updateGrantJob(tenantId, jobKey, { pieces: devices.length, progressAt: now }, 'running');
     const pieces: GrantPiece[] = devices.map((d) => ({ tenantId, jobKey, deviceKey: d.deviceKey }));
-    await startWorkers('GRANT_PIECE_FUNCTION', pieces, inProcess<GrantPiece>('GRANT_PIECE_FUNCTION'), 'grant piece', (piece) => failGrantJobOf(piece.tenantId, piece.jobKey));
+    await startWorkers('GRANT_PIECE_FUNCTION', pieces, inProcess<GrantPiece>('GRANT_PIECE_FUNCTION'), 'grant piece', (piece) =>
+      failGrantJobOf(piece.tenantId, piece.jobKey),
+    );
     const started = await findGrantJob(tenantId, jobKey);
     if (started) await completeGrantJob(started);
   } catch (error) {

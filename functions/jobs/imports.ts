@@ -11,7 +11,16 @@ import { importArchive, importRows, reasonsOf, type Progress } from '#resources/
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'IOT_DATA_ENDPOINT',
+  'MAIN_TABLE',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 /**
  * The background import worker: reads the uploaded workbook or photo archive of a queued import
@@ -40,7 +49,9 @@ export async function runImport({ tenantId, jobKey }: ImportTask): Promise<void>
     Object.assign(counted, { processed, total });
     if (Date.now() - counted.at < PROGRESS_EVERY_MS) return;
     counted.at = Date.now();
-    recordImportProgress(tenantId, jobKey, processed, total).catch((error: unknown) => log('warn', 'import progress not recorded', { jobKey, error: String(error) }));
+    recordImportProgress(tenantId, jobKey, processed, total).catch((error: unknown) =>
+      log('warn', 'import progress not recorded', { jobKey, error: String(error) }),
+    );
   };
   const dir = await mkdtemp(join(tmpdir(), 'passcloud-import-'));
   // The uploaded file goes as soon as it has been read, and in any case before the job says it is

@@ -6,7 +6,16 @@ import { RECORD_EXPORT_MAX_ROWS } from '#contract/passRecords';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
 import { releaseJobSlot } from '#data/jobSlots';
-import { countedTotal, findExportJob, listRecords, recordFilterOf, updateExportJob, type ExportJob, type PassRecord, type RecordQuery } from '#data/passRecords';
+import {
+  countedTotal,
+  findExportJob,
+  listRecords,
+  recordFilterOf,
+  updateExportJob,
+  type ExportJob,
+  type PassRecord,
+  type RecordQuery,
+} from '#data/passRecords';
 import { callRows } from './callExports.ts';
 import { questionnaireRows } from './questionnaireExports.ts';
 import { peopleRows } from './peopleExports.ts';
@@ -18,7 +27,15 @@ import { XLSX_TYPE, loadExcel } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'MAIN_TABLE',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 /**
  * The background export of pass records (and of intercom calls, jobs/callExports.ts, questionnaire results and
@@ -53,7 +70,16 @@ const COLUMNS: [MessageId, number][] = [
 ];
 
 export function localTime(timeZone: string): (iso: string) => string {
-  const format = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  const format = new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
   return (iso) => format.format(new Date(iso));
 }
 

@@ -33,7 +33,15 @@ import { pool } from '#lib/pool';
 import { MAX_DELAY_MS, queueDeliveries, type DeliveryMessage } from '#lib/webhookQueue';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['CONSOLE_URL', 'EVENTS_TABLE', 'MAIL_FROM', 'MAIL_WORKER_FUNCTION', 'MAIN_TABLE', 'WEBHOOK_DEAD_LETTER_ARN', 'WEBHOOK_QUEUE_URL']);
+export const environment = declareEnvironment([
+  'CONSOLE_URL',
+  'EVENTS_TABLE',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
+  'MAIN_TABLE',
+  'WEBHOOK_DEAD_LETTER_ARN',
+  'WEBHOOK_QUEUE_URL',
+]);
 
 /**
  * The webhook sender: takes a delivery from the queue (lib/webhookQueue.ts), sends its event to
@@ -184,9 +192,19 @@ async function mailOwner(webhook: WebhookItem): Promise<void> {
   const owner = accounts.find((a) => a.owner)?.email;
   if (!owner) return;
   const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
-  const since = new Intl.DateTimeFormat(locale.replace('_', '-'), { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(webhook.failingSince ?? Date.now()));
+  const since = new Intl.DateTimeFormat(locale.replace('_', '-'), { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(webhook.failingSince ?? Date.now()),
+  );
   const params = { url: webhook.url, since, link: consoleLink('/settings/webhooks', { webhook: webhook.webhookKey }) };
-  const mails = [{ to: owner, subject: translate(locale, 'mail.webhookDisabledSubject', params), text: translate(locale, 'mail.webhookDisabledBody', params), kind: 'webhookDisabled', about: webhook.url }];
+  const mails = [
+    {
+      to: owner,
+      subject: translate(locale, 'mail.webhookDisabledSubject', params),
+      text: translate(locale, 'mail.webhookDisabledBody', params),
+      kind: 'webhookDisabled',
+      about: webhook.url,
+    },
+  ];
   if ((await enqueue(webhook.pk, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
 }
 
@@ -211,7 +229,9 @@ async function noteFailure(webhook: WebhookItem, now: Date): Promise<void> {
  */
 export async function processDelivery(message: DeliveryMessage, clock: () => number = Date.now): Promise<void> {
   const first = message.event;
-  const delivery = first ? newDelivery(message.tenantId, message.webhookKey, message.eventId, first, clock()) : await findDelivery(message.tenantId, message.webhookKey, message.eventId);
+  const delivery = first
+    ? newDelivery(message.tenantId, message.webhookKey, message.eventId, first, clock())
+    : await findDelivery(message.tenantId, message.webhookKey, message.eventId);
   if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead') return;
   const due = delivery.nextAttemptAt ?? 0;
   if (!first && due - clock() > 1000) return queueDeliveries([message], Math.min(due - clock(), MAX_DELAY_MS));
@@ -224,10 +244,20 @@ export async function processDelivery(message: DeliveryMessage, clock: () => num
   const answer = await attempt(webhook, delivery, clock());
   const at = new Date(clock());
   const attempts = delivery.attempts + 1;
-  const outcome: AttemptOutcome = { status: 'delivered', at, latencyMs: answer.latencyMs, responseCode: answer.responseCode, error: answer.error, excerpt: answer.excerpt, attempted: true };
+  const outcome: AttemptOutcome = {
+    status: 'delivered',
+    at,
+    latencyMs: answer.latencyMs,
+    responseCode: answer.responseCode,
+    error: answer.error,
+    excerpt: answer.excerpt,
+    attempted: true,
+  };
   if (answer.error) {
     // A replay starts the schedule again: its attempts count from the round's first.
-    const next = retriable(answer) ? nextAttemptAt(attempts - (delivery.roundBase ?? 0), delivery.windowStart, at.getTime(), answer.retryAfter, retryUnitMs()) : undefined;
+    const next = retriable(answer)
+      ? nextAttemptAt(attempts - (delivery.roundBase ?? 0), delivery.windowStart, at.getTime(), answer.retryAfter, retryUnitMs())
+      : undefined;
     outcome.status = next === undefined ? 'dead' : 'retrying';
     outcome.nextAttemptAt = next;
   }
@@ -239,7 +269,10 @@ export async function processDelivery(message: DeliveryMessage, clock: () => num
   await noteFailure(webhook, at);
   // The later attempt reads the delivery from the log: the message carries its keys only.
   if (outcome.nextAttemptAt !== undefined) {
-    await queueDeliveries([{ tenantId: message.tenantId, webhookKey: message.webhookKey, eventId: message.eventId }], Math.min(outcome.nextAttemptAt - clock(), MAX_DELAY_MS));
+    await queueDeliveries(
+      [{ tenantId: message.tenantId, webhookKey: message.webhookKey, eventId: message.eventId }],
+      Math.min(outcome.nextAttemptAt - clock(), MAX_DELAY_MS),
+    );
   }
 }
 
@@ -255,7 +288,8 @@ function messageOf(body: string): DeliveryMessage | undefined {
         typeof event.created === 'string' &&
         typeof event.body === 'string' &&
         (event.personKey === undefined || typeof event.personKey === 'string'));
-    if (typeof value.tenantId === 'string' && typeof value.webhookKey === 'string' && typeof value.eventId === 'string' && eventOk) return value as DeliveryMessage;
+    if (typeof value.tenantId === 'string' && typeof value.webhookKey === 'string' && typeof value.eventId === 'string' && eventOk)
+      return value as DeliveryMessage;
   } catch {
     // dropped below
   }
