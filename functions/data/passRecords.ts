@@ -409,9 +409,6 @@ async function readMarker(tenantId: string, deviceKey: string, recordId: string)
   return out.Item;
 }
 
-/** Hooks run once for each newly stored record (fever mails, blacklist alerts); a failing hook is logged, not retried. */
-export type RecordStoredHook = (record: PassRecord) => Promise<void>;
-export const onRecordStored: RecordStoredHook[] = [];
 
 // Counters
 

@@ -3,7 +3,7 @@ import { isLocale, type Locale } from '#contract/locales';
 import { findDevice } from '#data/devices';
 import { epochSeconds, isConditionFailure } from '#data/entity';
 import { readEmailSettings } from '#data/mailSettings';
-import { onRecordStored, recordKeyOf, type PassRecord } from '#data/passRecords';
+import { recordKeyOf, type PassRecord } from '#data/passRecords';
 import { EVENTS_TABLE, tableName } from '#data/tables';
 import { countAttempt, findTenant } from '#data/identity';
 import { companyTimezone } from '#data/tenants';
@@ -138,9 +138,10 @@ async function withinAlertLimit(tenantId: string): Promise<boolean> {
   }
 }
 
-onRecordStored.push(async (record) => {
+/** The alert mails a newly stored record causes: a fever, a blacklisted person (iot/afterRecords.ts). */
+export async function alertsFor(record: PassRecord): Promise<void> {
   const kinds: AlertKind[] = [...(record.fever ? (['feverAlert'] as const) : []), ...(record.type === 'blacklist' ? (['blacklistAlert'] as const) : [])];
   for (const kind of kinds) {
     await sendAlert(record, kind).catch((error: unknown) => log('error', 'alert mail not sent', { tenantId: record.tenantId, kind, error: String(error) }));
   }
-});
+}

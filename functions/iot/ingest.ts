@@ -19,7 +19,6 @@ import { ingestRecords, issuesLine } from './records.ts';
 import { ingestCalls, ingestOpenDoor } from './calls.ts';
 import { doorOpenedDuringCall } from './openDoor.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
-import './alerts.ts';
 // Webhook events (pass records and what they raise, presence, calls) likewise.
 import { deviceStateEvent } from './webhookProducers.ts';
 import { declareEnvironment } from '#lib/env';

@@ -3,7 +3,7 @@ import { CAPTURE_MAX_BYTES, CAPTURE_TYPES, deviceTopics, passRecordUp, recordsMe
 import type { RecordType } from '#contract/passRecords';
 import { isWatched } from '#data/authorities';
 import { findDevice, isIntercom } from '#data/devices';
-import { onRecordStored, storeRecords, type BatchEntry, type PassRecord, type StoredNote } from '#data/passRecords';
+import { storeRecords, type BatchEntry, type PassRecord, type StoredNote } from '#data/passRecords';
 import type { PersonKind } from '#contract/people';
 import { erasedKind } from '#data/erasures';
 import { findPerson, type Person } from '#data/people';
@@ -11,8 +11,7 @@ import { privacySettings, retentionTtl } from '#data/settings';
 import { companyTimezone } from '#data/tenants';
 import { dayOf } from '#domain/time';
 import { publish } from '#lib/iot';
-import { announcePasses } from './live.ts';
-import { punchesArrived } from '#data/attendanceDays';
+import { afterRecordsStored } from './afterRecords.ts';
 import { log } from '#lib/log';
 import { pool } from '#lib/pool';
 import { objectExists, presignedPut } from '#lib/storage';
@@ -206,12 +205,6 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
   ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
   if (ack.stored.length > 0 || ack.refused.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).recordsAck, ack);
 
-  // After the ack, all at once: the open consoles are told, and a hook may wait (an alert for the capture it will attach).
-  await Promise.all([
-    announcePasses(tenantId, fresh),
-    punchesArrived(tenantId, fresh).catch((error: unknown) => log('error', 'attendance not computed', { tenantId, deviceKey, error: String(error) })),
-    ...fresh.flatMap((record) =>
-      onRecordStored.map((hook) => hook(record).catch((error: unknown) => log('error', 'record hook failed', { tenantId, deviceKey, recordId: record.recordId, error: String(error) }))),
-    ),
-  ]);
+  // After the ack: what follows a stored record (iot/afterRecords.ts); an alert may wait there for the capture it will attach.
+  await afterRecordsStored(tenantId, deviceKey, fresh);
 }

@@ -3,7 +3,7 @@ import type { FaceResult } from '#contract/protocol';
 import type { EventData } from '#contract/webhooks';
 import { findDevice } from '#data/devices';
 import { callKeyOf, type CallRecord } from '#data/intercomCalls';
-import { onRecordStored, recordKeyOf, type PassRecord } from '#data/passRecords';
+import { recordKeyOf, type PassRecord } from '#data/passRecords';
 import { emitEvent } from '#lib/webhookEvents';
 import { callItems } from '../resources/intercomItems.ts';
 
@@ -61,7 +61,6 @@ export async function passEvents(record: PassRecord): Promise<void> {
   await Promise.all(types.map((type) => emitEvent(record.tenantId, type, source, record.verifyTime, once)));
 }
 
-onRecordStored.push(passEvents);
 
 /** A device the broker saw connect or disconnect (a change the device record took: not an older event arriving late). */
 export async function deviceStateEvent(tenantId: string, deviceKey: string, online: boolean, at: number): Promise<void> {
