@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The phases of an erasure, in order (functions/resources/erasure.ts). */
+/** The phases of an erasure, in order (functions/flows/erasure.ts). */
 const ERASURE_PHASES = ['person', 'passes', 'answers', 'attendance', 'deliveries', 'mails', 'exports', 'check', 'done'] as const;
 export type ErasurePhase = (typeof ERASURE_PHASES)[number];
 

@@ -236,7 +236,7 @@ export const departmentTreeAnswer = z.object({
   nextCursor: z.null().meta({ description: 'Always null: the whole tree comes in one answer' }),
 });
 
-/* Imports: the reports of the one-request imports and the background import jobs (functions/resources/peopleImport.ts, importJobs.ts). */
+/* Imports: the reports of the one-request imports and the background import jobs (functions/flows/peopleImport.ts, importJobs.ts). */
 
 const count = z.number().int().min(0);
 

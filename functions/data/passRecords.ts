@@ -74,7 +74,7 @@ export interface PassRecord {
    * `passState` passed): the blacklist wins at the door, so such a pass breaks the device protocol.
    */
   violation?: true;
-  /** The person was erased: the record keeps when, where and the outcome, without them (resources/erasure.ts). */
+  /** The person was erased: the record keeps when, where and the outcome, without them (flows/erasure.ts). */
   erased?: true;
   /** Where the capture goes (captures bucket, under the tenant's prefix), when one is wanted. */
   captureKey?: string;
@@ -157,7 +157,7 @@ function punchItem(record: PassRecord): Record<string, unknown> {
     pk: punchPartition(record.tenantId, record.personKey!),
     sk: punchSk(record),
     kind: 'punch',
-    /** Whose pass it is: erasing a person checks the route's kind against it (resources/erasure.ts). */
+    /** Whose pass it is: erasing a person checks the route's kind against it (flows/erasure.ts). */
     personKind: record.personKind,
     verifyTime: record.verifyTime,
     deviceKey: record.deviceKey,

@@ -56,7 +56,7 @@ export interface DeliveryItem {
   created: string;
   /** The body every attempt sends, as the event was made. */
   body: string;
-  /** The person the event names (`data.person`): erasing them removes the delivery (resources/erasure.ts). */
+  /** The person the event names (`data.person`): erasing them removes the delivery (flows/erasure.ts). */
   personKey?: string;
   status: DeliveryStatus;
   attempts: number;

@@ -3,7 +3,7 @@ import type { PassRecordItem } from '#contract/passRecords';
 import type { PassRecord } from '#data/passRecords';
 import { publish } from '#lib/iot';
 import { log } from '#lib/log';
-import { recordItems } from '../resources/passRecordItems.ts';
+import { recordItems } from '#views/passRecordItems';
 
 /**
  * Tells the company's open consoles of passes just stored (contract/live.ts): every pass on its

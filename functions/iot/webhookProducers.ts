@@ -5,7 +5,7 @@ import { findDevice } from '#data/devices';
 import { callKeyOf, type CallRecord } from '#data/intercomCalls';
 import { recordKeyOf, type PassRecord } from '#data/passRecords';
 import { emitEvent } from '#lib/webhookEvents';
-import { callItems } from '../resources/intercomItems.ts';
+import { callItems } from '#views/intercomItems';
 
 /**
  * Where the modules' events become webhook events (lib/webhookEvents.ts): pass records and what

@@ -7,7 +7,7 @@ import { AppError } from '#lib/errors';
 import { translate } from '#lib/i18n';
 import { log, logged } from '#lib/log';
 import { deleteObject, getObjectBytes, saveObjectTo } from '#lib/storage';
-import { importArchive, importRows, reasonsOf, type Progress } from '#resources/peopleImport';
+import { importArchive, importRows, reasonsOf, type Progress } from '#flows/peopleImport';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */

@@ -2,7 +2,7 @@ import type { ResultFilterQuery } from '#contract/questionnaires';
 import { recordFilterOf, type ExportJob } from '#data/passRecords';
 import { listResults } from '#data/questionnaireResults';
 import type { MessageId } from '#lib/i18n';
-import { resultItems } from '../resources/questionnaireItems.ts';
+import { resultItems } from '#views/questionnaireItems';
 import { localTime, type ExportSource } from './recordExports.ts';
 
 const PAGE = 500;

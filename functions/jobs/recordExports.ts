@@ -130,7 +130,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
 
     const fileKey = `export/${jobKey}/${source.fileName}.xlsx`;
     await putObject('imports', tenantId, fileKey, await readFile(file), XLSX_TYPE);
-    // Withdrawn while it ran (a person in it was erased, resources/erasure.ts): its file goes.
+    // Withdrawn while it ran (a person in it was erased, flows/erasure.ts): its file goes.
     if (!(await updateExportJob(tenantId, jobKey, 'running', 'done', { done, fileKey, truncated }))) await deleteObject('imports', tenantId, fileKey);
   } catch (error) {
     log('error', 'export stopped', { jobKey, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -24,7 +24,7 @@ export interface Mail {
   to: string;
   /** Whom or what the mail is about (the person of an alert, the account of an invitation), the Name of its record. */
   about?: string;
-  /** The person an alert is about, so that erasing them scrubs the mail's record (resources/erasure.ts). */
+  /** The person an alert is about, so that erasing them scrubs the mail's record (flows/erasure.ts). */
   personKey?: string;
   subject: string;
   text: string;

@@ -126,7 +126,7 @@ import { translate } from '#lib/i18n';
 import { lostWorker, startWorker } from '#lib/jobs';
 import { newTimeId } from '#lib/crypto';
 import { allDevices } from '#data/devices';
-import { dailyWorkbook, monthlyWorkbook } from './attendanceExport.ts';
+import { dailyWorkbook, monthlyWorkbook } from '#views/attendanceWorkbooks';
 import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';

@@ -8,7 +8,7 @@ import { companyTimezone } from '#data/tenants';
 import { addDays, dayOf } from '#domain/time';
 import { defineResource, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
-import { recordItems } from './passRecordItems.ts';
+import { recordItems } from '#views/passRecordItems';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);

@@ -31,9 +31,9 @@ import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { findPerson } from '#data/people';
-import { raiseAbnormal } from './questionnaireAlerts.ts';
+import { raiseAbnormal } from '#flows/questionnaireAlerts';
 import { syncFailedEvents } from '../iot/webhookProducers.ts';
-import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from './questionnaireItems.ts';
+import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from '#views/questionnaireItems';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([

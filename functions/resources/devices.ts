@@ -62,8 +62,8 @@ import { brokerAddress, registerThing } from '#lib/iotRegistry';
 import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
-import { removeDevice } from './deviceRemoval.ts';
-import { questionnairesDesired } from './questionnaireDelivery.ts';
+import { removeDevice } from '#flows/deviceRemoval';
+import { questionnairesDesired } from '#flows/questionnaireDelivery';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);

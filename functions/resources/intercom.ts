@@ -28,9 +28,9 @@ import { ConflictError, NotFoundError } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { objectExists, presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
-import { removeDevice } from './deviceRemoval.ts';
-import { exportJson, requireExport, startExport } from './exportJobs.ts';
-import { callItems, doorStationOf, intercomJson, isLive } from './intercomItems.ts';
+import { removeDevice } from '#flows/deviceRemoval';
+import { exportJson, requireExport, startExport } from '#flows/exportJobs';
+import { callItems, doorStationOf, intercomJson, isLive } from '#views/intercomItems';
 import { openDoorDuringCall } from '../iot/openDoor.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */

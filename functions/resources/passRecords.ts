@@ -15,8 +15,8 @@ import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data
 import { companyTimezone } from '#data/tenants';
 import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, sessionRoute } from '#lib/http';
-import { recordItems } from './passRecordItems.ts';
-import { exportJson, requireExport, startExport } from './exportJobs.ts';
+import { recordItems } from '#views/passRecordItems';
+import { exportJson, requireExport, startExport } from '#flows/exportJobs';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */

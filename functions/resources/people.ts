@@ -21,10 +21,10 @@ import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, ty
 import { ValidationError, type FieldIssue } from '#lib/errors';
 import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#lib/http';
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';
-import { erasePerson, erasureReceipt } from './erasure.ts';
-import { createJob, readJob, startJob } from './importJobs.ts';
-import { importPhotos, importWorkbook } from './peopleImport.ts';
-import { exportJson, requireExport, startExport } from './exportJobs.ts';
+import { erasePerson, erasureReceipt } from '#flows/erasure';
+import { createJob, readJob, startJob } from '#flows/importJobs';
+import { importPhotos, importWorkbook } from '#flows/peopleImport';
+import { exportJson, requireExport, startExport } from '#flows/exportJobs';
 
 /** What employees and visitors share: their routes, the JSON of a person, reference checks, listing and deletion. */
 

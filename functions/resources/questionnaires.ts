@@ -37,9 +37,9 @@ import { companyTimezone } from '#data/tenants';
 import { NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
-import { exportJson, requireExport, startExport } from './exportJobs.ts';
-import { deliverQuestionnaires } from './questionnaireDelivery.ts';
-import { devicesInScope, questionnaireJson, resultItems } from './questionnaireItems.ts';
+import { exportJson, requireExport, startExport } from '#flows/exportJobs';
+import { deliverQuestionnaires } from '#flows/questionnaireDelivery';
+import { devicesInScope, questionnaireJson, resultItems } from '#views/questionnaireItems';
 import { surveyHandlers } from './surveys.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -65,7 +65,7 @@ export const environment = declareEnvironment([
  * `/v1/questionnaires`: the company's surveys, their opening and closing, and their results; and
  * `/v1/surveys`, the public page behind a terminal's QR code (resources/surveys.ts).
  * Opening, closing and every change of an open survey write the surveys of each terminal that
- * gained or lost one into its shadow (resources/questionnaireItems.ts).
+ * gained or lost one into its shadow (views/questionnaireItems.ts).
  */
 
 /** Each device of a scope must be one of the company's face terminals, each group one of its device groups. */

@@ -8,8 +8,8 @@ import { safeEqualText, sha256 } from '#lib/crypto';
 import { AppError } from '#lib/errors';
 import { created, ok, publicRoute } from '#lib/http';
 import type { MessageId } from '#lib/i18n';
-import { raiseAbnormal } from './questionnaireAlerts.ts';
-import { questionsOf, resultOf, surveyForDevice } from './questionnaireItems.ts';
+import { raiseAbnormal } from '#flows/questionnaireAlerts';
+import { questionsOf, resultOf, surveyForDevice } from '#views/questionnaireItems';
 
 /**
  * `/v1/surveys`: the public page behind a terminal's QR code (`/survey#<token>` in the console).

@@ -4,7 +4,7 @@ import { openQuestionnaires } from '#data/questionnaires';
 import { surveysToken } from '#domain/questionnaires';
 import { updateDesired } from '#lib/iot';
 import { pool } from '#lib/pool';
-import { surveysOf } from './questionnaireItems.ts';
+import { surveysOf } from '#views/questionnaireItems';
 
 /**
  * How an open survey reaches the terminals in its scope: a value in each terminal's shadow

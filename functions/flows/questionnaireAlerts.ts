@@ -4,7 +4,7 @@ import { publish } from '#lib/iot';
 import { log } from '#lib/log';
 import { sendQuestionnaireAlert } from '../iot/alerts.ts';
 import { questionnaireEvent } from '../iot/webhookProducers.ts';
-import { resultItems } from './questionnaireItems.ts';
+import { resultItems } from '#views/questionnaireItems';
 
 /**
  * An abnormal result just stored: open consoles are told at once (the live channel's
