@@ -50,7 +50,7 @@ describe('system settings', () => {
     await page.getByTestId('settings-button').click();
     await page.waitForURL('**/settings/system');
     const tabs = page.getByTestId('settings-sections').getByRole('tab');
-    expect(await tabs.allInnerTexts()).toEqual(['Ports and versions', 'Email settings', 'Accounts', 'Privacy', 'Licences', 'Mail records', 'Audit log', 'Webhooks']);
+    expect(await tabs.allInnerTexts()).toEqual(['Ports and versions', 'Email settings', 'Accounts', 'Privacy', 'Licences', 'Mail records', 'Audit log', 'Webhooks', 'API keys']);
     await page.getByRole('tab', { name: 'Licences' }).click();
     await page.waitForURL('**/settings/licence');
     await expect.poll(() => page.title()).toBe(`Licences - ${TAGLINE}`);

@@ -33,7 +33,7 @@ async function freshSession(): Promise<void> {
 }
 
 describe('re-authentication', () => {
-  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login or the company’s requirement of it, change privacy settings, export people and make, readdress or rekey a webhook', () => {
+  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login or the company’s requirement of it, change privacy settings, export people, make, readdress or rekey a webhook, and make, rekey or revoke an API key', () => {
     expect(routes.filter((route) => 'reauth' in route && route.reauth).map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /v1/employees/exports',
       'POST /v1/visitors/exports',
@@ -47,6 +47,10 @@ describe('re-authentication', () => {
       'POST /v1/webhooks',
       'PATCH /v1/webhooks/{webhookKey}',
       'POST /v1/webhooks/{webhookKey}/secret',
+      // tests/integration/apiKeys.test.ts holds these: a key reaches the company's data, and its secret is shown.
+      'POST /v1/apiKeys',
+      'POST /v1/apiKeys/{apiKeyKey}/secret',
+      'DELETE /v1/apiKeys/{apiKeyKey}',
     ]);
   });
 
