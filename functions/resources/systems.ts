@@ -36,7 +36,8 @@ import {
   type TwoFactorState,
 } from '#contract/twoFactor';
 import { LIVE_TOPIC_CODES, liveConnection, liveConnectionAnswer, liveTopics, type LiveTopic } from '#contract/live';
-import { menuAnswer, type AuthCode } from '#contract/menu';
+import type { AuthCode } from '#contract/menu';
+import { menuAnswer } from '#contract/menuAnswer';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
 import { CODE_TTL_MINUTES } from '#domain/verification';

@@ -62,8 +62,8 @@ try {
     lines.push(...(await apiBench(stack)));
     for (const path of ['/login', '/entrance']) {
       const js = await initialJsKb(stack.url, path);
-      figure({ area: 'web', name: `initial JavaScript of ${path}`, value: js.kb, unit: 'KB', goal: 170, kind: 'max', note: `gzip, ${js.files} files` });
-      lines.push(`initial JavaScript of ${path}: ${js.kb.toFixed(1)} KB gzip in ${js.files} files (budget 170 KB)`);
+      figure({ area: 'web', name: `initial JavaScript of ${path}`, value: js.kb, unit: 'KB', goal: 170, kind: 'max', note: `gzip, ${js.files} files, until usable` });
+      lines.push(`initial JavaScript of ${path}: ${js.kb.toFixed(1)} KB gzip in ${js.files} files until usable (budget 170 KB)`);
     }
     for (const path of ['/login', '/entrance']) {
       const desktop = await lighthouseScore(stack.url + path, 'desktop');
