@@ -3,8 +3,8 @@ import type { FacePerson } from '@passcloud/functions/data/authorities';
 import { allQuestionnaires, createQuestionnaire, setQuestionnaireState } from '@passcloud/functions/data/questionnaires';
 import { storeScreenResult } from '@passcloud/functions/data/questionnaireResults';
 import { pool } from '@passcloud/functions/lib/pool';
-import { deliverQuestionnaires } from '@passcloud/functions/resources/questionnaireDelivery';
-import { resultOf } from '@passcloud/functions/resources/questionnaireItems';
+import { deliverQuestionnaires } from '@passcloud/functions/flows/questionnaireDelivery';
+import { resultOf } from '@passcloud/functions/views/questionnaireItems';
 import { chance } from './demoAttendance.ts';
 
 /**
