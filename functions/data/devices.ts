@@ -249,7 +249,7 @@ export async function everyDevice(tenantId: string): Promise<Device[]> {
 }
 
 /** Every face terminal of a tenant, in key order. */
-export async function allDevices(tenantId: string): Promise<Device[]> {
+export async function allFaceTerminals(tenantId: string): Promise<Device[]> {
   return (await everyDevice(tenantId)).filter((d) => !isIntercom(d));
 }
 
@@ -290,7 +290,7 @@ export interface DeviceListQuery {
 
 /** A page of the device list (the device screen and the pickers): filtered, in list order, after the cursor's device. */
 export async function deviceListPage(tenantId: string, query: DeviceListQuery, fleet?: Device[]): Promise<{ page: Device[]; nextCursor: string | null; filtered: Device[] }> {
-  const filtered = (fleet ?? (await allDevices(tenantId))).filter(
+  const filtered = (fleet ?? (await allFaceTerminals(tenantId))).filter(
     (d) =>
       (!query.groupKey || d.groupKey === query.groupKey) &&
       (!query.keyword || matches(d, query.keyword)) &&
@@ -305,7 +305,7 @@ export async function deviceListPage(tenantId: string, query: DeviceListQuery, f
 }
 
 export async function anyDeviceInGroup(tenantId: string, groupKey: string): Promise<boolean> {
-  return (await allDevices(tenantId)).some((d) => d.groupKey === groupKey);
+  return (await allFaceTerminals(tenantId)).some((d) => d.groupKey === groupKey);
 }
 
 export interface Binding {

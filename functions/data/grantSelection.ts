@@ -4,7 +4,7 @@ import { NotFoundError, fieldError } from '#lib/errors';
 import { facePersonOf, grantPairs, personChanged, type Bounds, type FacePerson } from './authorities.ts';
 import { finishBatch } from './entity.ts';
 import { findDepartment } from './departments.ts';
-import { allDevices, type Device } from './devices.ts';
+import { allFaceTerminals, type Device } from './devices.ts';
 import { findGroup } from './groups.ts';
 import { listPeople, people, type Person } from './people.ts';
 
@@ -65,7 +65,7 @@ export async function resolvePeople(tenantId: string, selection: Pick<Selection,
 
 /** The devices a selection names, device groups expanded (404 for a key or group that is not the company's). */
 async function resolveDevices(tenantId: string, selection: Pick<Selection, 'deviceKeys' | 'deviceGroupKeys'>): Promise<Device[]> {
-  const fleet = await allDevices(tenantId);
+  const fleet = await allFaceTerminals(tenantId);
   const deviceByKey = new Map(fleet.map((d) => [d.deviceKey, d]));
   const chosen = new Map<string, Device>();
   for (const deviceKey of new Set(selection.deviceKeys)) {

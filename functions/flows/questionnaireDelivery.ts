@@ -1,5 +1,5 @@
 import { QUESTIONNAIRES_SHADOW_KEY, thingName } from '#contract/protocol';
-import { allDevices, isIntercom, type Device } from '#data/devices';
+import { allFaceTerminals, isIntercom, type Device } from '#data/devices';
 import { openQuestionnaires } from '#data/questionnaires';
 import { surveysToken } from '#domain/questionnaires';
 import { updateDesired } from '#lib/iot';
@@ -30,7 +30,7 @@ const DELIVERY_ROUNDS = 3;
  */
 export async function deliverQuestionnaires(tenantId: string, deviceKeys: ReadonlySet<string>): Promise<void> {
   if (deviceKeys.size === 0) return;
-  const [first, fleet] = await Promise.all([openQuestionnaires(tenantId), allDevices(tenantId)]);
+  const [first, fleet] = await Promise.all([openQuestionnaires(tenantId), allFaceTerminals(tenantId)]);
   let targets = fleet.filter((d) => deviceKeys.has(d.deviceKey));
   let open = first;
   const written = new Map<string, string>();

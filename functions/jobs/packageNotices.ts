@@ -1,5 +1,5 @@
 import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
-import { allDevices, createCommand } from '#data/devices';
+import { allFaceTerminals, createCommand } from '#data/devices';
 import { findPackage, latestRelease } from '#data/settings';
 import { publish } from '#lib/iot';
 import { log, logged } from '#lib/log';
@@ -42,7 +42,7 @@ export async function sendPackageNotices(notice: PackageNotice): Promise<number>
   const pkg = await findPackage(tenantId, packageKey);
   const latest = await latestRelease(tenantId);
   if (!pkg || pkg.state !== 'ready' || !latest || latest.version !== pkg.version || latest.sha256 !== pkg.sha256) return 0;
-  const online = (await allDevices(tenantId)).filter((d) => d.online);
+  const online = (await allFaceTerminals(tenantId)).filter((d) => d.online);
   const url = await presignedGet('packages', tenantId, packageObject(packageKey), DOWNLOAD_SECONDS);
   let told = 0;
   await pool(online, 8, async (device) => {

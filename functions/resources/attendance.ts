@@ -125,7 +125,7 @@ import type { Locale } from '#contract/locales';
 import { translate } from '#lib/i18n';
 import { lostWorker, startWorker } from '#lib/jobs';
 import { newTimeId } from '#lib/crypto';
-import { allDevices } from '#data/devices';
+import { allFaceTerminals } from '#data/devices';
 import { dailyWorkbook, monthlyWorkbook } from '#views/attendanceWorkbooks';
 import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
@@ -216,7 +216,7 @@ class StaffInOtherGroupError extends AppError {
  * group moves only when the caller said so.
  */
 async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attendanceGroupKey?: string) {
-  const [shiftList, devices, staff, groups] = await Promise.all([listShifts(tenantId), allDevices(tenantId), attendanceStaff(tenantId), listAttendanceGroups(tenantId)]);
+  const [shiftList, devices, staff, groups] = await Promise.all([listShifts(tenantId), allFaceTerminals(tenantId), attendanceStaff(tenantId), listAttendanceGroups(tenantId)]);
   const issues: FieldIssue[] = [];
   const shiftKeys = new Set(shiftList.map((s) => s.shiftKey));
   for (const day of WEEKDAYS) {

@@ -36,7 +36,7 @@ import {
   type Authority,
   type Bounds,
 } from '#data/authorities';
-import { allDevices } from '#data/devices';
+import { allFaceTerminals } from '#data/devices';
 import { companySyncCounts, deviceSyncCounts, personSyncCounts, type StateCounts } from '#data/syncCounts';
 import { grant, resolveSelection } from '#data/grantSelection';
 import { companyTimezone } from '#data/tenants';
@@ -91,7 +91,7 @@ export function validityState(item: Pick<Authority, 'validFrom' | 'validTo'>, no
 }
 
 async function itemsJson(tenantId: string, items: Authority[]): Promise<AuthorityItem[]> {
-  const names = new Map((await allDevices(tenantId)).map((d) => [d.deviceKey, d.name]));
+  const names = new Map((await allFaceTerminals(tenantId)).map((d) => [d.deviceKey, d.name]));
   const now = new Date().toISOString();
   return Promise.all(
     items.map(async (a) => ({
@@ -132,7 +132,7 @@ async function syncCounts(tenantId: string, filter: { personKey?: string | undef
   }
   if (filter.personKey) return personSyncCounts(tenantId, filter.personKey, types);
   if (filter.deviceKey) return deviceSyncCounts(tenantId, filter.deviceKey, types);
-  return companySyncCounts(tenantId, (await allDevices(tenantId)).map((d) => d.deviceKey), types);
+  return companySyncCounts(tenantId, (await allFaceTerminals(tenantId)).map((d) => d.deviceKey), types);
 }
 
 /** Failed authorizations sent again per request, at most. */

@@ -1,6 +1,6 @@
 import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, captureFeed, dashboardView, type CaptureFeed, type DashboardView } from '#contract/dashboard';
 import { dayCounts } from '#data/attendanceDays';
-import { allDevices } from '#data/devices';
+import { allFaceTerminals } from '#data/devices';
 import { companySyncCountsByList } from '#data/syncCounts';
 import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
 import { activeCount } from '#data/people';
@@ -28,7 +28,7 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
   const yesterday = addDays(today, -1);
   const [counted, devices, employees, visitors, attended] = await Promise.all([
     dayCounters(tenantId, from, today),
-    allDevices(tenantId),
+    allFaceTerminals(tenantId),
     activeCount(tenantId, 'employee'),
     activeCount(tenantId, 'visitor'),
     dayCounts(tenantId, yesterday),

@@ -19,7 +19,7 @@ import {
 import type { MessageId } from '#lib/i18n';
 import { versionQuery } from '#contract/people';
 import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
-import { allDevices, type Device } from '#data/devices';
+import { allFaceTerminals, type Device } from '#data/devices';
 import { listGroups } from '#data/groups';
 import { recordFilterOf } from '#data/passRecords';
 import { listResults } from '#data/questionnaireResults';
@@ -124,7 +124,7 @@ export const questionnaires = defineResource('questionnaires', {
     answer: questionnairePage,
     query: questionnaireListQuery,
     async handle({ auth, query }) {
-      const [all, fleet] = await Promise.all([allQuestionnaires(auth.tenantId), allDevices(auth.tenantId)]);
+      const [all, fleet] = await Promise.all([allQuestionnaires(auth.tenantId), allFaceTerminals(auth.tenantId)]);
       const keyword = query.keyword?.toLowerCase();
       // Newest first; the company keeps at most QUESTIONNAIRE_LIMITS.perCompany, so one read serves every page.
       const filtered = all
@@ -145,7 +145,7 @@ export const questionnaires = defineResource('questionnaires', {
     answer: questionnaireAnswer,
     body: questionnaireBody,
     async handle({ auth, body }) {
-      const fleet = await allDevices(auth.tenantId);
+      const fleet = await allFaceTerminals(auth.tenantId);
       await checkScope(auth.tenantId, body.scope, fleet);
       return created(questionnaireJson(await createQuestionnaire(auth.tenantId, inputOf(body)), fleet));
     },
@@ -154,7 +154,7 @@ export const questionnaires = defineResource('questionnaires', {
     answer: questionnaireAnswer,
     params: questionnaireKeyParams,
     async handle({ auth, params }) {
-      const [q, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allDevices(auth.tenantId)]);
+      const [q, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allFaceTerminals(auth.tenantId)]);
       return ok(questionnaireJson(q, fleet));
     },
   }),
@@ -163,7 +163,7 @@ export const questionnaires = defineResource('questionnaires', {
     params: questionnaireKeyParams,
     body: questionnairePatchBody,
     async handle({ auth, params, body }) {
-      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allDevices(auth.tenantId)]);
+      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allFaceTerminals(auth.tenantId)]);
       const merged = inputOf({
         title: body.title ?? current.title,
         mode: body.mode ?? current.mode,
@@ -199,7 +199,7 @@ export const questionnaires = defineResource('questionnaires', {
     params: questionnaireKeyParams,
     body: questionnaireStateBody,
     async handle({ auth, params, body }) {
-      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allDevices(auth.tenantId)]);
+      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allFaceTerminals(auth.tenantId)]);
       if (devicesInScope(current, fleet).length === 0) throw fieldError('scope', 'questionnaire.scopeEmpty');
       const next = await setQuestionnaireState(current, body.version, 'open');
       await deliverQuestionnaires(auth.tenantId, touched(current, next, fleet));
@@ -211,7 +211,7 @@ export const questionnaires = defineResource('questionnaires', {
     params: questionnaireKeyParams,
     body: questionnaireStateBody,
     async handle({ auth, params, body }) {
-      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allDevices(auth.tenantId)]);
+      const [current, fleet] = await Promise.all([requireQuestionnaire(auth.tenantId, params.questionnaireKey), allFaceTerminals(auth.tenantId)]);
       const next = await setQuestionnaireState(current, body.version, 'closed');
       await deliverQuestionnaires(auth.tenantId, touched(current, next, fleet));
       return created(questionnaireJson(next, fleet));

@@ -17,7 +17,7 @@ import { twoFactorPolicy as twoFactorPolicyAnswer, twoFactorPolicyBody, type Two
 import { looksLikeZip } from '#domain/uploads';
 import { findTenant } from '#data/identity';
 import { tenants } from '#data/tenants';
-import { allDevices } from '#data/devices';
+import { allFaceTerminals } from '#data/devices';
 import { announcePackage, dropPackage, findPackage, latestRelease, readPrivacy, releasePackage, savePrivacy } from '#data/settings';
 import { newId } from '#lib/crypto';
 import { AppError, NotFoundError, fieldError, type ValidationError } from '#lib/errors';
@@ -122,7 +122,7 @@ export const settings = defineResource('settings', {
       const release = await releasePackage(auth.tenantId, pkg, digest.sha256);
       if (!release) throw new NotFoundError();
       // The online terminals are told by a worker, outside this request (jobs/packageNotices.ts).
-      const notified = (await allDevices(auth.tenantId)).filter((d) => d.online).length;
+      const notified = (await allFaceTerminals(auth.tenantId)).filter((d) => d.online).length;
       await startWorker('PACKAGE_NOTICE_FUNCTION', { tenantId: auth.tenantId, packageKey: pkg.packageKey }, inProcess('PACKAGE_NOTICE_FUNCTION'), 'client package notice');
       const answer: CompletedPackage = {
         packageKey: pkg.packageKey,
