@@ -6,21 +6,16 @@ import { isLocale, type Locale } from '#contract/locales';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, EXCERPT_MAX, RETRY_UNIT_MS, WEBHOOK_HEADERS, type DeliveryError } from '#contract/webhooks';
 import { findTenant, listAccounts } from '#data/identity';
 import { companyTimezone } from '#data/tenants';
+import { disableFailing, noteDelivered, noteFailing, webhookForSending, signingSecrets, type WebhookItem } from '#data/webhooks';
 import {
-  disableFailing,
   findDelivery,
   markWorkerFailed,
   newDelivery,
-  noteDelivered,
-  noteFailing,
   recordAttempt,
   recordFirstAttempt,
-  webhookForSending,
-  signingSecrets,
   type AttemptOutcome,
   type DeliveryItem,
-  type WebhookItem,
-} from '#data/webhooks';
+} from '#data/webhookDeliveries';
 import { nextAttemptAt, retryAfterMs, signature } from '#domain/webhookSignature';
 import { HostRefused, pinHost, privateHostsAllowed, type PinnedHost } from '#lib/addresses';
 import { consoleLink } from '#lib/consoleLinks';

@@ -20,22 +20,8 @@ import {
   type WebhookCreated,
   type WebhookSecret,
 } from '#contract/webhooks';
-import {
-  createWebhook,
-  deleteWebhook,
-  deliveryJson,
-  findDelivery,
-  listDeliveries,
-  listWebhooks,
-  lostDelivery,
-  requireWebhook,
-  restartDelivery,
-  rotateSecret,
-  updateWebhook,
-  webhookJson,
-  type DeliveryItem,
-  type WebhookItem,
-} from '#data/webhooks';
+import { createWebhook, deleteWebhook, listWebhooks, requireWebhook, rotateSecret, updateWebhook, webhookJson, type WebhookItem } from '#data/webhooks';
+import { deliveryJson, findDelivery, listDeliveries, lostDelivery, restartDelivery, type DeliveryItem } from '#data/webhookDeliveries';
 import { HostRefused, pinHost, privateHostsAllowed } from '#lib/addresses';
 import { countAttempt } from '#data/throttles';
 import { declareEnvironment } from '#lib/env';
@@ -47,7 +33,14 @@ import { emitTestEvent } from '#lib/webhookEvents';
 import { queueDeliveries } from '#lib/webhookQueue';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID', 'WEBHOOK_QUEUE_URL']);
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'EVENTS_TABLE',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'SETTINGS_KMS_KEY_ID',
+  'WEBHOOK_QUEUE_URL',
+]);
 
 /**
  * The receiver's host must resolve, and only to public addresses (private ones too with the local
@@ -59,7 +52,8 @@ async function checkReceiver(url: string): Promise<void> {
     await pinHost(host, { allowPrivate: privateHostsAllowed() });
   } catch (error) {
     if (!(error instanceof HostRefused)) throw error;
-    if (error.reason === 'notPublic') throw new ValidationError([{ path: 'url', message: 'webhook.urlNotPublic', params: { host, address: error.address ?? '' } }]);
+    if (error.reason === 'notPublic')
+      throw new ValidationError([{ path: 'url', message: 'webhook.urlNotPublic', params: { host, address: error.address ?? '' } }]);
     throw new ValidationError([{ path: 'url', message: error.reason === 'notFound' ? 'webhook.urlNotFound' : 'webhook.urlLookupFailed', params: { host } }]);
   }
 }
@@ -175,13 +169,24 @@ export const webhooks = defineResource('webhooks', {
       if (!webhook.enabled) throw new AppError(409, 'webhook.replayDisabled');
       // Dead letters include deliveries whose message was lost (still waiting in the log), so they are picked here, not by the query.
       const status = body.status === 'delivered' ? 'delivered' : undefined;
-      const wanted = (d: DeliveryItem) => (body.status === 'dead' ? d.status === 'dead' || lostDelivery(d) : body.status === 'delivered' ? d.status === 'delivered' : d.status === 'dead' || d.status === 'delivered' || lostDelivery(d));
+      const wanted = (d: DeliveryItem) =>
+        body.status === 'dead'
+          ? d.status === 'dead' || lostDelivery(d)
+          : body.status === 'delivered'
+            ? d.status === 'delivered'
+            : d.status === 'dead' || d.status === 'delivered' || lostDelivery(d);
       const found: DeliveryItem[] = [];
       let more = false;
       let cursor: string | undefined;
       // Newest first, REPLAY_LIMIT at most; a range holding more answers where to go on.
       for (;;) {
-        const page = await listDeliveries(auth.tenantId, params.webhookKey, { from: body.from, to: body.to, status, event: undefined, cursor }, Math.min(100, REPLAY_LIMIT - found.length), REPLAY_READ_BUDGET);
+        const page = await listDeliveries(
+          auth.tenantId,
+          params.webhookKey,
+          { from: body.from, to: body.to, status, event: undefined, cursor },
+          Math.min(100, REPLAY_LIMIT - found.length),
+          REPLAY_READ_BUDGET,
+        );
         found.push(...page.items.filter(wanted));
         if (!page.nextCursor) break;
         if (found.length >= REPLAY_LIMIT) {
@@ -192,10 +197,16 @@ export const webhooks = defineResource('webhooks', {
       }
       // The whole range counts against the company's replays of the hour before any of it is sent.
       if (found.length > 0) await countAttempt('webhookReplays', auth.tenantId, 'webhook.replayLimit', auth.tenantId, found.length);
-      const restarted = (await pool(found, 8, async (delivery) => ((await restartDelivery(delivery)) ? delivery : undefined))).filter((d): d is DeliveryItem => !!d);
+      const restarted = (await pool(found, 8, async (delivery) => ((await restartDelivery(delivery)) ? delivery : undefined))).filter(
+        (d): d is DeliveryItem => !!d,
+      );
       await queueDeliveries(restarted.map((d) => ({ tenantId: auth.tenantId, webhookKey: params.webhookKey, eventId: d.eventId })));
       const oldest = found.at(-1);
-      return queued({ replayed: restarted.length, more, continueTo: more && oldest ? new Date(Date.parse(oldest.created) - 1).toISOString() : null } satisfies ReplayAnswer);
+      return queued({
+        replayed: restarted.length,
+        more,
+        continueTo: more && oldest ? new Date(Date.parse(oldest.created) - 1).toISOString() : null,
+      } satisfies ReplayAnswer);
     },
   }),
 });

@@ -167,7 +167,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const [{ consumeWebhooksInProcess, stopLocalWebhookQueue }, { processDelivery }, { markWorkerFailed }] = await Promise.all([
     import('@passcloud/functions/lib/webhookQueue'),
     import('@passcloud/functions/jobs/webhookSender'),
-    import('@passcloud/functions/data/webhooks'),
+    import('@passcloud/functions/data/webhookDeliveries'),
   ]);
   // Audit entries are added by their writer's code, with its role, where AWS queues them for it.
   const [{ addAuditInProcess }, { appendAudit }] = await Promise.all([import('@passcloud/functions/lib/audit'), import('@passcloud/functions/data/auditLog')]);

@@ -17,7 +17,7 @@ import { BUCKETS } from '@passcloud/functions/lib/storage';
 import { routes, type RouteEntry } from '@passcloud/functions/routes';
 import { apiRouteKey, apiRoutes, matchApiRoute } from '@passcloud/functions/apiRoutes';
 import { VARIABLES } from '@passcloud/functions/lib/env';
-import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhooks';
+import { addDelivery, deliverySk, deliveryTtl, findDelivery } from '@passcloud/functions/data/webhookDeliveries';
 import { listAudit } from '@passcloud/functions/data/auditLog';
 import { newId } from '@passcloud/functions/lib/crypto';
 import { eventBody, eventId } from '@passcloud/functions/lib/webhookEvents';

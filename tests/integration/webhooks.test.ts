@@ -19,7 +19,7 @@ import {
   type WebhookJson,
   type WebhookSecret,
 } from '@passcloud/functions/contract/webhooks';
-import { addDelivery, deliverySk, deliveryTtl, findDelivery, newDelivery } from '@passcloud/functions/data/webhooks';
+import { addDelivery, deliverySk, deliveryTtl, findDelivery, newDelivery } from '@passcloud/functions/data/webhookDeliveries';
 import { EVENTS_TABLE, MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { verifySignature } from '@passcloud/functions/domain/webhookSignature';
 import { dynamo } from '@passcloud/functions/lib/aws';
