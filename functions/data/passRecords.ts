@@ -1,13 +1,12 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
-import { releaseJobSlot } from './jobSlots.ts';
 import { fieldError } from '#lib/errors';
 import { HIGH, decodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
-import { epochSeconds, finishBatch, type TransactItem } from './entity.ts';
+import { finishBatch, type TransactItem } from './entity.ts';
 
 /**
  * Pass records in the events table, spread over partitions so that one busy company is not held
@@ -89,16 +88,17 @@ const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
 
 export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `rec#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
-const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `recx#${flag}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+export const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string =>
+  `recx#${flag}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
 const devicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#rec#${deviceKey}`;
 const hashByte = (text: string): number => createHash('sha1').update(text).digest()[0]!;
 /** The UTC day of an ISO time: what a record's partitions are cut by (a list's range of times names its days without the company's zone). */
-const utcDay = (iso: string): string => iso.slice(0, 10);
+export const utcDay = (iso: string): string => iso.slice(0, 10);
 /** The partition of a record: its UTC day and its device's shard. */
 export const recordPartition = (tenantId: string, r: Pick<PassRecord, 'verifyTime' | 'deviceKey'>): string =>
   `${tenantId}#rec#${utcDay(r.verifyTime)}#${hashByte(r.deviceKey) % RECORD_SHARDS}`;
-const flagPartition = (tenantId: string, flag: SparseFlag, day: string): string => `${tenantId}#recx#${flag}#${day}`;
-const markerKey = (tenantId: string, deviceKey: string, recordId: string) => ({ pk: `${tenantId}#recid#${deviceKey}`, sk: `recid#${recordId}` });
+export const flagPartition = (tenantId: string, flag: SparseFlag, day: string): string => `${tenantId}#recx#${flag}#${day}`;
+export const markerKey = (tenantId: string, deviceKey: string, recordId: string) => ({ pk: `${tenantId}#recid#${deviceKey}`, sk: `recid#${recordId}` });
 const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: `${tenantId}#cnt#${day}#${shard}`, sk: 'cnt' });
 
 /** The record's key in the API: `<deviceKey>.<recordId>` (record ids have no dots). */
@@ -136,7 +136,13 @@ export type StoreOutcome = { stored: 'new' } | { stored: 'duplicate'; note: Stor
 export function recordPuts(record: PassRecord): Record<string, unknown>[] {
   const body = { ...record, kind: 'passRecord' };
   return [
-    { ...body, pk: recordPartition(record.tenantId, record), sk: recordSk(record), gsi1pk: devicePartition(record.tenantId, record.deviceKey), gsi1sk: `${record.verifyTime}#${record.recordId}` },
+    {
+      ...body,
+      pk: recordPartition(record.tenantId, record),
+      sk: recordSk(record),
+      gsi1pk: devicePartition(record.tenantId, record.deviceKey),
+      gsi1sk: `${record.verifyTime}#${record.recordId}`,
+    },
     ...flagsOf(record).map((flag) => ({ ...body, pk: flagPartition(record.tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) })),
     ...(record.personKind && record.personKey ? [punchItem(record)] : []),
   ];
@@ -169,13 +175,22 @@ function punchItem(record: PassRecord): Record<string, unknown> {
 /** The items of one record's transaction: marker, record, rare-filter copies and the day counter. */
 export function recordTransaction(record: PassRecord, hour: number): TransactItem[] {
   const { tenantId } = record;
-  const note: StoredNote = { ...(record.captureKey ? { captureKey: record.captureKey, captureType: record.captureType, captureSize: record.captureSize } : {}) };
+  const note: StoredNote = {
+    ...(record.captureKey ? { captureKey: record.captureKey, captureType: record.captureType, captureSize: record.captureSize } : {}),
+  };
   const names = counterNames(record, hour);
   const items: TransactItem[] = [
     {
       Put: {
         TableName: table(),
-        Item: { ...markerKey(tenantId, record.deviceKey, record.recordId), kind: 'passRecordId', recordPk: recordPartition(tenantId, record), recordSk: recordSk(record), ...note, ttl: record.ttl },
+        Item: {
+          ...markerKey(tenantId, record.deviceKey, record.recordId),
+          kind: 'passRecordId',
+          recordPk: recordPartition(tenantId, record),
+          recordSk: recordSk(record),
+          ...note,
+          ttl: record.ttl,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
@@ -265,7 +280,12 @@ function summedCounters(entries: readonly BatchEntry[]): TransactItem[] {
         Key: counterKey(item.tenantId, item.day, item.shard),
         UpdateExpression: `SET #kind = :kind, #day = :day, #ttl = if_not_exists(#ttl, :ttl) ADD ${names.map((_, i) => `#c${i} :n${i}`).join(', ')}`,
         ExpressionAttributeNames: { '#kind': 'kind', '#day': 'day', '#ttl': 'ttl', ...Object.fromEntries(names.map((n, i) => [`#c${i}`, n])) },
-        ExpressionAttributeValues: { ':kind': 'passCounter', ':day': item.day, ':ttl': item.ttl, ...Object.fromEntries(names.map((n, i) => [`:n${i}`, item.counts.get(n)!])) },
+        ExpressionAttributeValues: {
+          ':kind': 'passCounter',
+          ':day': item.day,
+          ':ttl': item.ttl,
+          ...Object.fromEntries(names.map((n, i) => [`:n${i}`, item.counts.get(n)!])),
+        },
       },
     };
   });
@@ -398,7 +418,8 @@ export async function storeRecords(entries: readonly BatchEntry[]): Promise<Batc
 
 /** The note on a marker, read plainly or (from a cancelled transaction, which the document client leaves as it is) as DynamoDB attribute values. */
 function noteOf(item: Record<string, unknown> | undefined): StoredNote {
-  const plain = (value: unknown): unknown => (value && typeof value === 'object' ? ((value as { S?: string; N?: string }).S ?? (value as { N?: string }).N) : value);
+  const plain = (value: unknown): unknown =>
+    value && typeof value === 'object' ? ((value as { S?: string; N?: string }).S ?? (value as { N?: string }).N) : value;
   const captureKey = plain(item?.captureKey);
   if (!captureKey) return {};
   return { captureKey: String(captureKey), captureType: String(plain(item!.captureType)), captureSize: Number(plain(item!.captureSize)) };
@@ -408,7 +429,6 @@ async function readMarker(tenantId: string, deviceKey: string, recordId: string)
   const out = await dynamo().send(new GetCommand({ TableName: table(), Key: markerKey(tenantId, deviceKey, recordId), ConsistentRead: true }));
   return out.Item;
 }
-
 
 // Counters
 
@@ -456,7 +476,11 @@ const previousDay = (day: string): string => {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
 };
-const emptyDay = (day: string): DayCounters => ({ day, counts: Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as Record<CounterName, number>, hours: Array(24).fill(0) as number[] });
+const emptyDay = (day: string): DayCounters => ({
+  day,
+  counts: Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as Record<CounterName, number>,
+  hours: Array(24).fill(0) as number[],
+});
 
 // Lists
 
@@ -515,7 +539,15 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
   if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
   if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
-  const common = { table: table(), lower: `${prefix}${filter.fromIso}`, upper: `${prefix}${filter.toIso}#${HIGH}`, after, filter: { conditions, names, values }, pageSize, budget };
+  const common = {
+    table: table(),
+    lower: `${prefix}${filter.fromIso}`,
+    upper: `${prefix}${filter.toIso}#${HIGH}`,
+    after,
+    filter: { conditions, names, values },
+    pageSize,
+    budget,
+  };
   if (source.kind === 'device') {
     return readNewestFirst<PassRecord>({
       ...common,
@@ -547,100 +579,6 @@ export async function findRecord(tenantId: string, recordKey: string): Promise<P
   if (!marker) return undefined;
   const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: String(marker.recordPk), sk: String(marker.recordSk) } }));
   return out.Item as PassRecord | undefined;
-}
-
-// Export jobs
-
-export type ExportState = 'queued' | 'running' | 'done' | 'failed';
-export interface ExportJob {
-  tenantId: string;
-  jobKey: string;
-  list: 'pass' | 'blacklist' | 'calls' | 'questionnaireResults' | 'employees' | 'visitors';
-  /** The filter as the caller gave it (days, not moments: the worker resolves them). */
-  query: Record<string, unknown>;
-  locale: string;
-  state: ExportState;
-  done: number;
-  total?: number;
-  /** Where the finished workbook is (imports bucket, under the tenant's prefix). */
-  fileKey?: string;
-  /** True when the range held more rows than one workbook takes. */
-  truncated?: boolean;
-  error?: string;
-  createdAt: string;
-  /** When the worker took the job. */
-  startedAt?: string;
-  ttl: number;
-}
-
-const EXPORT_RETENTION_SECONDS = 24 * 3600;
-const exportSk = (jobKey: string): string => `recordExport#${jobKey}`;
-
-export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'createdAt' | 'ttl'>, now = new Date()): Promise<ExportJob> {
-  const item: ExportJob = { ...job, state: 'queued', done: 0, createdAt: now.toISOString(), ttl: epochSeconds(now) + EXPORT_RETENTION_SECONDS };
-  await dynamo().send(
-    new PutCommand({ TableName: table(), Item: { pk: job.tenantId, sk: exportSk(job.jobKey), kind: 'recordExport', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
-  );
-  return item;
-}
-
-/** One page of the tenant's export jobs (every list), oldest key first; answers where to go on. */
-export async function exportJobsPage(tenantId: string, cursor: Record<string, unknown> | undefined, limit: number): Promise<{ jobs: ExportJob[]; next: Record<string, unknown> | null }> {
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': exportSk('') },
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  return { jobs: (out.Items ?? []) as ExportJob[], next: out.LastEvaluatedKey ?? null };
-}
-
-export async function findExportJob(tenantId: string, jobKey: string): Promise<ExportJob | undefined> {
-  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: tenantId, sk: exportSk(jobKey) }, ConsistentRead: true }));
-  return out.Item as ExportJob | undefined;
-}
-
-/** Moves the job from `from` to `to` with `fields`; false when it was not in `from` (a task delivered twice). */
-export async function updateExportJob(
-  tenantId: string,
-  jobKey: string,
-  from: ExportState,
-  to: ExportState,
-  fields: Partial<Pick<ExportJob, 'done' | 'total' | 'fileKey' | 'truncated' | 'error' | 'startedAt'>> = {},
-): Promise<boolean> {
-  const entries = Object.entries({ ...fields, state: to }).filter(([, v]) => v !== undefined);
-  try {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { pk: tenantId, sk: exportSk(jobKey) },
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: '#state = :from',
-        ExpressionAttributeNames: { '#state': 'state', ...Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])) },
-        ExpressionAttributeValues: { ':from': from, ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])) },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-}
-
-/**
- * Marks an export that is still queued or running as failed (its worker failed, timed out or never
- * started) with `error`, and gives its slot back; answers the job as it now stands.
- */
-export async function failExportJob(job: ExportJob, error: string): Promise<ExportJob> {
-  if (job.state !== 'queued' && job.state !== 'running') return job;
-  if (await updateExportJob(job.tenantId, job.jobKey, job.state, 'failed', { error })) {
-    await releaseJobSlot(job.tenantId, 'export', job.jobKey, job.createdAt);
-    return { ...job, state: 'failed', error };
-  }
-  return (await findExportJob(job.tenantId, job.jobKey)) ?? job;
 }
 
 // Filters as the API gives them
@@ -687,95 +625,4 @@ export async function countedTotal(tenantId: string, filter: RecordFilter & { fr
   if (picked.length > 1) return undefined;
   const name = (picked[0] ?? 'total') as CounterName;
   return (await dayCounters(tenantId, filter.fromDay, filter.toDay)).reduce((sum, d) => sum + d.counts[name], 0);
-}
-
-// Erasure of a person
-
-/** One pass of a person, as their partition names it. */
-export interface PersonPass {
-  verifyTime: string;
-  deviceKey: string;
-  recordId: string;
-  /** The person's kind as the pass was stored; passes stored before it was kept are employees' (only they had a partition then). */
-  personKind: 'employee' | 'visitor';
-}
-
-/** One page of a person's passes (oldest first) after `cursor`, and the cursor of the next page (null at the end). */
-export async function passesOf(tenantId: string, personKey: string, cursor: Record<string, unknown> | undefined, limit: number): Promise<{ passes: PersonPass[]; next: Record<string, unknown> | null }> {
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :punch)',
-      ExpressionAttributeValues: { ':pk': punchPartition(tenantId, personKey), ':punch': 'punch#' },
-      ProjectionExpression: 'sk, personKind',
-      Limit: limit,
-      ConsistentRead: true,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  const passes = (out.Items ?? []).flatMap((item) => {
-    // punch#<verifyTime ISO>#<deviceKey>#<recordId>: none of the three holds a '#'.
-    const [, verifyTime, deviceKey, recordId] = String(item.sk).split('#');
-    const personKind = item.personKind === 'visitor' ? ('visitor' as const) : ('employee' as const);
-    return verifyTime && deviceKey && recordId ? [{ verifyTime, deviceKey, recordId, personKind }] : [];
-  });
-  return { passes, next: out.LastEvaluatedKey ?? null };
-}
-
-/** What a record keeps of a person, removed when the person is erased. */
-const PERSONAL_FIELDS = ['personKey', 'name', 'nameLower', 'temperature', 'captureKey', 'captureType', 'captureSize', 'avatarKey'] as const;
-
-/** What erasing one pass found: the objects it referred to (to be removed by the caller), and whether the record was changed. */
-export interface ErasedPass {
-  captureKey?: string;
-  avatarKey?: string;
-  changed: boolean;
-}
-
-/**
- * Erases a person from one of their passes: the record and its rare-filter copies keep when,
- * where, the kind of pass and its outcome (the day's counters stay true) and lose who it was,
- * the temperature, the capture and the photo links, and are marked `erased`; the marker forgets
- * the capture; the person's copy of the pass goes. Idempotent: a pass erased before answers
- * `changed: false`.
- */
-export async function erasePass(tenantId: string, personKey: string, pass: PersonPass): Promise<ErasedPass> {
-  const key = { pk: recordPartition(tenantId, pass), sk: recordSk(pass) };
-  const record = (await dynamo().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item as PassRecord | undefined;
-  const result: ErasedPass = { changed: false };
-  if (record && record.personKey === personKey) {
-    if (record.captureKey) result.captureKey = record.captureKey;
-    if (record.avatarKey) result.avatarKey = record.avatarKey;
-    const keys = [key, ...flagsOf(record).map((flag) => ({ pk: flagPartition(tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) }))];
-    for (const Key of keys) {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key,
-          UpdateExpression: `SET #erased = :true REMOVE ${PERSONAL_FIELDS.map((_, i) => `#p${i}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#erased': 'erased', ...Object.fromEntries(PERSONAL_FIELDS.map((f, i) => [`#p${i}`, f])) },
-          ExpressionAttributeValues: { ':true': true },
-        }),
-      ).catch((error: unknown) => {
-        // A copy already gone (its TTL) needs nothing.
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      });
-    }
-    await dynamo()
-      .send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: markerKey(tenantId, pass.deviceKey, pass.recordId),
-          UpdateExpression: 'REMOVE captureKey, captureType, captureSize',
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      )
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      });
-    result.changed = true;
-  }
-  await dynamo().send(new DeleteCommand({ TableName: table(), Key: { pk: punchPartition(tenantId, personKey), sk: punchSk(pass) } }));
-  return result;
 }

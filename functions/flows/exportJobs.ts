@@ -1,6 +1,6 @@
 import type { RecordExportJob } from '#contract/passRecords';
 import type { Locale } from '#contract/locales';
-import { createExportJob, failExportJob, findExportJob, type ExportJob } from '#data/passRecords';
+import { createExportJob, failExportJob, findExportJob, type ExportJob } from '#data/exportJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { newId } from '#lib/crypto';
 import { NotFoundError } from '#lib/errors';

@@ -1,6 +1,7 @@
 import type { CallFilterQuery } from '#contract/intercom';
 import { listCalls } from '#data/intercomCalls';
-import { recordFilterOf, type ExportJob } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecords';
+import { type ExportJob } from '#data/exportJobs';
 import { callItems } from '#views/intercomItems';
 import type { MessageId } from '#lib/i18n';
 import { localTime, type ExportSource } from './recordExports.ts';

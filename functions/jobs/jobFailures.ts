@@ -2,7 +2,7 @@ import type { Locale } from '#contract/locales';
 import { failRecomputeJob, findRecomputeJob } from '#data/attendanceJobs';
 import { failGrantJob, findGrantJob } from '#data/grantJobs';
 import { findImportJob, moveImportJob } from '#data/importJobs';
-import { failExportJob, findExportJob } from '#data/passRecords';
+import { failExportJob, findExportJob } from '#data/exportJobs';
 import { translate } from '#lib/i18n';
 import { log, logged } from '#lib/log';
 import { declareEnvironment } from '#lib/env';

@@ -3,7 +3,7 @@ import { COLUMN_MESSAGE, type ColumnKey } from '#domain/peopleImport';
 import { listDepartments } from '#data/departments';
 import { listGroups } from '#data/groups';
 import { listPeople, type PeopleFilter } from '#data/people';
-import type { ExportJob } from '#data/passRecords';
+import type { ExportJob } from '#data/exportJobs';
 import type { MessageId } from '#lib/i18n';
 import type { ExportSource } from './recordExports.ts';
 

@@ -1,5 +1,6 @@
 import type { ResultFilterQuery } from '#contract/questionnaires';
-import { recordFilterOf, type ExportJob } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecords';
+import { type ExportJob } from '#data/exportJobs';
 import { listResults } from '#data/questionnaireResults';
 import type { MessageId } from '#lib/i18n';
 import { resultItems } from '#views/questionnaireItems';

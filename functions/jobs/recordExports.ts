@@ -6,16 +6,8 @@ import { RECORD_EXPORT_MAX_ROWS } from '#contract/passRecords';
 import { findDevice } from '#data/devices';
 import { findGroup } from '#data/groups';
 import { releaseJobSlot } from '#data/jobSlots';
-import {
-  countedTotal,
-  findExportJob,
-  listRecords,
-  recordFilterOf,
-  updateExportJob,
-  type ExportJob,
-  type PassRecord,
-  type RecordQuery,
-} from '#data/passRecords';
+import { countedTotal, listRecords, recordFilterOf, type PassRecord, type RecordQuery } from '#data/passRecords';
+import { findExportJob, updateExportJob, type ExportJob } from '#data/exportJobs';
 import { callRows } from './callExports.ts';
 import { questionnaireRows } from './questionnaireExports.ts';
 import { peopleRows } from './peopleExports.ts';

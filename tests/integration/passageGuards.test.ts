@@ -10,7 +10,7 @@ import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { findAuthority, listAuthorities } from '@passcloud/functions/data/authorities';
 import { createGrantJob } from '@passcloud/functions/data/grantJobs';
 import { jobLimit, releaseJobSlot, takeJobSlot } from '@passcloud/functions/data/jobSlots';
-import { createExportJob } from '@passcloud/functions/data/passRecords';
+import { createExportJob } from '@passcloud/functions/data/exportJobs';
 import { handler as jobFailures } from '@passcloud/functions/jobs/jobFailures';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';

@@ -1,6 +1,7 @@
 import '../support/localEnv.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dayCounters, findRecord, passesOf, recordKeyOf, storeRecord, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { dayCounters, findRecord, recordKeyOf, storeRecord, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { passesOf } from '@passcloud/functions/data/passErasure';
 import { privacySettings, retentionTtl } from '@passcloud/functions/data/settings';
 import { sweepRetention } from '@passcloud/functions/jobs/retention';
 import { objectExists, putObject } from '@passcloud/functions/lib/storage';
