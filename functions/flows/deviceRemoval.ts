@@ -1,5 +1,6 @@
 import { thingName } from '#contract/protocol';
-import { deleteDevice, dropDeviceEvents, type Device } from '#data/devices';
+import { deleteDevice, type Device } from '#data/devices';
+import { dropDeviceEvents } from '#data/deviceEvents';
 import { deleteShadow, disconnect } from '#lib/iot';
 import { unregisterThing } from '#lib/iotRegistry';
 

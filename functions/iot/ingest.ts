@@ -10,7 +10,8 @@ import {
   thingName,
   type RuleEvent,
 } from '#contract/protocol';
-import { appendLogs, finishCommand, findCommand, findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
+import { findDevice, recordHeartbeat, recordReported, setPresence } from '#data/devices';
+import { appendLogs, finishCommand, findCommand } from '#data/deviceEvents';
 import { releaseLiveClient } from '#data/identity';
 import { log, withLogContext } from '#lib/log';
 import { deleteObject, objectSize } from '#lib/storage';

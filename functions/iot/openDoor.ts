@@ -1,5 +1,6 @@
 import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
-import { createCommand, type Device, type DeviceCommand } from '#data/devices';
+import { type Device } from '#data/devices';
+import { createCommand, type DeviceCommand } from '#data/deviceEvents';
 import { noteDoorOpened } from '#data/intercomCalls';
 import { publish } from '#lib/iot';
 

@@ -1,5 +1,6 @@
 import { deviceTopics, thingName, type CommandMessage } from '#contract/protocol';
-import { allFaceTerminals, createCommand } from '#data/devices';
+import { allFaceTerminals } from '#data/devices';
+import { createCommand } from '#data/deviceEvents';
 import { findPackage, latestRelease } from '#data/settings';
 import { publish } from '#lib/iot';
 import { log, logged } from '#lib/log';

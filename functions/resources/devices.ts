@@ -30,25 +30,8 @@ import {
 } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
-import {
-  deviceListPage,
-  bindDevice,
-  replacementFacts,
-  settleReplacement,
-  approveRequest,
-  listRequests,
-  rejectRequest,
-  type DeviceRequest,
-  createCommand,
-  findCommand,
-  listLogs,
-  logItem,
-  recentCommands,
-  requireDevice,
-  updateDevice,
-  type Device,
-  type DeviceCommand,
-} from '#data/devices';
+import { deviceListPage, bindDevice, replacementFacts, settleReplacement, approveRequest, listRequests, rejectRequest, type DeviceRequest, requireDevice, updateDevice, type Device } from '#data/devices';
+import { createCommand, findCommand, listLogs, logItem, recentCommands, type DeviceCommand } from '#data/deviceEvents';
 import { findGroup } from '#data/groups';
 import { addressAttempt, findTenant } from '#data/identity';
 import { claims } from '#data/claims';

@@ -19,7 +19,8 @@ import {
 import { deviceLogPage, logsQuery, type DeviceLogPage } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
-import { findDevice, listLogs, logItem, requireIntercom } from '#data/devices';
+import { findDevice, requireIntercom } from '#data/devices';
+import { listLogs, logItem } from '#data/deviceEvents';
 import { findCallByKey, listCalls, noteRecordingArrived, type CallRecord } from '#data/intercomCalls';
 import { intercomListPage, updateIntercom } from '#data/intercoms';
 import { recordFilterOf } from '#data/passRecords';

@@ -6,7 +6,7 @@ import mqtt from 'mqtt';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics, shadowTopics } from '@passcloud/functions/contract/protocol';
-import { appendLogs } from '@passcloud/functions/data/devices';
+import { appendLogs } from '@passcloud/functions/data/deviceEvents';
 import { baseUrl, call, login, newCompany, unique, hostIdle } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 

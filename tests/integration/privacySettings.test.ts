@@ -2,7 +2,7 @@ import '../support/localEnv.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
-import { findCommand } from '@passcloud/functions/data/devices';
+import { findCommand } from '@passcloud/functions/data/deviceEvents';
 import { privacySettings } from '@passcloud/functions/data/settings';
 import { sweepRetention } from '@passcloud/functions/jobs/retention';
 import { objectExists, putObject } from '@passcloud/functions/lib/storage';
