@@ -9,8 +9,6 @@ import {
   dailyPage,
   dailyQuery,
   monthlyPage,
-  type DayJson,
-  type MonthJson,
   monthlyQuery,
   recomputeBody,
   recomputeJobParams,
@@ -33,10 +31,6 @@ import {
   shiftPage,
   staffPage,
   type AttendanceGroupBody,
-  type AttendanceGroupJson,
-  type HolidayJson,
-  type RecomputeJobJson,
-  type ShiftJson,
 } from '#contract/attendance';
 import { WEEKDAYS } from '#domain/attendance/index';
 import { dayOf } from '#domain/time';
@@ -61,64 +55,12 @@ import {
   updateAttendanceGroup,
   updateHoliday,
   updateShift,
-  type AttendanceGroup,
   type GroupRecord,
-  type Holiday,
-  type Shift,
   type StaffMember,
 } from '#data/attendanceRules';
-import { listDays, listMonths, type MonthTotals, type StoredDay } from '#data/attendanceDays';
+import { listDays, listMonths } from '#data/attendanceDays';
+import { dayJson, groupJson, holidayJson, monthJson, recomputeJson, shiftJson, staffJson } from '#views/attendance';
 
-/** A stored day as the API answers it: its fields, not its storage keys. */
-const dayJson = (d: StoredDay): DayJson => ({
-  personKey: d.personKey,
-  personId: d.personId,
-  name: d.name,
-  departmentKey: d.departmentKey ?? null,
-  attendanceGroupKey: d.attendanceGroupKey,
-  computedAt: d.computedAt,
-  date: d.date,
-  kind: d.kind,
-  status: d.status,
-  shiftName: d.shiftName ?? null,
-  open: d.open,
-  firstIn: d.firstIn,
-  lastOut: d.lastOut,
-  late: d.late,
-  earlyLeave: d.earlyLeave,
-  work: d.work,
-  absence: d.absence,
-  missingIn: d.missingIn,
-  missingOut: d.missingOut,
-  overtimeWorkday: d.overtimeWorkday,
-  overtimeRestDay: d.overtimeRestDay,
-  overtimeHoliday: d.overtimeHoliday,
-  temperature: d.temperature ?? null,
-  trace: d.trace,
-});
-
-/** Stored month totals as the API answers them. */
-const monthJson = (m: MonthTotals): MonthJson => ({
-  personKey: m.personKey,
-  personId: m.personId,
-  name: m.name,
-  departmentKey: m.departmentKey ?? null,
-  attendanceGroupKey: m.attendanceGroupKey,
-  computedAt: m.computedAt,
-  month: m.month,
-  workdays: m.workdays,
-  attended: m.attended,
-  lateCount: m.lateCount,
-  late: m.late,
-  earlyLeaveCount: m.earlyLeaveCount,
-  earlyLeave: m.earlyLeave,
-  work: m.work,
-  absence: m.absence,
-  missing: m.missing,
-  overtimeWorkday: m.overtimeWorkday,
-  overtimeRestDay: m.overtimeRestDay,
-  overtimeHoliday: m.overtimeHoliday,
-});
 import { createRecomputeJob, failRecomputeJob, findRecomputeJob, latestRecomputeJob, type RecomputeJob } from '#data/attendanceJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import type { Locale } from '#contract/locales';
@@ -137,7 +79,8 @@ export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE'
 
 /** Names as a message shows them: the first few, then how many more. */
 const NAMES_SHOWN = 5;
-const namesOf = (names: string[]): string => (names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} +${names.length - NAMES_SHOWN}` : names.join(', '));
+const namesOf = (names: string[]): string =>
+  names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} +${names.length - NAMES_SHOWN}` : names.join(', ');
 
 /** A page of an already bounded, sorted list: `cursor` is the key of the last item of the page before. */
 function pageOf<T>(all: T[], keyOf: (item: T) => string, pageSize: number, cursor?: string): { page: T[]; nextCursor: string | null; total: number } {
@@ -149,59 +92,6 @@ function pageOf<T>(all: T[], keyOf: (item: T) => string, pageSize: number, curso
 
 const matches = (keyword: string | undefined, ...texts: (string | null | undefined)[]): boolean =>
   !keyword || texts.some((t) => t?.toLocaleLowerCase().includes(keyword.toLocaleLowerCase()));
-
-function shiftJson(shift: Shift, groups: AttendanceGroup[]): ShiftJson {
-  return {
-    shiftKey: shift.shiftKey,
-    name: shift.name,
-    periods: shift.periods,
-    usedBy: {
-      groups: groups.filter((g) => Object.values(g.weekdays).includes(shift.shiftKey)).map((g) => ({ attendanceGroupKey: g.attendanceGroupKey, name: g.name })),
-    },
-    createTime: shift.createdAt,
-    version: shift.version,
-  };
-}
-
-function groupJson(group: AttendanceGroup, staffCount: number): AttendanceGroupJson {
-  return {
-    attendanceGroupKey: group.attendanceGroupKey,
-    name: group.name,
-    staffCount,
-    deviceKeys: group.deviceKeys,
-    weekdays: Object.fromEntries(WEEKDAYS.map((d) => [d, group.weekdays[d] ?? null])) as AttendanceGroupJson['weekdays'],
-    workdayOvertimeAfter: group.workdayOvertimeAfter ?? null,
-    restDayMinHours: group.restDayMinHours ?? null,
-    timezone: group.timezone,
-    createTime: group.createdAt,
-    version: group.version,
-  };
-}
-
-function holidayJson(holiday: Holiday): HolidayJson {
-  return {
-    holidayKey: holiday.holidayKey,
-    name: holiday.name,
-    start: holiday.start,
-    end: holiday.end,
-    remark: holiday.remark ?? null,
-    workday: holiday.workday,
-    shiftKey: holiday.shiftKey ?? null,
-    createTime: holiday.createdAt,
-    version: holiday.version,
-  };
-}
-
-const staffJson = (member: StaffMember, groupNames: Map<string, string>) => ({
-  employeeKey: member.personKey,
-  personId: member.personId,
-  name: member.name,
-  departmentKey: member.departmentKey,
-  attendanceGroupKey: member.attendanceGroupKey,
-  attendanceGroupName: member.attendanceGroupKey ? (groupNames.get(member.attendanceGroupKey) ?? null) : null,
-  needsAttendance: member.needsAttendance,
-  state: member.state,
-});
 
 /** The staff chosen elsewhere belong to other groups: 409 naming them, unless the caller confirmed the move. */
 class StaffInOtherGroupError extends AppError {
@@ -216,7 +106,12 @@ class StaffInOtherGroupError extends AppError {
  * group moves only when the caller said so.
  */
 async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attendanceGroupKey?: string) {
-  const [shiftList, devices, staff, groups] = await Promise.all([listShifts(tenantId), allFaceTerminals(tenantId), attendanceStaff(tenantId), listAttendanceGroups(tenantId)]);
+  const [shiftList, devices, staff, groups] = await Promise.all([
+    listShifts(tenantId),
+    allFaceTerminals(tenantId),
+    attendanceStaff(tenantId),
+    listAttendanceGroups(tenantId),
+  ]);
   const issues: FieldIssue[] = [];
   const shiftKeys = new Set(shiftList.map((s) => s.shiftKey));
   for (const day of WEEKDAYS) {
@@ -232,14 +127,17 @@ async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attenda
   const unknown = wanted.filter((k) => !byKey.has(k));
   if (unknown.length) issues.push({ path: 'employeeKeys', message: 'attendance.staffMissing' });
   const notNeeding = wanted.map((k) => byKey.get(k)).filter((m): m is StaffMember => !!m && !m.needsAttendance);
-  if (notNeeding.length) issues.push({ path: 'employeeKeys', message: 'attendance.staffNotNeeding', params: { names: namesOf(notNeeding.map((m) => m.name)) } });
+  if (notNeeding.length)
+    issues.push({ path: 'employeeKeys', message: 'attendance.staffNotNeeding', params: { names: namesOf(notNeeding.map((m) => m.name)) } });
   if (issues.length) throw new ValidationError(issues);
 
   const groupNames = new Map(groups.map((g) => [g.attendanceGroupKey, g.name]));
   const joining = wanted.map((k) => byKey.get(k)!).filter((m) => m.attendanceGroupKey !== attendanceGroupKey || !attendanceGroupKey);
   const elsewhere = joining.filter((m) => m.attendanceGroupKey && m.attendanceGroupKey !== attendanceGroupKey && groupNames.has(m.attendanceGroupKey));
   if (elsewhere.length && !body.moveStaff) {
-    throw new StaffInOtherGroupError(elsewhere.map((m) => ({ employeeKey: m.personKey, name: m.name, attendanceGroupName: groupNames.get(m.attendanceGroupKey!)! })));
+    throw new StaffInOtherGroupError(
+      elsewhere.map((m) => ({ employeeKey: m.personKey, name: m.name, attendanceGroupName: groupNames.get(m.attendanceGroupKey!)! })),
+    );
   }
   const wantedSet = new Set(wanted);
   const leaving = attendanceGroupKey ? staff.filter((m) => m.attendanceGroupKey === attendanceGroupKey && !wantedSet.has(m.personKey)) : [];
@@ -284,7 +182,12 @@ async function startRecompute(tenantId: string, from: string, to: string, locale
   let job: RecomputeJob | undefined;
   try {
     job = await createRecomputeJob(tenantId, jobKey, from, to, locale, now);
-    await startWorker('RECOMPUTE_WORKER_FUNCTION', { tenantId, jobKey }, (task) => import('../jobs/attendanceRecompute.ts').then((m) => m.runRecompute(task)), 'attendance recomputation');
+    await startWorker(
+      'RECOMPUTE_WORKER_FUNCTION',
+      { tenantId, jobKey },
+      (task) => import('../jobs/attendanceRecompute.ts').then((m) => m.runRecompute(task)),
+      'attendance recomputation',
+    );
   } catch (error) {
     if (job) await failRecomputeJob(job, translate(locale as Locale, 'jobs.notStarted'));
     else await releaseJobSlot(tenantId, 'recompute', jobKey, now.toISOString());
@@ -297,21 +200,6 @@ async function startRecompute(tenantId: string, from: string, to: string, locale
 async function settled(job: RecomputeJob): Promise<RecomputeJob> {
   if (!lostWorker(job.state, job.startedAt ?? job.createdAt)) return job;
   return failRecomputeJob(job, translate(job.locale as Locale, job.state === 'queued' ? 'jobs.notStarted' : 'jobs.stopped'));
-}
-
-function recomputeJson(job: RecomputeJob): RecomputeJobJson {
-  return {
-    jobKey: job.jobKey,
-    from: job.from,
-    to: job.to,
-    state: job.state,
-    done: job.done,
-    total: job.total,
-    stored: job.stored,
-    error: job.error ?? null,
-    createTime: job.createdAt,
-    finishTime: job.finishedAt ?? null,
-  };
 }
 
 export const attendance = defineResource('attendance', {
