@@ -1,3 +1,4 @@
+// Long by nature: the whole device protocol (topics, payloads, reasons) in one file, as docs/device-protocol.md is written from it.
 import * as z from 'zod';
 import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';

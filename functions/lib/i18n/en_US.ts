@@ -1,3 +1,4 @@
+// Long by nature: the whole catalogue of server messages, one line each, kept in one file as the locale files are.
 /** Server messages in English; every other locale file has the same keys. `{name}` marks a parameter. */
 export const en_US = {
   'status.200': 'Success',
