@@ -20,8 +20,6 @@ import {
   termsAnswer,
   userInfo as userInfoAnswer,
   type InvitationInfo,
-  type LoginChallengeAnswer,
-  type UserInfo,
 } from '#contract/systems';
 import {
   TOTP_ISSUER,
@@ -52,76 +50,39 @@ import {
   findAccountByUsername,
   findTenant,
   issueCode,
-  openSession,
-  refundAttempt,
   setPassword,
   spendCode,
   storeSecurityKey,
-  takeSecurityKey,
 } from '#data/identity';
 import { acceptInvitation, findInvitation } from '#data/invitations';
-import { blockedFor } from '#data/throttles';
-import { throttleLimit } from '#domain/throttle';
-import {
-  createChallenge,
-  disableTwoFactor,
-  enableTwoFactor,
-  openTotpSecret,
-  replaceRecoveryCodes,
-  spendChallenge,
-  startEnrolment,
-  tryChallenge,
-  useSecondFactor,
-} from '#data/twoFactor';
-import { accounts as accountItems } from '#data/accounts';
+
+import { disableTwoFactor, enableTwoFactor, openTotpSecret, replaceRecoveryCodes, startEnrolment, useSecondFactor } from '#data/twoFactor';
+
 import { SYSTEM_SCOPE } from '#data/tables';
-import { holdsAny, mustEnrolTwoFactor, withOwnerCodes, type AccountRecord, type SessionAuth } from '#lib/auth';
-import { decoyPasswordHash, nextRsaKeyPair, rsaDecrypt, verifyPassword, type RsaKeyPair } from '#lib/crypto';
-import { AppError, ConflictError, NotFoundError, SessionEndedError, ThrottledError, ValidationError, fieldError } from '#lib/errors';
+import { holdsAny, mustEnrolTwoFactor, type SessionAuth } from '#lib/auth';
+import { nextRsaKeyPair, rsaDecrypt, verifyPassword } from '#lib/crypto';
+import { AppError, ConflictError, NotFoundError, ValidationError, fieldError } from '#lib/errors';
 import { matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from '#lib/totp';
-import { auditLogin } from '#lib/audit';
+
 import { created, defineResource, deleted, ok, publicRoute, sessionOnlyRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
 import { sendMail } from '#lib/mail';
 import type { Locale } from '#contract/locales';
 import { declareEnvironment, env } from '#lib/env';
+import { decrypt, loginKey, passwordLogin, secondFactorLogin, userInfo } from '#flows/login';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_WS_URL', 'MAIL_FROM', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'SETTINGS_KMS_KEY_ID']);
-
-type Tenant = Awaited<ReturnType<typeof findTenant>>;
-
-async function userInfo(account: AccountRecord, key: string, session: { mustEnrolTwoFactor: boolean; tenant?: Tenant }): Promise<UserInfo> {
-  const tenant = session.tenant ?? (await findTenant(account.tenantId));
-  return {
-    username: account.username,
-    nickname: account.nickname,
-    userCode: tenant?.userCode ?? '',
-    companyName: tenant?.companyName ?? '',
-    avatar: account.avatar ?? null,
-    phone: account.phone ?? null,
-    email: account.email ?? null,
-    key,
-    authCodes: withOwnerCodes(account).authCodes,
-    mustChangePassword: account.mustChangePassword,
-    twoFactorEnabled: !!account.totpSecret,
-    mustEnrolTwoFactor: session.mustEnrolTwoFactor,
-  };
-}
-
-type Seen = { sourceIp: string; userAgent: string | undefined; requestId: string };
-
-/**
- * Opens the account's session once every factor was right, and records the login (once, here).
- * When the company requires two-factor login and the account has none, the session may only enrol.
- */
-async function startSession(account: AccountRecord, pair: RsaKeyPair, seen: Seen): Promise<UserInfo & { token: string }> {
-  const tenant = await findTenant(account.tenantId);
-  const enrol = !!tenant?.requireTwoFactor && !account.totpSecret;
-  const token = await openSession(account, pair, { enrolTwoFactor: enrol });
-  await auditLogin(account, account.username, { code: 200 }, seen);
-  return { ...(await userInfo(account, pair.publicKey, { mustEnrolTwoFactor: enrol, tenant })), token };
-}
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'EVENTS_TABLE',
+  'IOT_AUTHORIZER_NAME',
+  'IOT_DATA_ENDPOINT',
+  'IOT_WS_URL',
+  'MAIL_FROM',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'SETTINGS_KMS_KEY_ID',
+]);
 
 /** The account's password, typed in the console and encrypted with the session key, checked as one counted attempt of the account. */
 async function checkOwnPassword(auth: SessionAuth, ciphertext: string): Promise<void> {
@@ -143,19 +104,6 @@ async function checkBothFactors(auth: SessionAuth, body: { password: string; cod
 function recoveryCodes(accountId: string): { codes: string[]; hashes: string[] } {
   const codes = newRecoveryCodes();
   return { codes, hashes: codes.map((code) => recoveryCodeHash(accountId, code)) };
-}
-
-/** The login key named in the request, taken for this one request. */
-async function loginKey(securityId: string): Promise<RsaKeyPair> {
-  const pair = await takeSecurityKey(securityId);
-  if (!pair) throw fieldError('securityId', 'auth.keyExpired');
-  return pair;
-}
-
-function decrypt(pair: RsaKeyPair, field: string, ciphertext: string): string {
-  const plain = rsaDecrypt(pair.privateKey, ciphertext);
-  if (plain === undefined) throw fieldError(field, 'auth.undecryptable');
-  return plain;
 }
 
 function checkPassword(field: string, password: string): void {
@@ -211,48 +159,7 @@ export const systems = defineResource('systems', {
     answer: loginAnswer,
     body: loginBody,
     async handle({ body, sourceIp, headers, requestId }) {
-      const pair = await loginKey(body.securityId);
-      const username = decrypt(pair, 'account', body.account).trim().toLowerCase();
-      const password = decrypt(pair, 'password', body.password);
-      // Every outcome is in the audit log of the account's company, a failure too.
-      const seen = { sourceIp, userAgent: headers['user-agent'], requestId };
-      // Each try is counted before the password is checked, and a right one is given back.
-      try {
-        await countAttempt('address', sourceIp);
-        try {
-          await countAttempt('account', username);
-        } catch (error) {
-          await refundAttempt('address', sourceIp);
-          throw error;
-        }
-      } catch (error) {
-        if (error instanceof ThrottledError) await auditLogin(await findAccountByUsername(username), username, { code: 429, reason: 'throttled' }, seen);
-        throw error;
-      }
-      const account = await findAccountByUsername(username);
-      const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyPasswordHash()));
-      if (!account || !valid) {
-        await auditLogin(account, username, { code: 401, reason: 'badCredentials' }, seen);
-        throw new AppError(401, 'auth.badCredentials');
-      }
-      await Promise.all([clearAttempts('account', username), refundAttempt('address', sourceIp)]);
-      if (account.disabled) {
-        await auditLogin(account, username, { code: 661, reason: 'disabled' }, seen);
-        throw new SessionEndedError(661);
-      }
-      if (account.totpSecret) {
-        // Wrong codes of the second step are not given back by a right password: while they are used up, no new challenge.
-        const minutes = await blockedFor('secondFactor', username);
-        if (minutes > 0) {
-          await auditLogin(account, username, { code: 429, reason: 'throttled' }, seen);
-          throw new ThrottledError('auth.throttled', { minutes, limit: throttleLimit('secondFactor') });
-        }
-        // The password was right: a second step follows, and the login is recorded when it succeeds.
-        const { challenge, expiresAt } = await createChallenge(account, pair);
-        const answer: LoginChallengeAnswer = { twoFactor: { challenge, expiresAt: new Date(expiresAt).toISOString() } };
-        return ok(answer);
-      }
-      return ok(await startSession(account, pair, seen));
+      return ok(await passwordLogin(body, { sourceIp, userAgent: headers['user-agent'], requestId }));
     },
   }),
 
@@ -260,34 +167,7 @@ export const systems = defineResource('systems', {
     answer: sessionAnswer,
     body: twoFactorLoginBody,
     async handle({ body, sourceIp, headers, requestId }) {
-      const seen = { sourceIp, userAgent: headers['user-agent'], requestId };
-      // Every code counts against the address first: guessing challenges is guessing too.
-      await countAttempt('address', sourceIp);
-      const challenged = await tryChallenge(body.challenge);
-      if (!challenged) throw new AppError(403, 'auth.challengeEnded');
-      const who = { tenantId: challenged.tenantId, accountId: challenged.accountId, username: challenged.username };
-      const name = challenged.username.toLowerCase();
-      try {
-        await countAttempt('secondFactor', name);
-      } catch (error) {
-        await refundAttempt('address', sourceIp);
-        if (error instanceof ThrottledError) await auditLogin(who, name, { code: 429, reason: 'throttled' }, seen);
-        throw error;
-      }
-      const account = (await accountItems().get({ tenantId: challenged.tenantId, accountId: challenged.accountId }).go()).data;
-      // Turned off (or reset by an administrator) since the password step: that login is over.
-      if (!account?.totpSecret) throw new AppError(403, 'auth.challengeEnded');
-      if (!(await useSecondFactor(account, body.code))) {
-        await auditLogin(account, name, { code: 401, reason: 'secondFactor' }, seen);
-        throw new AppError(401, 'auth.badSecondFactor');
-      }
-      if (!(await spendChallenge(challenged.challengeHash))) throw new AppError(403, 'auth.challengeEnded');
-      await Promise.all([clearAttempts('secondFactor', name), refundAttempt('address', sourceIp)]);
-      if (account.disabled) {
-        await auditLogin(account, name, { code: 661, reason: 'disabled' }, seen);
-        throw new SessionEndedError(661);
-      }
-      return ok(await startSession(account, challenged.pair, seen));
+      return ok(await secondFactorLogin(body, { sourceIp, userAgent: headers['user-agent'], requestId }));
     },
   }),
 
@@ -319,7 +199,9 @@ export const systems = defineResource('systems', {
       const url = env('IOT_WS_URL');
       if (!url) throw new Error('IOT_WS_URL is not set');
       const all = liveTopics(auth.tenantId);
-      const topics = Object.fromEntries((Object.keys(all) as LiveTopic[]).filter((t) => holdsAny(auth.account.authCodes, LIVE_TOPIC_CODES[t])).map((t) => [t, all[t]]));
+      const topics = Object.fromEntries(
+        (Object.keys(all) as LiveTopic[]).filter((t) => holdsAny(auth.account.authCodes, LIVE_TOPIC_CODES[t])).map((t) => [t, all[t]]),
+      );
       // On AWS the authorizer is named in the MQTT username only (contract/live.ts liveConnection).
       return ok(liveConnection({ wsUrl: url, authorizerName: env('IOT_AUTHORIZER_NAME'), tenantId: auth.tenantId, tokenHash: auth.session.tokenHash, topics }));
     },
@@ -373,7 +255,13 @@ export const systems = defineResource('systems', {
       const { secret, uri } = await newTotpSecret(auth.account.username);
       const started = await startEnrolment(auth.tenantId, auth.accountId, secret);
       if (!started) throw new ConflictError('twoFactor.alreadyOn');
-      const answer: TwoFactorEnrolment = { uri, secret, issuer: TOTP_ISSUER, account: auth.account.username, expiresAt: new Date(started.expiresAt).toISOString() };
+      const answer: TwoFactorEnrolment = {
+        uri,
+        secret,
+        issuer: TOTP_ISSUER,
+        account: auth.account.username,
+        expiresAt: new Date(started.expiresAt).toISOString(),
+      };
       return created(answer);
     },
   }),
@@ -533,7 +421,13 @@ export const systems = defineResource('systems', {
 
   'GET /v1/openapi.json': publicRoute({
     async handle() {
-      return { raw: { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }, body: await openApiText() } };
+      return {
+        raw: {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
+          body: await openApiText(),
+        },
+      };
     },
   }),
 });
@@ -543,6 +437,7 @@ export const systems = defineResource('systems', {
  * so that it goes into a chunk of its own and the functions' cold starts do not load it.
  */
 let openApi: Promise<string> | undefined;
-const openApiText = (): Promise<string> => (openApi ??= import('../../docs/openapi.json', { with: { type: 'json' } }).then((mod) => JSON.stringify(mod.default)));
+const openApiText = (): Promise<string> =>
+  (openApi ??= import('../../docs/openapi.json', { with: { type: 'json' } }).then((mod) => JSON.stringify(mod.default)));
 
 export const handler = systems.handler;
