@@ -6,7 +6,8 @@ import { finishBatch } from './entity.ts';
 import { findDepartment } from './departments.ts';
 import { allFaceTerminals, type Device } from './devices.ts';
 import { findGroup } from './groups.ts';
-import { listPeople, people, type Person } from './people.ts';
+import { people, type Person } from './people.ts';
+import { listPeople } from './peopleLists.ts';
 
 /** What a grant names: people by key, group or department, and devices by key or group. */
 export interface Selection {

@@ -2,7 +2,7 @@ import { PERSONNEL_COLUMNS, type PersonKind } from '#contract/people';
 import { COLUMN_MESSAGE, type ColumnKey } from '#domain/peopleImport';
 import { listDepartments } from '#data/departments';
 import { listGroups } from '#data/groups';
-import { listPeople, type PeopleFilter } from '#data/people';
+import { listPeople, type PeopleFilter } from '#data/peopleLists';
 import type { ExportJob } from '#data/exportJobs';
 import type { MessageId } from '#lib/i18n';
 import type { ExportSource } from './recordExports.ts';

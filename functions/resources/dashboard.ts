@@ -3,7 +3,7 @@ import { dayCounts } from '#data/attendanceDays';
 import { allFaceTerminals } from '#data/devices';
 import { companySyncCountsByList } from '#data/syncCounts';
 import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
-import { activeCount } from '#data/people';
+import { activeCount } from '#data/peopleLists';
 import { companyTimezone } from '#data/tenants';
 import { addDays, dayOf } from '#domain/time';
 import { defineResource, ok, sessionRoute } from '#lib/http';

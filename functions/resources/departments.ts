@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { departmentAnswer, departmentBody, departmentKeyParams, departmentPatchBody, departmentTreeAnswer, versionQuery } from '#contract/people';
 import { createDepartment, deleteDepartment, departmentJson, departmentTree, listDepartments, requireDepartment, updateDepartment } from '#data/departments';
-import { anyPerson } from '#data/people';
+import { anyPerson } from '#data/peopleLists';
 import { ConflictError, fieldError } from '#lib/errors';
 import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';

@@ -2,7 +2,7 @@ import type { AuthCode } from '#contract/menu';
 import * as z from 'zod';
 import { groupAnswer, groupBody, groupKeyParams, groupList, groupListQuery, groupPatchBody, versionQuery, type GroupType } from '#contract/people';
 import { createGroup, deleteGroup, listGroups, renameGroup, requireGroup, type Group } from '#data/groups';
-import { anyPerson } from '#data/people';
+import { anyPerson } from '#data/peopleLists';
 import { anyDeviceInGroup } from '#data/devices';
 import type { Auth } from '#lib/auth';
 import { ConflictError, NoPermissionError } from '#lib/errors';

@@ -17,7 +17,8 @@ import { exportJobParams, jobStarted, recordExportJob } from '#contract/passReco
 import { findAttendanceGroup, noteRulesChanged } from '#data/attendanceRules';
 import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
-import { createPerson, deletePerson, listPeople, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput, type PeopleFilter } from '#data/people';
+import { createPerson, deletePerson, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput } from '#data/people';
+import { listPeople, type PeopleFilter } from '#data/peopleLists';
 import { ValidationError, type FieldIssue } from '#lib/errors';
 import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#lib/http';
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';

@@ -14,7 +14,8 @@ import {
 import { departmentTree, listDepartments, type DepartmentNode } from '#data/departments';
 import { deviceListPage } from '#data/devices';
 import { listGroups } from '#data/groups';
-import { listPeople, type Person } from '#data/people';
+import { type Person } from '#data/people';
+import { listPeople } from '#data/peopleLists';
 import { holdsAny, type Auth } from '#lib/auth';
 import type { AuthCode } from '#contract/menu';
 import { NoPermissionError } from '#lib/errors';
