@@ -6,7 +6,8 @@ import { createDepartment, listDepartments } from '@passcloud/functions/data/dep
 import { createGroup, listGroups } from '@passcloud/functions/data/groups';
 import { saveEmailSettings } from '@passcloud/functions/data/mailSettings';
 import { emailSettingsBody } from '@passcloud/functions/contract/mail';
-import { anyPerson, createPerson, type Person } from '@passcloud/functions/data/people';
+import { createPerson, type Person } from '@passcloud/functions/data/people';
+import { anyPerson } from '@passcloud/functions/data/peopleLists';
 import { companyTimezone } from '@passcloud/functions/data/tenants';
 import { addDays, dayOf, endOfDay, startOfDay } from '@passcloud/functions/domain/time';
 import { putObject } from '@passcloud/functions/lib/storage';
