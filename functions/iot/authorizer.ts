@@ -9,7 +9,7 @@ import { consolePolicy, devicePolicy, policyDocuments } from './policy.ts';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE', 'IOT_POLICY_PREFIX', 'MAIN_TABLE']);
+export const environment = declareEnvironment(['IOT_POLICY_PREFIX', 'MAIN_TABLE']);
 
 /**
  * The IoT Core custom authorizer (MQTT username/password; AWS appends

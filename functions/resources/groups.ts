@@ -10,7 +10,7 @@ import { created, defineResource, deleted, ok, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
 /** Employee groups need the employee code, visitor groups the visitor code, device groups the device code. */
 const CODE_OF: Record<GroupType, AuthCode> = { employee: 'pass:employee', visitor: 'pass:visitor', device: 'pass:device' };

@@ -24,7 +24,7 @@ import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * Names and keys to choose from. The route table lets in every code whose screens choose from a

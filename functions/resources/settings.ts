@@ -28,7 +28,7 @@ import { deleteObject, digestObject, objectSize, presignedPut } from '#lib/stora
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'API_BASE_URL', 'BUILD_ID', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_MQTT_URL', 'IOT_WS_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGE_NOTICE_FUNCTION', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'API_BASE_URL', 'BUILD_ID', 'CAPTURES_BUCKET', 'IMPORTS_BUCKET', 'IOT_MQTT_URL', 'IOT_WS_URL', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGE_NOTICE_FUNCTION', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
 
 /**
  * System settings: what a device and an integrator need to reach the service, the versions, and
