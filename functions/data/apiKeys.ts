@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { API_KEY_LIMIT, API_KEY_PATTERN, type ApiKeyJson } from '#contract/apiKeys';
 import type { AuthCode } from '#contract/menu';
 import { dynamo } from '#lib/aws';
 import { newId, sha256 } from '#lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { isConditionFailure, skPrefix, transactWrite } from './entity.ts';
+import { deleteCounted, fewItems, isConditionFailure, putCounted } from './entity.ts';
 
 /**
  * A company's API keys (main table, `apiKey#<apiKeyKey>`, with the count of them in `apiKeyCount`).
@@ -83,17 +83,7 @@ export async function requireApiKey(tenantId: string, apiKeyKey: string): Promis
 
 /** Every key of the company (at most API_KEY_LIMIT), oldest first. */
 export async function listApiKeys(tenantId: string): Promise<ApiKeyItem[]> {
-  const range = skPrefix('apiKey#');
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: main(),
-      KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': tenantId, ...range.values },
-      Limit: API_KEY_LIMIT * 2,
-    }),
-  );
-  return ((out.Items ?? []) as ApiKeyItem[]).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return fewItems<ApiKeyItem>(main(), tenantId, 'apiKey#', API_KEY_LIMIT * 2);
 }
 
 export interface NewApiKey {
@@ -123,23 +113,8 @@ export async function createApiKey(tenantId: string, input: NewApiKey): Promise<
     ...(input.expiresAt ? { expiresAt: new Date(input.expiresAt).toISOString() } : {}),
     version: 1,
   };
-  try {
-    await transactWrite([
-      {
-        Update: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: COUNT_SK },
-          UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
-          ConditionExpression: 'attribute_not_exists(#c) OR #c < :limit',
-          ExpressionAttributeNames: { '#c': 'count' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': API_KEY_LIMIT },
-        },
-      },
-      { Put: { TableName: main(), Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
-    ]);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new ValidationError([{ path: 'name', message: 'apiKey.limitReached', params: { limit: API_KEY_LIMIT } }]);
-    throw error;
+  if (!(await putCounted(main(), COUNT_SK, API_KEY_LIMIT, item))) {
+    throw new ValidationError([{ path: 'name', message: 'apiKey.limitReached', params: { limit: API_KEY_LIMIT } }]);
   }
   return { item, key };
 }
@@ -169,30 +144,7 @@ export async function rotateApiKey(tenantId: string, apiKeyKey: string, version:
 
 /** Revokes the key at `version` and gives its place back: the next request with it answers as a logged-out session. */
 export async function deleteApiKey(tenantId: string, apiKeyKey: string, version: number): Promise<void> {
-  try {
-    await transactWrite([
-      {
-        Delete: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: apiKeySk(apiKeyKey) },
-          ConditionExpression: 'attribute_exists(sk) AND #version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': version },
-        },
-      },
-      {
-        Update: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: COUNT_SK },
-          UpdateExpression: 'SET #c = #c - :one',
-          ConditionExpression: '#c > :zero',
-          ExpressionAttributeNames: { '#c': 'count' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  if (!(await deleteCounted(main(), COUNT_SK, { pk: tenantId, sk: apiKeySk(apiKeyKey) }, version))) {
     throw (await findApiKey(tenantId, apiKeyKey, true)) ? new ConflictError() : new NotFoundError();
   }
 }

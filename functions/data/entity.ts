@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { dynamo } from '#lib/aws';
 import { tableName, type TableDef } from './tables.ts';
@@ -57,6 +57,67 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
     }
   }
 }
+/**
+ * Puts a company's item (`pk` is the tenant id) and adds one to the company's count of such items
+ * at `countSk`, in one transaction whose condition keeps the count within `limit`: parallel
+ * requests cannot pass it. False when the limit (or an item of the same key) refused it.
+ */
+export async function putCounted(table: string, countSk: string, limit: number, item: { pk: string; sk: string }): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: table,
+          Key: { pk: item.pk, sk: countSk },
+          UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(#c) OR #c < :limit',
+          ExpressionAttributeNames: { '#c': 'count' },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit },
+        },
+      },
+      { Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
+    ]);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Deletes a company's item at `version` and gives its place in the count at `countSk` back, in
+ * one transaction. False when the item is gone or at another version: nothing was changed.
+ */
+export async function deleteCounted(table: string, countSk: string, key: { pk: string; sk: string }, version: number): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          TableName: table,
+          Key: key,
+          ConditionExpression: 'attribute_exists(sk) AND #version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': version },
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: { pk: key.pk, sk: countSk },
+          UpdateExpression: 'SET #c = #c - :one',
+          ConditionExpression: '#c > :zero',
+          ExpressionAttributeNames: { '#c': 'count' },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
 export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });
 
@@ -81,6 +142,24 @@ export async function versionedWrite<T>(write: () => Promise<T>, exists: () => P
  */
 export function skPrefix(prefix: string): { condition: string; values: { ':from': string; ':to': string } } {
   return { condition: '#sk BETWEEN :from AND :to', values: { ':from': prefix, ':to': `${prefix}\u{10FFFF}` } };
+}
+
+/**
+ * The few items of a company whose key starts with `prefix` (its webhooks, its API keys: each held
+ * to a limit), read at most `max` of them in one query, oldest first by `createdAt`.
+ */
+export async function fewItems<T extends { createdAt: string }>(table: string, tenantId: string, prefix: string, max: number): Promise<T[]> {
+  const range = skPrefix(prefix);
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: `pk = :pk AND ${range.condition}`,
+      ExpressionAttributeNames: { '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': tenantId, ...range.values },
+      Limit: max,
+    }),
+  );
+  return ((out.Items ?? []) as T[]).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /** How often the unprocessed part of a batch is tried again before the batch fails. */

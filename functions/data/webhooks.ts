@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SECRET_OVERLAP_MS, WEBHOOK_LIMIT, type WebhookEventType, type WebhookJson } from '#contract/webhooks';
 import { dynamo } from '#lib/aws';
 import { newId } from '#lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { isConditionFailure, skPrefix, transactWrite } from './entity.ts';
+import { deleteCounted, fewItems, isConditionFailure, putCounted } from './entity.ts';
 
 /**
  * Webhook subscriptions (main table, `webhook#<key>`, with the company's count of them in
@@ -73,17 +73,7 @@ export async function requireWebhook(tenantId: string, webhookKey: string): Prom
 
 /** Every subscription of the company (at most WEBHOOK_LIMIT), oldest first. */
 export async function listWebhooks(tenantId: string): Promise<WebhookItem[]> {
-  const range = skPrefix('webhook#');
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: main(),
-      KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': tenantId, ...range.values },
-      Limit: WEBHOOK_LIMIT * 2,
-    }),
-  );
-  return ((out.Items ?? []) as WebhookItem[]).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return fewItems<WebhookItem>(main(), tenantId, 'webhook#', WEBHOOK_LIMIT * 2);
 }
 
 /** The subscriptions' cache of the processes that make events: a change made in this process is seen at once, one made elsewhere within SUBSCRIBERS_TTL_MS. */
@@ -150,23 +140,8 @@ export async function createWebhook(tenantId: string, input: NewWebhook): Promis
     updatedAt: now,
     version: 1,
   };
-  try {
-    await transactWrite([
-      {
-        Update: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: COUNT_SK },
-          UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
-          ConditionExpression: 'attribute_not_exists(#c) OR #c < :limit',
-          ExpressionAttributeNames: { '#c': 'count' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': WEBHOOK_LIMIT },
-        },
-      },
-      { Put: { TableName: main(), Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
-    ]);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new ValidationError([{ path: 'url', message: 'webhook.limitReached', params: { limit: WEBHOOK_LIMIT } }]);
-    throw error;
+  if (!(await putCounted(main(), COUNT_SK, WEBHOOK_LIMIT, item))) {
+    throw new ValidationError([{ path: 'url', message: 'webhook.limitReached', params: { limit: WEBHOOK_LIMIT } }]);
   }
   forgetSubscribers(tenantId);
   return { item, secret };
@@ -218,30 +193,7 @@ export async function updateWebhook(tenantId: string, webhookKey: string, versio
 
 /** Removes a subscription at `version` and gives its place back; its deliveries stay in the log until they expire, and none is attempted again. */
 export async function deleteWebhook(tenantId: string, webhookKey: string, version: number): Promise<void> {
-  try {
-    await transactWrite([
-      {
-        Delete: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: webhookSk(webhookKey) },
-          ConditionExpression: 'attribute_exists(sk) AND #version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': version },
-        },
-      },
-      {
-        Update: {
-          TableName: main(),
-          Key: { pk: tenantId, sk: COUNT_SK },
-          UpdateExpression: 'SET #c = #c - :one',
-          ConditionExpression: '#c > :zero',
-          ExpressionAttributeNames: { '#c': 'count' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  if (!(await deleteCounted(main(), COUNT_SK, { pk: tenantId, sk: webhookSk(webhookKey) }, version))) {
     throw (await findWebhook(tenantId, webhookKey, true)) ? new ConflictError() : new NotFoundError();
   }
   forgetSubscribers(tenantId);

@@ -23,13 +23,12 @@ const USABLE: Record<string, string> = { '/login': 'input[autocomplete="current-
 
 /**
  * JavaScript a first visit to `path` downloads until the page is usable (every script response
- * until then, the locale catalogue of the browser's language included), gzip-compressed, in KB:
+ * until then, the locale catalogue included), gzip-compressed, in KB:
  * what a browser loads before its user can act, as an outside measure counts it.
  */
-export async function initialJsKb(baseUrl: string, path: string, locale = 'en-US'): Promise<{ kb: number; files: number }> {
+export async function initialJsKb(baseUrl: string, path: string): Promise<{ kb: number; files: number }> {
   const browser = await launchBrowser();
-  const context = await browser.newContext({ locale });
-  const page = await context.newPage();
+  const page = await browser.newPage();
   const bodies: Promise<number>[] = [];
   let usable = false;
   page.on('response', (response) => {

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Alert, Anchor, Badge, Button, Checkbox, Code, CopyButton, Group, Modal, Stack, Text, Textarea, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Group, Stack, Text, Textarea, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconAlertTriangle, IconCheck, IconCopy, IconExternalLink, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconExternalLink, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { API_KEY_LIMIT, type ApiKeyJson, type ApiKeySecret } from '@passcloud/functions/contract/apiKeys';
@@ -11,6 +11,7 @@ import { menuTitle } from '../../app/menuTitles.ts';
 import { RequestError } from '../../app/request.ts';
 import { invalidate, useList } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { API_KEYS_PATH, apiKeys, codeTitles, type ApiKeyList } from './api.ts';
 import { ApiKeyForm } from './ApiKeyForm.tsx';
@@ -273,63 +274,37 @@ export function ApiKeysSection() {
 /** The whole key, shown this once: copy it, and say it is kept before closing. */
 function KeyModal({ shown, onClose }: { shown: ShownKey; onClose: () => void }) {
   const { t } = useLingui();
-  const [kept, setKept] = useState(false);
   const name = shown.name;
   return (
-    <Modal
-      opened
-      onClose={onClose}
+    <ShownOnceModal
       title={shown.renewed ? t`New secret for “${name}”` : t`API key “${name}”`}
+      warningTitle={t`Copy the key now`}
+      warning={<Trans>It will not be shown again. If it is lost, give the key a new secret and use the new key instead.</Trans>}
+      value={shown.key}
+      copyLabel={<Trans>Copy the key</Trans>}
+      keptLabel={t`I have stored the key`}
+      testId="apikey"
       size={640}
-      centered
-      closeOnClickOutside={false}
-      closeOnEscape={false}
-      withCloseButton={false}
-      data-testid="apikey-secret-modal"
-    >
-      <Stack>
-        <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />} title={t`Copy the key now`}>
-          <Text size="sm">
-            <Trans>It will not be shown again. If it is lost, give the key a new secret and use the new key instead.</Trans>
-          </Text>
-        </Alert>
-        <Textarea
-          label={t`Key`}
-          readOnly
-          autosize
-          minRows={2}
-          value={shown.key}
-          onFocus={(event) => event.currentTarget.select()}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontWeight: 600, wordBreak: 'break-all' } }}
-          data-testid="apikey-secret"
-        />
-        <CopyButton value={shown.key}>
-          {({ copied, copy }) => (
-            <Button
-              size="xs"
-              variant="light"
-              w="max-content"
-              leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
-              onClick={copy}
-              data-autofocus
-              data-testid="apikey-secret-copy"
-            >
-              {copied ? <Trans>Copied</Trans> : <Trans>Copy the key</Trans>}
-            </Button>
-          )}
-        </CopyButton>
+      focusCopy
+      notes={
         <Text size="sm" c="dimmed">
           <Trans>
             Your system sends it with each request as <Code style={{ whiteSpace: 'nowrap' }}>{BEARER}</Code>.
           </Trans>
         </Text>
-        <Checkbox label={t`I have stored the key`} checked={kept} onChange={(e) => setKept(e.currentTarget.checked)} data-testid="apikey-secret-kept" />
-        <Group justify="flex-end">
-          <Button disabled={!kept} onClick={onClose} data-testid="apikey-secret-done">
-            <Trans>Done</Trans>
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      }
+      onClose={onClose}
+    >
+      <Textarea
+        label={t`Key`}
+        readOnly
+        autosize
+        minRows={2}
+        value={shown.key}
+        onFocus={(event) => event.currentTarget.select()}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontWeight: 600, wordBreak: 'break-all' } }}
+        data-testid="apikey-secret"
+      />
+    </ShownOnceModal>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Alert, Anchor, Badge, Button, Checkbox, Code, CopyButton, Drawer, Group, Menu, Modal, Stack, Text, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Drawer, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { IconAlertTriangle, IconCheck, IconCopy, IconEdit, IconKey, IconListDetails, IconPlus, IconPower, IconSend, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconEdit, IconKey, IconListDetails, IconPlus, IconPower, IconSend, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import {
   SECRET_OVERLAP_MS,
@@ -18,6 +18,7 @@ import { formatDateTime, formatList } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
 import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { DELIVERY_URL_DEFAULTS, WebhookDeliveries, useWebhookLabels } from './WebhookDeliveries.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
@@ -340,67 +341,40 @@ function WebhookState({ webhook }: { webhook: WebhookJson }) {
 /** The secret, shown this once: copy it, and say it is kept before closing. */
 function SecretModal({ shown, onClose }: { shown: ShownSecret; onClose: () => void }) {
   const { t } = useLingui();
-  const [kept, setKept] = useState(false);
   const until = formatDateTime(shown.previousSecretUntil);
   const url = shown.url;
   return (
-    <Modal
-      opened
-      onClose={onClose}
+    <ShownOnceModal
       title={shown.previousSecretUntil ? t`New signing secret` : t`Signing secret`}
-      size={560}
-      centered
-      closeOnClickOutside={false}
-      closeOnEscape={false}
-      withCloseButton={false}
-      data-testid="webhook-secret-modal"
-    >
-      <Stack>
-        <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />} title={t`Copy the secret now`}>
-          <Text size="sm">
-            <Trans>It will not be shown again. If it is lost, rotate the secret to get a new one.</Trans>
-          </Text>
-        </Alert>
-        <Text size="sm">
-          <Trans>Your receiver at {url} checks the signature of each delivery with this secret.</Trans>
-        </Text>
-        <Text
-          ff="monospace"
-          fw={600}
-          size="sm"
-          p="sm"
-          bg="gray.0"
-          style={{ wordBreak: 'break-all', borderRadius: 'var(--mantine-radius-sm)' }}
-          data-testid="webhook-secret"
-        >
-          {shown.secret}
-        </Text>
-        <CopyButton value={shown.secret}>
-          {({ copied, copy }) => (
-            <Button
-              size="xs"
-              variant="light"
-              w="max-content"
-              leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
-              onClick={copy}
-              data-testid="webhook-secret-copy"
-            >
-              {copied ? <Trans>Copied</Trans> : <Trans>Copy the secret</Trans>}
-            </Button>
-          )}
-        </CopyButton>
-        {shown.previousSecretUntil && (
+      warningTitle={t`Copy the secret now`}
+      warning={<Trans>It will not be shown again. If it is lost, rotate the secret to get a new one.</Trans>}
+      value={shown.secret}
+      copyLabel={<Trans>Copy the secret</Trans>}
+      keptLabel={t`I have stored the secret`}
+      testId="webhook"
+      notes={
+        shown.previousSecretUntil && (
           <Text size="sm" c="dimmed" data-testid="webhook-previous-until">
             <Trans>The previous secret also signs deliveries until {until}.</Trans>
           </Text>
-        )}
-        <Checkbox label={t`I have stored the secret`} checked={kept} onChange={(e) => setKept(e.currentTarget.checked)} data-testid="webhook-secret-kept" />
-        <Group justify="flex-end">
-          <Button disabled={!kept} onClick={onClose} data-testid="webhook-secret-done">
-            <Trans>Done</Trans>
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+        )
+      }
+      onClose={onClose}
+    >
+      <Text size="sm">
+        <Trans>Your receiver at {url} checks the signature of each delivery with this secret.</Trans>
+      </Text>
+      <Text
+        ff="monospace"
+        fw={600}
+        size="sm"
+        p="sm"
+        bg="gray.0"
+        style={{ wordBreak: 'break-all', borderRadius: 'var(--mantine-radius-sm)' }}
+        data-testid="webhook-secret"
+      >
+        {shown.secret}
+      </Text>
+    </ShownOnceModal>
   );
 }
