@@ -11,13 +11,16 @@ import { declareEnvironment } from '#lib/env';
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'AUDIT_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET']);
 
+/** The API key an entry's change was made with, or null when a person made it. */
+const keyOf = (entry: AuditEntry): string | null => (entry.accountId?.startsWith(API_KEY_ACTOR) ? entry.accountId.slice(API_KEY_ACTOR.length) : null);
+
 function entryJson(entry: AuditEntry): AuditEntryJson {
   return {
     auditKey: auditKeyOf(entry),
     time: entry.at,
     kind: entry.kind,
     username: entry.username,
-    apiKey: entry.accountId?.startsWith(API_KEY_ACTOR) ? entry.accountId.slice(API_KEY_ACTOR.length) : null,
+    apiKey: keyOf(entry),
     action: entry.action,
     target: entry.target,
     fields: entry.fields,
@@ -45,7 +48,8 @@ async function workbook(entries: AuditEntry[], locale: Locale): Promise<Buffer> 
   const rows = entries.map((e) => [
     e.at,
     t(`audit.kind.${e.kind}`),
-    e.username,
+    // A key's name could be any account's: the workbook says which entries a key made, as the list does.
+    keyOf(e) ? `${e.username} (${t('field.apiKey')})` : e.username,
     e.action ?? '',
     Object.entries(e.target)
       .map(([name, value]) => `${name}=${value}`)

@@ -7,7 +7,8 @@ import { MAIN_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dynamo } from '@passcloud/functions/lib/aws';
 import { pool } from '@passcloud/functions/lib/pool';
 import { keyMayUse, routeKey, routes, type RouteEntry } from '@passcloud/functions/routes';
-import { call, login, newCompany, unique } from '../support/api.ts';
+import ExcelJS from 'exceljs';
+import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { partition } from '../support/tenantItems.ts';
 
 /**
@@ -191,6 +192,13 @@ describe('API keys', () => {
     const entries = await call<{ items: { username: string; apiKey: string | null; action: string }[] }>('GET', '/v1/audit?kind=change', { token: auditor.key });
     const entry = entries.body.data.items.find((e) => e.action === 'POST /v1/visitors');
     expect(entry).toMatchObject({ username: 'Visitor desk', apiKey: apiKey.apiKeyKey });
+    // The workbook marks the key's entries too, as a key's name could be any account's.
+    const file = await fetch(`${baseUrl()}/v1/audit/export?kind=change`, { headers: { authorization: `Bearer ${auditor.key}` } });
+    expect(file.status).toBe(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(await file.arrayBuffer());
+    const cells = book.worksheets[0]!.getColumn(3).values.map(String);
+    expect(cells).toContain('Visitor desk (API key)');
   });
 
   it('are limited per key: parallel requests past the rate answer 429 with Retry-After, and another key is not held up', async () => {
