@@ -321,6 +321,7 @@ export class DeviceAgent {
    */
   async start(): Promise<void> {
     this.stopped = false;
+    this.run += 1;
     this.binding ??= this.stored() ?? (await this.bind());
     if (this.awaitingApproval) return this.waitForApproval();
     try {
@@ -378,6 +379,9 @@ export class DeviceAgent {
 
   private approvalTimer?: NodeJS.Timeout;
 
+  /** Counts starts, so that an attempt begun before a stop and a restart does not go on beside the new one. */
+  private run = 0;
+
   /**
    * Tries to connect now and then until the request is approved (or the agent is stopped). A
    * refusal that no longer says `pendingApproval` means an administrator rejected the request (or
@@ -385,14 +389,19 @@ export class DeviceAgent {
    */
   private waitForApproval(): void {
     this.write('info', 'awaitingApproval');
+    const run = this.run;
+    const over = () => this.stopped || run !== this.run;
     const attempt = () => {
-      if (this.stopped) return;
+      if (over()) return;
       this.connect().then(
-        () => this.keep({ ...this.binding!, state: 'bound' }),
+        () => {
+          if (over()) return;
+          this.keep({ ...this.binding!, state: 'bound' });
+        },
         async () => {
-          if (this.stopped) return;
+          if (over()) return;
           const reason = await this.refusal();
-          if (this.stopped) return;
+          if (over()) return;
           if (reason !== undefined && reason !== 'pendingApproval') {
             try {
               this.halt('rejected');
@@ -433,11 +442,19 @@ export class DeviceAgent {
     const own = deviceTopics(thing);
     const url = this.options.brokerUrl ?? binding.mqtt.url;
     const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
+    const run = this.run;
     const client = mqtt.connect(url, connectOptions(url, binding.mqtt, timeoutMs));
     this.client = client;
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('connect', () => {
-      const topics = [shadow.updateDelta, shadow.getAccepted, shadow.getRejected, own.commands, ...(this.isIntercom ? [own.callsAck] : [own.facesNotify, own.recordsAck])];
+      if (this.stopped || run !== this.run) return;
+      const topics = [
+        shadow.updateDelta,
+        shadow.getAccepted,
+        shadow.getRejected,
+        own.commands,
+        ...(this.isIntercom ? [own.callsAck] : [own.facesNotify, own.recordsAck]),
+      ];
       client.subscribe(topics, { qos: 1 }, () => {
         client.publish(shadow.get, JSON.stringify({ clientToken: 'boot' }), { qos: 1 });
         this.sendHeartbeat();
@@ -472,6 +489,8 @@ export class DeviceAgent {
       // mqtt.js would retry forever; a first connection that cannot be made is reported instead.
       const onClose = () => fail();
       const onConnect = () => {
+        // Stopped (and perhaps started again) while this attempt was on its way: it is let go.
+        if (this.stopped || run !== this.run) return fail(new Error('stopped while connecting'));
         settle();
         client.on('error', (error: Error & { code?: string | number }) => {
           if (failure(url, error, timeoutMs).reason === 'unauthorized') this.onRefusedReconnect(client);
@@ -530,7 +549,10 @@ export class DeviceAgent {
       try {
         const response = await fetch(new URL(path, this.options.apiUrl), {
           method,
-          headers: { authorization: deviceAuthorization(binding.thingName, binding.mqtt.password), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: deviceAuthorization(binding.thingName, binding.mqtt.password),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
         const envelope = envelopeOf<T>(await response.text());
@@ -538,7 +560,12 @@ export class DeviceAgent {
         const status = envelope && envelope.code >= 400 ? envelope.code : response.status;
         const retryable = response.status === 429 || response.status >= 500 || status === 429;
         const reason = (envelope?.data as { reason?: unknown } | null | undefined)?.reason;
-        failure = new DeviceCallError(`${method} ${path} answered ${status}${envelope ? `: ${envelope.message}` : ' without the envelope'}`, status, retryable, typeof reason === 'string' ? reason : undefined);
+        failure = new DeviceCallError(
+          `${method} ${path} answered ${status}${envelope ? `: ${envelope.message}` : ' without the envelope'}`,
+          status,
+          retryable,
+          typeof reason === 'string' ? reason : undefined,
+        );
         const after = Number(response.headers.get('retry-after'));
         if (Number.isFinite(after) && after > 0) retryAfterMs = Math.min(after, 60) * 1000;
       } catch (error) {
@@ -579,7 +606,13 @@ export class DeviceAgent {
 
   /** Writes a device log entry (a code with its parameters, DEVICE_LOG_CODES) and sends it up. */
   write(level: LogEntry['level'], code: DeviceLogCode, params: DeviceLogEntry['params'] = {}, message?: string): void {
-    const entry: LogEntry = { time: Date.now(), level, code, ...(Object.keys(params ?? {}).length ? { params } : {}), ...(message ? { message: message.slice(0, 1000) } : {}) };
+    const entry: LogEntry = {
+      time: Date.now(),
+      level,
+      code,
+      ...(Object.keys(params ?? {}).length ? { params } : {}),
+      ...(message ? { message: message.slice(0, 1000) } : {}),
+    };
     this.log.push(entry);
     if (this.log.length > 500) this.log.shift();
     if (this.binding && this.client?.connected) this.publish(deviceTopics(this.binding.thingName).logs, { entries: [entry] } satisfies LogMessage);
