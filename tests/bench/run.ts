@@ -56,13 +56,24 @@ const fleetSize = Number(process.argv.find((a) => a.startsWith('--fleet='))?.sli
 const bundlesOnly = process.argv.includes('--bundles-only');
 // `--webhooks-only` and `--no-webhooks` for webhook delivery latency and ingest with webhooks on.
 const webhooksOnly = process.argv.includes('--webhooks-only');
-const only = peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly || bundlesOnly || webhooksOnly;
+// `--web-only` and `--no-web` for the public pages' first load: initial JavaScript and Lighthouse.
+const webOnly = process.argv.includes('--web-only');
+const only =
+  peopleOnly || devicesOnly || recordsOnly || syncOnly || crashOnly || dashboardOnly || attendanceOnly || fleetOnly || bundlesOnly || webhooksOnly || webOnly;
 try {
-  if (!only) {
-    lines.push(...(await apiBench(stack)));
+  if (!only) lines.push(...(await apiBench(stack)));
+  if (!process.argv.includes('--no-web') && (!only || webOnly)) {
     for (const path of ['/login', '/entrance']) {
       const js = await initialJsKb(stack.url, path);
-      figure({ area: 'web', name: `initial JavaScript of ${path}`, value: js.kb, unit: 'KB', goal: 170, kind: 'max', note: `gzip, ${js.files} files, until usable` });
+      figure({
+        area: 'web',
+        name: `initial JavaScript of ${path}`,
+        value: js.kb,
+        unit: 'KB',
+        goal: 170,
+        kind: 'max',
+        note: `gzip, ${js.files} files, until usable`,
+      });
       lines.push(`initial JavaScript of ${path}: ${js.kb.toFixed(1)} KB gzip in ${js.files} files until usable (budget 170 KB)`);
     }
     for (const path of ['/login', '/entrance']) {
