@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, Paper, Select, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { useEffect, useMemo, useState } from 'react';
+import { Alert, Badge, Button, Group, Loader, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
 import { useThrottledCallback } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlarm, IconDownload, IconSearch, IconSettings } from '@tabler/icons-react';
+import { IconDownload, IconSearch, IconSettings } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useSearchParams } from 'react-router-dom';
@@ -18,7 +18,8 @@ import { loadDeviceOptions, type DeviceOption } from '../passage/records/api.ts'
 import { DayRangeInput } from '../passage/records/DayRangeInput.tsx';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { rangeAllowed } from '../passage/records/filters.ts';
-import { ResultBadge, StateBadge } from './parts.tsx';
+import { ResultBadge, StateBadge, personText } from './parts.tsx';
+import { ResultDetail } from './ResultDetail.tsx';
 import {
   RESOURCE,
   SETTING_SCREEN,
@@ -26,7 +27,6 @@ import {
   resultsPath,
   useQuestionnaireLabels,
   type QuestionnaireItem,
-  type QuestionnaireLabels,
   type QuestionnaireResultItem,
   type QuestionnaireResultPage,
 } from './api.ts';
@@ -46,12 +46,6 @@ function queryOf(filters: Filters): Record<string, string | undefined> {
   const [first, second] = filters.range;
   const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
   return { from, to, result: filters.result ?? undefined, deviceKey: filters.deviceKey ?? undefined };
-}
-
-/** Who answered: the person the terminal recognised, or "Anonymous" (a phone, or a stranger). */
-export function personText(result: QuestionnaireResultItem, labels: QuestionnaireLabels): string {
-  if (!result.person) return labels.anonymous;
-  return result.person.name ?? labels.kind[result.person.kind];
 }
 
 /**
@@ -362,114 +356,5 @@ export function QuestionnaireResultsPage() {
         />
       )}
     </ScreenPage>
-  );
-}
-
-/** One result: who answered where and when, then each question with the answer given and the options that raised the alarm. */
-function ResultDetail({ result: chosen, onClose }: { result: QuestionnaireResultItem | null; onClose: () => void }) {
-  const { t } = useLingui();
-  const labels = useQuestionnaireLabels();
-  // The result stays on screen while the dialog closes.
-  const last = useRef(chosen);
-  if (chosen) last.current = chosen;
-  const result = chosen ?? last.current;
-  const revision = formatNumber(result?.revision ?? 1);
-  return (
-    <Modal
-      opened={!!chosen}
-      onClose={onClose}
-      size={640}
-      centered
-      title={
-        <Text fw={600} truncate="end">
-          {result?.title}
-        </Text>
-      }
-      closeButtonProps={{ 'aria-label': t`Close` }}
-      data-testid="result-detail"
-    >
-      {result && (
-        <Stack gap="md">
-          <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
-            <Table.Tbody>
-              {(
-                [
-                  [t`Result`, <ResultBadge result={result.result} />],
-                  [t`Answer time`, formatTime(result.answerTime)],
-                  [t`Person`, result.person ? `${personText(result, labels)} · ${labels.kind[result.person.kind]}` : labels.anonymous],
-                  [t`Device`, result.deviceName],
-                  [t({ message: 'Answered on', context: 'questionnaire answer source' }), labels.source[result.source]],
-                  [t`Revision`, <Trans>Revision {revision}, as the questions were then</Trans>],
-                ] as const
-              ).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th w="32%" fw={500} c="dimmed" style={{ verticalAlign: 'top' }}>
-                    {label}
-                  </Table.Th>
-                  <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-          <Stack gap="sm">
-            {result.answers.map((answer, i) => {
-              const number = formatNumber(i + 1);
-              return (
-                <Paper
-                  key={i}
-                  withBorder
-                  radius="md"
-                  p="sm"
-                  bg={answer.alarm ? 'red.0' : undefined}
-                  data-testid="result-answer"
-                  data-alarm={answer.alarm || undefined}
-                >
-                  <Stack gap={6}>
-                    <Group justify="space-between" wrap="nowrap" align="flex-start">
-                      <Text size="sm" fw={600} style={{ wordBreak: 'break-word' }}>
-                        {number}. {answer.question}
-                      </Text>
-                      {answer.alarm && (
-                        <Badge color="red" leftSection={<IconAlarm size={12} />} style={{ flex: 'none' }} data-testid="result-alarm">
-                          <Trans>Alarm</Trans>
-                        </Badge>
-                      )}
-                    </Group>
-                    {answer.type === 'text' ? (
-                      answer.text ? (
-                        <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                          {answer.text}
-                        </Text>
-                      ) : (
-                        <Text size="sm" c="dimmed">
-                          <Trans>Not answered</Trans>
-                        </Text>
-                      )
-                    ) : answer.choices.length ? (
-                      <Group gap={6}>
-                        {answer.choices.map((choice, j) => (
-                          <Badge key={j} variant="light" tt="none" radius="sm">
-                            {choice}
-                          </Badge>
-                        ))}
-                      </Group>
-                    ) : (
-                      <Text size="sm" c="dimmed">
-                        <Trans>Not answered</Trans>
-                      </Text>
-                    )}
-                  </Stack>
-                </Paper>
-              );
-            })}
-          </Stack>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} data-testid="result-detail-close">
-              <Trans>Close</Trans>
-            </Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
   );
 }

@@ -5,7 +5,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { QUESTIONNAIRE_LIMITS, type Question, type QuestionType, type SurveyTranslations } from '@passcloud/functions/contract/questionnaires';
 import { formatNumber } from '../../app/format.ts';
 import { LOCALES, LOCALE_NAMES, type Locale } from '../../app/locales.ts';
-import type { Form, QuestionValues } from './QuestionnaireForm.tsx';
+import type { Form, QuestionValues } from './questionnaireValues.ts';
 
 /** One question of a translation: its text, and one text per option of the survey's own question (none for free text). */
 export interface TranslatedQuestionValues {

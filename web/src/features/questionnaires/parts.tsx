@@ -1,6 +1,6 @@
 import { Badge } from '@mantine/core';
 import type { QuestionnaireResult, QuestionnaireState } from '@passcloud/functions/contract/questionnaires';
-import { RESULT_COLOR, STATE_COLOR, useQuestionnaireLabels } from './api.ts';
+import { RESULT_COLOR, STATE_COLOR, useQuestionnaireLabels, type QuestionnaireLabels, type QuestionnaireResultItem } from './api.ts';
 
 /** An open survey in green, a closed one in grey. */
 export function StateBadge({ state }: { state: QuestionnaireState }) {
@@ -20,4 +20,10 @@ export function ResultBadge({ result }: { result: QuestionnaireResult }) {
       {labels.result[result]}
     </Badge>
   );
+}
+
+/** Who answered: the person the terminal recognised, or "Anonymous" (a phone, or a stranger). */
+export function personText(result: QuestionnaireResultItem, labels: QuestionnaireLabels): string {
+  if (!result.person) return labels.anonymous;
+  return result.person.name ?? labels.kind[result.person.kind];
 }

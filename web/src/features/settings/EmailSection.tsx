@@ -1,10 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Button, Group, NumberInput, Paper, PasswordInput, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, NumberInput, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { TimePicker } from '@mantine/dates';
 // The time picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
-import { IconSend } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { MAX_RECIPIENTS, type EmailSettings, type TlsMode } from '@passcloud/functions/contract/mail';
@@ -12,70 +11,9 @@ import { api, notifySuccess, toast } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
 import { issueField } from './api.ts';
-
-/** What the password field does on save: keep the stored one, replace it, or clear it. */
-type PasswordAction = 'keep' | 'replace' | 'clear';
-
-interface Values {
-  senderAddress: string;
-  senderName: string;
-  host: string;
-  port: number | string;
-  tlsMode: TlsMode;
-  username: string;
-  password: string;
-  recipients: string[];
-  feverAlert: boolean;
-  blacklistAlert: boolean;
-  questionnaireAlert: boolean;
-  attendanceSummary: boolean;
-  attendanceSummaryTime: string;
-}
-
-interface TestAnswer {
-  ok: boolean;
-  error: string | null;
-  to: string;
-  mailKey: string;
-}
-
-const FIELDS: (keyof Values)[] = [
-  'senderAddress',
-  'senderName',
-  'host',
-  'port',
-  'tlsMode',
-  'username',
-  'password',
-  'recipients',
-  'feverAlert',
-  'blacklistAlert',
-  'questionnaireAlert',
-  'attendanceSummary',
-  'attendanceSummaryTime',
-];
-/** The server's checks (contract/mail.ts), in the form. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^[0-9A-Fa-f:]{2,39}$/;
-const DEFAULT_PORT: Record<TlsMode, number> = { none: 25, starttls: 587, tls: 465 };
-
-function valuesOf(settings: EmailSettings): Values {
-  return {
-    senderAddress: settings.senderAddress ?? '',
-    senderName: settings.senderName ?? '',
-    host: settings.host ?? '',
-    port: settings.port ?? '',
-    tlsMode: settings.tlsMode,
-    username: settings.username ?? '',
-    password: '',
-    recipients: settings.recipients,
-    feverAlert: settings.feverAlert,
-    blacklistAlert: settings.blacklistAlert,
-    questionnaireAlert: settings.questionnaireAlert,
-    attendanceSummary: settings.attendanceSummary,
-    attendanceSummaryTime: settings.attendanceSummaryTime,
-  };
-}
+import { EmailPassword, KeepSavedPassword } from './EmailPassword.tsx';
+import { EmailTestMail } from './EmailTestMail.tsx';
+import { DEFAULT_PORT, EMAIL, FIELDS, HOST, NO_SETTINGS, bodyOf, valuesOf, type PasswordAction, type TestAnswer, type Values } from './emailValues.ts';
 
 /**
  * Email settings: the company's own SMTP server and sender (without one, mail goes through the
@@ -89,32 +27,13 @@ export function EmailSection() {
   const [passwordAction, setPasswordAction] = useState<PasswordAction>('keep');
   const [stale, setStale] = useState(false);
   const [saving, setSaving] = useState(false);
-  const [testing, setTesting] = useState(false);
-  const [testTo, setTestTo] = useState('');
-  const [testToError, setTestToError] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<TestAnswer | null>(null);
 
   const tlsLabels: Record<TlsMode, string> = { none: t`None (plain SMTP)`, starttls: t`STARTTLS`, tls: t`TLS from the start (SSL)` };
   const email = (value: string) => (!value.trim() || EMAIL.test(value.trim()) ? null : t`Enter a valid email address`);
   const form = useForm<Values>({
     mode: 'controlled',
-    initialValues: valuesOf({
-      senderAddress: null,
-      senderName: null,
-      host: null,
-      port: null,
-      tlsMode: 'starttls',
-      username: null,
-      passwordSet: false,
-      recipients: [],
-      feverAlert: false,
-      blacklistAlert: false,
-      questionnaireAlert: false,
-      attendanceSummary: false,
-      attendanceSummaryTime: '18:00',
-      version: 0,
-      updateTime: null,
-    }),
+    initialValues: valuesOf(NO_SETTINGS),
     validate: {
       senderAddress: (value, values) => (values.host.trim() && !value.trim() ? t`Enter the sender address` : email(value)),
       senderName: (value) => (value.trim().length > 100 ? t`Use at most 100 characters` : null),
@@ -175,25 +94,7 @@ export function EmailSection() {
     if (!stored) return;
     setSaving(true);
     try {
-      const text = (value: string) => value.trim() || null;
-      const password = shownAction === 'clear' ? null : shownAction === 'replace' && values.password ? values.password : undefined;
-      const body = {
-        senderAddress: text(values.senderAddress),
-        senderName: text(values.senderName),
-        host: text(values.host),
-        port: values.port === '' ? null : Number(values.port),
-        tlsMode: values.tlsMode,
-        username: text(values.username),
-        ...(password !== undefined ? { password } : {}),
-        recipients: values.recipients,
-        feverAlert: values.feverAlert,
-        blacklistAlert: values.blacklistAlert,
-        questionnaireAlert: values.questionnaireAlert,
-        attendanceSummary: values.attendanceSummary,
-        attendanceSummaryTime: values.attendanceSummaryTime,
-        version: stored.version,
-      };
-      show(await api.put<EmailSettings>('/v1/settings/email', body, { silent: true }));
+      show(await api.put<EmailSettings>('/v1/settings/email', bodyOf(values, shownAction, stored.version), { silent: true }));
       setOutcome(null);
       notifySuccess(t`Saved`);
     } catch (error) {
@@ -210,29 +111,9 @@ export function EmailSection() {
     }
   });
 
-  const sendTest = async () => {
-    const to = testTo.trim();
-    if (to && !EMAIL.test(to)) {
-      setTestToError(t`Enter a valid email address`);
-      return;
-    }
-    setTestToError(null);
-    setOutcome(null);
-    setTesting(true);
-    try {
-      setOutcome(await api.post<TestAnswer>('/v1/settings/email/test', to ? { to } : {}, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) setTestToError(error.issues.map((issue) => issue.message).join(' '));
-      else if (error instanceof RequestError) toast(error.message);
-    } finally {
-      setTesting(false);
-    }
-  };
-
   const host = form.values.host.trim();
   const dirty = form.isDirty() || (shownAction === 'replace' && !!form.values.password) || (shownAction === 'clear' && !!stored?.passwordSet);
   const updated = formatDateTime(stored?.updateTime);
-  const outcomeTo = outcome?.to ?? '';
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="lg" maw={860}>
@@ -282,69 +163,9 @@ export function EmailSection() {
               />
             </Group>
             <TextInput label={t`Username`} autoComplete="off" {...form.getInputProps('username')} data-testid="email-username" />
-            {shownAction === 'keep' ? (
-              <Stack gap={4}>
-                <Text size="sm" fw={500}>
-                  <Trans>Password</Trans>
-                </Text>
-                <Group gap="xs" data-testid="email-password-saved">
-                  <Text size="sm" c="dimmed">
-                    <Trans>A password is saved.</Trans>
-                  </Text>
-                  <Button size="compact-sm" variant="light" onClick={() => setPasswordAction('replace')} data-testid="email-password-replace">
-                    <Trans>Replace</Trans>
-                  </Button>
-                  <Button size="compact-sm" variant="light" color="red" onClick={() => setPasswordAction('clear')} data-testid="email-password-clear">
-                    <Trans>Clear</Trans>
-                  </Button>
-                </Group>
-              </Stack>
-            ) : shownAction === 'clear' ? (
-              <Stack gap={4}>
-                <Text size="sm" fw={500}>
-                  <Trans>Password</Trans>
-                </Text>
-                <Group gap="xs">
-                  <Text size="sm" c="orange.8">
-                    <Trans>The saved password is removed when you save.</Trans>
-                  </Text>
-                  <Button size="compact-sm" variant="subtle" onClick={() => setPasswordAction('keep')}>
-                    <Trans>Keep it</Trans>
-                  </Button>
-                </Group>
-              </Stack>
-            ) : (
-              <PasswordInput
-                label={stored?.passwordSet ? t`New password` : t`Password`}
-                autoComplete="new-password"
-                description={
-                  passwordAction === 'keep'
-                    ? t`The saved password is kept only for the server it was saved with: enter it again, or leave it empty to send without a login.`
-                    : stored?.passwordSet
-                      ? undefined
-                      : t`Leave empty if the server needs no login.`
-                }
-                {...form.getInputProps('password')}
-                inputWrapperOrder={['label', 'input', 'description', 'error']}
-                data-testid="email-password"
-              />
-            )}
+            <EmailPassword form={form} action={passwordAction} shown={shownAction} onAction={setPasswordAction} saved={!!stored?.passwordSet} />
           </SimpleGrid>
-          {passwordAction === 'replace' && stored?.passwordSet && (
-            <Group justify="flex-end">
-              <Button
-                size="compact-sm"
-                variant="subtle"
-                onClick={() => {
-                  form.setFieldValue('password', '');
-                  form.clearFieldError('password');
-                  setPasswordAction('keep');
-                }}
-              >
-                <Trans>Keep the saved password</Trans>
-              </Button>
-            </Group>
-          )}
+          {passwordAction === 'replace' && stored?.passwordSet && <KeepSavedPassword form={form} onAction={setPasswordAction} />}
         </Stack>
 
         <Stack gap="sm">
@@ -411,53 +232,7 @@ export function EmailSection() {
           </Group>
         </Group>
 
-        <Paper withBorder radius="md" p="md">
-          <Stack gap="sm">
-            <Title order={3} size="h5">
-              <Trans>Test mail</Trans>
-            </Title>
-            <Text size="xs" c="dimmed">
-              {dirty ? (
-                <Trans>Save your changes first: the test mail uses the saved settings.</Trans>
-              ) : (
-                <Trans>Sent with the saved settings, to this address or else the first recipient.</Trans>
-              )}
-            </Text>
-            <Group align="flex-start" gap="sm" wrap="wrap">
-              <TextInput
-                aria-label={t`Send the test mail to`}
-                placeholder={stored?.recipients[0] ?? t`Your own email address`}
-                value={testTo}
-                onChange={(e) => setTestTo(e.currentTarget.value)}
-                error={testToError}
-                style={{ flex: '1 1 260px', maxWidth: 400 }}
-                data-testid="email-test-to"
-              />
-              <Button
-                variant="light"
-                leftSection={<IconSend size={16} />}
-                loading={testing}
-                disabled={dirty || !stored}
-                onClick={() => void sendTest()}
-                data-testid="email-test"
-              >
-                <Trans>Send test mail</Trans>
-              </Button>
-            </Group>
-            {outcome &&
-              (outcome.ok ? (
-                <Alert color="teal" variant="light" data-testid="email-test-result" data-ok="true">
-                  <Text size="sm">
-                    <Trans>The test mail was sent to {outcomeTo}.</Trans>
-                  </Text>
-                </Alert>
-              ) : (
-                <Alert color="red" variant="light" title={t`The test mail was not sent`} data-testid="email-test-result" data-ok="false">
-                  <Text size="sm">{outcome.error}</Text>
-                </Alert>
-              ))}
-          </Stack>
-        </Paper>
+        <EmailTestMail firstRecipient={stored?.recipients[0]} dirty={dirty} ready={!!stored} outcome={outcome} onOutcome={setOutcome} />
       </Stack>
     </form>
   );
