@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { ACCOUNT } from './keys/main.ts';
 
 export const accounts = lazy(
   () =>
@@ -41,7 +42,7 @@ export const accounts = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['accountId'], template: 'account#${accountId}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['accountId'], template: ACCOUNT.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -7,6 +7,7 @@ import { newId, sha256 } from '#lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { MAIN_TABLE, tableName } from './tables.ts';
 import { deleteCounted, fewItems, isConditionFailure, putCounted } from './entity.ts';
+import { API_KEY, API_KEY_COUNT_SK } from './keys/main.ts';
 
 /**
  * A company's API keys (main table, `apiKey#<apiKeyKey>`, with the count of them in `apiKeyCount`).
@@ -34,8 +35,8 @@ export interface ApiKeyItem {
 }
 
 const main = () => tableName(MAIN_TABLE);
-const apiKeySk = (apiKeyKey: string) => `apiKey#${apiKeyKey}`;
-const COUNT_SK = 'apiKeyCount';
+const apiKeySk = (apiKeyKey: string) => API_KEY.of(apiKeyKey);
+const COUNT_SK = API_KEY_COUNT_SK;
 
 /** A new key of the company: `pck_<tenantId>_<apiKeyKey>_<43 characters of secret>`. */
 function newKey(tenantId: string, apiKeyKey: string): string {
@@ -83,7 +84,7 @@ export async function requireApiKey(tenantId: string, apiKeyKey: string): Promis
 
 /** Every key of the company (at most API_KEY_LIMIT), oldest first. */
 export async function listApiKeys(tenantId: string): Promise<ApiKeyItem[]> {
-  return fewItems<ApiKeyItem>(main(), tenantId, 'apiKey#', API_KEY_LIMIT * 2);
+  return fewItems<ApiKeyItem>(main(), tenantId, API_KEY.prefix(), API_KEY_LIMIT * 2);
 }
 
 export interface NewApiKey {

@@ -3,10 +3,20 @@ import { attendanceDays, type DayResult, type EngineInput } from '#domain/attend
 import { addDays, dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { pool } from '#lib/pool';
-import { attendanceStaff, listAttendanceGroups, listHolidays, listShifts, staffByKeys, type AttendanceGroup, type Shift, type StaffMember } from './attendanceRules.ts';
+import {
+  attendanceStaff,
+  listAttendanceGroups,
+  listHolidays,
+  listShifts,
+  staffByKeys,
+  type AttendanceGroup,
+  type Shift,
+  type StaffMember,
+} from './attendanceRules.ts';
 import { finishBatch, isConditionFailure, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { punchPartition } from './passRecords.ts';
+import { ATTENDANCE_COUNTS, ATTENDANCE_DAY, ATTENDANCE_MONTH, PUNCH } from './keys/events.ts';
 
 /**
  * Attendance results, stored in the events table under the tenant's partition:
@@ -24,10 +34,9 @@ import { punchPartition } from './passRecords.ts';
  */
 
 const table = () => tableName(EVENTS_TABLE);
-const HIGH = '\u{10FFFF}';
-const daySk = (date: string, personKey: string): string => `attDay#${date}#${personKey}`;
-const monthSk = (month: string, personKey: string): string => `attMonth#${month}#${personKey}`;
-const countsSk = (date: string): string => `attCounts#${date}`;
+const daySk = (date: string, personKey: string): string => ATTENDANCE_DAY.of(date, personKey);
+const monthSk = (month: string, personKey: string): string => ATTENDANCE_MONTH.of(month, personKey);
+const countsSk = (date: string): string => ATTENDANCE_COUNTS.of(date);
 
 /** Every item of the key range `lo`..`hi` of partition `pk` (the tenant's own, or one it owns), with only the attributes asked for. */
 async function readAll(pk: string, lo: string, hi: string, attributes: string[]): Promise<Record<string, unknown>[]> {
@@ -94,7 +103,11 @@ interface Punch {
 
 /** One employee's punches between two instants. */
 export async function punchesOf(tenantId: string, personKey: string, fromIso: string, toIso: string): Promise<Punch[]> {
-  return (await readAll(punchPartition(tenantId, personKey), `punch#${fromIso}`, `punch#${toIso}#${HIGH}`, ['verifyTime', 'deviceKey', 'temperature'])) as unknown as Punch[];
+  return (await readAll(punchPartition(tenantId, personKey), PUNCH.head(fromIso), PUNCH.end(toIso), [
+    'verifyTime',
+    'deviceKey',
+    'temperature',
+  ])) as unknown as Punch[];
 }
 
 /** What the engine needs of the company's rules, read once for a computation. */
@@ -127,7 +140,14 @@ export async function readRules(tenantId: string): Promise<Rules> {
 }
 
 /** The engine's input for one employee over `from`..`to`, from the stored rules and punches. */
-export async function engineInputOf(tenantId: string, rules: Rules, member: StaffMember, group: AttendanceGroup, from: string, to: string): Promise<EngineInput> {
+export async function engineInputOf(
+  tenantId: string,
+  rules: Rules,
+  member: StaffMember,
+  group: AttendanceGroup,
+  from: string,
+  to: string,
+): Promise<EngineInput> {
   const tz = group.timezone;
   // Periods may reach into the day before (an early check-in window) and the day after (a night shift).
   const punches = await punchesOf(tenantId, member.personKey, startOfDay(addDays(from, -1), tz).toISOString(), endOfDay(addDays(to, 2), tz).toISOString());
@@ -141,7 +161,9 @@ export async function engineInputOf(tenantId: string, rules: Rules, member: Staf
     to,
     shifts: Object.fromEntries(rules.shifts.map((s) => [rules.shiftNames.get(s.shiftKey)!, s.periods])),
     group: {
-      weekdays: Object.fromEntries(Object.entries(group.weekdays).map(([d, key]) => [d, key && rules.shiftNames.has(key) ? rules.shiftNames.get(key)! : null])) as EngineInput['group']['weekdays'],
+      weekdays: Object.fromEntries(
+        Object.entries(group.weekdays).map(([d, key]) => [d, key && rules.shiftNames.has(key) ? rules.shiftNames.get(key)! : null]),
+      ) as EngineInput['group']['weekdays'],
       workdayOvertimeAfter: group.workdayOvertimeAfter ?? null,
       restDayMinHours: group.restDayMinHours ?? null,
     },
@@ -172,7 +194,11 @@ function shiftOfDay(day: DayResult, input: EngineInput): string | null {
 }
 
 /** The sums of a month's days. */
-export function monthTotals(days: StoredDay[], member: Pick<StoredDay, 'personKey' | 'personId' | 'name' | 'departmentKey' | 'attendanceGroupKey'>, month: string): MonthTotals {
+export function monthTotals(
+  days: StoredDay[],
+  member: Pick<StoredDay, 'personKey' | 'personId' | 'name' | 'departmentKey' | 'attendanceGroupKey'>,
+  month: string,
+): MonthTotals {
   const totals: MonthTotals = {
     personKey: member.personKey,
     personId: member.personId,
@@ -255,7 +281,13 @@ export async function computeAttendance(tenantId: string, from: string, to: stri
   }
 }
 
-async function storeAttendance(tenantId: string, from: string, to: string, { only, keepStale = false, onProgress }: ComputeOptions, changed: Set<string>): Promise<number> {
+async function storeAttendance(
+  tenantId: string,
+  from: string,
+  to: string,
+  { only, keepStale = false, onProgress }: ComputeOptions,
+  changed: Set<string>,
+): Promise<number> {
   // A few employees (new punches) are read by key; a whole company at once.
   const staff = only && only.size <= 100 ? await staffByKeys(tenantId, [...only]) : await attendanceStaff(tenantId);
   const candidates = staff.filter((m) => m.needsAttendance && m.attendanceGroupKey && (!only || only.has(m.personKey)));
@@ -278,21 +310,19 @@ async function storeAttendance(tenantId: string, from: string, to: string, { onl
     }
     const input = await engineInputOf(tenantId, rules, member, group, from, end);
     const days = attendanceDays(input);
-    const items = days.map(
-      (day): StoredDay & Record<string, unknown> => ({
-        pk: tenantId,
-        sk: daySk(day.date, member.personKey),
-        ...day,
-        personKey: member.personKey,
-        personId: member.personId,
-        name: member.name,
-        departmentKey: member.departmentKey,
-        attendanceGroupKey: group.attendanceGroupKey,
-        shiftName: shiftOfDay(day, input),
-        open: day.date === today,
-        computedAt,
-      }),
-    );
+    const items = days.map((day): StoredDay & Record<string, unknown> => ({
+      pk: tenantId,
+      sk: daySk(day.date, member.personKey),
+      ...day,
+      personKey: member.personKey,
+      personId: member.personId,
+      name: member.name,
+      departmentKey: member.departmentKey,
+      attendanceGroupKey: group.attendanceGroupKey,
+      shiftName: shiftOfDay(day, input),
+      open: day.date === today,
+      computedAt,
+    }));
     await writeAll(items);
     for (const item of items) if (!item.open) changed.add(item.date);
     stored += items.length;
@@ -306,9 +336,18 @@ async function storeAttendance(tenantId: string, from: string, to: string, { onl
   if (keepStale) return stored;
   // Whoever is not counted any more loses the days of the range (and their months are summed again).
   const keep = new Set(counted.map((m) => m.personKey));
-  const stale = only ? dayKeysOf([...only].filter((k) => !keep.has(k)), from, to) : (await storedDayKeys(tenantId, from, to)).filter((k) => !keep.has(k.personKey));
+  const stale = only
+    ? dayKeysOf(
+        [...only].filter((k) => !keep.has(k)),
+        from,
+        to,
+      )
+    : (await storedDayKeys(tenantId, from, to)).filter((k) => !keep.has(k.personKey));
   if (stale.length) {
-    await writeAll([], stale.map((k) => ({ pk: tenantId, sk: daySk(k.date, k.personKey) })));
+    await writeAll(
+      [],
+      stale.map((k) => ({ pk: tenantId, sk: daySk(k.date, k.personKey) })),
+    );
     for (const k of stale) changed.add(k.date);
     const gone = new Map<string, Set<string>>();
     for (const k of stale) gone.set(k.personKey, (gone.get(k.personKey) ?? new Set()).add(k.date.slice(0, 7)));
@@ -331,7 +370,7 @@ function dayKeysOf(personKeys: string[], from: string, to: string): { date: stri
 }
 
 async function storedDayKeys(tenantId: string, from: string, to: string): Promise<{ date: string; personKey: string }[]> {
-  const items = await readAll(tenantId, `attDay#${from}`, `attDay#${to}#${HIGH}`, ['date', 'personKey']);
+  const items = await readAll(tenantId, ATTENDANCE_DAY.head(from), ATTENDANCE_DAY.end(to), ['date', 'personKey']);
   return items.map((item) => ({ date: String(item.date), personKey: String(item.personKey) }));
 }
 
@@ -349,7 +388,7 @@ const READ_BUDGET = 3000;
 const encodeCursor = (sk: string): string => Buffer.from(sk, 'utf8').toString('base64url');
 const decodeCursor = (cursor: string): string | undefined => {
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  return sk.startsWith('attDay#') || sk.startsWith('attMonth#') ? sk : undefined;
+  return ATTENDANCE_DAY.owns(sk) || ATTENDANCE_MONTH.owns(sk) ? sk : undefined;
 };
 
 function matches(item: StoredDay | MonthTotals, filter: Omit<DayFilter, 'from' | 'to'>): boolean {
@@ -364,7 +403,14 @@ function matches(item: StoredDay | MonthTotals, filter: Omit<DayFilter, 'from' |
 }
 
 /** Reads a key range newest first, keeping what `keep` keeps, within the read budget. */
-async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: number, keep: ((item: T) => boolean) | undefined, cursor?: string): Promise<{ items: T[]; nextCursor: string | null }> {
+async function readRange<T>(
+  tenantId: string,
+  lo: string,
+  hi: string,
+  pageSize: number,
+  keep: ((item: T) => boolean) | undefined,
+  cursor?: string,
+): Promise<{ items: T[]; nextCursor: string | null }> {
   let upper = hi;
   const after = cursor ? decodeCursor(cursor) : undefined;
   if (after && after < upper) upper = after;
@@ -402,13 +448,27 @@ async function readRange<T>(tenantId: string, lo: string, hi: string, pageSize: 
 /** Stored days of a date range, newest date first, filtered. */
 export function listDays(tenantId: string, filter: DayFilter, pageSize: number, cursor?: string) {
   const filtered = !!(filter.departmentKey || filter.attendanceGroupKey || filter.status || filter.keyword);
-  return readRange<StoredDay>(tenantId, `attDay#${filter.from}`, `attDay#${filter.to}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
+  return readRange<StoredDay>(
+    tenantId,
+    ATTENDANCE_DAY.head(filter.from),
+    ATTENDANCE_DAY.end(filter.to),
+    pageSize,
+    filtered ? (item) => matches(item, filter) : undefined,
+    cursor,
+  );
 }
 
 /** Month totals of a month, filtered. */
 export function listMonths(tenantId: string, month: string, filter: Omit<DayFilter, 'from' | 'to' | 'status'>, pageSize: number, cursor?: string) {
   const filtered = !!(filter.departmentKey || filter.attendanceGroupKey || filter.keyword);
-  return readRange<MonthTotals>(tenantId, `attMonth#${month}#`, `attMonth#${month}#${HIGH}`, pageSize, filtered ? (item) => matches(item, filter) : undefined, cursor);
+  return readRange<MonthTotals>(
+    tenantId,
+    ATTENDANCE_MONTH.prefix(month),
+    ATTENDANCE_MONTH.end(month),
+    pageSize,
+    filtered ? (item) => matches(item, filter) : undefined,
+    cursor,
+  );
 }
 
 type DayCounts = Record<string, number> & { total: number };
@@ -417,7 +477,7 @@ type DayCounts = Record<string, number> & { total: number };
 async function countDay(tenantId: string, date: string): Promise<{ counts: DayCounts; open: boolean }> {
   const counts: DayCounts = { total: 0 };
   let open = false;
-  for (const item of await readAll(tenantId, `attDay#${date}#`, `attDay#${date}#${HIGH}`, ['status', 'open'])) {
+  for (const item of await readAll(tenantId, ATTENDANCE_DAY.prefix(date), ATTENDANCE_DAY.end(date), ['status', 'open'])) {
     counts.total++;
     if (item.open) open = true;
     const statuses = (item.status as string[] | undefined) ?? [];

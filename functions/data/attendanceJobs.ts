@@ -2,6 +2,7 @@ import { Entity, type EntityItem } from 'electrodb';
 import { EVENTS_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition } from './entity.ts';
 import { releaseJobSlot } from './jobSlots.ts';
+import { ATTENDANCE_RECOMPUTE } from './keys/events.ts';
 
 /** How long a finished recomputation is kept (the statistics screen shows the last one). */
 const RETENTION_SECONDS = 30 * 24 * 3600;
@@ -37,7 +38,7 @@ export const recomputeJobs = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['jobKey'], template: 'attRecompute#${jobKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['jobKey'], template: ATTENDANCE_RECOMPUTE.template, casing: 'none' } },
         },
       },
       entityConfig(EVENTS_TABLE),

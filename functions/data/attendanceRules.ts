@@ -10,6 +10,7 @@ import { claims } from './claims.ts';
 import { people } from './people.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { ATTENDANCE_COUNT, ATTENDANCE_GROUP, ATTENDANCE_HOLIDAY, ATTENDANCE_RULES_CHANGED_SK, ATTENDANCE_SHIFT } from './keys/main.ts';
 
 /**
  * Attendance rules: shifts, attendance groups and holidays. A group's staff are the employees
@@ -33,7 +34,7 @@ export const shifts = lazy(
           updatedAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },
-        indexes: { primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['shiftKey'], template: 'attendanceShift#${shiftKey}', casing: 'none' } } },
+        indexes: { primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['shiftKey'], template: ATTENDANCE_SHIFT.template, casing: 'none' } } },
       },
       entityConfig(MAIN_TABLE),
     ),
@@ -59,7 +60,9 @@ export const attendanceGroups = lazy(
           updatedAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },
-        indexes: { primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['attendanceGroupKey'], template: 'attendanceGroup#${attendanceGroupKey}', casing: 'none' } } },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['attendanceGroupKey'], template: ATTENDANCE_GROUP.template, casing: 'none' } },
+        },
       },
       entityConfig(MAIN_TABLE),
     ),
@@ -83,7 +86,7 @@ export const holidays = lazy(
           updatedAt: { type: 'string', required: true },
           version: { type: 'number', required: true, default: 1 },
         },
-        indexes: { primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['holidayKey'], template: 'attendanceHoliday#${holidayKey}', casing: 'none' } } },
+        indexes: { primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['holidayKey'], template: ATTENDANCE_HOLIDAY.template, casing: 'none' } } },
       },
       entityConfig(MAIN_TABLE),
     ),
@@ -98,7 +101,7 @@ function counting(tenantId: string, kind: AttendanceKind, delta: 1 | -1): Transa
   return {
     Update: {
       TableName: tableName(MAIN_TABLE),
-      Key: { pk: tenantId, sk: `attendanceCount#${kind}` },
+      Key: { pk: tenantId, sk: ATTENDANCE_COUNT.of(kind) },
       UpdateExpression: 'ADD #n :delta',
       ExpressionAttributeNames: { '#n': 'n' },
       ExpressionAttributeValues: delta > 0 ? { ':delta': 1, ':max': ATTENDANCE_LIMITS[kind] } : { ':delta': -1 },
@@ -108,7 +111,8 @@ function counting(tenantId: string, kind: AttendanceKind, delta: 1 | -1): Transa
 }
 
 /** Why a transaction was refused, by the position of its items: `counter` at index 1. */
-const refusedAt = (error: unknown): number => ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
+const refusedAt = (error: unknown): number =>
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
 
 /**
  * When the company's attendance rules (shifts in use, groups, their staff, holidays) last changed
@@ -120,7 +124,7 @@ export async function noteRulesChanged(tenantId: string): Promise<void> {
   await dynamo().send(
     new UpdateCommand({
       TableName: tableName(MAIN_TABLE),
-      Key: { pk: tenantId, sk: 'attendanceRulesChanged' },
+      Key: { pk: tenantId, sk: ATTENDANCE_RULES_CHANGED_SK },
       UpdateExpression: 'SET #at = :at',
       ExpressionAttributeNames: { '#at': 'changedAt' },
       ExpressionAttributeValues: { ':at': nowIso() },
@@ -129,11 +133,17 @@ export async function noteRulesChanged(tenantId: string): Promise<void> {
 }
 
 export async function rulesChangedAt(tenantId: string): Promise<string | null> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: 'attendanceRulesChanged' } }));
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: ATTENDANCE_RULES_CHANGED_SK } }));
   return (out.Item?.changedAt as string | undefined) ?? null;
 }
 
-async function createCounted(tenantId: string, kind: AttendanceKind, put: Record<string, unknown>, checks: TransactItem[], checkedField: string): Promise<void> {
+async function createCounted(
+  tenantId: string,
+  kind: AttendanceKind,
+  put: Record<string, unknown>,
+  checks: TransactItem[],
+  checkedField: string,
+): Promise<void> {
   try {
     await dynamo().send(new TransactWriteCommand({ TransactItems: [transactPut(put), counting(tenantId, kind, 1), ...checks] }));
   } catch (error) {
@@ -158,7 +168,7 @@ async function deleteCounted(tenantId: string, kind: AttendanceKind, remove: Rec
 const shiftExists = (tenantId: string, shiftKey: string): TransactItem => ({
   ConditionCheck: {
     TableName: tableName(MAIN_TABLE),
-    Key: { pk: tenantId, sk: `attendanceShift#${shiftKey}` },
+    Key: { pk: tenantId, sk: ATTENDANCE_SHIFT.of(shiftKey) },
     ConditionExpression: 'attribute_exists(pk)',
   },
 });
@@ -318,11 +328,23 @@ export interface StaffMember {
   resignedAt: string | null;
 }
 
-const STAFF_ATTRIBUTES = ['personKey', 'personId', 'name', 'departmentKey', 'attendanceGroupKey', 'needsAttendance', 'state', 'createdAt', 'resignedAt'] as const;
+const STAFF_ATTRIBUTES = [
+  'personKey',
+  'personId',
+  'name',
+  'departmentKey',
+  'attendanceGroupKey',
+  'needsAttendance',
+  'state',
+  'createdAt',
+  'resignedAt',
+] as const;
 
 /** Every employee of the company, with what attendance needs of them. */
 export async function attendanceStaff(tenantId: string): Promise<StaffMember[]> {
-  const all = await people().query.primary({ tenantId, kind: 'employee' }).go({ pages: 'all', attributes: [...STAFF_ATTRIBUTES] });
+  const all = await people()
+    .query.primary({ tenantId, kind: 'employee' })
+    .go({ pages: 'all', attributes: [...STAFF_ATTRIBUTES] });
   return all.data.map(staffMemberOf);
 }
 
@@ -411,7 +433,10 @@ export async function createHoliday(tenantId: string, body: HolidayBody): Promis
 export async function updateHoliday(tenantId: string, holidayKey: string, version: number, body: HolidayBody): Promise<Holiday> {
   const attributes = holidayAttributes(body);
   const remove = (['remark', 'shiftKey'] as const).filter((name) => !(name in attributes));
-  let update = holidays().patch({ tenantId, holidayKey }).set({ ...attributes, updatedAt: nowIso() }).add({ version: 1 });
+  let update = holidays()
+    .patch({ tenantId, holidayKey })
+    .set({ ...attributes, updatedAt: nowIso() })
+    .add({ version: 1 });
   if (remove.length) update = update.remove(remove);
   const params = update.where((attr, op) => op.eq(attr.version, version)).params<Record<string, unknown>>();
   const checks = attributes.shiftKey ? [shiftExists(tenantId, attributes.shiftKey)] : [];

@@ -4,6 +4,7 @@ import { dynamo } from '#lib/aws';
 import { newId } from '#lib/crypto';
 import { AUDIT_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { epochSeconds } from './entity.ts';
+import { AUDIT_ENTRY, auditPartition } from './keys/audit.ts';
 
 /**
  * The audit log, in its own table (tables.ts AUDIT_TABLE): one partition per company,
@@ -31,8 +32,8 @@ export interface AuditEntry {
 /** An entry to add; its time and id are given when it is queued, so a message received twice adds it once. */
 export type NewAuditEntry = Omit<AuditEntry, 'auditId' | 'at'> & { at?: string; auditId?: string };
 
-const partition = (tenantId: string): string => `${tenantId}#audit`;
-const sortKey = (at: string, auditId: string): string => `audit#${at}#${auditId}`;
+const partition = auditPartition;
+const sortKey = (at: string, auditId: string): string => AUDIT_ENTRY.of(at, auditId);
 
 /** `<time in ms>-<id>`: an entry's key in URLs and cursors. */
 export const auditKeyOf = (entry: Pick<AuditEntry, 'at' | 'auditId'>): string => `${Date.parse(entry.at)}-${entry.auditId}`;
@@ -49,15 +50,17 @@ function parseAuditKey(auditKey: string): { at: string; auditId: string } {
 export async function appendAudit(input: NewAuditEntry): Promise<AuditEntry> {
   const entry: AuditEntry = { ...input, at: input.at ?? new Date().toISOString(), auditId: input.auditId ?? newId() };
   const ttl = epochSeconds(new Date(Date.parse(entry.at) + AUDIT_RETENTION_DAYS * 86_400_000));
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(AUDIT_TABLE),
-      Item: { pk: partition(entry.tenantId), sk: sortKey(entry.at, entry.auditId), ...entry, ttl },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  ).catch((error: unknown) => {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  });
+  await dynamo()
+    .send(
+      new PutCommand({
+        TableName: tableName(AUDIT_TABLE),
+        Item: { pk: partition(entry.tenantId), sk: sortKey(entry.at, entry.auditId), ...entry, ttl },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    )
+    .catch((error: unknown) => {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    });
   return entry;
 }
 
@@ -81,8 +84,8 @@ const MAX_READS = 10;
  * from the last entry read.
  */
 export async function listAudit(tenantId: string, filter: AuditFilter, pageSize: number): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-  const lower = `audit#${filter.from ? new Date(filter.from).toISOString() : ''}`;
-  let upper = filter.to ? `audit#${new Date(filter.to).toISOString()}#\u{10FFFF}` : 'audit#\u{10FFFF}';
+  const lower = filter.from ? AUDIT_ENTRY.head(new Date(filter.from).toISOString()) : AUDIT_ENTRY.prefix();
+  let upper = filter.to ? AUDIT_ENTRY.end(new Date(filter.to).toISOString()) : AUDIT_ENTRY.end();
   const cursor = filter.cursor ? parseAuditKey(filter.cursor) : undefined;
   const after = cursor ? sortKey(cursor.at, cursor.auditId) : undefined;
   if (after && after < upper) upper = after;

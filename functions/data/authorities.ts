@@ -10,6 +10,7 @@ import { pool } from '#lib/pool';
 import { MAIN_TABLE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, skPrefix, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 import { countDelta, countUpdate, dropCountsItem } from './syncCounts.ts';
+import { AUTHORITY, FACES_PARTITION_TEMPLATE, FACE_SEQ, facesPartition } from './keys/main.ts';
 
 /**
  * Authorizations: one person on one device, in the pass list (setType 0) or the blacklist
@@ -65,11 +66,11 @@ export const authorities = lazy(
         indexes: {
           primary: {
             pk: tenantPartition,
-            sk: { field: 'sk', composite: ['personKey', 'setType', 'deviceKey'], template: 'authority#${personKey}#${setType}#${deviceKey}', casing: 'none' },
+            sk: { field: 'sk', composite: ['personKey', 'setType', 'deviceKey'], template: AUTHORITY.template, casing: 'none' },
           },
           byDevice: {
             index: 'gsi1',
-            pk: { field: 'gsi1pk', composite: ['tenantId', 'deviceKey'], template: '${tenantId}#faces#${deviceKey}', casing: 'none' },
+            pk: { field: 'gsi1pk', composite: ['tenantId', 'deviceKey'], template: FACES_PARTITION_TEMPLATE, casing: 'none' },
             sk: { field: 'gsi1sk', composite: ['seqKey'], template: '${seqKey}', casing: 'none' },
           },
         },
@@ -99,7 +100,7 @@ export async function takeSeqs(tenantId: string, deviceKey: string, count: numbe
   const out = await dynamo().send(
     new UpdateCommand({
       TableName: tableName(MAIN_TABLE),
-      Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` },
+      Key: { pk: tenantId, sk: FACE_SEQ.of(deviceKey) },
       UpdateExpression: 'ADD #seq :n',
       ExpressionAttributeNames: { '#seq': 'seq' },
       ExpressionAttributeValues: { ':n': count },
@@ -111,7 +112,9 @@ export async function takeSeqs(tenantId: string, deviceKey: string, count: numbe
 
 /** The last number the device's sequence has handed out (0 before its first change). */
 export async function currentSeq(tenantId: string, deviceKey: string): Promise<number> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` }, ConsistentRead: true }));
+  const out = await dynamo().send(
+    new GetCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: FACE_SEQ.of(deviceKey) }, ConsistentRead: true }),
+  );
   return Number(out.Item?.seq ?? 0);
 }
 
@@ -131,8 +134,22 @@ export interface FacePerson {
 }
 
 /** The facts an authorization copies from a person (employees count only while active). */
-export function facePersonOf(person: { personKey: string; kind: 'employee' | 'visitor'; name: string; personId: string; avatar?: string | undefined; state?: string }): FacePerson {
-  return { personKey: person.personKey, kind: person.kind, name: person.name, personId: person.personId, avatar: person.avatar, active: person.kind === 'visitor' || person.state !== 'resigned' };
+export function facePersonOf(person: {
+  personKey: string;
+  kind: 'employee' | 'visitor';
+  name: string;
+  personId: string;
+  avatar?: string | undefined;
+  state?: string;
+}): FacePerson {
+  return {
+    personKey: person.personKey,
+    kind: person.kind,
+    name: person.name,
+    personId: person.personId,
+    avatar: person.avatar,
+    active: person.kind === 'visitor' || person.state !== 'resigned',
+  };
 }
 
 export interface Bounds {
@@ -204,11 +221,23 @@ async function writeShare(tenantId: string, setType: SetType, persons: FacePerso
   await notifyDevices(tenantId, new Map([[deviceKey, first + persons.length - 1]]));
 }
 
-async function writeShareChunk(tenantId: string, setType: SetType, persons: FacePerson[], deviceKey: string, bounds: Bounds, now: string, first: number): Promise<void> {
+async function writeShareChunk(
+  tenantId: string,
+  setType: SetType,
+  persons: FacePerson[],
+  deviceKey: string,
+  bounds: Bounds,
+  now: string,
+  first: number,
+): Promise<void> {
   const keys = persons.map((p) => ({ tenantId, personKey: p.personKey, setType, deviceKey }));
   for (let attempt = 0; ; attempt++) {
     const existing = new Map<string, Authority>();
-    const found = await finishBatch('authorities read', keys, (part) => authorities().get(part).go({ concurrency: 2, consistent: attempt > 0 }));
+    const found = await finishBatch('authorities read', keys, (part) =>
+      authorities()
+        .get(part)
+        .go({ concurrency: 2, consistent: attempt > 0 }),
+    );
     for (const item of found as Authority[]) existing.set(item.personKey, item);
     const delta = countDelta(undefined, undefined);
     const writes: TransactItem[] = persons.map((person, i) => {
@@ -237,7 +266,9 @@ async function writeShareChunk(tenantId: string, setType: SetType, persons: Face
       };
       countDelta(before, item, delta);
       const put = authorities().put(item);
-      return transactPut((before ? put.where((attr, op) => op.eq(attr.version, before.version)) : put.where((attr, op) => op.notExists(attr.personKey))).params());
+      return transactPut(
+        (before ? put.where((attr, op) => op.eq(attr.version, before.version)) : put.where((attr, op) => op.notExists(attr.personKey))).params(),
+      );
     });
     const counts = countUpdate(tenantId, deviceKey, delta);
     try {
@@ -339,7 +370,7 @@ export function parseAuthorityKey(text: string): AuthorityKey {
 
 /** Every authorization of a person, both lists, revoked ones included. */
 export async function personAuthorities(tenantId: string, personKey: string): Promise<Authority[]> {
-  const range = skPrefix(`authority#${personKey}#`);
+  const range = skPrefix(AUTHORITY.prefix(personKey));
   return queryAll({
     TableName: tableName(MAIN_TABLE),
     KeyConditionExpression: `#pk = :pk AND ${range.condition}`,
@@ -357,7 +388,7 @@ export async function deviceAuthorities(tenantId: string, deviceKey: string): Pr
     IndexName: 'gsi1',
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': 'gsi1pk' },
-    ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
+    ExpressionAttributeValues: { ':pk': facesPartition(tenantId, deviceKey) },
   });
 }
 
@@ -371,8 +402,16 @@ export async function deviceAuthorityFacts(tenantId: string, deviceKey: string):
     IndexName: 'gsi1',
     KeyConditionExpression: '#pk = :pk',
     ProjectionExpression: '#personKey, #setType, #action, #personName, #revoked, #validTo',
-    ExpressionAttributeNames: { '#pk': 'gsi1pk', '#personKey': 'personKey', '#setType': 'setType', '#action': 'action', '#personName': 'personName', '#revoked': 'revoked', '#validTo': 'validTo' },
-    ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
+    ExpressionAttributeNames: {
+      '#pk': 'gsi1pk',
+      '#personKey': 'personKey',
+      '#setType': 'setType',
+      '#action': 'action',
+      '#personName': 'personName',
+      '#revoked': 'revoked',
+      '#validTo': 'validTo',
+    },
+    ExpressionAttributeValues: { ':pk': facesPartition(tenantId, deviceKey) },
   });
 }
 
@@ -418,7 +457,7 @@ export async function dropDeviceAuthorities(tenantId: string, deviceKey: string)
   const items = await deviceAuthorities(tenantId, deviceKey);
   const keys = items.map((a) => ({ tenantId, personKey: a.personKey, setType: a.setType, deviceKey }));
   await finishBatch('authorities delete', keys, (part) => authorities().delete(part).go({ concurrency: 4 }));
-  await dynamo().send(new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: `faceSeq#${deviceKey}` } }));
+  await dynamo().send(new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: tenantId, sk: FACE_SEQ.of(deviceKey) } }));
   await dynamo().send(new DeleteCommand(dropCountsItem(tenantId, deviceKey)));
 }
 
@@ -444,7 +483,12 @@ export async function changesAfter(tenantId: string, deviceKey: string, cursor: 
         KeyConditionExpression: '#pk = :pk AND #sk > :after',
         FilterExpression: '#seq > :cursor OR #state = :pending',
         ExpressionAttributeNames: { '#pk': 'gsi1pk', '#sk': 'gsi1sk', '#seq': 'seq', '#state': 'syncState' },
-        ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}`, ':after': seqKey(Math.max(0, cursor - LOOKBACK)), ':cursor': cursor, ':pending': 'pending' },
+        ExpressionAttributeValues: {
+          ':pk': facesPartition(tenantId, deviceKey),
+          ':after': seqKey(Math.max(0, cursor - LOOKBACK)),
+          ':cursor': cursor,
+          ':pending': 'pending',
+        },
         ExclusiveStartKey: start,
         Limit: limit + LOOKBACK,
       }),
@@ -514,7 +558,9 @@ function resultUpdate(key: { tenantId: string; personKey: string; setType: SetTy
   const failed = result.state === 'failed';
   const update = authorities().patch(key).set({ syncState: result.state, syncAt: now });
   const withReason = failed && result.reason ? update.set({ syncReason: result.reason }) : update.remove(['syncReason']);
-  return (failed && result.detail ? withReason.set({ syncDetail: result.detail }) : withReason.remove(['syncDetail'])).where((attr, op) => op.eq(attr.seq, result.seq));
+  return (failed && result.detail ? withReason.set({ syncDetail: result.detail }) : withReason.remove(['syncDetail'])).where((attr, op) =>
+    op.eq(attr.seq, result.seq),
+  );
 }
 
 /** One result on its own: read, then its change and the device's counts together (or the revoked authorization deleted). A conflict with another transaction is tried again. */
@@ -565,8 +611,8 @@ function decodeCursor(tenantId: string, cursor: string, index: boolean): Record<
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
     const strings = Object.values(key).every((v) => typeof v === 'string');
-    const own = key.pk === tenantId && typeof key.sk === 'string' && key.sk.startsWith('authority#');
-    const ownIndex = !index || (typeof key.gsi1pk === 'string' && key.gsi1pk.startsWith(`${tenantId}#faces#`));
+    const own = key.pk === tenantId && typeof key.sk === 'string' && AUTHORITY.owns(key.sk);
+    const ownIndex = !index || (typeof key.gsi1pk === 'string' && key.gsi1pk.startsWith(facesPartition(tenantId, '')));
     if (strings && own && ownIndex && Object.keys(key).length === (index ? 4 : 2)) return key as Record<string, string>;
   } catch {
     // fall through to the field error
@@ -594,16 +640,16 @@ export async function listAuthorities(
   let keyCondition: string;
   const index = !filter.personKey && !!filter.deviceKey;
   if (filter.personKey) {
-    const range = skPrefix(`authority#${filter.personKey}#${filter.setType ?? ''}`);
+    const range = skPrefix(AUTHORITY.head(filter.personKey, String(filter.setType ?? '')));
     names['#sk'] = 'sk';
     Object.assign(values, range.values);
     keyCondition = `#pk = :pk AND ${range.condition}`;
   } else if (index) {
     names['#pk'] = 'gsi1pk';
-    values[':pk'] = `${tenantId}#faces#${filter.deviceKey}`;
+    values[':pk'] = facesPartition(tenantId, filter.deviceKey!);
     keyCondition = '#pk = :pk';
   } else {
-    const range = skPrefix('authority#');
+    const range = skPrefix(AUTHORITY.prefix());
     names['#sk'] = 'sk';
     Object.assign(values, range.values);
     keyCondition = `#pk = :pk AND ${range.condition}`;
@@ -678,7 +724,7 @@ export async function deviceFaceCount(tenantId: string, deviceKey: string): Prom
         KeyConditionExpression: '#pk = :pk',
         FilterExpression: '#action = :upsert',
         ExpressionAttributeNames: { '#pk': 'gsi1pk', '#action': 'action' },
-        ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}`, ':upsert': 'upsert' },
+        ExpressionAttributeValues: { ':pk': facesPartition(tenantId, deviceKey), ':upsert': 'upsert' },
         Select: 'COUNT',
         ExclusiveStartKey: start,
       }),

@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { CLAIM } from './keys/main.ts';
 
 /**
  * Names that must be unique: login usernames, device binding codes and activated licence ids
@@ -30,7 +31,7 @@ export const claims = lazy(
           requestKey: { type: 'string' },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: 'claim#${kind}#${value}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'value'], template: CLAIM.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -3,6 +3,7 @@ import { newTimeId } from '#lib/crypto';
 import { NotFoundError } from '#lib/errors';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
+import { DEPARTMENT } from './keys/main.ts';
 
 /** Departments form a tree through `parentKey`. */
 export const departments = lazy(
@@ -19,7 +20,7 @@ export const departments = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['departmentKey'], template: 'department#${departmentKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['departmentKey'], template: DEPARTMENT.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -84,9 +85,7 @@ export interface DepartmentNode {
 
 /** The departments as a tree, each level sorted by name. */
 export function departmentTree(list: Department[]): DepartmentNode[] {
-  const nodes = new Map<string, DepartmentNode>(
-    list.map((d) => [d.departmentKey, { ...departmentJson(d), children: [] }]),
-  );
+  const nodes = new Map<string, DepartmentNode>(list.map((d) => [d.departmentKey, { ...departmentJson(d), children: [] }]));
   const roots: DepartmentNode[] = [];
   for (const node of nodes.values()) {
     const parent = node.parentKey ? nodes.get(node.parentKey) : undefined;

@@ -6,6 +6,7 @@ import { EVENTS_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition } from './entity.ts';
 
 import { devices } from './devices.ts';
+import { DEVICE_COMMAND, DEVICE_LOG } from './keys/events.ts';
 
 /**
  * What passes between the cloud and a device besides its settings: the commands sent to it and
@@ -41,7 +42,7 @@ export const deviceCommands = lazy(
         indexes: {
           primary: {
             pk: tenantPartition,
-            sk: { field: 'sk', composite: ['deviceKey', 'commandKey'], template: 'command#${deviceKey}#${commandKey}', casing: 'none' },
+            sk: { field: 'sk', composite: ['deviceKey', 'commandKey'], template: DEVICE_COMMAND.template, casing: 'none' },
           },
         },
       },
@@ -70,7 +71,7 @@ export const deviceLogs = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey', 'logKey'], template: 'log#${deviceKey}#${logKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey', 'logKey'], template: DEVICE_LOG.template, casing: 'none' } },
         },
       },
       entityConfig(EVENTS_TABLE),

@@ -10,6 +10,7 @@ import { listLicences, releaseSeatWrite, takeSeatWrite, type Licence } from './l
 import { chooseSeat } from '#domain/licence';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, versionedWrite } from './entity.ts';
+import { DEVICE, DEVICE_REQUEST } from './keys/main.ts';
 
 const infoAttributes = {
   model: { type: 'string' },
@@ -77,7 +78,7 @@ export const devices = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey'], template: 'device#${deviceKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['deviceKey'], template: DEVICE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -111,7 +112,7 @@ export const deviceRequests = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['requestKey'], template: 'deviceRequest#${requestKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['requestKey'], template: DEVICE_REQUEST.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

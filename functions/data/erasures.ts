@@ -4,6 +4,7 @@ import type { PersonKind } from '#contract/people';
 import { dynamo } from '#lib/aws';
 import { finishBatch } from './entity.ts';
 import { EVENTS_TABLE, MAIN_TABLE, tableName } from './tables.ts';
+import { ERASURE } from './keys/main.ts';
 
 /**
  * Erasure receipts, in the main table under the tenant: `erasure#<kind>#<personKey>`, kept
@@ -20,7 +21,7 @@ export interface StoredErasure extends ErasureReceipt {
   ttl: number;
 }
 
-const key = (tenantId: string, kind: PersonKind, personKey: string) => ({ pk: tenantId, sk: `erasure#${kind}#${personKey}` });
+const key = (tenantId: string, kind: PersonKind, personKey: string) => ({ pk: tenantId, sk: ERASURE.of(kind, personKey) });
 const isConditionFailure = (error: unknown) => (error as { name?: string }).name === 'ConditionalCheckFailedException';
 
 export async function findErasure(tenantId: string, kind: PersonKind, personKey: string): Promise<StoredErasure | undefined> {

@@ -3,6 +3,7 @@ import { dynamo } from '#lib/aws';
 import { releaseJobSlot } from './jobSlots.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { epochSeconds } from './entity.ts';
+import { EXPORT_JOB } from './keys/events.ts';
 
 const table = () => tableName(EVENTS_TABLE);
 
@@ -35,7 +36,7 @@ export interface ExportJob {
 }
 
 const EXPORT_RETENTION_SECONDS = 24 * 3600;
-const exportSk = (jobKey: string): string => `recordExport#${jobKey}`;
+const exportSk = (jobKey: string): string => EXPORT_JOB.of(jobKey);
 
 export async function createExportJob(job: Omit<ExportJob, 'state' | 'done' | 'createdAt' | 'ttl'>, now = new Date()): Promise<ExportJob> {
   const item: ExportJob = { ...job, state: 'queued', done: 0, createdAt: now.toISOString(), ttl: epochSeconds(now) + EXPORT_RETENTION_SECONDS };

@@ -6,6 +6,7 @@ import { releaseJobSlot } from './jobSlots.ts';
 import { epochSeconds, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import type { Bounds } from './authorities.ts';
+import { GRANT_JOB, GRANT_PIECE } from './keys/events.ts';
 
 /**
  * A grant too large to write within one request: the selection as it was checked, its bounds,
@@ -36,7 +37,7 @@ export interface GrantJob {
   failure?: 'stopped' | 'notStarted';
 }
 
-const sk = (jobKey: string) => `grantJob#${jobKey}`;
+const sk = (jobKey: string) => GRANT_JOB.of(jobKey);
 const KEEP_SECONDS = 7 * 86_400;
 
 export async function createGrantJob(job: Omit<GrantJob, 'state' | 'done' | 'createdAt'>, createdAt = nowIso()): Promise<GrantJob> {
@@ -118,11 +119,13 @@ export async function settledGrantJob(job: GrantJob): Promise<GrantJob> {
   return lostWorker(job.state, job.progressAt ?? job.startedAt ?? job.createdAt) ? failGrantJob(job) : job;
 }
 
-const pieceSk = (jobKey: string, deviceKey: string) => `grantPiece#${jobKey}#${deviceKey}`;
+const pieceSk = (jobKey: string, deviceKey: string) => GRANT_PIECE.of(jobKey, deviceKey);
 
 /** Whether a job's piece for a device has finished (a piece run again after it did does nothing). */
 export async function grantPieceDone(tenantId: string, jobKey: string, deviceKey: string): Promise<boolean> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: pieceSk(jobKey, deviceKey) }, ConsistentRead: true }));
+  const out = await dynamo().send(
+    new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: pieceSk(jobKey, deviceKey) }, ConsistentRead: true }),
+  );
   return out.Item !== undefined;
 }
 

@@ -87,18 +87,27 @@ type PersonRef = { kind: PersonKind; personKey: string };
 /** People by key (of either kind unless the kind is known), read strongly consistent; those that do not exist are left out. */
 async function peopleByKey(tenantId: string, refs: (string | PersonRef)[]): Promise<Person[]> {
   const keys = refs.flatMap((ref) =>
-    typeof ref === 'string' ? (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey: ref })) : [{ tenantId, kind: ref.kind, personKey: ref.personKey }],
+    typeof ref === 'string'
+      ? (['employee', 'visitor'] as const).map((kind) => ({ tenantId, kind, personKey: ref }))
+      : [{ tenantId, kind: ref.kind, personKey: ref.personKey }],
   );
   const out: Person[] = [];
   for (let i = 0; i < keys.length; i += 100) {
-    out.push(...((await finishBatch('people read', keys.slice(i, i + 100), (part) => people().get(part).go({ concurrency: 2, consistent: true }))) as Person[]));
+    out.push(
+      ...((await finishBatch('people read', keys.slice(i, i + 100), (part) => people().get(part).go({ concurrency: 2, consistent: true }))) as Person[]),
+    );
   }
   return out;
 }
 
 /** The people as they are now: those deleted meanwhile are left out, the rest carry their current facts. */
 export async function peopleAsTheyAre(tenantId: string, persons: FacePerson[]): Promise<FacePerson[]> {
-  return (await peopleByKey(tenantId, persons.map((p) => ({ kind: p.kind, personKey: p.personKey })))).map(facePersonOf);
+  return (
+    await peopleByKey(
+      tenantId,
+      persons.map((p) => ({ kind: p.kind, personKey: p.personKey })),
+    )
+  ).map(facePersonOf);
 }
 
 const sameFacts = (a: FacePerson, b: FacePerson): boolean =>

@@ -6,6 +6,7 @@ import { claims } from './claims.ts';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
 import { newTimeId } from '#lib/crypto';
+import { GROUP } from './keys/main.ts';
 
 /** Groups, each of employees, of visitors or of devices. */
 export const groups = lazy(
@@ -22,7 +23,7 @@ export const groups = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['groupKey'], template: 'group#${groupKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['groupKey'], template: GROUP.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -51,14 +52,22 @@ const nameClaimValue = (type: Group['type'], name: string): string => `${type}#$
 const nameClaim = (tenantId: string, type: Group['type'], name: string) => ({ tenantId, kind: 'groupName' as const, value: nameClaimValue(type, name) });
 
 function claimPut(tenantId: string, type: Group['type'], name: string, groupKey: string): TransactItem {
-  const item = transactPut(claims().put({ ...nameClaim(tenantId, type, name), ownerTenantId: tenantId, groupKey }).params<Record<string, unknown>>());
+  const item = transactPut(
+    claims()
+      .put({ ...nameClaim(tenantId, type, name), ownerTenantId: tenantId, groupKey })
+      .params<Record<string, unknown>>(),
+  );
   item.Put!.ConditionExpression = 'attribute_not_exists(pk)';
   return item;
 }
 
 /** A group of this type and name, claimed or (for groups made before names were claimed) listed. */
 async function nameTaken(tenantId: string, type: Group['type'], name: string, except?: string): Promise<boolean> {
-  const claim = (await claims().get(nameClaim(tenantId, type, name)).go()).data;
+  const claim = (
+    await claims()
+      .get(nameClaim(tenantId, type, name))
+      .go()
+  ).data;
   if (claim && claim.groupKey !== except) return true;
   const wanted = nameClaimValue(type, name);
   return (await listGroups(tenantId, type)).some((g) => g.groupKey !== except && nameClaimValue(type, g.name) === wanted);
@@ -101,7 +110,11 @@ export async function renameGroup(tenantId: string, groupKey: string, name: stri
     .params<Record<string, unknown>>();
   const items: TransactItem[] = [{ Update: update as TransactItem['Update'] }];
   if (nameClaimValue(current.type, name) !== nameClaimValue(current.type, current.name)) {
-    items.push({ Delete: claims().delete(nameClaim(tenantId, current.type, current.name)).params<Record<string, unknown>>() as TransactItem['Delete'] });
+    items.push({
+      Delete: claims()
+        .delete(nameClaim(tenantId, current.type, current.name))
+        .params<Record<string, unknown>>() as TransactItem['Delete'],
+    });
     items.push(claimPut(tenantId, current.type, name, groupKey));
   }
   try {
@@ -122,9 +135,13 @@ export async function deleteGroup(tenantId: string, groupKey: string, version: n
     .delete({ tenantId, groupKey })
     .where((attr, op) => `${op.exists(attr.groupKey)} AND ${op.eq(attr.version, version)}`)
     .params<Record<string, unknown>>();
-  const claim = claims().delete(nameClaim(tenantId, current.type, current.name)).params<Record<string, unknown>>();
+  const claim = claims()
+    .delete(nameClaim(tenantId, current.type, current.name))
+    .params<Record<string, unknown>>();
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Delete: remove as TransactItem['Delete'] }, { Delete: claim as TransactItem['Delete'] }] }));
+    await dynamo().send(
+      new TransactWriteCommand({ TransactItems: [{ Delete: remove as TransactItem['Delete'] }, { Delete: claim as TransactItem['Delete'] }] }),
+    );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     throw (await findGroup(tenantId, groupKey)) ? new ConflictError() : new NotFoundError();

@@ -21,13 +21,18 @@ import { sessions } from './sessions.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { tenants } from './tenants.ts';
 import { verificationCodes } from './verificationCodes.ts';
+import { SESSION } from './keys/main.ts';
 
 /** Accounts, sessions and the records around signing in. */
 
 const normalizeName = (username: string): string => username.trim().toLowerCase();
 
 export async function findAccountByUsername(username: string) {
-  const claim = (await claims().get({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username) }).go()).data;
+  const claim = (
+    await claims()
+      .get({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username) })
+      .go()
+  ).data;
   if (!claim?.accountId) return undefined;
   return (await accounts().get({ tenantId: claim.ownerTenantId, accountId: claim.accountId }).go()).data ?? undefined;
 }
@@ -66,7 +71,11 @@ async function accountWrites(tenantId: string, accountId: string, input: NewAcco
   const username = input.username.trim();
   if (await findAccountByUsername(username)) throw new ConflictError('register.usernameTaken', 'username');
   return [
-    transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username), ownerTenantId: tenantId, accountId }).params()),
+    transactPut(
+      claims()
+        .create({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(username), ownerTenantId: tenantId, accountId })
+        .params(),
+    ),
     transactPut(
       accounts()
         .create({
@@ -115,7 +124,11 @@ export async function createTenantWithOwner(input: NewTenant): Promise<{ tenantI
     const writes = await accountWrites(tenantId, accountId, { ...input, authCodes: [...AUTH_CODES], owner: true }, createdAt);
     writes.push(
       transactPut(claims().create({ tenantId: SYSTEM_SCOPE, kind: 'userCode', value: userCode, ownerTenantId: tenantId }).params()),
-      transactPut(tenants().create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt, ...(input.locale ? { locale: input.locale } : {}) }).params()),
+      transactPut(
+        tenants()
+          .create({ tenantId, companyName: input.companyName.trim(), userCode, createdAt, ...(input.locale ? { locale: input.locale } : {}) })
+          .params(),
+      ),
       // A new company can add people at once: Group is required for employees and visitors.
       ...groupWrites(tenantId, input.defaultGroups.employee, 'employee').writes,
       ...groupWrites(tenantId, input.defaultGroups.visitor, 'visitor').writes,
@@ -206,7 +219,11 @@ export async function deleteAccount(tenantId: string, account: Account, version:
               ExpressionAttributeValues: { ':v': version },
             },
           },
-          { Delete: claims().delete({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(account.username) }).params<Record<string, unknown>>() },
+          {
+            Delete: claims()
+              .delete({ tenantId: SYSTEM_SCOPE, kind: 'username', value: normalizeName(account.username) })
+              .params<Record<string, unknown>>(),
+          },
         ] as never,
       }),
     );
@@ -248,7 +265,11 @@ export async function takeSecurityKey(securityId: string): Promise<RsaKeyPair | 
  * connections at once. With `enrolTwoFactor` (the company requires two-factor login and the
  * account has none) the session may use only the routes that enrol it (lib/auth.ts).
  */
-export async function openSession(account: { tenantId: string; accountId: string; authVersion: number }, pair: RsaKeyPair, options: { enrolTwoFactor?: boolean } = {}): Promise<string> {
+export async function openSession(
+  account: { tenantId: string; accountId: string; authVersion: number },
+  pair: RsaKeyPair,
+  options: { enrolTwoFactor?: boolean } = {},
+): Promise<string> {
   const token = makeToken(account.tenantId, randomToken());
   const tokenHash = sha256(token);
   const now = Date.now();
@@ -267,7 +288,9 @@ export async function openSession(account: { tenantId: string; accountId: string
       ...(options.enrolTwoFactor ? { enrolTwoFactor: true } : {}),
     })
     .go();
-  const before = (await accounts().patch({ tenantId: account.tenantId, accountId: account.accountId }).set({ activeSession: tokenHash }).go({ response: 'all_old' })).data;
+  const before = (
+    await accounts().patch({ tenantId: account.tenantId, accountId: account.accountId }).set({ activeSession: tokenHash }).go({ response: 'all_old' })
+  ).data;
   if (before?.activeSession && before.activeSession !== tokenHash) {
     const replaced = (await sessions().get({ tenantId: account.tenantId, tokenHash: before.activeSession }).go()).data;
     await endLiveClients(replaced?.liveClients);
@@ -299,7 +322,7 @@ export async function admitLiveClient(tenantId: string, tokenHash: string, clien
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(MAIN_TABLE),
-        Key: { pk: tenantId, sk: `session#${tokenHash}` },
+        Key: { pk: tenantId, sk: SESSION.of(tokenHash) },
         UpdateExpression: 'ADD #clients :client SET #admitted = :now',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#clients) OR size(#clients) < :cap OR contains(#clients, :id))',
         ExpressionAttributeNames: { '#clients': 'liveClients', '#admitted': 'liveAdmittedAt' },
@@ -333,25 +356,27 @@ export async function releaseLiveClient(clientId: string, at: number, reason?: s
     new QueryCommand({
       TableName: tableName(MAIN_TABLE),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: { ':pk': ids.tenantId, ':sk': `session#${ids.sessionRef}` },
+      ExpressionAttributeValues: { ':pk': ids.tenantId, ':sk': SESSION.of(ids.sessionRef) },
       ProjectionExpression: 'pk, sk',
       Limit: 2,
     }),
   );
   await Promise.all(
     (found.Items ?? []).map((item) =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(MAIN_TABLE),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'DELETE #clients :client',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#admitted) OR #admitted < :at)',
-          ExpressionAttributeNames: { '#clients': 'liveClients', '#admitted': 'liveAdmittedAt' },
-          ExpressionAttributeValues: { ':client': new Set([clientId]), ':at': at },
+      dynamo()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(MAIN_TABLE),
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'DELETE #clients :client',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#admitted) OR #admitted < :at)',
+            ExpressionAttributeNames: { '#clients': 'liveClients', '#admitted': 'liveAdmittedAt' },
+            ExpressionAttributeValues: { ':client': new Set([clientId]), ':at': at },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
         }),
-      ).catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      }),
     ),
   );
 }

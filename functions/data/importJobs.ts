@@ -4,6 +4,7 @@ import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { EVENTS_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition } from './entity.ts';
+import { IMPORT_JOB } from './keys/events.ts';
 
 /** How long a finished import and its report are kept. */
 const RETENTION_SECONDS = 7 * 24 * 3600;
@@ -38,7 +39,7 @@ export const importJobs = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['jobKey'], template: 'import#${jobKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['jobKey'], template: IMPORT_JOB.template, casing: 'none' } },
         },
       },
       entityConfig(EVENTS_TABLE),
@@ -81,7 +82,13 @@ export async function requireImportJob(tenantId: string, kind: PersonKind, jobKe
 }
 
 /** Moves a job from one state to the next; a job not in `from` answers 409 and is left alone. */
-export async function moveImportJob(tenantId: string, jobKey: string, from: JobState, to: JobState, fields: Partial<Pick<ImportJob, 'total' | 'processed' | 'report' | 'error'>> = {}): Promise<ImportJob> {
+export async function moveImportJob(
+  tenantId: string,
+  jobKey: string,
+  from: JobState,
+  to: JobState,
+  fields: Partial<Pick<ImportJob, 'total' | 'processed' | 'report' | 'error'>> = {},
+): Promise<ImportJob> {
   try {
     const result = await importJobs()
       .patch({ tenantId, jobKey })

@@ -4,6 +4,7 @@ import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { isConditionFailure } from './entity.ts';
 import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
+import { CALL, CALL_MARKER, byDeviceSk, callDevicePartition } from './keys/events.ts';
 
 /**
  * Intercom calls in the events table, under the tenant's partition, one record per (reporting
@@ -52,9 +53,9 @@ export interface CallRecord {
 const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
 
-export const callSk = (c: Pick<CallRecord, 'startTime' | 'deviceKey' | 'callId'>): string => `call#${c.startTime}#${c.deviceKey}#${c.callId}`;
-const markerSk = (deviceKey: string, callId: string): string => `callid#${deviceKey}#${callId}`;
-const devicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#call#${deviceKey}`;
+export const callSk = (c: Pick<CallRecord, 'startTime' | 'deviceKey' | 'callId'>): string => CALL.of(c.startTime, c.deviceKey, c.callId);
+const markerSk = (deviceKey: string, callId: string): string => CALL_MARKER.of(deviceKey, callId);
+const devicePartition = callDevicePartition;
 
 export const callKeyOf = (c: Pick<CallRecord, 'deviceKey' | 'callId'>): string => `${c.deviceKey}.${c.callId}`;
 
@@ -99,7 +100,7 @@ export async function storeCall(call: CallRecord): Promise<CallOutcome> {
                 sk,
                 kind: 'call',
                 gsi1pk: devicePartition(call.tenantId, call.deviceKey),
-                gsi1sk: `${call.startTime}#${call.callId}`,
+                gsi1sk: byDeviceSk(call.startTime, call.callId),
               },
             },
           },
@@ -259,7 +260,7 @@ export async function listCalls(
   budget = CALL_READ_BUDGET,
 ): Promise<{ items: (CallRecord & { sk: string })[]; nextCursor: string | null }> {
   const byDevice = !!filter.deviceKey;
-  const prefix = byDevice ? '' : 'call#';
+  const prefix = byDevice ? '' : CALL.prefix();
   return readNewestFirst<CallRecord & { sk: string }>({
     table: table(),
     ...(byDevice ? { index: GSI } : {}),

@@ -5,6 +5,7 @@ import { hashPassword, randomToken, sha256 } from '#lib/crypto';
 import { accounts } from './accounts.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPartition, type TransactItem } from './entity.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
+import { INVITATION } from './keys/main.ts';
 
 /**
  * Invitation links: an account made by an invitation, or whose password an administrator reset
@@ -31,7 +32,7 @@ export const invitations = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'invitation#${tokenHash}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: INVITATION.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -4,6 +4,7 @@ import { AppError } from '#lib/errors';
 import { isConditionFailure } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { env, type EnvName } from '#lib/env';
+import { JOB_SLOTS } from './keys/events.ts';
 
 /**
  * Background work a company may have running at once, per kind. One item per tenant and kind
@@ -22,7 +23,10 @@ export function jobLimit(kind: JobKind): number {
 }
 const DEFAULT_LIMITS: Record<JobKind, number> = { grant: 2, export: 3, recompute: 1 };
 const LIMIT_VARIABLES: Record<JobKind, EnvName> = { grant: 'JOB_LIMIT_GRANT', export: 'JOB_LIMIT_EXPORT', recompute: 'JOB_LIMIT_RECOMPUTE' };
-const RUNNING_MESSAGES = { grant: 'jobs.grantRunning', export: 'jobs.exportRunning', recompute: 'jobs.recomputeRunning' } as const satisfies Record<JobKind, string>;
+const RUNNING_MESSAGES = { grant: 'jobs.grantRunning', export: 'jobs.exportRunning', recompute: 'jobs.recomputeRunning' } as const satisfies Record<
+  JobKind,
+  string
+>;
 
 /**
  * Longer than a job of the kind can run, with a margin: a worker stops at 15 minutes; a grant is
@@ -30,7 +34,7 @@ const RUNNING_MESSAGES = { grant: 'jobs.grantRunning', export: 'jobs.exportRunni
  */
 const HOLD_MS: Record<JobKind, number> = { grant: 6 * 3600_000 + 20 * 60_000, export: 20 * 60_000, recompute: 20 * 60_000 };
 
-const key = (tenantId: string, kind: JobKind) => ({ pk: tenantId, sk: `jobSlots#${kind}` });
+const key = (tenantId: string, kind: JobKind) => ({ pk: tenantId, sk: JOB_SLOTS.of(kind) });
 const member = (jobKey: string, startedAt: string): string => `${startedAt}#${jobKey}`;
 const parse = (text: string): { startedAt: string; jobKey: string } => {
   const at = text.indexOf('#');
@@ -40,11 +44,16 @@ const parse = (text: string): { startedAt: string; jobKey: string } => {
 /** The company already runs as many jobs of the kind as it may: 429 naming the one running longest. */
 export class JobsRunningError extends AppError {
   constructor(kind: JobKind, running: { startedAt: string; jobKey: string }, limit: number) {
-    super(429, RUNNING_MESSAGES[kind], { job: running.jobKey, since: running.startedAt, limit }, {
-      jobKey: running.jobKey,
-      startTime: running.startedAt,
-      limit,
-    });
+    super(
+      429,
+      RUNNING_MESSAGES[kind],
+      { job: running.jobKey, since: running.startedAt, limit },
+      {
+        jobKey: running.jobKey,
+        startTime: running.startedAt,
+        limit,
+      },
+    );
   }
 }
 

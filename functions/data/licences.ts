@@ -7,6 +7,7 @@ import { claims } from './claims.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { tenants } from './tenants.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { LICENCE } from './keys/main.ts';
 
 /** Licences a tenant activated; `used` counts the terminals holding one of its seats. */
 export const licences = lazy(
@@ -28,7 +29,7 @@ export const licences = lazy(
           remindedAt: { type: 'list', items: { type: 'number' } },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['licenceId'], template: 'licence#${licenceId}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['licenceId'], template: LICENCE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -2,8 +2,9 @@ import { Entity, type EntityItem } from 'electrodb';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MailStatus } from '#contract/mail';
 import { dynamo } from '#lib/aws';
-import { EVENTS_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
+import { EVENTS_TABLE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, tenantPartition } from './entity.ts';
+import { MAIL, MAIL_RETRY_QUEUE } from './keys/events.ts';
 
 /**
  * Every mail the product sends, newest last in key order (`mail#<sentAt>#<mailId>`), with a TTL.
@@ -49,7 +50,7 @@ export const mailRecords = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['sentAt', 'mailId'], template: 'mail#${sentAt}#${mailId}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['sentAt', 'mailId'], template: MAIL.template, casing: 'none' } },
         },
       },
       entityConfig(EVENTS_TABLE),
@@ -57,7 +58,7 @@ export const mailRecords = lazy(
 );
 export type MailRecord = EntityItem<ReturnType<typeof mailRecords>>;
 
-export const RETRY_QUEUE = `${SYSTEM_SCOPE}#mailRetry`;
+export const RETRY_QUEUE = MAIL_RETRY_QUEUE;
 
 /** `<send time in ms>-<mail id>`: the record's key in URLs and page links. */
 export const mailKeyOf = (record: Pick<MailRecord, 'sentAt' | 'mailId'>): string => `${Date.parse(record.sentAt)}-${record.mailId}`;
@@ -71,7 +72,13 @@ export async function createMailRecord(record: MailRecord): Promise<void> {
 }
 
 export async function findMailRecord(tenantId: string, mailKey: string): Promise<MailRecord | undefined> {
-  return (await mailRecords().get({ tenantId, ...parseMailKey(mailKey) }).go()).data ?? undefined;
+  return (
+    (
+      await mailRecords()
+        .get({ tenantId, ...parseMailKey(mailKey) })
+        .go()
+    ).data ?? undefined
+  );
 }
 
 export interface MailFilter {
@@ -91,9 +98,9 @@ const MAX_READS = 10;
  * all inside the tenant's partition and its mail records; status and group filter the range.
  */
 export async function listMailRecords(tenantId: string, filter: MailFilter): Promise<{ items: MailRecord[]; nextCursor: string | null }> {
-  const lower = `mail#${filter.from ? new Date(filter.from).toISOString() : ''}`;
-  let upper = filter.to ? `mail#${new Date(filter.to).toISOString()}#\u{10FFFF}` : 'mail#\u{10FFFF}';
-  const after = filter.cursor ? `mail#${parseMailKey(filter.cursor).sentAt}#${parseMailKey(filter.cursor).mailId}` : undefined;
+  const lower = filter.from ? MAIL.head(new Date(filter.from).toISOString()) : MAIL.prefix();
+  let upper = filter.to ? MAIL.end(new Date(filter.to).toISOString()) : MAIL.end();
+  const after = filter.cursor ? MAIL.of(parseMailKey(filter.cursor).sentAt, parseMailKey(filter.cursor).mailId) : undefined;
   if (after && after < upper) upper = after;
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#e': '__edb_e__' };
   const values: Record<string, unknown> = { ':pk': tenantId, ':lo': lower, ':hi': upper, ':e': 'mailRecord' };
@@ -251,7 +258,7 @@ export async function scrubPersonMails(
       TableName: table,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       FilterExpression: 'personKey = :person',
-      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': 'mail#', ':person': personKey },
+      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': MAIL.prefix(), ':person': personKey },
       ProjectionExpression: 'pk, sk, #status',
       ExpressionAttributeNames: { '#status': 'status' },
       Limit: limit,
@@ -260,18 +267,20 @@ export async function scrubPersonMails(
   );
   for (const item of out.Items ?? []) {
     const waiting = item.status === 'queued' || item.status === 'retrying';
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: `SET title = :empty, content = :empty, erased = :true, masked = :true${waiting ? ', #status = :failed, #error = :other' : ''} REMOVE #name, personKey, gsi1pk, gsi1sk`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#name': 'name', ...(waiting ? { '#status': 'status', '#error': 'error' } : {}) },
-        ExpressionAttributeValues: { ':empty': '', ':true': true, ...(waiting ? { ':failed': 'failed', ':other': 'other' } : {}) },
-      }),
-    ).catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: `SET title = :empty, content = :empty, erased = :true, masked = :true${waiting ? ', #status = :failed, #error = :other' : ''} REMOVE #name, personKey, gsi1pk, gsi1sk`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#name': 'name', ...(waiting ? { '#status': 'status', '#error': 'error' } : {}) },
+          ExpressionAttributeValues: { ':empty': '', ':true': true, ...(waiting ? { ':failed': 'failed', ':other': 'other' } : {}) },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
   return { scrubbed: out.Items?.length ?? 0, next: out.LastEvaluatedKey ?? null };
 }

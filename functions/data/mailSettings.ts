@@ -5,6 +5,7 @@ import { ValidationError, type FieldIssue } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
+import { EMAIL_SETTINGS_SK } from './keys/main.ts';
 
 /** A company's email settings: one item; the SMTP password only sealed (lib/secretBox). */
 export const mailSettings = lazy(
@@ -31,7 +32,7 @@ export const mailSettings = lazy(
           version: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: 'settings#email', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: EMAIL_SETTINGS_SK, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

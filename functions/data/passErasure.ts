@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { type PassRecord, flagPartition, flagsOf, markerKey, punchPartition, punchSk, recordPartition, sparseSk, utcDay, recordSk } from './passRecords.ts';
+import { PUNCH } from './keys/events.ts';
 
 const table = () => tableName(EVENTS_TABLE);
 
@@ -30,7 +31,7 @@ export async function passesOf(
     new QueryCommand({
       TableName: table(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :punch)',
-      ExpressionAttributeValues: { ':pk': punchPartition(tenantId, personKey), ':punch': 'punch#' },
+      ExpressionAttributeValues: { ':pk': punchPartition(tenantId, personKey), ':punch': PUNCH.prefix() },
       ProjectionExpression: 'sk, personKind',
       Limit: limit,
       ConsistentRead: true,

@@ -7,6 +7,20 @@ import { fieldError } from '#lib/errors';
 import { HIGH, decodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { finishBatch, type TransactItem } from './entity.ts';
+import {
+  PUNCH,
+  RECORD,
+  RECORD_COUNTER_SK,
+  RECORD_FLAG,
+  RECORD_MARKER,
+  byDeviceSk,
+  punchPartition,
+  recordCounterPartition,
+  recordDevicePartition,
+  recordFlagPartition,
+  recordMarkerPartition,
+  recordPartition as dayPartition,
+} from './keys/events.ts';
 
 /**
  * Pass records in the events table, spread over partitions so that one busy company is not held
@@ -87,19 +101,22 @@ export interface PassRecord {
 const table = () => tableName(EVENTS_TABLE);
 const GSI = EVENTS_TABLE.indexes[0]!.name;
 
-export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `rec#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => RECORD.of(r.verifyTime, r.deviceKey, r.recordId);
 export const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string =>
-  `recx#${flag}#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
-const devicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#rec#${deviceKey}`;
+  RECORD_FLAG.of(flag, r.verifyTime, r.deviceKey, r.recordId);
+const devicePartition = recordDevicePartition;
 const hashByte = (text: string): number => createHash('sha1').update(text).digest()[0]!;
 /** The UTC day of an ISO time: what a record's partitions are cut by (a list's range of times names its days without the company's zone). */
 export const utcDay = (iso: string): string => iso.slice(0, 10);
 /** The partition of a record: its UTC day and its device's shard. */
 export const recordPartition = (tenantId: string, r: Pick<PassRecord, 'verifyTime' | 'deviceKey'>): string =>
-  `${tenantId}#rec#${utcDay(r.verifyTime)}#${hashByte(r.deviceKey) % RECORD_SHARDS}`;
-export const flagPartition = (tenantId: string, flag: SparseFlag, day: string): string => `${tenantId}#recx#${flag}#${day}`;
-export const markerKey = (tenantId: string, deviceKey: string, recordId: string) => ({ pk: `${tenantId}#recid#${deviceKey}`, sk: `recid#${recordId}` });
-const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: `${tenantId}#cnt#${day}#${shard}`, sk: 'cnt' });
+  dayPartition(tenantId, utcDay(r.verifyTime), hashByte(r.deviceKey) % RECORD_SHARDS);
+export const flagPartition = (tenantId: string, flag: SparseFlag, day: string): string => recordFlagPartition(tenantId, flag, day);
+export const markerKey = (tenantId: string, deviceKey: string, recordId: string) => ({
+  pk: recordMarkerPartition(tenantId, deviceKey),
+  sk: RECORD_MARKER.of(recordId),
+});
+const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: recordCounterPartition(tenantId, day, shard), sk: RECORD_COUNTER_SK });
 
 /** The record's key in the API: `<deviceKey>.<recordId>` (record ids have no dots). */
 export const recordKeyOf = (r: Pick<PassRecord, 'deviceKey' | 'recordId'>): string => `${r.deviceKey}.${r.recordId}`;
@@ -141,7 +158,7 @@ export function recordPuts(record: PassRecord): Record<string, unknown>[] {
       pk: recordPartition(record.tenantId, record),
       sk: recordSk(record),
       gsi1pk: devicePartition(record.tenantId, record.deviceKey),
-      gsi1sk: `${record.verifyTime}#${record.recordId}`,
+      gsi1sk: byDeviceSk(record.verifyTime, record.recordId),
     },
     ...flagsOf(record).map((flag) => ({ ...body, pk: flagPartition(record.tenantId, flag, utcDay(record.verifyTime)), sk: sparseSk(flag, record) })),
     ...(record.personKind && record.personKey ? [punchItem(record)] : []),
@@ -155,8 +172,8 @@ export function recordPuts(record: PassRecord): Record<string, unknown>[] {
  * range (data/attendanceDays.ts), and every record of one person is one partition to read when
  * the person is erased (passesOf, erasePass). Attendance reads employees' partitions only.
  */
-export const punchPartition = (tenantId: string, personKey: string): string => `${tenantId}#punch#${personKey}`;
-export const punchSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => `punch#${r.verifyTime}#${r.deviceKey}#${r.recordId}`;
+export { punchPartition };
+export const punchSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => PUNCH.of(r.verifyTime, r.deviceKey, r.recordId);
 
 function punchItem(record: PassRecord): Record<string, unknown> {
   return {
@@ -522,7 +539,7 @@ function sourceOf(filter: RecordFilter): Source {
  */
 export async function listRecords(tenantId: string, filter: RecordFilter, pageSize: number, cursor?: string, budget = READ_BUDGET): Promise<RecordPage> {
   const source = sourceOf(filter);
-  const prefix = source.kind === 'all' ? 'rec#' : source.kind === 'flag' ? `recx#${source.flag}#` : '';
+  const prefix = source.kind === 'all' ? RECORD.prefix() : source.kind === 'flag' ? RECORD_FLAG.prefix(source.flag) : '';
   const skName = source.kind === 'device' ? 'gsi1sk' : 'sk';
   const after = cursor ? decodeCursor(cursor, prefix, 'issue.invalid') : undefined;
   const names: Record<string, string> = {};
@@ -562,7 +579,7 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   for (let day = utcDay(filter.toIso); day >= utcDay(filter.fromIso); day = previousDay(day)) {
     const partitions =
       source.kind === 'all'
-        ? Array.from({ length: RECORD_SHARDS }, (_, shard) => `${tenantId}#rec#${day}#${shard}`)
+        ? Array.from({ length: RECORD_SHARDS }, (_, shard) => dayPartition(tenantId, day, shard))
         : [flagPartition(tenantId, source.flag, day)];
     groups.push({ partitions, floor: `${prefix}${day}` });
   }

@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { facePersonOf, personChanged } from './authorities.ts';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { PERSON, PERSON_COUNT, PERSON_TERM, PERSON_UNIQUE } from './keys/main.ts';
 
 /** Employees and visitors: one entity, told apart by `kind`. */
 export const people = lazy(
@@ -44,7 +45,7 @@ export const people = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'personKey'], template: 'person#${kind}#${personKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'personKey'], template: PERSON.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -64,7 +65,7 @@ export const personUniques = lazy(
           personKey: { type: 'string', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['field', 'value'], template: 'unique#${field}#${value}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['field', 'value'], template: PERSON_UNIQUE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -94,7 +95,7 @@ export const personTerms = lazy(
         indexes: {
           primary: {
             pk: tenantPartition,
-            sk: { field: 'sk', composite: ['kind', 'term', 'personKey'], template: 'term#${kind}#${term}#${personKey}', casing: 'none' },
+            sk: { field: 'sk', composite: ['kind', 'term', 'personKey'], template: PERSON_TERM.template, casing: 'none' },
           },
         },
       },
@@ -156,7 +157,7 @@ export const peopleCounters = lazy(
           count: { type: 'number', required: true, default: 0 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'state'], template: 'count#${kind}#${state}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['kind', 'state'], template: PERSON_COUNT.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -281,10 +282,13 @@ export async function createPeople(tenantId: string, kind: PersonKind, inputs: r
   // Keys in the order of the inputs, so the list shows the last of them first, as if made one by one.
   const keys = inputs.map(() => newTimeId()).sort();
   inputs.forEach((input, at) => {
-    const values = [`personId#${uniqueValue(input.personId)}`, ...(input.icCard ? [`icCard#${uniqueValue(input.icCard)}`] : [])];
+    const values = [
+      PERSON_UNIQUE.of('personId', uniqueValue(input.personId)),
+      ...(input.icCard ? [PERSON_UNIQUE.of('icCard', uniqueValue(input.icCard))] : []),
+    ];
     const taken = values.find((v) => claimed.has(v));
     if (taken) {
-      const field = taken.startsWith('personId#') ? 'personId' : 'icCard';
+      const field = taken.startsWith(PERSON_UNIQUE.prefix('personId')) ? 'personId' : 'icCard';
       out[at] = new ConflictError(UNIQUE_MESSAGES[field], field);
       return;
     }

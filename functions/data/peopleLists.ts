@@ -10,6 +10,7 @@ import { MAIN_TABLE, tableName } from './tables.ts';
 import { skPrefix } from './entity.ts';
 
 import { peopleByKeys, peopleCounters, type Person } from './people.ts';
+import { PERSON, PERSON_TERM } from './keys/main.ts';
 
 /**
  * The lists of employees and visitors: a page by filters and keyword (through the keyword index,
@@ -56,7 +57,7 @@ function decodeCursor(tenantId: string, prefix: string, cursor: string): { key: 
 
 function queryInput(tenantId: string, kind: PersonKind, filter: PeopleFilter): QueryCommandInput {
   const conditions: string[] = [];
-  const range = skPrefix(`person#${kind}#`);
+  const range = skPrefix(PERSON.prefix(kind));
   const values: Record<string, unknown> = { ':pk': tenantId, ...range.values };
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
   const add = (attr: string, op: (name: string, value: string) => string, value: unknown) => {
@@ -102,7 +103,7 @@ async function keywordMatches(tenantId: string, kind: PersonKind, filter: People
   const limit = keywordCountLimit();
   const readLimit = limit * TERMS_PER_PERSON;
   const keyword = keywordOf(filter.keyword!);
-  const range = skPrefix(`term#${kind}#${keyword}`);
+  const range = skPrefix(PERSON_TERM.head(kind, keyword));
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#personKey': 'personKey', '#term': 'term' };
   const values: Record<string, unknown> = { ':pk': tenantId, ...range.values };
   const conditions: string[] = [];
@@ -144,7 +145,7 @@ async function keywordMatches(tenantId: string, kind: PersonKind, filter: People
  * the index) read the people in order and keep those that match.
  */
 export async function listPeople(tenantId: string, kind: PersonKind, filter: PeopleFilter, pageSize: number, cursor?: string): Promise<PeoplePage> {
-  const prefix = `person#${kind}#`;
+  const prefix = PERSON.prefix(kind);
   const link = cursor ? decodeCursor(tenantId, prefix, cursor) : undefined;
   let start: Record<string, unknown> | undefined = link?.key;
   let atLeast: number | undefined;

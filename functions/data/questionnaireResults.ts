@@ -4,6 +4,7 @@ import { dynamo } from '#lib/aws';
 import { isConditionFailure } from './entity.ts';
 import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
+import { QUESTIONNAIRE_ANSWER, QUESTIONNAIRE_RESULT, SURVEY_LINK } from './keys/events.ts';
 
 /**
  * Questionnaire results and the links behind terminals' QR codes, in the events table under the
@@ -54,9 +55,10 @@ export interface SurveyLink {
 }
 
 const table = () => tableName(EVENTS_TABLE);
-const resultSk = (r: Pick<StoredResult, 'questionnaireKey' | 'answeredAt' | 'resultId'>) => `qresult#${r.questionnaireKey}#${r.answeredAt}#${r.resultId}`;
-const markerSk = (deviceKey: string, answerId: string) => `qanswer#${deviceKey}#${answerId}`;
-const linkSk = (linkId: string) => `qlink#${linkId}`;
+const resultSk = (r: Pick<StoredResult, 'questionnaireKey' | 'answeredAt' | 'resultId'>) =>
+  QUESTIONNAIRE_RESULT.of(r.questionnaireKey, r.answeredAt, r.resultId);
+const markerSk = (deviceKey: string, answerId: string) => QUESTIONNAIRE_ANSWER.of(deviceKey, answerId);
+const linkSk = (linkId: string) => SURVEY_LINK.of(linkId);
 
 /** A result's key in the API: its answer time in milliseconds and its id. */
 export const resultKeyOf = (r: Pick<StoredResult, 'answeredAt' | 'resultId'>): string => `${Date.parse(r.answeredAt)}.${r.resultId}`;
@@ -189,7 +191,7 @@ export async function listResults(
   cursor?: string,
   budget = RESULT_READ_BUDGET,
 ): Promise<{ items: StoredResult[]; nextCursor: string | null }> {
-  const prefix = `qresult#${questionnaireKey}#`;
+  const prefix = QUESTIONNAIRE_RESULT.prefix(questionnaireKey);
   const conditions: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

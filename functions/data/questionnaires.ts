@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from '#lib/errors';
 import { newTimeId } from '#lib/crypto';
 import { finishBatch, isConditionFailure, nowIso, skPrefix, type TransactItem } from './entity.ts';
 import { MAIN_TABLE, tableName } from './tables.ts';
+import { QUESTIONNAIRE, QUESTIONNAIRE_COUNT, QUESTIONNAIRE_REVISION } from './keys/main.ts';
 
 /**
  * Questionnaires in the main table, under the tenant's partition:
@@ -45,8 +46,8 @@ export interface QuestionnaireRevision {
 }
 
 const table = () => tableName(MAIN_TABLE);
-const sk = (questionnaireKey: string) => `questionnaire#${questionnaireKey}`;
-const revisionSk = (questionnaireKey: string, revision: number) => `questionnaireRevision#${questionnaireKey}#${String(revision).padStart(6, '0')}`;
+const sk = (questionnaireKey: string) => QUESTIONNAIRE.of(questionnaireKey);
+const revisionSk = (questionnaireKey: string, revision: number) => QUESTIONNAIRE_REVISION.of(questionnaireKey, String(revision).padStart(6, '0'));
 const FIELDS = [
   'title',
   'mode',
@@ -65,7 +66,7 @@ const FIELDS = [
 ] as const;
 
 function fromItem(item: Record<string, unknown>): Questionnaire {
-  const q: Record<string, unknown> = { tenantId: item.pk, questionnaireKey: String(item.sk).slice('questionnaire#'.length) };
+  const q: Record<string, unknown> = { tenantId: item.pk, questionnaireKey: String(item.sk).slice(QUESTIONNAIRE.prefix().length) };
   for (const field of FIELDS) if (item[field] !== undefined) q[field] = item[field];
   return q as unknown as Questionnaire;
 }
@@ -82,7 +83,7 @@ function counting(tenantId: string, kind: CountKind, delta: 1 | -1): TransactIte
   return {
     Update: {
       TableName: table(),
-      Key: { pk: tenantId, sk: `questionnaireCount#${kind}` },
+      Key: { pk: tenantId, sk: QUESTIONNAIRE_COUNT.of(kind) },
       UpdateExpression: 'ADD #n :delta',
       ExpressionAttributeNames: { '#n': 'n' },
       ExpressionAttributeValues: delta > 0 ? { ':delta': 1, ':max': LIMIT[kind] } : { ':delta': -1 },
@@ -108,7 +109,7 @@ export async function requireQuestionnaire(tenantId: string, questionnaireKey: s
 
 /** Every survey of the company (at most QUESTIONNAIRE_LIMITS.perCompany), oldest first. */
 export async function allQuestionnaires(tenantId: string): Promise<Questionnaire[]> {
-  const range = skPrefix('questionnaire#');
+  const range = skPrefix(QUESTIONNAIRE.prefix());
   const out: Questionnaire[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { SECURITY_KEY } from './keys/main.ts';
 
 /** Login keys handed out by `POST /v1/systems/security`, kept 5 minutes, used once. */
 export const securityKeys = lazy(
@@ -17,7 +18,7 @@ export const securityKeys = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['securityId'], template: 'security#${securityId}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['securityId'], template: SECURITY_KEY.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { SESSION } from './keys/main.ts';
 
 export const sessions = lazy(
   () =>
@@ -30,7 +31,7 @@ export const sessions = lazy(
           confirmedAt: { type: 'number' },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: 'session#${tokenHash}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['tokenHash'], template: SESSION.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

@@ -2,6 +2,7 @@ import { Entity, type EntityItem } from 'electrodb';
 import { DEFAULT_PRIVACY, type ClientRelease, type PrivacySettings, type RetentionKind } from '#contract/settings';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, nowIso, tenantPartition, versionedWrite } from './entity.ts';
+import { CLIENT_PACKAGE, CLIENT_RELEASE_SK, PRIVACY_SETTINGS_SK } from './keys/main.ts';
 
 /** A company's privacy settings: what pass records keep, and how long records and files are kept. */
 export const privacy = lazy(
@@ -21,7 +22,7 @@ export const privacy = lazy(
           version: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: 'settings#privacy', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: PRIVACY_SETTINGS_SK, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -114,7 +115,7 @@ export const clientPackages = lazy(
           ttl: { type: 'number' },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['packageKey'], template: 'clientPackage#${packageKey}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['packageKey'], template: CLIENT_PACKAGE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -137,7 +138,7 @@ export const clientRelease = lazy(
           uploadTime: { type: 'string', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: 'settings#clientRelease', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: CLIENT_RELEASE_SK, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

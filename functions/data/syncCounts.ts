@@ -3,6 +3,7 @@ import { SYNC_STATES, type SetType, type SyncState } from '#contract/authorities
 import { dynamo } from '#lib/aws';
 import { isConditionFailure, type TransactItem } from './entity.ts';
 import { MAIN_TABLE, tableName } from './tables.ts';
+import { AUTHORITY, SYNC_COUNTS, facesPartition } from './keys/main.ts';
 
 /**
  * How many authorizations each device holds, by list and sync state (revoked ones left out, as
@@ -35,7 +36,7 @@ export function countDelta(before: Countable | undefined, after: Countable | und
   return into;
 }
 
-const counterKey = (tenantId: string, deviceKey: string) => ({ pk: tenantId, sk: `syncCounts#${deviceKey}` });
+const counterKey = (tenantId: string, deviceKey: string) => ({ pk: tenantId, sk: SYNC_COUNTS.of(deviceKey) });
 
 /** The counter update of a transaction, or nothing when the counts do not change. */
 export function countUpdate(tenantId: string, deviceKey: string, delta: Map<Bucket, number>): TransactItem | null {
@@ -53,7 +54,9 @@ export function countUpdate(tenantId: string, deviceKey: string, delta: Map<Buck
 }
 
 const sum = (item: Record<string, unknown> | undefined, setTypes: readonly SetType[]): StateCounts =>
-  Object.fromEntries(SYNC_STATES.map((state) => [state, setTypes.reduce<number>((total, t) => total + Number(item?.[`c${t}${state}`] ?? 0), 0)])) as StateCounts;
+  Object.fromEntries(
+    SYNC_STATES.map((state) => [state, setTypes.reduce<number>((total, t) => total + Number(item?.[`c${t}${state}`] ?? 0), 0)]),
+  ) as StateCounts;
 
 /**
  * A device's counts over the given lists. A device whose authorizations were written before
@@ -66,13 +69,17 @@ export async function deviceSyncCounts(tenantId: string, deviceKey: string, setT
     IndexName: 'gsi1',
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': 'gsi1pk' },
-    ExpressionAttributeValues: { ':pk': `${tenantId}#faces#${deviceKey}` },
+    ExpressionAttributeValues: { ':pk': facesPartition(tenantId, deviceKey) },
   });
   const anything = [...counted.values()].some((n) => n !== 0);
   if (anything) {
     try {
       await dynamo().send(
-        new PutCommand({ TableName: tableName(MAIN_TABLE), Item: { ...counterKey(tenantId, deviceKey), ...Object.fromEntries(counted) }, ConditionExpression: 'attribute_not_exists(pk)' }),
+        new PutCommand({
+          TableName: tableName(MAIN_TABLE),
+          Item: { ...counterKey(tenantId, deviceKey), ...Object.fromEntries(counted) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
       );
     } catch (error) {
       // A change made meanwhile started the counter; it is read next time.
@@ -91,7 +98,11 @@ export async function companySyncCounts(tenantId: string, deviceKeys: string[], 
 }
 
 /** The company's counts of each list apart, from the same one range. */
-export async function companySyncCountsByList<T extends SetType>(tenantId: string, deviceKeys: string[], setTypes: readonly T[]): Promise<Record<T, StateCounts>> {
+export async function companySyncCountsByList<T extends SetType>(
+  tenantId: string,
+  deviceKeys: string[],
+  setTypes: readonly T[],
+): Promise<Record<T, StateCounts>> {
   const stored = new Map<string, Record<string, unknown>>();
   let start: Record<string, unknown> | undefined;
   do {
@@ -100,11 +111,11 @@ export async function companySyncCountsByList<T extends SetType>(tenantId: strin
         TableName: tableName(MAIN_TABLE),
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-        ExpressionAttributeValues: { ':pk': tenantId, ':prefix': 'syncCounts#' },
+        ExpressionAttributeValues: { ':pk': tenantId, ':prefix': SYNC_COUNTS.prefix() },
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) stored.set(String(item.sk).slice('syncCounts#'.length), item);
+    for (const item of page.Items ?? []) stored.set(String(item.sk).slice(SYNC_COUNTS.prefix().length), item);
     start = page.LastEvaluatedKey;
   } while (start);
   const totals = Object.fromEntries(setTypes.map((t) => [t, { pending: 0, synced: 0, failed: 0 }])) as Record<T, StateCounts>;
@@ -122,13 +133,18 @@ export async function personSyncCounts(tenantId: string, personKey: string, setT
   const counted = await countRange({
     KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
     ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-    ExpressionAttributeValues: { ':pk': tenantId, ':prefix': `authority#${personKey}#` },
+    ExpressionAttributeValues: { ':pk': tenantId, ':prefix': AUTHORITY.prefix(personKey) },
   });
   return sum(Object.fromEntries(counted), setTypes);
 }
 
 /** Counts the authorizations of a key range by bucket, reading only the three attributes it needs. */
-async function countRange(input: { IndexName?: string; KeyConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }): Promise<Map<Bucket, number>> {
+async function countRange(input: {
+  IndexName?: string;
+  KeyConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}): Promise<Map<Bucket, number>> {
   const counted = new Map<Bucket, number>();
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { TENANT_SK } from './keys/main.ts';
 
 export const tenants = lazy(
   () =>
@@ -24,7 +25,7 @@ export const tenants = lazy(
           version: { type: 'number', required: true, default: 1 },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: 'tenant', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: TENANT_SK, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),

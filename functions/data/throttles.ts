@@ -4,6 +4,7 @@ import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPa
 import { THROTTLES, THROTTLE_SCOPES, blockedMinutes, throttleLimit, type ThrottleScope } from '#domain/throttle';
 import { ThrottledError } from '#lib/errors';
 import type { MessageId } from '#lib/i18n';
+import { THROTTLE } from './keys/main.ts';
 
 /** Attempt counters per scope and subject, each over a fixed window (domain/throttle.ts). */
 export const throttles = lazy(
@@ -20,7 +21,7 @@ export const throttles = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['scope', 'subject'], template: 'throttle#${scope}#${subject}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['scope', 'subject'], template: THROTTLE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -35,7 +36,13 @@ const throttleKey = (scope: ThrottleScope, subject: string, partition = SYSTEM_S
  * attempts cannot pass the limit. Counters of a company's own doings (its test mails, say) live
  * under its partition (`partition` = its tenant id), the others under `_system`.
  */
-export async function countAttempt(scope: ThrottleScope, subject: string, messageId: MessageId = 'auth.throttled', partition = SYSTEM_SCOPE, count = 1): Promise<void> {
+export async function countAttempt(
+  scope: ThrottleScope,
+  subject: string,
+  messageId: MessageId = 'auth.throttled',
+  partition = SYSTEM_SCOPE,
+  count = 1,
+): Promise<void> {
   const key = throttleKey(scope, subject, partition);
   const limit = throttleLimit(scope);
   if (count > limit) throw new ThrottledError(messageId, { minutes: Math.ceil(THROTTLES[scope].windowMs / 60_000), limit });

@@ -8,6 +8,7 @@ import { clockNow } from '#lib/clock';
 import { matchingStep, recoveryCodeHash } from '#lib/totp';
 import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPartition } from './entity.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
+import { ACCOUNT, CHALLENGE } from './keys/main.ts';
 
 /**
  * Two-factor login (contract/twoFactor.ts). The authenticator's secret lives on the account,
@@ -43,7 +44,7 @@ export const loginChallenges = lazy(
           ttl: { type: 'number', required: true },
         },
         indexes: {
-          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['challengeHash'], template: 'challenge#${challengeHash}', casing: 'none' } },
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: ['challengeHash'], template: CHALLENGE.template, casing: 'none' } },
         },
       },
       entityConfig(MAIN_TABLE),
@@ -59,7 +60,10 @@ export interface Challenged {
 }
 
 /** Opens the second step for an account whose password was right; the login key waits in it. */
-export async function createChallenge(account: { tenantId: string; accountId: string; username: string }, pair: RsaKeyPair): Promise<{ challenge: string; expiresAt: number }> {
+export async function createChallenge(
+  account: { tenantId: string; accountId: string; username: string },
+  pair: RsaKeyPair,
+): Promise<{ challenge: string; expiresAt: number }> {
   const challenge = randomToken();
   const expiresAt = Date.now() + CHALLENGE_MINUTES * 60_000;
   await loginChallenges()
@@ -110,7 +114,11 @@ export async function tryChallenge(challenge: string): Promise<Challenged | unde
 export async function spendChallenge(challengeHash: string): Promise<boolean> {
   try {
     await dynamo().send(
-      new DeleteCommand({ TableName: tableName(MAIN_TABLE), Key: { pk: SYSTEM_SCOPE, sk: `challenge#${challengeHash}` }, ConditionExpression: 'attribute_exists(pk)' }),
+      new DeleteCommand({
+        TableName: tableName(MAIN_TABLE),
+        Key: { pk: SYSTEM_SCOPE, sk: CHALLENGE.of(challengeHash) },
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
     );
     return true;
   } catch (error) {
@@ -119,10 +127,14 @@ export async function spendChallenge(challengeHash: string): Promise<boolean> {
   }
 }
 
-const accountKey = (tenantId: string, accountId: string) => ({ pk: tenantId, sk: `account#${accountId}` });
+const accountKey = (tenantId: string, accountId: string) => ({ pk: tenantId, sk: ACCOUNT.of(accountId) });
 
 /** One conditional update of an account item; false when its condition failed. */
-async function conditionalUpdate(tenantId: string, accountId: string, input: { update: string; condition: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<boolean> {
+async function conditionalUpdate(
+  tenantId: string,
+  accountId: string,
+  input: { update: string; condition: string; names?: Record<string, string>; values?: Record<string, unknown> },
+): Promise<boolean> {
   try {
     await dynamo().send(
       new UpdateCommand({

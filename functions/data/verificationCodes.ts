@@ -1,6 +1,7 @@
 import { Entity } from 'electrodb';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, lazy, tenantPartition } from './entity.ts';
+import { VERIFICATION_CODE } from './keys/main.ts';
 
 /** Mailed 6-digit codes for sign-up (by email) and password recovery (by username). */
 export const verificationCodes = lazy(
@@ -24,7 +25,7 @@ export const verificationCodes = lazy(
         indexes: {
           primary: {
             pk: tenantPartition,
-            sk: { field: 'sk', composite: ['purpose', 'subject'], template: 'code#${purpose}#${subject}', casing: 'none' },
+            sk: { field: 'sk', composite: ['purpose', 'subject'], template: VERIFICATION_CODE.template, casing: 'none' },
           },
         },
       },

@@ -12,6 +12,7 @@ import type { QueuedEvent } from '#lib/webhookQueue';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { epochSeconds, isConditionFailure } from './entity.ts';
 import { HIGH, decodeCursor, readNewestFirst } from './newestFirst.ts';
+import { WEBHOOK_DELIVERY } from './keys/events.ts';
 
 /**
  * The deliveries of webhook events (events table, `webhookDelivery#<webhookKey>#<eventId>`, kept
@@ -47,8 +48,8 @@ export interface DeliveryItem {
 }
 
 const events = () => tableName(EVENTS_TABLE);
-export const deliverySk = (webhookKey: string, eventId: string) => `webhookDelivery#${webhookKey}#${eventId}`;
-const deliveryPrefix = (webhookKey: string) => `webhookDelivery#${webhookKey}#`;
+export const deliverySk = (webhookKey: string, eventId: string) => WEBHOOK_DELIVERY.of(webhookKey, eventId);
+const deliveryPrefix = (webhookKey: string) => WEBHOOK_DELIVERY.prefix(webhookKey);
 
 export const deliveryTtl = (now = Date.now()): number => epochSeconds(new Date(now + DELIVERY_RETENTION_DAYS * 86_400_000));
 

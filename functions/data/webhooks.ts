@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { openSecret, sealSecret } from '#lib/secretBox';
 import { MAIN_TABLE, tableName } from './tables.ts';
 import { deleteCounted, fewItems, isConditionFailure, putCounted } from './entity.ts';
+import { WEBHOOK, WEBHOOK_COUNT_SK } from './keys/main.ts';
 
 /**
  * Webhook subscriptions (main table, `webhook#<key>`, with the company's count of them in
@@ -36,8 +37,8 @@ export interface WebhookItem {
 
 const main = () => tableName(MAIN_TABLE);
 const PURPOSE = (tenantId: string) => ({ tenantId, purpose: 'webhook-secret' });
-const webhookSk = (webhookKey: string) => `webhook#${webhookKey}`;
-const COUNT_SK = 'webhookCount';
+const webhookSk = (webhookKey: string) => WEBHOOK.of(webhookKey);
+const COUNT_SK = WEBHOOK_COUNT_SK;
 
 /** A new signing secret: 32 random bytes. */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -73,7 +74,7 @@ export async function requireWebhook(tenantId: string, webhookKey: string): Prom
 
 /** Every subscription of the company (at most WEBHOOK_LIMIT), oldest first. */
 export async function listWebhooks(tenantId: string): Promise<WebhookItem[]> {
-  return fewItems<WebhookItem>(main(), tenantId, 'webhook#', WEBHOOK_LIMIT * 2);
+  return fewItems<WebhookItem>(main(), tenantId, WEBHOOK.prefix(), WEBHOOK_LIMIT * 2);
 }
 
 /** The subscriptions' cache of the processes that make events: a change made in this process is seen at once, one made elsewhere within SUBSCRIBERS_TTL_MS. */

@@ -12,6 +12,7 @@ import { ConflictError, NotFoundError } from '#lib/errors';
 import { translate } from '#lib/i18n';
 import { deleteObject, objectExists, putObjectIfAbsent } from '#lib/storage';
 import { pool } from '#lib/pool';
+import { ATTENDANCE_DAY, ATTENDANCE_MONTH, QUESTIONNAIRE_RESULT, WEBHOOK_DELIVERY } from '#data/keys/events';
 
 /**
  * Erasing a person (GDPR-style erasure), as opposed to deleting them (people.ts removePerson):
@@ -184,7 +185,7 @@ async function step(erasure: StoredErasure): Promise<void> {
       return;
     }
     case 'answers': {
-      const { removed, next } = await removePersonItems(tenantId, 'qresult#', personKey, erasure.cursor, ITEM_PAGE);
+      const { removed, next } = await removePersonItems(tenantId, QUESTIONNAIRE_RESULT.prefix(), personKey, erasure.cursor, ITEM_PAGE);
       counts.questionnaireAnswers += removed;
       if (next) erasure.cursor = next;
       else {
@@ -195,11 +196,12 @@ async function step(erasure: StoredErasure): Promise<void> {
     }
     case 'attendance': {
       // Days, then months: the cursor's key says which.
-      const prefix = typeof erasure.cursor?.sk === 'string' && erasure.cursor.sk.startsWith('attMonth#') ? 'attMonth#' : 'attDay#';
+      const months = typeof erasure.cursor?.sk === 'string' && ATTENDANCE_MONTH.owns(erasure.cursor.sk);
+      const prefix = months ? ATTENDANCE_MONTH.prefix() : ATTENDANCE_DAY.prefix();
       const { removed, next } = await removePersonItems(tenantId, prefix, personKey, erasure.cursor, ITEM_PAGE);
       counts.attendanceItems += removed;
       if (next) erasure.cursor = next;
-      else if (prefix === 'attDay#') erasure.cursor = { pk: tenantId, sk: 'attMonth#' };
+      else if (!months) erasure.cursor = { pk: tenantId, sk: ATTENDANCE_MONTH.prefix() };
       else {
         delete erasure.cursor;
         erasure.phase = 'deliveries';
@@ -208,7 +210,7 @@ async function step(erasure: StoredErasure): Promise<void> {
     }
     case 'deliveries': {
       // Every subscription's log, those of deleted subscriptions too (their deliveries wait for their TTL).
-      const { removed, next } = await removePersonItems(tenantId, 'webhookDelivery#', personKey, erasure.cursor, ITEM_PAGE);
+      const { removed, next } = await removePersonItems(tenantId, WEBHOOK_DELIVERY.prefix(), personKey, erasure.cursor, ITEM_PAGE);
       counts.webhookDeliveries += removed;
       if (next) erasure.cursor = next;
       else {

@@ -18,16 +18,7 @@ import { uniqueValue } from '#domain/people';
 import { IMAGE_MAX, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, judgeImage } from '#domain/uploads';
 import { createDepartment, listDepartments } from '#data/departments';
 import { createGroup, listGroups } from '#data/groups';
-import {
-  createPeople,
-  findClaims,
-  findPeople,
-  findPerson,
-  personUniques,
-  updatePerson,
-  type Person,
-  type PersonInput,
-} from '#data/people';
+import { createPeople, findClaims, findPeople, findPerson, personUniques, updatePerson, type Person, type PersonInput } from '#data/people';
 import { newId } from '#lib/crypto';
 import { AppError, ConflictError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { catalogs, translate, type MessageId } from '#lib/i18n';
@@ -37,6 +28,7 @@ import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
 import { readFirstSheet } from '#lib/xlsx';
 import { isZip, listZip, type ZipEntry } from '#lib/zip';
+import { PERSON_UNIQUE } from '#data/keys/main';
 
 /** Two-step import (workbook, then photo archive) of employees and visitors; their export is jobs/peopleExports.ts's. */
 
@@ -227,7 +219,10 @@ function waves(rows: readonly CheckedRow[]): number[][] {
   const out: number[][] = [];
   const last = new Map<string, number>();
   rows.forEach((row, at) => {
-    const keys = [row.personId && `personId#${uniqueValue(row.personId)}`, row.icCard && `icCard#${uniqueValue(row.icCard)}`].filter(Boolean);
+    const keys = [
+      row.personId && PERSON_UNIQUE.of('personId', uniqueValue(row.personId)),
+      row.icCard && PERSON_UNIQUE.of('icCard', uniqueValue(row.icCard)),
+    ].filter(Boolean);
     const wave = Math.max(-1, ...keys.map((k) => last.get(k) ?? -1)) + 1;
     for (const k of keys) last.set(k, wave);
     (out[wave] ??= []).push(at);
@@ -427,4 +422,3 @@ export async function importArchive(
     archive.close();
   }
 }
-

@@ -15,6 +15,7 @@ import { consoleLink } from '#lib/consoleLinks';
 import { enqueue, retryDueMails, type Mail } from '#lib/mail';
 import { startWorker } from '#lib/jobs';
 import type { QuestionnaireResultItem } from '#contract/questionnaires';
+import { ALERT_GATE } from '#data/keys/events';
 
 /**
  * Real-time alert mails, sent when a record is stored: a fever (a temperature at or above the
@@ -37,7 +38,12 @@ export async function takeAlertSlot(tenantId: string, kind: AlertKind, deviceKey
     await dynamo().send(
       new PutCommand({
         TableName: tableName(EVENTS_TABLE),
-        Item: { pk: tenantId, sk: `alertGate#${kind}#${deviceKey}#${who}`, until: now + ALERT_INTERVAL_MS, ttl: epochSeconds(new Date(now + ALERT_INTERVAL_MS)) + 3600 },
+        Item: {
+          pk: tenantId,
+          sk: ALERT_GATE.of(kind, deviceKey, who),
+          until: now + ALERT_INTERVAL_MS,
+          ttl: epochSeconds(new Date(now + ALERT_INTERVAL_MS)) + 3600,
+        },
         ConditionExpression: 'attribute_not_exists(sk) OR #until <= :now',
         ExpressionAttributeNames: { '#until': 'until' },
         ExpressionAttributeValues: { ':now': now },
@@ -70,7 +76,11 @@ export async function sendAlert(record: PassRecord, kind: AlertKind): Promise<vo
   // personKind is set only when the key names one of the company's people (iot/records.ts).
   const who = record.personKind && record.personKey ? record.personKey : 'stranger';
   if (!(await takeAlertSlot(record.tenantId, kind, record.deviceKey, who))) return;
-  const [tenant, device, timeZone] = await Promise.all([findTenant(record.tenantId), findDevice(record.tenantId, record.deviceKey), companyTimezone(record.tenantId)]);
+  const [tenant, device, timeZone] = await Promise.all([
+    findTenant(record.tenantId),
+    findDevice(record.tenantId, record.deviceKey),
+    companyTimezone(record.tenantId),
+  ]);
   const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
   const params = {
     name: record.name ?? translate(locale, record.type === 'stranger' ? 'mail.alertStranger' : 'mail.alertUnnamed'),

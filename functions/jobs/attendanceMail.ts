@@ -13,6 +13,7 @@ import { translate } from '#lib/i18n';
 import { log, logged } from '#lib/log';
 import { deliver } from '#lib/mail';
 import { declareEnvironment } from '#lib/env';
+import { ATTENDANCE_MAIL_SENT } from '#data/keys/events';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIL_FROM', 'MAIN_TABLE']);
@@ -103,7 +104,7 @@ async function markSent(tenantId: string, day: string): Promise<boolean> {
         TableName: tableName(EVENTS_TABLE),
         Item: {
           pk: tenantId,
-          sk: `attMail#${day}`,
+          sk: ATTENDANCE_MAIL_SENT.of(day),
           kind: 'attendanceSummarySent',
           at: new Date().toISOString(),
           ttl: Math.floor(Date.now() / 1000) + 40 * 86_400,
