@@ -1,7 +1,7 @@
 import { MAX_POLICY_CHARS, MAX_POLICY_DOCUMENTS, policyLength, type PolicyDocument, type PolicyStatement } from '@passcloud/functions/iot/policy';
 
 /**
- * AWS IoT Core's rules that the local broker (infra/local/iot.ts) applies, so that what passes
+ * AWS IoT Core's rules that the local broker (infra/local/iotBroker.ts) applies, so that what passes
  * locally passes on AWS: the custom authorizer's answer, client ids, topics, payloads and the
  * publish rate of one connection. Each rule names the AWS page that states it.
  */
@@ -90,7 +90,7 @@ const listOf = (value: unknown): string[] | undefined =>
 /**
  * One policy document, checked as IoT Core checks a policy: JSON, a known `Version`, and
  * statements that allow or deny IoT actions on IoT resources. A `Condition` is refused here
- * because the local broker cannot evaluate it (infra/local/iot.ts evaluates with `isAllowed`),
+ * because the local broker cannot evaluate it (infra/local/iotBroker.ts evaluates with `isAllowed`),
  * and a policy it would evaluate differently from IoT Core must not pass.
  */
 export function readPolicy(text: string): PolicyDocument | Breach {
