@@ -1,7 +1,8 @@
 import type { PersonKind } from '#contract/people';
 import type { SetType } from '#contract/authorities';
 import { NotFoundError, fieldError } from '#lib/errors';
-import { facePersonOf, grantPairs, personChanged, type Bounds, type FacePerson } from './authorities.ts';
+import { facePersonOf, personChanged, type Bounds, type FacePerson } from './authorities.ts';
+import { grantPairs } from './authorityGrants.ts';
 import { finishBatch } from './entity.ts';
 import { findDepartment } from './departments.ts';
 import { allFaceTerminals, type Device } from './devices.ts';

@@ -1,12 +1,9 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { RECORD_RANGE_MAX_DAYS, type PassSource, type PassState, type RecordType } from '#contract/passRecords';
-import { dayOf, endOfDay, startOfDay } from '#domain/time';
+import { type PassSource, type PassState, type RecordType } from '#contract/passRecords';
 import { dynamo } from '#lib/aws';
-import { fieldError } from '#lib/errors';
-import { HIGH, decodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
-import { finishBatch, type TransactItem } from './entity.ts';
+import { type TransactItem } from './entity.ts';
 import {
   PUNCH,
   RECORD,
@@ -99,7 +96,6 @@ export interface PassRecord {
 }
 
 const table = () => tableName(EVENTS_TABLE);
-const GSI = EVENTS_TABLE.indexes[0]!.name;
 
 export const recordSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => RECORD.of(r.verifyTime, r.deviceKey, r.recordId);
 export const sparseSk = (flag: SparseFlag, r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string =>
@@ -116,7 +112,7 @@ export const markerKey = (tenantId: string, deviceKey: string, recordId: string)
   pk: recordMarkerPartition(tenantId, deviceKey),
   sk: RECORD_MARKER.of(recordId),
 });
-const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: recordCounterPartition(tenantId, day, shard), sk: RECORD_COUNTER_SK });
+export const counterKey = (tenantId: string, day: string, shard: number) => ({ pk: recordCounterPartition(tenantId, day, shard), sk: RECORD_COUNTER_SK });
 
 /** The record's key in the API: `<deviceKey>.<recordId>` (record ids have no dots). */
 export const recordKeyOf = (r: Pick<PassRecord, 'deviceKey' | 'recordId'>): string => `${r.deviceKey}.${r.recordId}`;
@@ -336,7 +332,7 @@ function chunksOf(entries: readonly BatchEntry[]): BatchEntry[][] {
 }
 
 /** Batch reads of markers: DynamoDB reads at most 100 keys per request. */
-const MARKER_READS = 100;
+export const MARKER_READS = 100;
 
 /**
  * The markers of records stored before, by `<deviceKey>/<recordId>`: read together (strongly
@@ -442,204 +438,7 @@ function noteOf(item: Record<string, unknown> | undefined): StoredNote {
   return { captureKey: String(captureKey), captureType: String(plain(item!.captureType)), captureSize: Number(plain(item!.captureSize)) };
 }
 
-async function readMarker(tenantId: string, deviceKey: string, recordId: string): Promise<Record<string, unknown> | undefined> {
+export async function readMarker(tenantId: string, deviceKey: string, recordId: string): Promise<Record<string, unknown> | undefined> {
   const out = await dynamo().send(new GetCommand({ TableName: table(), Key: markerKey(tenantId, deviceKey, recordId), ConsistentRead: true }));
   return out.Item;
-}
-
-// Counters
-
-export const COUNTER_NAMES = ['total', 'passed', 'refused', 'fever', 'normal', 'employee', 'visitor', 'stranger', 'blacklist'] as const;
-export type CounterName = (typeof COUNTER_NAMES)[number];
-export interface DayCounters {
-  day: string;
-  counts: Record<CounterName, number>;
-  /** Records by hour of the company day (24 entries). */
-  hours: number[];
-}
-
-/** The counters of each day from `fromDay` to `toDay` (company days, `YYYY-MM-DD`), days without records included. */
-export async function dayCounters(tenantId: string, fromDay: string, toDay: string): Promise<DayCounters[]> {
-  const days: string[] = [];
-  for (let day = fromDay; day <= toDay; day = nextDay(day)) days.push(day);
-  const keys = days.flatMap((day) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterKey(tenantId, day, shard)));
-  const parts: (typeof keys)[] = [];
-  for (let i = 0; i < keys.length; i += MARKER_READS) parts.push(keys.slice(i, i + MARKER_READS));
-  const found = (
-    await Promise.all(
-      parts.map((part) =>
-        finishBatch('pass counters', part, async (left) => {
-          const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: left } } }));
-          return { data: out.Responses?.[table()] ?? [], unprocessed: out.UnprocessedKeys?.[table()]?.Keys ?? [] };
-        }),
-      ),
-    )
-  ).flat();
-  const byDay = new Map<string, DayCounters>(days.map((day) => [day, emptyDay(day)]));
-  for (const item of found) {
-    const entry = byDay.get(String(item.day));
-    if (!entry) continue;
-    for (const name of COUNTER_NAMES) entry.counts[name] += Number(item[name] ?? 0);
-    for (let h = 0; h < 24; h++) entry.hours[h]! += Number(item[`h${String(h).padStart(2, '0')}`] ?? 0);
-  }
-  return days.map((day) => byDay.get(day)!);
-}
-
-const nextDay = (day: string): string => {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
-};
-const previousDay = (day: string): string => {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
-};
-const emptyDay = (day: string): DayCounters => ({
-  day,
-  counts: Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as Record<CounterName, number>,
-  hours: Array(24).fill(0) as number[],
-});
-
-// Lists
-
-export interface RecordFilter {
-  /** The range of verify times, inclusive (ISO). */
-  fromIso: string;
-  toIso: string;
-  deviceKey?: string;
-  type?: RecordType;
-  temperature?: 'normal' | 'fever';
-  passState?: PassState;
-  /** Lower case. */
-  keyword?: string;
-}
-
-export interface RecordPage {
-  items: PassRecord[];
-  nextCursor: string | null;
-}
-
-/** One list request reads at most this many items when filters skip most of them; the cursor goes on from there. */
-export const READ_BUDGET = 500;
-
-type Source = { kind: 'all' } | { kind: 'device'; deviceKey: string } | { kind: 'flag'; flag: SparseFlag };
-
-/** Where a filtered list reads from: the copies of the rarest flag asked for, else the device's index, else all records. */
-function sourceOf(filter: RecordFilter): Source {
-  if (filter.type === 'blacklist' || filter.type === 'stranger') return { kind: 'flag', flag: filter.type };
-  if (filter.temperature === 'fever') return { kind: 'flag', flag: 'fever' };
-  if (filter.passState === 'refused') return { kind: 'flag', flag: 'refused' };
-  if (filter.deviceKey) return { kind: 'device', deviceKey: filter.deviceKey };
-  return { kind: 'all' };
-}
-
-/**
- * Newest first, within the range of verify times. Reads one key range (see sourceOf), filters the
- * rest, and stops after READ_BUDGET items read: a page may then hold fewer items than asked for,
- * with a cursor that goes on where reading stopped. `budget` raises the bound (exports).
- */
-export async function listRecords(tenantId: string, filter: RecordFilter, pageSize: number, cursor?: string, budget = READ_BUDGET): Promise<RecordPage> {
-  const source = sourceOf(filter);
-  const prefix = source.kind === 'all' ? RECORD.prefix() : source.kind === 'flag' ? RECORD_FLAG.prefix(source.flag) : '';
-  const skName = source.kind === 'device' ? 'gsi1sk' : 'sk';
-  const after = cursor ? decodeCursor(cursor, prefix, 'issue.invalid') : undefined;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const conditions: string[] = [];
-  const add = (condition: string, attrs: Record<string, string>, vals: Record<string, unknown>) => {
-    conditions.push(condition);
-    Object.assign(names, attrs);
-    Object.assign(values, vals);
-  };
-  if (filter.deviceKey && source.kind !== 'device') add('#dk = :dk', { '#dk': 'deviceKey' }, { ':dk': filter.deviceKey });
-  if (filter.type && !(source.kind === 'flag' && source.flag === filter.type)) add('#ty = :ty', { '#ty': 'type' }, { ':ty': filter.type });
-  if (filter.temperature === 'fever' && !(source.kind === 'flag' && source.flag === 'fever')) add('#fe = :true', { '#fe': 'fever' }, { ':true': true });
-  if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
-  if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
-  if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
-  const common = {
-    table: table(),
-    lower: `${prefix}${filter.fromIso}`,
-    upper: `${prefix}${filter.toIso}#${HIGH}`,
-    after,
-    filter: { conditions, names, values },
-    pageSize,
-    budget,
-  };
-  if (source.kind === 'device') {
-    return readNewestFirst<PassRecord>({
-      ...common,
-      index: GSI,
-      partition: { name: 'gsi1pk', value: devicePartition(tenantId, source.deviceKey) },
-      sortKey: skName,
-      keyOf: (last) => `${last.verifyTime}#${last.recordId}`,
-    });
-  }
-  // The UTC days of the range, newest first: a day's shards (or its flag's copies) are one group.
-  const groups: { partitions: string[]; floor: string }[] = [];
-  for (let day = utcDay(filter.toIso); day >= utcDay(filter.fromIso); day = previousDay(day)) {
-    const partitions =
-      source.kind === 'all'
-        ? Array.from({ length: RECORD_SHARDS }, (_, shard) => dayPartition(tenantId, day, shard))
-        : [flagPartition(tenantId, source.flag, day)];
-    groups.push({ partitions, floor: `${prefix}${day}` });
-  }
-  return readSpreadNewestFirst<PassRecord>({ ...common, groups, keyOf: (last) => keyIn(source, last) });
-}
-
-const keyIn = (source: Source, r: PassRecord): string => (source.kind === 'flag' ? sparseSk(source.flag, r) : recordSk(r));
-
-/** One record by its key (`<deviceKey>.<recordId>`), through its marker. */
-export async function findRecord(tenantId: string, recordKey: string): Promise<PassRecord | undefined> {
-  const [deviceKey, recordId] = recordKey.split('.') as [string, string | undefined];
-  if (!recordId) return undefined;
-  const marker = await readMarker(tenantId, deviceKey, recordId);
-  if (!marker) return undefined;
-  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: { pk: String(marker.recordPk), sk: String(marker.recordSk) } }));
-  return out.Item as PassRecord | undefined;
-}
-
-// Filters as the API gives them
-
-export interface RecordQuery {
-  from?: string;
-  to?: string;
-  deviceKey?: string;
-  type?: RecordType;
-  temperature?: 'normal' | 'fever';
-  passState?: PassState;
-  keyword?: string;
-}
-
-/**
- * The filter of a list or export: `from` and `to` are company days, both today when not given (one
- * given alone makes a one-day range with today on the far side); at most RECORD_RANGE_MAX_DAYS days.
- */
-export function recordFilterOf(query: RecordQuery, timeZone: string, now = new Date()): RecordFilter & { fromDay: string; toDay: string } {
-  const today = dayOf(now, timeZone);
-  const fromDay = query.from ?? (query.to && query.to < today ? query.to : today);
-  const toDay = query.to ?? (fromDay > today ? fromDay : today);
-  if (fromDay > toDay) throw fieldError('to', 'records.rangeOrder');
-  const days = Math.round((Date.parse(toDay) - Date.parse(fromDay)) / 86_400_000) + 1;
-  if (days > RECORD_RANGE_MAX_DAYS) throw fieldError('to', 'records.rangeTooLong', { max: RECORD_RANGE_MAX_DAYS });
-  const keyword = query.keyword?.trim().toLowerCase();
-  return {
-    fromDay,
-    toDay,
-    fromIso: startOfDay(fromDay, timeZone).toISOString(),
-    toIso: endOfDay(toDay, timeZone).toISOString(),
-    ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}),
-    ...(query.type ? { type: query.type } : {}),
-    ...(query.temperature ? { temperature: query.temperature } : {}),
-    ...(query.passState ? { passState: query.passState } : {}),
-    ...(keyword ? { keyword } : {}),
-  };
-}
-
-/** How many records a filter matches, from the day counters alone; undefined when they cannot tell. */
-export async function countedTotal(tenantId: string, filter: RecordFilter & { fromDay: string; toDay: string }): Promise<number | undefined> {
-  if (filter.deviceKey || filter.keyword) return undefined;
-  const picked = [filter.type, filter.temperature, filter.passState].filter((v): v is NonNullable<typeof v> => !!v);
-  if (picked.length > 1) return undefined;
-  const name = (picked[0] ?? 'total') as CounterName;
-  return (await dayCounters(tenantId, filter.fromDay, filter.toDay)).reduce((sum, d) => sum + d.counts[name], 0);
 }

@@ -1,6 +1,6 @@
 import type { CallFilterQuery } from '#contract/intercom';
 import { listCalls } from '#data/intercomCalls';
-import { recordFilterOf } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecordLists';
 import { type ExportJob } from '#data/exportJobs';
 import { callItems } from '#views/intercomItems';
 import type { MessageId } from '#lib/i18n';

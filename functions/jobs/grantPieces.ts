@@ -1,5 +1,5 @@
 import { completeGrantJob, findGrantJob, finishGrantPiece, grantPieceDone } from '#data/grantJobs';
-import { grantPairs } from '#data/authorities';
+import { grantPairs } from '#data/authorityGrants';
 import { peopleAsTheyAre, reapplyChanges, resolvePeople } from '#data/grantSelection';
 import { declareEnvironment } from '#lib/env';
 import { logged } from '#lib/log';

@@ -1,5 +1,5 @@
 import type { ResultFilterQuery } from '#contract/questionnaires';
-import { recordFilterOf } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecordLists';
 import { type ExportJob } from '#data/exportJobs';
 import { listResults } from '#data/questionnaireResults';
 import type { MessageId } from '#lib/i18n';

@@ -25,17 +25,8 @@ import {
   type ValidityState,
 } from '#contract/authorities';
 import type { AuthCode } from '#contract/menu';
-import {
-  changeValidity,
-  deviceAuthorityFacts,
-  findAuthority,
-  listAuthorities,
-  parseAuthorityKey,
-  resend,
-  revoke,
-  type Authority,
-  type Bounds,
-} from '#data/authorities';
+import { changeValidity, deviceAuthorityFacts, findAuthority, parseAuthorityKey, resend, revoke, type Authority, type Bounds } from '#data/authorities';
+import { listAuthorities } from '#data/authorityLists';
 import { allFaceTerminals } from '#data/devices';
 import { companySyncCounts, deviceSyncCounts, personSyncCounts, type StateCounts } from '#data/syncCounts';
 import { grant, resolveSelection } from '#data/grantSelection';
@@ -55,7 +46,19 @@ import { presignedGet } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'GRANT_WORKER_FUNCTION', 'IMPORTS_BUCKET', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'GRANT_WORKER_FUNCTION',
+  'IMPORTS_BUCKET',
+  'IOT_DATA_ENDPOINT',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 /** A grant of more person × device pairs than this (2,000 unless GRANT_INLINE_PAIRS says) is written by a background job (202 with its key). */
 const inlinePairs = (): number => Number(env('GRANT_INLINE_PAIRS') ?? 2000);
@@ -68,7 +71,6 @@ function mayUse(auth: Auth, setType: SetType): void {
   if (!auth.account.authCodes.includes(CODE_OF[setType])) throw new NoPermissionError();
 }
 const permittedTypes = (auth: Auth): SetType[] => ([0, 1] as const).filter((t) => auth.account.authCodes.includes(CODE_OF[t]));
-
 
 /** A validity as stored: days in the company's time zone and the moments they begin and end. The end may not be before today. */
 async function boundsOf(tenantId: string, validity: Validity): Promise<Bounds> {
@@ -121,7 +123,11 @@ async function itemsJson(tenantId: string, items: Authority[]): Promise<Authorit
  * The sync panel's counts over everything it filters to, not the page: a device's kept counts,
  * a person's range, one pair as listed, or every device's counts summed for the whole company.
  */
-async function syncCounts(tenantId: string, filter: { personKey?: string | undefined; deviceKey?: string | undefined; state?: SyncState | undefined }, types: SetType[]): Promise<StateCounts> {
+async function syncCounts(
+  tenantId: string,
+  filter: { personKey?: string | undefined; deviceKey?: string | undefined; state?: SyncState | undefined },
+  types: SetType[],
+): Promise<StateCounts> {
   if (filter.personKey && filter.deviceKey) {
     const counts: StateCounts = { pending: 0, synced: 0, failed: 0 };
     for (const t of types) {
@@ -132,17 +138,33 @@ async function syncCounts(tenantId: string, filter: { personKey?: string | undef
   }
   if (filter.personKey) return personSyncCounts(tenantId, filter.personKey, types);
   if (filter.deviceKey) return deviceSyncCounts(tenantId, filter.deviceKey, types);
-  return companySyncCounts(tenantId, (await allFaceTerminals(tenantId)).map((d) => d.deviceKey), types);
+  return companySyncCounts(
+    tenantId,
+    (await allFaceTerminals(tenantId)).map((d) => d.deviceKey),
+    types,
+  );
 }
 
 /** Failed authorizations sent again per request, at most. */
 const RETRY_ALL_PART = 200;
 
 /** Sends the failed authorizations of a person or device again, a part at a time: each becomes pending, so the next part starts from the top. */
-async function resendFailed(tenantId: string, of: { personKey?: string | undefined; deviceKey?: string | undefined }, types: SetType[]): Promise<{ resent: number; more: boolean }> {
-  const filter = { ...(of.personKey ? { personKey: of.personKey } : {}), ...(of.deviceKey ? { deviceKey: of.deviceKey } : {}), state: 'failed' as const, ...(types.length === 1 ? { setType: types[0] } : {}) };
+async function resendFailed(
+  tenantId: string,
+  of: { personKey?: string | undefined; deviceKey?: string | undefined },
+  types: SetType[],
+): Promise<{ resent: number; more: boolean }> {
+  const filter = {
+    ...(of.personKey ? { personKey: of.personKey } : {}),
+    ...(of.deviceKey ? { deviceKey: of.deviceKey } : {}),
+    state: 'failed' as const,
+    ...(types.length === 1 ? { setType: types[0] } : {}),
+  };
   const page = await listAuthorities(tenantId, filter, RETRY_ALL_PART);
-  const resent = await resend(tenantId, page.items.map((a) => ({ setType: a.setType, personKey: a.personKey, deviceKey: a.deviceKey })));
+  const resent = await resend(
+    tenantId,
+    page.items.map((a) => ({ setType: a.setType, personKey: a.personKey, deviceKey: a.deviceKey })),
+  );
   return { resent, more: page.nextCursor !== null };
 }
 
@@ -256,7 +278,12 @@ export const authorities = defineResource('authorities', {
       if (types.length === 0) throw new NoPermissionError();
       for (const t of types) mayUse(auth, t);
       const { pageSize, cursor, setType, ...filter } = query;
-      const page = await listAuthorities(auth.tenantId, { ...filter, ...(types.length === 1 ? { setType: types[0] } : setType !== undefined ? { setType } : {}) }, pageSize, cursor);
+      const page = await listAuthorities(
+        auth.tenantId,
+        { ...filter, ...(types.length === 1 ? { setType: types[0] } : setType !== undefined ? { setType } : {}) },
+        pageSize,
+        cursor,
+      );
       return ok({ items: await itemsJson(auth.tenantId, page.items), nextCursor: page.nextCursor, counts: await syncCounts(auth.tenantId, filter, types) });
     },
   }),

@@ -1,8 +1,18 @@
-import { DASHBOARD_DAYS, FEED_SIZE, OFFLINE_ALERT_MINUTES, OFFLINE_LIST_MAX, captureFeed, dashboardView, type CaptureFeed, type DashboardView } from '#contract/dashboard';
+import {
+  DASHBOARD_DAYS,
+  FEED_SIZE,
+  OFFLINE_ALERT_MINUTES,
+  OFFLINE_LIST_MAX,
+  captureFeed,
+  dashboardView,
+  type CaptureFeed,
+  type DashboardView,
+} from '#contract/dashboard';
 import { dayCounts } from '#data/attendanceDays';
 import { allFaceTerminals } from '#data/devices';
 import { companySyncCountsByList } from '#data/syncCounts';
-import { dayCounters, listRecords, recordFilterOf } from '#data/passRecords';
+import { dayCounters } from '#data/passCounters';
+import { listRecords, recordFilterOf } from '#data/passRecordLists';
 import { activeCount } from '#data/peopleLists';
 import { companyTimezone } from '#data/tenants';
 import { addDays, dayOf } from '#domain/time';
@@ -11,7 +21,17 @@ import { declareEnvironment } from '#lib/env';
 import { recordItems } from '#views/passRecordItems';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 /**
  * The figures of the dashboard: one query of the day counters (this month and the last 10 days),
@@ -63,7 +83,9 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
     sync: { authority: { pending: authority.pending, failed: authority.failed }, blacklist: { pending: blacklist.pending, failed: blacklist.failed } },
     offline: {
       count: gone.length,
-      devices: gone.slice(0, OFFLINE_LIST_MAX).map((d) => ({ deviceKey: d.deviceKey, name: d.name, since: d.presenceAt > 0 ? new Date(d.presenceAt).toISOString() : null })),
+      devices: gone
+        .slice(0, OFFLINE_LIST_MAX)
+        .map((d) => ({ deviceKey: d.deviceKey, name: d.name, since: d.presenceAt > 0 ? new Date(d.presenceAt).toISOString() : null })),
     },
     attendance: attended.total
       ? {

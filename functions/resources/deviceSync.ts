@@ -22,7 +22,8 @@ import { createLink, findScreenResult, storeScreenResult } from '#data/questionn
 import { surveysToken } from '#domain/questionnaires';
 import { consoleLink } from '#lib/consoleLinks';
 import { newId, randomToken, sha256 } from '#lib/crypto';
-import { changesAfter, currentSeq, recordResults, type Authority } from '#data/authorities';
+import { currentSeq, type Authority } from '#data/authorities';
+import { changesAfter, recordResults } from '#data/authoritySync';
 import { deviceWithSecret, findDevice, refusalOf } from '#data/devices';
 import { appendLogs } from '#data/deviceEvents';
 import { AppError, ConflictError, LoginRequiredError, fieldError, type ValidationError } from '#lib/errors';

@@ -23,7 +23,7 @@ import { findDevice, requireIntercom } from '#data/devices';
 import { listLogs, logItem } from '#data/deviceEvents';
 import { findCallByKey, listCalls, noteRecordingArrived, type CallRecord } from '#data/intercomCalls';
 import { intercomListPage, updateIntercom } from '#data/intercoms';
-import { recordFilterOf } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecordLists';
 import { companyTimezone } from '#data/tenants';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
@@ -35,7 +35,8 @@ import { callItems, doorStationOf, intercomJson, isLive } from '#views/intercomI
 import { openDoorDuringCall } from '../iot/openDoor.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
   'CAPTURES_BUCKET',
   'EVENTS_TABLE',
   'EXPORT_WORKER_FUNCTION',

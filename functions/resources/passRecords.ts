@@ -11,7 +11,7 @@ import {
   recordKeyParams,
   type PassRecordPage,
 } from '#contract/passRecords';
-import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecords';
+import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecordLists';
 import { companyTimezone } from '#data/tenants';
 import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, sessionRoute } from '#lib/http';
@@ -20,7 +20,18 @@ import { exportJson, requireExport, startExport } from '#flows/exportJobs';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'EXPORT_WORKER_FUNCTION', 'IMPORTS_BUCKET', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'EXPORT_WORKER_FUNCTION',
+  'IMPORTS_BUCKET',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 /**
  * `/v1/passRecords` and `/v1/blacklistRecords` (the blacklist's own screen: the same records,

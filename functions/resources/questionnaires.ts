@@ -21,7 +21,7 @@ import { versionQuery } from '#contract/people';
 import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { allFaceTerminals, type Device } from '#data/devices';
 import { listGroups } from '#data/groups';
-import { recordFilterOf } from '#data/passRecords';
+import { recordFilterOf } from '#data/passRecordLists';
 import { listResults } from '#data/questionnaireResults';
 import {
   allQuestionnaires,

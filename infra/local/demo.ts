@@ -1,7 +1,9 @@
 import type { Fleet } from '@passcloud/device-shadow/fleet';
 import { portrait } from '@passcloud/device-shadow/portraits';
 import { simulateTraffic, type Traffic } from '@passcloud/device-shadow/traffic';
-import { deviceFaceCount, facePersonOf, grantPairs, type FacePerson } from '@passcloud/functions/data/authorities';
+import { facePersonOf, type FacePerson } from '@passcloud/functions/data/authorities';
+import { grantPairs } from '@passcloud/functions/data/authorityGrants';
+import { deviceFaceCount } from '@passcloud/functions/data/authorityLists';
 import { createDepartment, listDepartments } from '@passcloud/functions/data/departments';
 import { createGroup, listGroups } from '@passcloud/functions/data/groups';
 import { saveEmailSettings } from '@passcloud/functions/data/mailSettings';
@@ -23,7 +25,28 @@ import { seedDemoQuestionnaires } from './demoQuestionnaires.ts';
  * at SIMULATE_TRAFFIC a minute.
  */
 
-const FIRST = ['Ada', 'Ben', 'Chen', 'Dana', 'Eli', 'Fatima', 'Gus', 'Hana', 'Ivan', 'Jun', 'Kofi', 'Lena', 'Mateo', 'Nia', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sven', 'Tara'];
+const FIRST = [
+  'Ada',
+  'Ben',
+  'Chen',
+  'Dana',
+  'Eli',
+  'Fatima',
+  'Gus',
+  'Hana',
+  'Ivan',
+  'Jun',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Nia',
+  'Omar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sven',
+  'Tara',
+];
 const LAST = ['Park', 'Okafor', 'Rossi', 'Sato', 'Novak', 'Haddad', 'Silva', 'Kim', 'Larsen', 'Moreau', 'Wang', 'Petrov'];
 const DEPARTMENTS = [
   { name: 'Engineering', roles: ['Engineer', 'Senior engineer', 'Tester'] },
@@ -109,7 +132,12 @@ export async function seedDemoPeople(tenantId: string): Promise<DemoPeople | und
   }
   const watched = visitors.splice(WATCHED - 1, 1);
   // Fever and blacklist alerts go to the front desk (see them at /_local/mails).
-  await saveEmailSettings(tenantId, { ...emailSettingsBody.parse({ version: 0 }), recipients: ['security@demo.passcloud.local'], feverAlert: true, blacklistAlert: true });
+  await saveEmailSettings(tenantId, {
+    ...emailSettingsBody.parse({ version: 0 }),
+    recipients: ['security@demo.passcloud.local'],
+    feverAlert: true,
+    blacklistAlert: true,
+  });
   return { passList: made.map(facePersonOf), visitors: visitors.map(facePersonOf), watched: watched.map(facePersonOf) };
 }
 

@@ -4,7 +4,7 @@ import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { RecordsAckMessage } from '@passcloud/functions/contract/protocol';
 import { issueLicenceCode } from '@passcloud/functions/domain/licence';
-import { dayCounters } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
 import { dayOf } from '@passcloud/functions/domain/time';
 import { resetClients } from '@passcloud/functions/lib/aws';
 import { adminToken, fmt, percentile, resultLines } from './api.ts';

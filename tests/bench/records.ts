@@ -5,7 +5,8 @@ import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { newPassRecord } from '@passcloud/device-shadow/records';
 import { deviceTopics, RECORDS_PER_MESSAGE, type PassRecordUp, type RecordsAckMessage } from '@passcloud/functions/contract/protocol';
-import { dayCounters, recordPuts, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { recordPuts, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
 import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { dayOf } from '@passcloud/functions/domain/time';
 import { dynamo, resetClients } from '@passcloud/functions/lib/aws';
@@ -42,7 +43,17 @@ async function rawWriteRate(tenantId: string, ms = 4000): Promise<number> {
         await dynamo().send(
           new PutCommand({
             TableName: tableName(EVENTS_TABLE),
-            Item: { pk: `${tenantId}#rawbench`, sk: `raw#${id}`, kind: 'bench', deviceKey: 'x'.repeat(18), recordId: id, verifyTime: new Date().toISOString(), passState: 'passed', source: 'face', ttl: 0 },
+            Item: {
+              pk: `${tenantId}#rawbench`,
+              sk: `raw#${id}`,
+              kind: 'bench',
+              deviceKey: 'x'.repeat(18),
+              recordId: id,
+              verifyTime: new Date().toISOString(),
+              passState: 'passed',
+              source: 'face',
+              ttl: 0,
+            },
           }),
         );
         writes++;
@@ -62,22 +73,37 @@ export interface Device {
 
 export async function bindDevices(url: string, userCode: string): Promise<{ devices: Device[]; agents: DeviceAgent[] }> {
   const agents: DeviceAgent[] = [];
-  const devices = await pool(Array.from({ length: DEVICES }, (_, i) => i), 4, async (i) => {
-    const agent = new DeviceAgent({ apiUrl: url, userCode, info: simulatedInfo(`RECBENCH${Date.now().toString(36).toUpperCase()}${i}`, i), heartbeatMs: 60_000 });
-    agents.push(agent);
-    await agent.bind();
-    const m = agent.binding!.mqtt;
-    const client = await mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 10_000 });
-    const thing = agent.binding!.thingName;
-    const device: Device = { deviceKey: agent.deviceKey!, client, thing, acked: new Set(), acks: 0 };
-    await client.subscribeAsync(deviceTopics(thing).recordsAck, { qos: 1 });
-    client.on('message', (_t, payload) => {
-      const ack = JSON.parse(payload.toString()) as RecordsAckMessage;
-      device.acks++;
-      for (const s of ack.stored) device.acked.add(s.recordId);
-    });
-    return device;
-  });
+  const devices = await pool(
+    Array.from({ length: DEVICES }, (_, i) => i),
+    4,
+    async (i) => {
+      const agent = new DeviceAgent({
+        apiUrl: url,
+        userCode,
+        info: simulatedInfo(`RECBENCH${Date.now().toString(36).toUpperCase()}${i}`, i),
+        heartbeatMs: 60_000,
+      });
+      agents.push(agent);
+      await agent.bind();
+      const m = agent.binding!.mqtt;
+      const client = await mqtt.connectAsync(m.url, {
+        clientId: m.clientId,
+        username: m.username,
+        password: m.password,
+        reconnectPeriod: 0,
+        connectTimeout: 10_000,
+      });
+      const thing = agent.binding!.thingName;
+      const device: Device = { deviceKey: agent.deviceKey!, client, thing, acked: new Set(), acks: 0 };
+      await client.subscribeAsync(deviceTopics(thing).recordsAck, { qos: 1 });
+      client.on('message', (_t, payload) => {
+        const ack = JSON.parse(payload.toString()) as RecordsAckMessage;
+        device.acks++;
+        for (const s of ack.stored) device.acked.add(s.recordId);
+      });
+      return device;
+    },
+  );
   return { devices, agents };
 }
 
@@ -114,44 +140,48 @@ async function seed(tenantId: string, deviceKeys: string[], total: number, prefi
   const started = performance.now();
   const batches = Math.ceil(total / 25);
   let written = 0;
-  await pool(Array.from({ length: batches }, (_, i) => i), 24, async (b) => {
-    const items: Record<string, unknown>[] = [];
-    for (let i = b * 25; i < Math.min(total, (b + 1) * 25); i++) {
-      const verifyTime = new Date(now - Math.floor((i / total) * span) - 1000).toISOString();
-      const roll = (i * 7919) % 1000;
-      const type = roll < 5 ? 'blacklist' : roll < 25 ? 'stranger' : roll % 3 === 0 ? 'visitor' : 'employee';
-      const fever = roll % 97 === 0;
-      const name = type === 'stranger' ? undefined : `${names[i % names.length]} ${i}`;
-      const record: PassRecord = {
-        tenantId,
-        deviceKey: deviceKeys[i % deviceKeys.length]!,
-        recordId: `${prefix}${i}`,
-        time: verifyTime,
-        verifyTime,
-        day: dayOf(new Date(verifyTime), 'UTC'),
-        type,
-        ...(name ? { name, nameLower: name.toLowerCase() } : {}),
-        temperature: fever ? 38.1 : 36.5,
-        measured: true,
-        fever,
-        passState: roll % 31 === 0 || type === 'blacklist' ? 'refused' : 'passed',
-        source: 'face',
-        ttl: Math.floor(now / 1000) + 30 * 86_400,
-      };
-      items.push(...recordPuts(record));
-    }
-    for (let i = 0; i < items.length; i += 25) {
-      let request: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> | undefined = {
-        [tableName(EVENTS_TABLE)]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
-      };
-      for (let attempt = 0; request && Object.keys(request).length > 0 && attempt < 20; attempt++) {
-        const out = await dynamo().send(new BatchWriteCommand({ RequestItems: request }));
-        request = out.UnprocessedItems as typeof request;
-        if (request && Object.keys(request).length > 0) await sleep(20 * (attempt + 1));
+  await pool(
+    Array.from({ length: batches }, (_, i) => i),
+    24,
+    async (b) => {
+      const items: Record<string, unknown>[] = [];
+      for (let i = b * 25; i < Math.min(total, (b + 1) * 25); i++) {
+        const verifyTime = new Date(now - Math.floor((i / total) * span) - 1000).toISOString();
+        const roll = (i * 7919) % 1000;
+        const type = roll < 5 ? 'blacklist' : roll < 25 ? 'stranger' : roll % 3 === 0 ? 'visitor' : 'employee';
+        const fever = roll % 97 === 0;
+        const name = type === 'stranger' ? undefined : `${names[i % names.length]} ${i}`;
+        const record: PassRecord = {
+          tenantId,
+          deviceKey: deviceKeys[i % deviceKeys.length]!,
+          recordId: `${prefix}${i}`,
+          time: verifyTime,
+          verifyTime,
+          day: dayOf(new Date(verifyTime), 'UTC'),
+          type,
+          ...(name ? { name, nameLower: name.toLowerCase() } : {}),
+          temperature: fever ? 38.1 : 36.5,
+          measured: true,
+          fever,
+          passState: roll % 31 === 0 || type === 'blacklist' ? 'refused' : 'passed',
+          source: 'face',
+          ttl: Math.floor(now / 1000) + 30 * 86_400,
+        };
+        items.push(...recordPuts(record));
       }
-    }
-    written += items.length;
-  });
+      for (let i = 0; i < items.length; i += 25) {
+        let request: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> | undefined = {
+          [tableName(EVENTS_TABLE)]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+        };
+        for (let attempt = 0; request && Object.keys(request).length > 0 && attempt < 20; attempt++) {
+          const out = await dynamo().send(new BatchWriteCommand({ RequestItems: request }));
+          request = out.UnprocessedItems as typeof request;
+          if (request && Object.keys(request).length > 0) await sleep(20 * (attempt + 1));
+        }
+      }
+      written += items.length;
+    },
+  );
   return (total / (performance.now() - started)) * 1000 + 0 * written;
 }
 
@@ -192,8 +222,13 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     for (const device of devices) {
       let cursor: string | null = null;
       do {
-        const res: Response = await fetch(`${url}/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
-        const page: { items: { recordKey: string }[]; nextCursor: string | null } = ((await res.json()) as { data: { items: { recordKey: string }[]; nextCursor: string | null } }).data;
+        const res: Response = await fetch(
+          `${url}/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { headers: { authorization: `Bearer ${token}` } },
+        );
+        const page: { items: { recordKey: string }[]; nextCursor: string | null } = (
+          (await res.json()) as { data: { items: { recordKey: string }[]; nextCursor: string | null } }
+        ).data;
         listed += page.items.length;
         for (const item of page.items) seen.add(item.recordKey);
         cursor = page.nextCursor;
@@ -202,8 +237,19 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
     const acked = devices.reduce((n, d) => n + d.acked.size, 0) - 100;
     const counted = (await dayCounters(tenantId, today, today))[0]!.counts.total - before;
     figure({ area: 'records', name: 'ingest records lost', value: unique + 100 - seen.size, unit: '', goal: 0, kind: 'max' });
-    figure({ area: 'records', name: 'ingest records duplicated', value: listed - seen.size + Math.max(0, counted - unique), unit: '', goal: 0, kind: 'max', note: 'listed or counted twice' });
-    out(lines, `records: ${unique} records sent twice: ${acked} acknowledged, lost ${unique + 100 - seen.size}, listed twice ${listed - seen.size}, counted ${counted - unique} too many`);
+    figure({
+      area: 'records',
+      name: 'ingest records duplicated',
+      value: listed - seen.size + Math.max(0, counted - unique),
+      unit: '',
+      goal: 0,
+      kind: 'max',
+      note: 'listed or counted twice',
+    });
+    out(
+      lines,
+      `records: ${unique} records sent twice: ${acked} acknowledged, lost ${unique + 100 - seen.size}, listed twice ${listed - seen.size}, counted ${counted - unique} too many`,
+    );
   } finally {
     await Promise.allSettled(devices.map((d) => d.client.endAsync(true)));
     await Promise.allSettled(agents.map((a) => a.stop()));
@@ -230,7 +276,15 @@ export async function recordsListBench(stack: { url: string; env: Record<string,
   const seeded = await seed(tenantId, deviceKeys, TOTAL);
   out(lines, `records: seeded ${TOTAL} records over ten days straight through the data layer at ${seeded.toFixed(0)} records/s`);
   const large = await dashboardLatency(url, token);
-  figure({ area: 'dashboard', name: 'GET /v1/dashboard p50, 1M records / 1k', value: large.p50 / small.p50, unit: 'x', goal: 1.1, kind: 'max', note: 'same run' });
+  figure({
+    area: 'dashboard',
+    name: 'GET /v1/dashboard p50, 1M records / 1k',
+    value: large.p50 / small.p50,
+    unit: 'x',
+    goal: 1.1,
+    kind: 'max',
+    note: 'same run',
+  });
   out(
     lines,
     `dashboard: GET /v1/dashboard with 1,000 records p50 ${fmt(small.p50)}, p95 ${fmt(small.p95)}; with ${(TOTAL + 1000).toLocaleString('en')} p50 ${fmt(large.p50)}, p95 ${fmt(large.p95)}; p50 ratio ${(large.p50 / small.p50).toFixed(2)} (goal at most 1.1)`,
@@ -247,7 +301,15 @@ export async function recordsListBench(stack: { url: string; env: Record<string,
       if (body.code !== 200) throw new Error(`${query}: ${body.code}`);
       items = body.data.items.length;
     }
-    figure({ area: 'records', name: `list first page p95, ${label}`, value: percentile(times, 95)!, unit: 'ms', goal: 100, kind: 'max', note: `${TOTAL.toLocaleString('en')} records` });
+    figure({
+      area: 'records',
+      name: `list first page p95, ${label}`,
+      value: percentile(times, 95)!,
+      unit: 'ms',
+      goal: 100,
+      kind: 'max',
+      note: `${TOTAL.toLocaleString('en')} records`,
+    });
     out(lines, `records: first page (20) of ${label}: p50 ${fmt(percentile(times, 50))}, p95 ${fmt(percentile(times, 95))} (budget 100 ms), ${items} items`);
   };
   await probe('today', '');

@@ -5,7 +5,7 @@ import { EVENTS_TABLE, tableName } from '@passcloud/functions/data/tables';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { GrantBody } from '@passcloud/functions/contract/authorities';
-import { listAuthorities } from '@passcloud/functions/data/authorities';
+import { listAuthorities } from '@passcloud/functions/data/authorityLists';
 import { createGrantJob, findGrantJob, grantPieceDone, updateGrantJob, type GrantJob } from '@passcloud/functions/data/grantJobs';
 import { takeJobSlot } from '@passcloud/functions/data/jobSlots';
 import { runGrant } from '@passcloud/functions/jobs/grants';
@@ -174,7 +174,9 @@ describe('a large grant in pieces', () => {
     (dynamo() as unknown as { send: unknown }).send = original;
     // The slot is given back right after the job is marked failed (functions/data/grantJobs.ts).
     const held = async () => {
-      const slots = await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: 'jobSlots#grant' }, ConsistentRead: true }));
+      const slots = await dynamo().send(
+        new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: 'jobSlots#grant' }, ConsistentRead: true }),
+      );
       return [...((slots.Item?.jobs as Set<string> | undefined) ?? [])].some((s) => s.endsWith(job.jobKey));
     };
     expect(await until(held, (holding) => !holding, 10_000)).toBe(false);

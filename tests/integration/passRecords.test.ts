@@ -9,7 +9,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import { CAPTURE_MAX_BYTES, deviceTopics, type PassRecordUp, type RecordsAckMessage } from '@passcloud/functions/contract/protocol';
 import type { PassRecordItem, PassRecordPage, RecordExportJob } from '@passcloud/functions/contract/passRecords';
-import { dayCounters } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
 import { addDays, dayOf } from '@passcloud/functions/domain/time';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { baseUrl, call, login, newCompany, unique, hostIdle } from '../support/api.ts';
@@ -114,7 +114,11 @@ beforeAll(async () => {
   const guests = await made('/v1/groups', { name: 'Records guests', type: 'visitor' }, 'groupKey');
   employeeKey = await made('/v1/employees', { personId: unique('E'), name: 'Alice Records', role: 'Staff', gender: 'female', groupKey: staff }, 'employeeKey');
   visitorKey = await made('/v1/visitors', { personId: unique('V'), name: 'Victor Guest', role: 'Guest', gender: 'male', groupKey: guests }, 'visitorKey');
-  blacklistedKey = await made('/v1/employees', { personId: unique('E'), name: 'Mallory Watched', role: 'Staff', gender: 'male', groupKey: staff }, 'employeeKey');
+  blacklistedKey = await made(
+    '/v1/employees',
+    { personId: unique('E'), name: 'Mallory Watched', role: 'Staff', gender: 'male', groupKey: staff },
+    'employeeKey',
+  );
 });
 
 afterAll(async () => {
@@ -128,7 +132,12 @@ describe('ingest', () => {
     const device = await rawDevice();
     const before = (await dayCounters(tenantId, today(), today()))[0]!.counts;
     const records = Array.from({ length: 40 }, (_, i) =>
-      newPassRecord({ recordId: `dedup-${i}`, passState: i % 4 === 0 ? 'refused' : 'passed', verifyTime: Date.now() - i * 1000, ...(i % 5 === 0 ? { temperature: 38.2 } : { temperature: 36.5 }) }),
+      newPassRecord({
+        recordId: `dedup-${i}`,
+        passState: i % 4 === 0 ? 'refused' : 'passed',
+        verifyTime: Date.now() - i * 1000,
+        ...(i % 5 === 0 ? { temperature: 38.2 } : { temperature: 36.5 }),
+      }),
     );
     const copies = records.flatMap((r, i) => Array.from({ length: 1 + (i % 3) }, () => r));
     for (let i = copies.length - 1; i > 0; i--) {
@@ -166,7 +175,10 @@ describe('ingest', () => {
   it('tells employees, visitors, strangers and watched people apart', async () => {
     const device = await rawDevice();
     // The device watches for this person (blacklist monitoring, setType 1).
-    const watch = await call('POST', '/v1/authorities', { token, body: { setType: 1, personKeys: [blacklistedKey], deviceKeys: [device.deviceKey], validity: { permanent: true } } });
+    const watch = await call('POST', '/v1/authorities', {
+      token,
+      body: { setType: 1, personKeys: [blacklistedKey], deviceKeys: [device.deviceKey], validity: { permanent: true } },
+    });
     expect(watch.body.code, watch.body.message).toBe(201);
     const records = [
       newPassRecord({ personKey: employeeKey, name: 'Alice Records', temperature: 36.4 }),
@@ -176,9 +188,18 @@ describe('ingest', () => {
       newPassRecord({ personKey: blacklistedKey, name: 'Mallory Watched', passState: 'refused' }),
     ];
     device.send(records);
-    await until(() => storedIds(device.acks).size, (n) => n === 5);
+    await until(
+      () => storedIds(device.acks).size,
+      (n) => n === 5,
+    );
     const byId = new Map((await ofDevice(device.deviceKey)).map((r) => [r.recordKey.split('.')[1], r]));
-    expect(byId.get(records[0]!.recordId)).toMatchObject({ type: 'employee', name: 'Alice Records', groupName: 'Records staff', temperature: 36.4, fever: false });
+    expect(byId.get(records[0]!.recordId)).toMatchObject({
+      type: 'employee',
+      name: 'Alice Records',
+      groupName: 'Records staff',
+      temperature: 36.4,
+      fever: false,
+    });
     expect(byId.get(records[1]!.recordId)).toMatchObject({ type: 'visitor', name: 'Victor Guest', groupName: 'Records guests' });
     expect(byId.get(records[2]!.recordId)).toMatchObject({ type: 'stranger', groupName: null, temperature: null });
     expect(byId.get(records[3]!.recordId)).toMatchObject({ type: 'stranger', personKey: null });
@@ -192,8 +213,17 @@ describe('ingest', () => {
   it('refuses a malformed record with its reason and stores the rest', async () => {
     const device = await rawDevice();
     const good = [newPassRecord(), newPassRecord()];
-    device.send([good[0], { recordId: 'bad-state', passState: 'maybe', source: 'face', verifyTime: Date.now() }, { nothing: true }, good[1], newPassRecord({ recordId: 'future', verifyTime: Date.now() + 3 * 86_400_000 })]);
-    await until(() => device.acks.length, (n) => n === 1);
+    device.send([
+      good[0],
+      { recordId: 'bad-state', passState: 'maybe', source: 'face', verifyTime: Date.now() },
+      { nothing: true },
+      good[1],
+      newPassRecord({ recordId: 'future', verifyTime: Date.now() + 3 * 86_400_000 }),
+    ]);
+    await until(
+      () => device.acks.length,
+      (n) => n === 1,
+    );
     const [ack] = device.acks;
     expect(new Set(ack!.stored.map((s) => s.recordId))).toEqual(new Set(good.map((g) => g.recordId)));
     expect(ack!.refused.map((r) => r.recordId).sort()).toEqual(['', 'bad-state', 'future']);
@@ -208,11 +238,22 @@ describe('ingest', () => {
       const visitor = newPassRecord({ personKey: visitorKey, name: 'Victor Guest', temperature: 38.6, capture: { contentType: 'image/jpeg', size: 2000 } });
       const employee = newPassRecord({ personKey: employeeKey, name: 'Alice Records', temperature: 36.1 });
       device.send([visitor, employee]);
-      await until(() => storedIds(device.acks).size, (n) => n === 2);
+      await until(
+        () => storedIds(device.acks).size,
+        (n) => n === 2,
+      );
       // No upload is offered while photos are not kept.
       expect(device.acks.flatMap((a) => a.stored).every((s) => !s.upload)).toBe(true);
       const byId = new Map((await ofDevice(device.deviceKey)).map((r) => [r.recordKey.split('.')[1], r]));
-      expect(byId.get(visitor.recordId)).toMatchObject({ type: 'visitor', name: null, groupName: 'Records guests', temperature: null, fever: true, capture: null, avatar: null });
+      expect(byId.get(visitor.recordId)).toMatchObject({
+        type: 'visitor',
+        name: null,
+        groupName: 'Records guests',
+        temperature: null,
+        fever: true,
+        capture: null,
+        avatar: null,
+      });
       // An employee's name stays; temperatures go for everyone.
       expect(byId.get(employee.recordId)).toMatchObject({ name: 'Alice Records', temperature: null, fever: false });
       expect((await ofDevice(device.deviceKey, '&temperature=fever')).map((r) => r.recordKey)).toEqual([`${device.deviceKey}.${visitor.recordId}`]);
@@ -228,7 +269,10 @@ describe('ingest', () => {
     const big = newPassRecord({ capture: { contentType: 'image/jpeg', size: CAPTURE_MAX_BYTES + 1 } });
     const gif = newPassRecord({ capture: { contentType: 'image/gif', size: 1000 } as never });
     device.send([fine, big, gif]);
-    await until(() => storedIds(device.acks).size, (n) => n === 3);
+    await until(
+      () => storedIds(device.acks).size,
+      (n) => n === 3,
+    );
     const stored = new Map(device.acks.flatMap((a) => a.stored).map((s) => [s.recordId, s]));
     expect(stored.get(big.recordId)!.upload).toBeUndefined();
     expect(stored.get(gif.recordId)!.upload).toBeUndefined();
@@ -251,7 +295,10 @@ describe('ingest', () => {
 
     // Sent again (the ack was lost): the capture arrived, so the ack says so and offers no upload; nothing is stored twice.
     device.send([fine]);
-    await until(() => device.acks.length, (n) => n === 2);
+    await until(
+      () => device.acks.length,
+      (n) => n === 2,
+    );
     expect(device.acks[1]!.stored[0]).toEqual({ recordId: fine.recordId, captureStored: true });
     expect((await ofDevice(device.deviceKey)).length).toBe(3);
   });
@@ -276,7 +323,10 @@ describe('the terminal', () => {
     const records = [newPassRecord({ personKey: employeeKey, name: 'Alice Records', temperature: 37.9 }), newPassRecord()];
     device.records.add(records[0]!, photo);
     device.records.add(records[1]!);
-    await until(() => device.records.pending, (n) => n === 0);
+    await until(
+      () => device.records.pending,
+      (n) => n === 0,
+    );
     await device.records.settled();
     expect(device.records.uploadCounts).toEqual({ ok: 1, failed: 0 });
     const items = await ofDevice(device.deviceKey!);
@@ -306,7 +356,10 @@ describe('the terminal', () => {
     const second = agent({ credentialsFile, info });
     expect(second.records.pending).toBe(120);
     await second.start();
-    await until(() => second.records.pending, (n) => n === 0);
+    await until(
+      () => second.records.pending,
+      (n) => n === 0,
+    );
     await second.records.settled();
     expect(second.records.uploadCounts.ok).toBe(1);
     expect((await ofDevice(second.deviceKey!)).length).toBe(120);
@@ -326,7 +379,10 @@ describe('lists', () => {
       newPassRecord({ passState: 'refused', temperature: 39 }),
       ...Array.from({ length: 12 }, (_, i) => newPassRecord({ verifyTime: Date.now() - i * 10 })),
     ]);
-    await until(() => storedIds(device.acks).size, (n) => n === 15);
+    await until(
+      () => storedIds(device.acks).size,
+      (n) => n === 15,
+    );
   });
 
   it("lists today's records by default, and a range when asked", async () => {
@@ -351,7 +407,9 @@ describe('lists', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof list>> = await list(`deviceKey=${device.deviceKey}&pageSize=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page: Awaited<ReturnType<typeof list>> = await list(
+        `deviceKey=${device.deviceKey}&pageSize=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(page.body.data.items.length).toBeLessThanOrEqual(4);
       seen.push(...page.body.data.items.map((r) => r.recordKey));
       cursor = page.body.data.nextCursor;
@@ -384,7 +442,11 @@ describe('lists', () => {
   });
 
   it('exports the filtered range in the caller’s language, with progress', async () => {
-    const started = await call<{ jobKey: string }>('POST', '/v1/passRecords/exports', { token, locale: 'zh_CN', body: { deviceKey: device.deviceKey, from: addDays(today(), -5) } });
+    const started = await call<{ jobKey: string }>('POST', '/v1/passRecords/exports', {
+      token,
+      locale: 'zh_CN',
+      body: { deviceKey: device.deviceKey, from: addDays(today(), -5) },
+    });
     expect(started.body.code).toBe(202);
     const { jobKey } = started.body.data;
     const job = await until(

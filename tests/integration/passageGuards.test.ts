@@ -7,7 +7,8 @@ import { newPassRecord } from '@passcloud/device-shadow/records';
 import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import { deviceAuthorization, deviceTopics, type FaceChangesPage, type RecordsAckMessage } from '@passcloud/functions/contract/protocol';
 import type { PassRecordPage } from '@passcloud/functions/contract/passRecords';
-import { findAuthority, listAuthorities } from '@passcloud/functions/data/authorities';
+import { findAuthority } from '@passcloud/functions/data/authorities';
+import { listAuthorities } from '@passcloud/functions/data/authorityLists';
 import { createGrantJob } from '@passcloud/functions/data/grantJobs';
 import { jobLimit, releaseJobSlot, takeJobSlot } from '@passcloud/functions/data/jobSlots';
 import { createExportJob } from '@passcloud/functions/data/exportJobs';
@@ -102,7 +103,10 @@ describe('an edited validity', () => {
 
     const start = dayOf(new Date(), 'UTC');
     const end = addDays(start, 6);
-    const edited = await call<AuthorityItem>('PATCH', `/v1/authorities/${granted!.authorityKey}`, { token, body: { validity: { start, end }, version: granted!.version } });
+    const edited = await call<AuthorityItem>('PATCH', `/v1/authorities/${granted!.authorityKey}`, {
+      token,
+      body: { validity: { start, end }, version: granted!.version },
+    });
     expect(edited.body.code).toBe(201);
     expect(edited.body.data).toMatchObject({ start, end, validityState: 'active' });
     const [read] = await byPerson(person.employeeKey);
@@ -111,15 +115,24 @@ describe('an edited validity', () => {
     // The terminal's next pull carries the range, as moments in the company's time zone (UTC here).
     const change = (await faceChanges(device)).changes.find((c) => c.personKey === person.employeeKey);
     expect(change).toMatchObject({ validFrom: `${start}T00:00:00.000Z`, validTo: `${end}T23:59:59.999Z` });
-    await until(() => device.faces.all().find((f) => f.personKey === person.employeeKey)?.validTo, (to) => to === `${end}T23:59:59.999Z`);
+    await until(
+      () => device.faces.all().find((f) => f.personKey === person.employeeKey)?.validTo,
+      (to) => to === `${end}T23:59:59.999Z`,
+    );
 
     // A second edit to another range replaces the first, bound by bound.
     const later = addDays(start, 2);
-    const again = await call<AuthorityItem>('PATCH', `/v1/authorities/${granted!.authorityKey}`, { token, body: { validity: { start: later, end }, version: read!.version } });
+    const again = await call<AuthorityItem>('PATCH', `/v1/authorities/${granted!.authorityKey}`, {
+      token,
+      body: { validity: { start: later, end }, version: read!.version },
+    });
     expect(again.body.data).toMatchObject({ start: later, end });
 
     // Within the range the face stays; once it has ended, the terminal drops it.
-    await until(() => device.faces.all().find((f) => f.personKey === person.employeeKey)?.validFrom, (from) => from === `${later}T00:00:00.000Z`);
+    await until(
+      () => device.faces.all().find((f) => f.personKey === person.employeeKey)?.validFrom,
+      (from) => from === `${later}T00:00:00.000Z`,
+    );
     expect(device.faces.prune(new Date(`${end}T12:00:00.000Z`))).toBe(0);
     expect(device.faces.prune(new Date(Date.parse(`${end}T23:59:59.999Z`) + 1000))).toBe(1);
     expect(device.faces.all().some((f) => f.personKey === person.employeeKey)).toBe(false);
@@ -170,8 +183,10 @@ describe('a grant racing the person’s deletion or resignation', () => {
 });
 
 describe('limits on work a company can start', () => {
-  const slots = async (kind: string) =>
-    [...(((await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: `jobSlots#${kind}` }, ConsistentRead: true }))).Item?.jobs as Set<string>) ?? [])];
+  const slots = async (kind: string) => [
+    ...(((await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: `jobSlots#${kind}` }, ConsistentRead: true }))).Item
+      ?.jobs as Set<string>) ?? []),
+  ];
 
   it('takes at most the limit of job slots, however many start at once, and takes back one left by a dead worker', async () => {
     const tenant = `limit${Date.now().toString(36)}`;
@@ -179,7 +194,10 @@ describe('limits on work a company can start', () => {
     const started = new Date().toISOString();
     for (const kind of ['grant', 'export', 'recompute'] as const) {
       const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => takeJobSlot(tenant, kind, `job${i}`, started)));
-      expect(outcomes.filter((o) => o.status === 'fulfilled'), kind).toHaveLength(jobLimit(kind));
+      expect(
+        outcomes.filter((o) => o.status === 'fulfilled'),
+        kind,
+      ).toHaveLength(jobLimit(kind));
       const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect(refused.every((o) => (o.reason as { code?: number }).code === 429)).toBe(true);
     }
@@ -198,7 +216,8 @@ describe('limits on work a company can start', () => {
   it('answers 429 naming the running grant or export, and creates nothing', async () => {
     const device = agent();
     await device.bind();
-    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Limit group '), type: 'employee' } })).body.data.groupKey;
+    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Limit group '), type: 'employee' } })).body.data
+      .groupKey;
     for (let i = 0; i < 30; i++) await employee(`Limited ${i}`, { groupKey: group });
     const second = agent();
     await second.bind();
@@ -232,7 +251,15 @@ describe('limits on work a company can start', () => {
       30_000,
     );
     // The worker gives its slot back just after it marks the job done.
-    expect((await until(() => slots('grant'), (held) => !held.some((s) => s.endsWith(started.body.data.jobKey!)), 10_000)).some((s) => s.endsWith(started.body.data.jobKey!))).toBe(false);
+    expect(
+      (
+        await until(
+          () => slots('grant'),
+          (held) => !held.some((s) => s.endsWith(started.body.data.jobKey!)),
+          10_000,
+        )
+      ).some((s) => s.endsWith(started.body.data.jobKey!)),
+    ).toBe(false);
     for (const slot of held.slice(1)) await releaseJobSlot(tenantId, 'grant', slot.jobKey, slot.at);
 
     // Exports the same way.
@@ -253,12 +280,19 @@ describe('limits on work a company can start', () => {
       (state) => state === 'done',
       30_000,
     );
-    expect(await until(() => slots('export'), (held) => held.length === 0, 10_000)).toEqual([]);
+    expect(
+      await until(
+        () => slots('export'),
+        (held) => held.length === 0,
+        10_000,
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a grant whose groups expand past the most pairs one grant may name, naming the limit, and writes nothing', async () => {
     // The test host allows 150 pairs a grant (GRANT_MAX_PAIRS).
-    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Large group '), type: 'employee' } })).body.data.groupKey;
+    const group = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Large group '), type: 'employee' } })).body.data
+      .groupKey;
     for (let i = 0; i < 30; i++) await employee(`Many ${i}`, { groupKey: group });
     const devices: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -303,7 +337,11 @@ describe('limits on work a company can start', () => {
     expect(found).toEqual(['Needle Rare']);
     expect(pages).toBeGreaterThan(1);
     // Through the API, within the request's own budget: the item and no cursor.
-    const listed = await call<{ items: AuthorityItem[]; nextCursor: string | null }>('GET', `/v1/authorities?setType=0&deviceKey=${device.deviceKey}&keyword=needle`, { token });
+    const listed = await call<{ items: AuthorityItem[]; nextCursor: string | null }>(
+      'GET',
+      `/v1/authorities?setType=0&deviceKey=${device.deviceKey}&keyword=needle`,
+      { token },
+    );
     expect(listed.body.data.items.map((i) => i.name)).toEqual(['Needle Rare']);
   });
 });
@@ -313,7 +351,13 @@ describe('topic rules', () => {
     const device = agent(code);
     await device.bind();
     const m = device.binding!.mqtt;
-    const client = await mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 5000 });
+    const client = await mqtt.connectAsync(m.url, {
+      clientId: m.clientId,
+      username: m.username,
+      password: m.password,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+    });
     clients.push(client);
     const acks: RecordsAckMessage[] = [];
     await client.subscribeAsync(deviceTopics(device.binding!.thingName).recordsAck, { qos: 1 });
@@ -331,7 +375,10 @@ describe('topic rules', () => {
     const record = newPassRecord({ name: 'Spoofed Topic' });
     spoofer.client.publish(deviceTopics(spoofer.thing).records, JSON.stringify({ records: [record], topic: deviceTopics(victim.thing).records }), { qos: 1 });
     // Every message is strict: the unknown field refuses it, answered to the device that sent it.
-    const refused = await until(() => spoofer.acks.flatMap((a) => a.refused), (list) => list.some((r) => r.recordId === record.recordId));
+    const refused = await until(
+      () => spoofer.acks.flatMap((a) => a.refused),
+      (list) => list.some((r) => r.recordId === record.recordId),
+    );
     expect(refused.find((r) => r.recordId === record.recordId)!.reason).toBe('message: unknown field topic');
     const theirs = await call<PassRecordPage>('GET', '/v1/passRecords', { token: otherToken });
     expect(theirs.body.data.items).toEqual([]);
@@ -340,7 +387,11 @@ describe('topic rules', () => {
     // A heartbeat naming another topic is refused too, and changes neither device.
     spoofer.client.publish(
       deviceTopics(spoofer.thing).heartbeat,
-      JSON.stringify({ time: Date.now(), info: { ...spoofer.device.options.info, serial: undefined, appVersion: '9.9.9' }, topic: deviceTopics(victim.thing).heartbeat }),
+      JSON.stringify({
+        time: Date.now(),
+        info: { ...spoofer.device.options.info, serial: undefined, appVersion: '9.9.9' },
+        topic: deviceTopics(victim.thing).heartbeat,
+      }),
       { qos: 1 },
     );
     await until(
@@ -353,7 +404,15 @@ describe('topic rules', () => {
 });
 
 describe('background jobs', () => {
-  const grantBody = (deviceKey: string) => ({ setType: 0 as const, personKeys: [], personGroupKeys: [staff], departmentKeys: [], deviceKeys: [deviceKey], deviceGroupKeys: [], validity: { permanent: true as const } });
+  const grantBody = (deviceKey: string) => ({
+    setType: 0 as const,
+    personKeys: [],
+    personGroupKeys: [staff],
+    departmentKeys: [],
+    deviceKeys: [deviceKey],
+    deviceGroupKeys: [],
+    validity: { permanent: true as const },
+  });
 
   it('whose worker never started or stopped say failed and why, in the caller’s language, and give their slot back', async () => {
     const device = agent();
@@ -374,8 +433,10 @@ describe('background jobs', () => {
     const exported = await call<{ state: string; error: string | null }>('GET', `/v1/passRecords/exports/${exportKey}`, { token });
     expect(exported.body.data).toMatchObject({ state: 'failed' });
     expect(exported.body.data.error).toContain('never started');
-    const slots = async (kind: string) =>
-      [...(((await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: `jobSlots#${kind}` }, ConsistentRead: true }))).Item?.jobs as Set<string>) ?? [])];
+    const slots = async (kind: string) => [
+      ...(((await dynamo().send(new GetCommand({ TableName: tableName(EVENTS_TABLE), Key: { pk: tenantId, sk: `jobSlots#${kind}` }, ConsistentRead: true })))
+        .Item?.jobs as Set<string>) ?? []),
+    ];
     expect((await slots('grant')).some((s) => s.endsWith(grantKey))).toBe(false);
     expect((await slots('export')).some((s) => s.endsWith(exportKey))).toBe(false);
   });
@@ -386,7 +447,11 @@ describe('background jobs', () => {
     const now = new Date().toISOString();
     const jobKey = unique('dest');
     await createGrantJob({ tenantId, jobKey, body: grantBody(device.deviceKey!), bounds: {}, total: 10 }, now);
-    await jobFailures({ requestContext: { condition: 'RetriesExhausted' }, requestPayload: { tenantId, jobKey }, responseContext: { functionError: 'Unhandled' } });
+    await jobFailures({
+      requestContext: { condition: 'RetriesExhausted' },
+      requestPayload: { tenantId, jobKey },
+      responseContext: { functionError: 'Unhandled' },
+    });
     const job = await call<{ state: string; error: string | null }>('GET', `/v1/authorities/jobs/${jobKey}`, { token });
     expect(job.body.data.state).toBe('failed');
     const exportKey = unique('destexport');

@@ -2,7 +2,8 @@ import '../support/localEnv.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '@passcloud/functions/lib/aws';
-import { dayCounters, storeRecord, storeRecords, type BatchEntry, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { storeRecord, storeRecords, type BatchEntry, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
 import { newId } from '@passcloud/functions/lib/crypto';
 
 /**

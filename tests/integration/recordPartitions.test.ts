@@ -2,7 +2,9 @@ import '../support/localEnv.ts';
 import { describe, expect, it } from 'vitest';
 import { EVENTS_TABLE } from '@passcloud/functions/data/tables';
 import { owned } from '../support/tenantItems.ts';
-import { dayCounters, findRecord, listRecords, recordKeyOf, storeRecords, type BatchEntry, type PassRecord, type RecordFilter } from '@passcloud/functions/data/passRecords';
+import { recordKeyOf, storeRecords, type BatchEntry, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
+import { findRecord, listRecords, type RecordFilter } from '@passcloud/functions/data/passRecordLists';
 import { SPREAD_QUERY_BUDGET } from '@passcloud/functions/data/newestFirst';
 import { newId } from '@passcloud/functions/lib/crypto';
 

@@ -1,6 +1,8 @@
 import '../support/localEnv.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dayCounters, findRecord, recordKeyOf, storeRecord, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { recordKeyOf, storeRecord, type PassRecord } from '@passcloud/functions/data/passRecords';
+import { dayCounters } from '@passcloud/functions/data/passCounters';
+import { findRecord } from '@passcloud/functions/data/passRecordLists';
 import { passesOf } from '@passcloud/functions/data/passErasure';
 import { privacySettings, retentionTtl } from '@passcloud/functions/data/settings';
 import { sweepRetention } from '@passcloud/functions/jobs/retention';
@@ -25,7 +27,11 @@ beforeAll(async () => {
   token = (await login(owner.username, owner.password)).token;
   tenantId = token.slice(0, token.indexOf('.'));
   const current = (await call<Record<string, unknown>>('GET', '/v1/settings/privacy', { token })).body.data;
-  const saved = await call('PUT', '/v1/settings/privacy', { token, body: { ...current, retentionDays: { passRecords: 30, captures: 7, recordings: 14 } }, confirm: true });
+  const saved = await call('PUT', '/v1/settings/privacy', {
+    token,
+    body: { ...current, retentionDays: { passRecords: 30, captures: 7, recordings: 14 } },
+    confirm: true,
+  });
   expect(saved.body.code).toBe(201);
 });
 

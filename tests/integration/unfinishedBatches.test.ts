@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FacePerson } from '@passcloud/functions/data/authorities';
-import { deviceAuthorities, dropDeviceAuthorities, grantPairs } from '@passcloud/functions/data/authorities';
+import { deviceAuthorities, dropDeviceAuthorities } from '@passcloud/functions/data/authorities';
+import { grantPairs } from '@passcloud/functions/data/authorityGrants';
 import { UnfinishedBatchError } from '@passcloud/functions/data/entity';
 import { createGrantJob, findGrantJob } from '@passcloud/functions/data/grantJobs';
 import { resolveSelection } from '@passcloud/functions/data/grantSelection';
@@ -36,7 +37,12 @@ function install(client: DynamoDBDocumentClient): void {
       const [table, requests] = Object.entries(input.RequestItems ?? {})[0]!;
       const keep = mode === 'none' ? 0 : Math.max(1, Math.floor(requests.length / 2));
       cut += requests.length - keep;
-      const answer = keep > 0 ? ((await send(new BatchWriteCommand({ ...input, RequestItems: { [table]: requests.slice(0, keep) } }))) as { UnprocessedItems?: Record<string, unknown[]> }) : {};
+      const answer =
+        keep > 0
+          ? ((await send(new BatchWriteCommand({ ...input, RequestItems: { [table]: requests.slice(0, keep) } }))) as {
+              UnprocessedItems?: Record<string, unknown[]>;
+            })
+          : {};
       const left = [...(answer.UnprocessedItems?.[table] ?? []), ...requests.slice(keep)];
       return { UnprocessedItems: left.length ? { [table]: left } : {} };
     }
@@ -76,7 +82,10 @@ beforeAll(async () => {
   deviceKey = device.deviceKey!;
   groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Batch staff '), type: 'employee' } })).body.data.groupKey;
   for (let i = 0; i < 12; i++) {
-    const made = await call<{ employeeKey: string }>('POST', '/v1/employees', { token, body: { personId: unique('UB'), name: `Batch ${i}`, role: 'Staff', gender: 'male', groupKey } });
+    const made = await call<{ employeeKey: string }>('POST', '/v1/employees', {
+      token,
+      body: { personId: unique('UB'), name: `Batch ${i}`, role: 'Staff', gender: 'male', groupKey },
+    });
     personKeys.push(made.body.data.employeeKey);
   }
   install(dynamo());
@@ -108,7 +117,9 @@ describe('batches DynamoDB did not finish', () => {
 
   it('that stay unfinished fail loudly, and a background grant says failed, not done', async () => {
     mode = 'none';
-    const { persons } = { persons: personKeys.map((personKey, i) => ({ personKey, kind: 'employee' as const, name: `Batch ${i}`, personId: `x${i}`, active: true })) };
+    const { persons } = {
+      persons: personKeys.map((personKey, i) => ({ personKey, kind: 'employee' as const, name: `Batch ${i}`, personId: `x${i}`, active: true })),
+    };
     await expect(grantPairs(tenantId, 0, persons, [deviceKey], {})).rejects.toBeInstanceOf(UnfinishedBatchError);
 
     mode = 'off';
@@ -116,7 +127,15 @@ describe('batches DynamoDB did not finish', () => {
     await createGrantJob({
       tenantId,
       jobKey,
-      body: { setType: 0, personKeys: [], personGroupKeys: [groupKey], departmentKeys: [], deviceKeys: [deviceKey], deviceGroupKeys: [], validity: { permanent: true } },
+      body: {
+        setType: 0,
+        personKeys: [],
+        personGroupKeys: [groupKey],
+        departmentKeys: [],
+        deviceKeys: [deviceKey],
+        deviceGroupKeys: [],
+        validity: { permanent: true },
+      },
       bounds: {},
       total: 12,
     });

@@ -5,7 +5,7 @@ import * as protocol from '@passcloud/functions/contract/protocol';
 import * as devices from '@passcloud/functions/contract/devices';
 import { protocolJsonSchemaText } from '@passcloud/functions/contract/protocolSchema';
 import { CODECS, fromCompleteDocument, fromDocument, toDocument } from '@passcloud/functions/contract/shadow';
-import { LOOKBACK } from '@passcloud/functions/data/authorities';
+import { LOOKBACK } from '@passcloud/functions/data/authoritySync';
 import { devicePolicy, isAllowed } from '@passcloud/functions/iot/policy';
 import { routes } from '@passcloud/functions/routes';
 
@@ -134,7 +134,8 @@ const deviceDoc = z.record(z.string(), z.union([z.number(), z.string()])).superR
   if (invalid.length > 0) ctx.addIssue({ code: 'custom', message: `keys that are unknown or whose values do not decode: ${invalid.join(', ')}` });
 });
 const completeDoc = deviceDoc.superRefine((doc, ctx) => {
-  if (!fromCompleteDocument(settingsOf(doc, ctx))) ctx.addIssue({ code: 'custom', message: 'desired must be the complete set of settings (cloud writes all of them)' });
+  if (!fromCompleteDocument(settingsOf(doc, ctx)))
+    ctx.addIssue({ code: 'custom', message: 'desired must be the complete set of settings (cloud writes all of them)' });
 });
 const seconds = z.number().int().positive();
 const metadata = z.record(z.string(), z.unknown());
@@ -173,7 +174,9 @@ const LOCAL: Record<string, z.ZodType> = {
     })
     .loose(),
   // The data of error answers (functions/lib/http.ts errorResult).
-  validationIssues: z.object({ issues: z.array(z.object({ path: z.string(), message: z.string().min(1) }).strict()).min(1), reason: z.enum(protocol.DEVICE_REASONS).optional() }).strict(),
+  validationIssues: z
+    .object({ issues: z.array(z.object({ path: z.string(), message: z.string().min(1) }).strict()).min(1), reason: z.enum(protocol.DEVICE_REASONS).optional() })
+    .strict(),
   // A refused answer of a device route: its reason, and a throttle's wait.
   deviceRefusal: z.object({ reason: z.enum(protocol.DEVICE_REASONS), retryAfterSeconds: z.number().int().positive().optional() }).strict(),
   noData: z.null(),
@@ -300,7 +303,11 @@ describe('docs/device-protocol.md examples', () => {
         expect(record, `acked record ${stored.recordId} is in a records example`).toBeDefined();
         if (!stored.upload) continue;
         expect(record!.capture, `${stored.recordId}: an upload only for an announced capture`).toBeDefined();
-        expect(stored.upload.headers).toEqual({ 'content-type': record!.capture!.contentType, 'content-length': String(record!.capture!.size), 'if-none-match': '*' });
+        expect(stored.upload.headers).toEqual({
+          'content-type': record!.capture!.contentType,
+          'content-length': String(record!.capture!.size),
+          'if-none-match': '*',
+        });
       }
     }
   });
