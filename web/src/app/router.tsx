@@ -6,19 +6,30 @@ import { SCREENS, loadScreen, withChunkTimeout } from './screens.ts';
 import { RouteError } from './RouteError.tsx';
 import { PUBLIC_SCREENS } from './publicScreens.ts';
 import { redirectIn, withRedirect } from './redirect.ts';
+import { loadConsoleMessages } from './i18n.ts';
 
 export interface RouteHandle {
   /** Menu title key of the screen. */
   title?: string;
 }
 
-const page = (load: () => Promise<{ default: React.ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await withChunkTimeout(load)).default });
+const page =
+  (load: () => Promise<{ default: React.ComponentType }>): RouteObject['lazy'] =>
+  async () => ({ Component: (await withChunkTimeout(load)).default });
+
+/** The console's frame, drawn once its catalog is in (public screens have theirs from the start). */
+const consolePage: RouteObject['lazy'] = async () => {
+  const [layout] = await Promise.all([withChunkTimeout(() => import('./layout/MainLayout.tsx')), withChunkTimeout(loadConsoleMessages)]);
+  return { Component: layout.default };
+};
 
 /** Public screens: no layout, no login. `/login` sends a signed-in user on (to `?redirect=` or home). */
 function publicRoutes(): RouteObject[] {
   return Object.entries(PUBLIC_SCREENS).map(([path, load]) => ({
     path,
-    ...(path === '/login' ? { loader: ({ request }: { request: Request }) => (getToken() ? redirect(redirectIn(new URL(request.url).search) ?? '/') : null) } : {}),
+    ...(path === '/login'
+      ? { loader: ({ request }: { request: Request }) => (getToken() ? redirect(redirectIn(new URL(request.url).search) ?? '/') : null) }
+      : {}),
     lazy: page(load),
     errorElement: <RouteError />,
     hydrateFallbackElement: <></>,
@@ -68,7 +79,7 @@ export function createAppRouter() {
           if (!getToken()) return toEntrance(request);
           return { menu: await loadMenu() };
         },
-        lazy: page(() => import('./layout/MainLayout.tsx')),
+        lazy: consolePage,
         errorElement: <RouteError />,
         hydrateFallbackElement: <></>,
         children: [
