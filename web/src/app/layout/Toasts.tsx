@@ -1,0 +1,7 @@
+import { Notifications } from '@mantine/notifications';
+import toasts from '../Toasts.module.css';
+
+/** The place of the single toast (SPEC.md §8); the app loads it with the first toast. */
+export default function Toasts() {
+  return <Notifications position="top-center" limit={1} classNames={{ root: toasts.root, notification: toasts.toast }} />;
+}
