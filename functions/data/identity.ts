@@ -3,10 +3,9 @@ import type { EntityItem } from 'electrodb';
 import { LIVE_CLIENTS_PER_SESSION, parseLiveClient } from '#contract/live';
 import { DUPLICATE_CLIENT_ID } from '#contract/protocol';
 import { AUTH_CODES, type AuthCode } from '#contract/menu';
-import { CODE_MAX_ATTEMPTS, CODE_RESEND_SECONDS, CODE_TTL_MINUTES, secondsUntilResend } from '#domain/verification';
 import { dynamo } from '#lib/aws';
-import { hashPassword, newId, newUserCode, randomToken, sha256, safeEqualText, sixDigitCode, type RsaKeyPair } from '#lib/crypto';
-import { ConflictError, NotFoundError, ThrottledError, fieldError } from '#lib/errors';
+import { hashPassword, newId, newUserCode, randomToken, sha256, type RsaKeyPair } from '#lib/crypto';
+import { ConflictError, NotFoundError } from '#lib/errors';
 import { makeToken, sessionMaxMs } from '#lib/auth';
 import { disconnect } from '#lib/iot';
 import { log } from '#lib/log';
@@ -16,11 +15,9 @@ import { claims } from './claims.ts';
 import { groupWrites } from './groups.ts';
 import { epochSeconds, isConditionFailure, nowIso, transactPut, versionedWrite, type TransactItem } from './entity.ts';
 import { addressAttempt, clearAttempts, countAttempt, refundAttempt } from './throttles.ts';
-import { securityKeys } from './securityKeys.ts';
 import { sessions } from './sessions.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { tenants } from './tenants.ts';
-import { verificationCodes } from './verificationCodes.ts';
 import { SESSION } from './keys/main.ts';
 
 /** Accounts, sessions and the records around signing in. */
@@ -234,29 +231,6 @@ export async function deleteAccount(tenantId: string, account: Account, version:
   if (account.activeSession) await endSessionConnections(tenantId, account.activeSession);
 }
 
-// Login keys
-
-export const SECURITY_KEY_TTL_MS = 5 * 60_000;
-
-export async function storeSecurityKey(pair: RsaKeyPair): Promise<string> {
-  const securityId = newId(24);
-  const expiresAt = Date.now() + SECURITY_KEY_TTL_MS;
-  await securityKeys()
-    .create({ tenantId: SYSTEM_SCOPE, securityId, ...pair, expiresAt, ttl: epochSeconds(new Date(expiresAt)) + 60 })
-    .go();
-  return securityId;
-}
-
-/**
- * Takes a login key for one use: it is deleted as it is read, so parallel requests with the same
- * key get it once, and a failed attempt needs a new key.
- */
-export async function takeSecurityKey(securityId: string): Promise<RsaKeyPair | undefined> {
-  const key = (await securityKeys().delete({ tenantId: SYSTEM_SCOPE, securityId }).go({ response: 'all_old' })).data;
-  if (!key || key.expiresAt < Date.now()) return undefined;
-  return { publicKey: key.publicKey, privateKey: key.privateKey };
-}
-
 // Sessions
 
 /**
@@ -403,83 +377,6 @@ export async function setPassword(tenantId: string, accountId: string, password:
 
 // Attempt throttling: data/throttles.ts, whose functions callers also find here.
 export { addressAttempt, clearAttempts, countAttempt, refundAttempt };
-
-// Verification codes
-
-type CodePurpose = 'register' | 'retrieve';
-const codeHash = (purpose: CodePurpose, subject: string, code: string): string => sha256(`${purpose}:${subject}:${code}`);
-const codeKey = (purpose: CodePurpose, subject: string) => ({ tenantId: SYSTEM_SCOPE, purpose, subject: subject.toLowerCase() });
-
-/**
- * Makes a new code for the subject (an email or a username), replacing the old one. Refused
- * within a minute of the last one (one conditional write decides) and past the day's cap.
- */
-export async function issueCode(purpose: CodePurpose, subject: string): Promise<string> {
-  const key = codeKey(purpose, subject);
-  const tooSoon = async () => {
-    const latest = (await verificationCodes().get(key).go({ consistent: true })).data ?? undefined;
-    return new ThrottledError('code.tooSoon', { seconds: Math.max(1, secondsUntilResend(latest, Date.now())) });
-  };
-  const existing = (await verificationCodes().get(key).go()).data ?? undefined;
-  if (secondsUntilResend(existing, Date.now()) > 0) throw await tooSoon();
-  await countAttempt('codesPerDay', `${purpose}:${key.subject}`, 'code.dailyLimit');
-  const code = sixDigitCode();
-  const now = Date.now();
-  const expiresAt = now + CODE_TTL_MINUTES * 60_000;
-  try {
-    await verificationCodes()
-      .put({ ...key, codeHash: codeHash(purpose, key.subject, code), attempts: 0, createdAt: now, expiresAt, ttl: epochSeconds(new Date(expiresAt)) + 60 })
-      .where((attr, op) => `${op.notExists(attr.createdAt)} OR ${op.lte(attr.createdAt, now - CODE_RESEND_SECONDS * 1000)}`)
-      .go();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    throw await tooSoon();
-  }
-  return code;
-}
-
-/** Forgets a code that could not be mailed, so the sender may ask again at once. */
-export async function dropCode(purpose: CodePurpose, subject: string): Promise<void> {
-  await verificationCodes().delete(codeKey(purpose, subject)).go();
-}
-
-/**
- * Checks a code. The try is counted first, by one conditional write that refuses a code that has
- * expired, was used up or has no tries left, and only then is the code compared; with `consume`
- * a right code is used up (once, even under parallel requests). Throws a 422 naming `code`.
- */
-export async function checkCode(purpose: CodePurpose, subject: string, code: string, consume: boolean): Promise<void> {
-  const key = codeKey(purpose, subject);
-  const now = Date.now();
-  let stored: { codeHash: string } | undefined;
-  try {
-    stored = (
-      await verificationCodes()
-        .patch(key)
-        .add({ attempts: 1 })
-        .where((attr, op) => `${op.lt(attr.attempts, CODE_MAX_ATTEMPTS)} AND ${op.gte(attr.expiresAt, now)} AND ${op.notExists(attr.spentAt)}`)
-        .go({ response: 'all_new' })
-    ).data;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  if (!stored || !safeEqualText(stored.codeHash, codeHash(purpose, key.subject, code))) throw fieldError('code', 'code.invalid');
-  if (consume) await spendCode(purpose, subject);
-}
-
-/** Uses a checked code up; when a parallel request used it first, the code is refused. */
-export async function spendCode(purpose: CodePurpose, subject: string): Promise<void> {
-  try {
-    await verificationCodes()
-      .patch(codeKey(purpose, subject))
-      .set({ spentAt: Date.now() })
-      .where((attr, op) => op.notExists(attr.spentAt))
-      .go();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    throw fieldError('code', 'code.invalid');
-  }
-}
 
 // Profile
 

@@ -1,5 +1,6 @@
 import { computeAttendance } from '#data/attendanceDays';
-import { attendanceStaff, attendanceTenants, listAttendanceGroups, markClosed } from '#data/attendanceRules';
+import { attendanceTenants, listAttendanceGroups, markClosed } from '#data/attendanceRules';
+import { attendanceStaff } from '#data/attendanceStaff';
 import { addDays, dayOf } from '#domain/time';
 import { log, logged } from '#lib/log';
 import { pool } from '#lib/pool';

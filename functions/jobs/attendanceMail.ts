@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_LOCALE, isLocale, type Locale } from '#contract/locales';
-import { computeAttendance, listDays, type StoredDay } from '#data/attendanceDays';
+import { computeAttendance, type StoredDay } from '#data/attendanceDays';
+import { listDays } from '#data/attendanceLists';
 import { attendanceTenants } from '#data/attendanceRules';
 import { isConditionFailure } from '#data/entity';
 import { findTenant } from '#data/identity';

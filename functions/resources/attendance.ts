@@ -35,7 +35,6 @@ import {
 import { WEEKDAYS } from '#domain/attendance/index';
 import { dayOf } from '#domain/time';
 import {
-  attendanceStaff,
   createAttendanceGroup,
   createHoliday,
   createShift,
@@ -46,7 +45,6 @@ import {
   listAttendanceGroups,
   listHolidays,
   listShifts,
-  moveStaff,
   requireAttendanceGroup,
   requireHoliday,
   requireShift,
@@ -56,9 +54,9 @@ import {
   updateHoliday,
   updateShift,
   type GroupRecord,
-  type StaffMember,
 } from '#data/attendanceRules';
-import { listDays, listMonths } from '#data/attendanceDays';
+import { attendanceStaff, moveStaff, type StaffMember } from '#data/attendanceStaff';
+import { listDays, listMonths } from '#data/attendanceLists';
 import { dayJson, groupJson, holidayJson, monthJson, recomputeJson, shiftJson, staffJson } from '#views/attendance';
 
 import { createRecomputeJob, failRecomputeJob, findRecomputeJob, latestRecomputeJob, type RecomputeJob } from '#data/attendanceJobs';

@@ -30,7 +30,8 @@ import {
 } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import type { Locale } from '#contract/locales';
-import { deviceListPage, bindDevice, replacementFacts, settleReplacement, approveRequest, listRequests, rejectRequest, type DeviceRequest, requireDevice, updateDevice, type Device } from '#data/devices';
+import { deviceListPage, type DeviceRequest, requireDevice, updateDevice, type Device } from '#data/devices';
+import { bindDevice, replacementFacts, settleReplacement, approveRequest, listRequests, rejectRequest } from '#data/deviceBinding';
 import { createCommand, findCommand, listLogs, logItem, recentCommands, type DeviceCommand } from '#data/deviceEvents';
 import { findGroup } from '#data/groups';
 import { addressAttempt, findTenant } from '#data/identity';
@@ -49,7 +50,21 @@ import { removeDevice } from '#flows/deviceRemoval';
 import { questionnairesDesired } from '#flows/questionnaireDelivery';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'CAPTURES_BUCKET', 'EVENTS_TABLE', 'IMPORTS_BUCKET', 'IOT_AUTHORIZER_NAME', 'IOT_DATA_ENDPOINT', 'IOT_MQTT_URL', 'IOT_THING_TYPE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'PACKAGES_BUCKET', 'PHOTOS_BUCKET', 'RECORDINGS_BUCKET']);
+export const environment = declareEnvironment([
+  'AUDIT_QUEUE_URL',
+  'CAPTURES_BUCKET',
+  'EVENTS_TABLE',
+  'IMPORTS_BUCKET',
+  'IOT_AUTHORIZER_NAME',
+  'IOT_DATA_ENDPOINT',
+  'IOT_MQTT_URL',
+  'IOT_THING_TYPE',
+  'MAIN_TABLE',
+  'ORIGIN_VERIFY_SECRET',
+  'PACKAGES_BUCKET',
+  'PHOTOS_BUCKET',
+  'RECORDINGS_BUCKET',
+]);
 
 async function companyName(tenantId: string): Promise<string> {
   return (await findTenant(tenantId))?.companyName ?? '';

@@ -41,19 +41,16 @@ import { passwordProblem } from '#domain/passwords';
 import { CODE_TTL_MINUTES } from '#domain/verification';
 import {
   addressAttempt,
-  checkCode,
   clearAttempts,
   closeSession,
   countAttempt,
   createTenantWithOwner,
-  dropCode,
   findAccountByUsername,
   findTenant,
-  issueCode,
   setPassword,
-  spendCode,
-  storeSecurityKey,
 } from '#data/identity';
+import { storeSecurityKey } from '#data/securityKeys';
+import { checkCode, dropCode, issueCode, spendCode } from '#data/verificationCodes';
 import { acceptInvitation, findInvitation } from '#data/invitations';
 
 import { disableTwoFactor, enableTwoFactor, openTotpSecret, replaceRecoveryCodes, startEnrolment, useSecondFactor } from '#data/twoFactor';

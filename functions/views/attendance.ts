@@ -2,7 +2,8 @@ import type { AttendanceGroupJson, DayJson, HolidayJson, MonthJson, RecomputeJob
 import { WEEKDAYS } from '#domain/attendance/index';
 import type { MonthTotals, StoredDay } from '#data/attendanceDays';
 import type { RecomputeJob } from '#data/attendanceJobs';
-import type { AttendanceGroup, Holiday, Shift, StaffMember } from '#data/attendanceRules';
+import type { AttendanceGroup, Holiday, Shift } from '#data/attendanceRules';
+import type { StaffMember } from '#data/attendanceStaff';
 
 /** Attendance rules, days, months and recomputations as the API answers them: their fields, not their storage keys. */
 

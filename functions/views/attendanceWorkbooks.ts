@@ -1,5 +1,6 @@
 import type { Locale } from '#contract/locales';
-import { listDays, listMonths, type DayFilter, type MonthTotals, type StoredDay } from '#data/attendanceDays';
+import { type MonthTotals, type StoredDay } from '#data/attendanceDays';
+import { listDays, listMonths, type DayFilter } from '#data/attendanceLists';
 import { listAttendanceGroups } from '#data/attendanceRules';
 import { listDepartments } from '#data/departments';
 import { translate, type MessageId } from '#lib/i18n';
@@ -80,7 +81,11 @@ export async function dailyWorkbook(tenantId: string, filter: DayFilter, locale:
     d.temperature,
     d.computedAt,
   ]);
-  const workbook = await writeSheet(t('sheet.attendanceDaily'), columns.map(([id, width]) => ({ header: t(id), width })), rows);
+  const workbook = await writeSheet(
+    t('sheet.attendanceDaily'),
+    columns.map(([id, width]) => ({ header: t(id), width })),
+    rows,
+  );
   return xlsxDownload(`attendance-daily-${filter.from}-${filter.to}.xlsx`, workbook);
 }
 
@@ -128,6 +133,10 @@ export async function monthlyWorkbook(tenantId: string, month: string, filter: O
     m.overtimeHoliday,
     m.computedAt,
   ]);
-  const workbook = await writeSheet(t('sheet.attendanceMonthly'), columns.map(([id, width]) => ({ header: t(id), width })), rows);
+  const workbook = await writeSheet(
+    t('sheet.attendanceMonthly'),
+    columns.map(([id, width]) => ({ header: t(id), width })),
+    rows,
+  );
   return xlsxDownload(`attendance-monthly-${month}.xlsx`, workbook);
 }

@@ -1,5 +1,6 @@
 import { computeAttendance } from '@passcloud/functions/data/attendanceDays';
-import { attendanceStaff, createAttendanceGroup, createHoliday, createShift, listAttendanceGroups, moveStaff } from '@passcloud/functions/data/attendanceRules';
+import { createAttendanceGroup, createHoliday, createShift, listAttendanceGroups } from '@passcloud/functions/data/attendanceRules';
+import { attendanceStaff, moveStaff } from '@passcloud/functions/data/attendanceStaff';
 import { storeRecord, type PassRecord } from '@passcloud/functions/data/passRecords';
 import { companyTimezone } from '@passcloud/functions/data/tenants';
 import { addDays, atLocalTime, clockOf, dayOf } from '@passcloud/functions/domain/time';
@@ -57,7 +58,10 @@ export async function seedDemoAttendance(tenantId: string, deviceKeys: string[],
       const roll = chance(m.personKey, day);
       if (roll < 0.03) continue; // absent
       const arrive = 8 * 60 + 30 + Math.floor(chance(m.personKey, day, 'in') * (roll < 0.15 ? 60 : 28)); // 08:30–09:30, usually before 09:00
-      const leave = roll > 0.93 ? 17 * 60 + Math.floor(chance(m.personKey, day, 'early') * 50) : 18 * 60 + Math.floor(chance(m.personKey, day, 'out') * (roll > 0.85 ? 150 : 45));
+      const leave =
+        roll > 0.93
+          ? 17 * 60 + Math.floor(chance(m.personKey, day, 'early') * 50)
+          : 18 * 60 + Math.floor(chance(m.personKey, day, 'out') * (roll > 0.85 ? 150 : 45));
       const times = roll > 0.97 ? [arrive] : [arrive, leave]; // some forget to clock out
       for (const [i, minutes] of times.entries()) {
         const verifyAt = at(day, minutes);
