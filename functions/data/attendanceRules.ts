@@ -7,7 +7,18 @@ import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { claims } from './claims.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import {
+  SERVICE,
+  entityConfig,
+  isConditionFailure,
+  lazy,
+  nowIso,
+  tenantPartition,
+  transactDelete,
+  transactPut,
+  transactUpdate,
+  type TransactItem,
+} from './entity.ts';
 import { ATTENDANCE_COUNT, ATTENDANCE_GROUP, ATTENDANCE_HOLIDAY, ATTENDANCE_RULES_CHANGED_SK, ATTENDANCE_SHIFT } from './keys/main.ts';
 
 /**
@@ -155,7 +166,7 @@ async function createCounted(
 
 async function deleteCounted(tenantId: string, kind: AttendanceKind, remove: Record<string, unknown>, exists: () => Promise<boolean>): Promise<void> {
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Delete: remove as TransactItem['Delete'] }, counting(tenantId, kind, -1)] }));
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactDelete(remove), counting(tenantId, kind, -1)] }));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     throw (await exists()) ? new ConflictError() : new NotFoundError();
@@ -292,7 +303,7 @@ export async function updateAttendanceGroup(tenantId: string, attendanceGroupKey
   const params = update.where((attr, op) => op.eq(attr.version, version)).params<Record<string, unknown>>();
   const checks = groupShiftKeys(record).map((key) => shiftExists(tenantId, key));
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Update: params as TransactItem['Update'] }, ...checks] }));
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactUpdate(params), ...checks] }));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     if (refusedAt(error) >= 1) throw new ConflictError('attendance.shiftGone', 'weekdays');
@@ -360,7 +371,7 @@ export async function updateHoliday(tenantId: string, holidayKey: string, versio
   const params = update.where((attr, op) => op.eq(attr.version, version)).params<Record<string, unknown>>();
   const checks = attributes.shiftKey ? [shiftExists(tenantId, attributes.shiftKey)] : [];
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Update: params as TransactItem['Update'] }, ...checks] }));
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactUpdate(params), ...checks] }));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     if (refusedAt(error) >= 1) throw new ConflictError('attendance.shiftGone', 'shiftKey');

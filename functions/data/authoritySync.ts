@@ -4,7 +4,7 @@ import { type FaceResult } from '#contract/protocol';
 import { dynamo } from '#lib/aws';
 import { pool } from '#lib/pool';
 import { MAIN_TABLE, tableName } from './tables.ts';
-import { finishBatch, isConditionFailure, nowIso, type TransactItem } from './entity.ts';
+import { finishBatch, isConditionFailure, nowIso, transactUpdate } from './entity.ts';
 import { countDelta, countUpdate } from './syncCounts.ts';
 import { facesPartition } from './keys/main.ts';
 import { type Authority, authorities, seqKey } from './authorities.ts';
@@ -87,7 +87,7 @@ export async function recordResults(tenantId: string, deviceKey: string, results
     const delta = countDelta(undefined, undefined);
     const updates = chunk.map(({ result, item }) => {
       countDelta(item, { ...item, syncState: result.state }, delta);
-      return { Update: resultUpdate(keyOf(result), result, now).params() as TransactItem['Update'] };
+      return transactUpdate(resultUpdate(keyOf(result), result, now).params());
     });
     const counts = countUpdate(tenantId, deviceKey, delta);
     try {
@@ -130,7 +130,7 @@ async function recordResult(tenantId: string, deviceKey: string, result: FaceRes
     // The state and the device's counts change together, or neither does.
     const counts = countUpdate(tenantId, deviceKey, countDelta(item, { ...item, syncState: result.state }));
     const update = resultUpdate(key, result, now);
-    if (counts) await dynamo().send(new TransactWriteCommand({ TransactItems: [{ Update: update.params() as TransactItem['Update'] }, counts] }));
+    if (counts) await dynamo().send(new TransactWriteCommand({ TransactItems: [transactUpdate(update.params()), counts] }));
     else await update.go();
   } catch (error) {
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];

@@ -118,8 +118,14 @@ export async function deleteCounted(table: string, countSk: string, key: { pk: s
   }
 }
 
-/** An ElectroDB `.params()` put, as one item of a DynamoDB transaction. */
+/**
+ * An ElectroDB `.params()` write as one item of a DynamoDB transaction: the one place where
+ * ElectroDB's parameters meet the transaction's types, so entities and raw items (counters,
+ * claims) go into one TransactWriteItems.
+ */
 export const transactPut = (params: Record<string, unknown>): TransactItem => ({ Put: params as TransactItem['Put'] });
+export const transactUpdate = (params: Record<string, unknown>): TransactItem => ({ Update: params as TransactItem['Update'] });
+export const transactDelete = (params: Record<string, unknown>): TransactItem => ({ Delete: params as TransactItem['Delete'] });
 
 /**
  * Runs a write conditioned on the record's `version` (and, for patches, on its existence). When

@@ -4,7 +4,18 @@ import { ConflictError, NotFoundError } from '#lib/errors';
 import { dynamo } from '#lib/aws';
 import { claims } from './claims.ts';
 import { MAIN_TABLE } from './tables.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import {
+  SERVICE,
+  entityConfig,
+  isConditionFailure,
+  lazy,
+  nowIso,
+  tenantPartition,
+  transactDelete,
+  transactPut,
+  transactUpdate,
+  type TransactItem,
+} from './entity.ts';
 import { newTimeId } from '#lib/crypto';
 import { GROUP } from './keys/main.ts';
 
@@ -108,13 +119,15 @@ export async function renameGroup(tenantId: string, groupKey: string, name: stri
     .add({ version: 1 })
     .where((attr, op) => op.eq(attr.version, version))
     .params<Record<string, unknown>>();
-  const items: TransactItem[] = [{ Update: update as TransactItem['Update'] }];
+  const items: TransactItem[] = [transactUpdate(update)];
   if (nameClaimValue(current.type, name) !== nameClaimValue(current.type, current.name)) {
-    items.push({
-      Delete: claims()
-        .delete(nameClaim(tenantId, current.type, current.name))
-        .params<Record<string, unknown>>() as TransactItem['Delete'],
-    });
+    items.push(
+      transactDelete(
+        claims()
+          .delete(nameClaim(tenantId, current.type, current.name))
+          .params<Record<string, unknown>>(),
+      ),
+    );
     items.push(claimPut(tenantId, current.type, name, groupKey));
   }
   try {
@@ -139,9 +152,7 @@ export async function deleteGroup(tenantId: string, groupKey: string, version: n
     .delete(nameClaim(tenantId, current.type, current.name))
     .params<Record<string, unknown>>();
   try {
-    await dynamo().send(
-      new TransactWriteCommand({ TransactItems: [{ Delete: remove as TransactItem['Delete'] }, { Delete: claim as TransactItem['Delete'] }] }),
-    );
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactDelete(remove), transactDelete(claim)] }));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     throw (await findGroup(tenantId, groupKey)) ? new ConflictError() : new NotFoundError();

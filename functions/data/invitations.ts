@@ -3,7 +3,7 @@ import { Entity } from 'electrodb';
 import { dynamo } from '#lib/aws';
 import { hashPassword, randomToken, sha256 } from '#lib/crypto';
 import { accounts } from './accounts.ts';
-import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPartition, type TransactItem } from './entity.ts';
+import { SERVICE, entityConfig, epochSeconds, isConditionFailure, lazy, tenantPartition, transactUpdate } from './entity.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { INVITATION } from './keys/main.ts';
 
@@ -105,9 +105,7 @@ export async function acceptInvitation(token: string, password: string, now = Da
     .where((attr, op) => op.eq(attr.passwordHash, replaces))
     .params<Record<string, unknown>>();
   try {
-    await dynamo().send(
-      new TransactWriteCommand({ TransactItems: [{ Update: spend as TransactItem['Update'] }, { Update: replace as TransactItem['Update'] }] }),
-    );
+    await dynamo().send(new TransactWriteCommand({ TransactItems: [transactUpdate(spend), transactUpdate(replace)] }));
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;

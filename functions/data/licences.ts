@@ -6,7 +6,7 @@ import { fieldError } from '#lib/errors';
 import { claims } from './claims.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { tenants } from './tenants.ts';
-import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, transactUpdate, type TransactItem } from './entity.ts';
 import { LICENCE } from './keys/main.ts';
 
 /** Licences a tenant activated; `used` counts the terminals holding one of its seats. */
@@ -87,7 +87,7 @@ export function takeSeatWrite(tenantId: string, licenceId: string, now: number):
 
 /** The write that gives a seat back (with the deletion of the terminal that held it). */
 export function releaseSeatWrite(tenantId: string, licenceId: string): TransactItem {
-  return { Update: licences().patch({ tenantId, licenceId }).add({ used: -1 }).params<Record<string, unknown>>() as TransactItem['Update'] };
+  return transactUpdate(licences().patch({ tenantId, licenceId }).add({ used: -1 }).params<Record<string, unknown>>());
 }
 
 export async function reminderDays(tenantId: string): Promise<number> {

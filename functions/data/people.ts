@@ -8,7 +8,19 @@ import { newTimeId } from '#lib/crypto';
 import { ConflictError, NotFoundError, fieldError } from '#lib/errors';
 import { facePersonOf, personChanged } from './authorities.ts';
 import { MAIN_TABLE } from './tables.ts';
-import { SERVICE, entityConfig, finishBatch, isConditionFailure, lazy, nowIso, tenantPartition, transactPut, type TransactItem } from './entity.ts';
+import {
+  SERVICE,
+  entityConfig,
+  finishBatch,
+  isConditionFailure,
+  lazy,
+  nowIso,
+  tenantPartition,
+  transactDelete,
+  transactPut,
+  transactUpdate,
+  type TransactItem,
+} from './entity.ts';
 import { PERSON, PERSON_COUNT, PERSON_TERM, PERSON_UNIQUE } from './keys/main.ts';
 
 /** Employees and visitors: one entity, told apart by `kind`. */
@@ -131,11 +143,7 @@ export function reindex(before: Indexed | undefined, after: Indexed | undefined)
   const kept = new Set(next.map((t) => t.term));
   for (const t of old) {
     if (!kept.has(t.term))
-      items.push({
-        Delete: personTerms().delete({ tenantId: t.tenantId, kind: t.kind, term: t.term, personKey: t.personKey }).params() as NonNullable<
-          TransactItem['Delete']
-        >,
-      });
+      items.push(transactDelete(personTerms().delete({ tenantId: t.tenantId, kind: t.kind, term: t.term, personKey: t.personKey }).params()));
   }
   for (const t of next) {
     if (!old.some((o) => same(o, t))) items.push(transactPut(personTerms().put(t).params()));
@@ -164,9 +172,8 @@ export const peopleCounters = lazy(
 );
 
 type PersonState = 'active' | 'resigned';
-export const counting = (tenantId: string, kind: PersonKind, state: PersonState, by: number): TransactItem => ({
-  Update: peopleCounters().update({ tenantId, kind, state }).add({ count: by }).params() as NonNullable<TransactItem['Update']>,
-});
+export const counting = (tenantId: string, kind: PersonKind, state: PersonState, by: number): TransactItem =>
+  transactUpdate(peopleCounters().update({ tenantId, kind, state }).add({ count: by }).params());
 
 export type Person = EntityItem<ReturnType<typeof people>>;
 
@@ -200,12 +207,13 @@ export const claim = (tenantId: string, field: UniqueField, value: string, perso
       .params(),
   );
 
-const release = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem => ({
-  Delete: personUniques()
-    .delete({ tenantId, field, value: uniqueValue(value) })
-    .where((attr, op) => op.eq(attr.personKey, personKey))
-    .params() as NonNullable<TransactItem['Delete']>,
-});
+const release = (tenantId: string, field: UniqueField, value: string, personKey: string): TransactItem =>
+  transactDelete(
+    personUniques()
+      .delete({ tenantId, field, value: uniqueValue(value) })
+      .where((attr, op) => op.eq(attr.personKey, personKey))
+      .params(),
+  );
 
 /**
  * Runs a transaction whose items are described by `roles` ('record' for the person, or the
@@ -305,7 +313,7 @@ export async function updatePerson(current: Person, version: number, changes: Pe
 
   let update = people().patch({ tenantId, kind, personKey }).set(set).add({ version: 1 });
   if (remove.length) update = update.remove(remove as never);
-  const items: TransactItem[] = [{ Update: update.where((attr, op) => op.eq(attr.version, version)).params() as NonNullable<TransactItem['Update']> }];
+  const items: TransactItem[] = [transactUpdate(update.where((attr, op) => op.eq(attr.version, version)).params())];
   const roles: ('record' | 'release' | UniqueField)[] = ['record'];
   for (const field of ['personId', 'icCard'] as const) {
     const before = current[field];
@@ -339,11 +347,7 @@ export async function setEmployeeState(tenantId: string, personKey: string, vers
   let update = people().patch({ tenantId, kind: 'employee', personKey }).set({ state, updatedAt: now }).add({ version: 1 });
   update = state === 'resigned' ? update.set({ resignedAt: now }) : update.remove(['resignedAt']);
   const items: TransactItem[] = [
-    {
-      Update: update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params() as NonNullable<
-        TransactItem['Update']
-      >,
-    },
+    transactUpdate(update.where((attr, op) => `${op.eq(attr.version, version)} AND ${op.eq(attr.state, current.state)}`).params()),
     counting(tenantId, 'employee', current.state, -1),
     counting(tenantId, 'employee', state, 1),
     ...reindex(current, { ...current, state }),
@@ -364,12 +368,12 @@ export async function deletePerson(tenantId: string, kind: PersonKind, personKey
   const current = await requirePerson(tenantId, kind, personKey);
   if (current.version !== version) throw new ConflictError();
   const items: TransactItem[] = [
-    {
-      Delete: people()
+    transactDelete(
+      people()
         .delete({ tenantId, kind, personKey })
         .where((attr, op) => op.eq(attr.version, version))
-        .params() as NonNullable<TransactItem['Delete']>,
-    },
+        .params(),
+    ),
     release(tenantId, 'personId', current.personId, personKey),
     counting(tenantId, kind, current.state, -1),
   ];
