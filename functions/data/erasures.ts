@@ -155,6 +155,35 @@ export function receiptOf(erasure: StoredErasure): ErasureReceipt {
 export type { ErasureCounts, ErasurePhase };
 
 /**
+ * One page of the tenant's items in the events table under `prefix` that name `personKey`: their
+ * keys and the attributes asked for, and where the next page starts (null at the end). Filtered
+ * pages may hold fewer than `limit` items.
+ */
+export async function personItemsPage(
+  tenantId: string,
+  prefix: string,
+  personKey: string,
+  cursor: Record<string, unknown> | undefined,
+  limit: number,
+  attributes: readonly string[] = [],
+): Promise<{ items: Record<string, unknown>[]; next: Record<string, unknown> | null }> {
+  const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(EVENTS_TABLE),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'personKey = :person',
+      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': prefix, ':person': personKey },
+      ProjectionExpression: ['pk', 'sk', ...Object.keys(names)].join(', '),
+      ...(attributes.length ? { ExpressionAttributeNames: names } : {}),
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  return { items: out.Items ?? [], next: out.LastEvaluatedKey ?? null };
+}
+
+/**
  * One page of the tenant's items in the events table under `prefix` that belong to `personKey`
  * (questionnaire answers, attendance days and months), removed; answers how many and where to go on.
  */
@@ -166,18 +195,8 @@ export async function removePersonItems(
   limit: number,
 ): Promise<{ removed: number; next: Record<string, unknown> | null }> {
   const table = tableName(EVENTS_TABLE);
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'personKey = :person',
-      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': prefix, ':person': personKey },
-      ProjectionExpression: 'pk, sk',
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  const keys = (out.Items ?? []).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  const page = await personItemsPage(tenantId, prefix, personKey, cursor, limit);
+  const keys = page.items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
   for (let i = 0; i < keys.length; i += 25) {
     await finishBatch('erasure removal', keys.slice(i, i + 25), async (part) => {
       const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: part.map((Key) => ({ DeleteRequest: { Key } })) } }));
@@ -185,5 +204,5 @@ export async function removePersonItems(
       return { data: [], unprocessed: left };
     });
   }
-  return { removed: keys.length, next: out.LastEvaluatedKey ?? null };
+  return { removed: keys.length, next: page.next };
 }

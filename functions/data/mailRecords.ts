@@ -5,6 +5,7 @@ import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, tenantPartition } from './entity.ts';
 import { MAIL, MAIL_RETRY_QUEUE } from './keys/events.ts';
+import { personItemsPage } from './erasures.ts';
 
 /**
  * Every mail the product sends, newest last in key order (`mail#<sentAt>#<mailId>`), with a TTL.
@@ -253,19 +254,8 @@ export async function scrubPersonMails(
   limit: number,
 ): Promise<{ scrubbed: number; next: Record<string, unknown> | null }> {
   const table = tableName(EVENTS_TABLE);
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'personKey = :person',
-      ExpressionAttributeValues: { ':pk': tenantId, ':prefix': MAIL.prefix(), ':person': personKey },
-      ProjectionExpression: 'pk, sk, #status',
-      ExpressionAttributeNames: { '#status': 'status' },
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  for (const item of out.Items ?? []) {
+  const page = await personItemsPage(tenantId, MAIL.prefix(), personKey, cursor, limit, ['status']);
+  for (const item of page.items) {
     const waiting = item.status === 'queued' || item.status === 'retrying';
     await dynamo()
       .send(
@@ -282,5 +272,5 @@ export async function scrubPersonMails(
         if (!isConditionFailure(error)) throw error;
       });
   }
-  return { scrubbed: out.Items?.length ?? 0, next: out.LastEvaluatedKey ?? null };
+  return { scrubbed: page.items.length, next: page.next };
 }
