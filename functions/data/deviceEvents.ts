@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceLogEntry } from '#contract/devices';
+import { DEVICE_COMMAND_TYPES, DEVICE_LOG_CODES, type CommandState, type DeviceCommandType, type DeviceLogEntry } from '#contract/devices';
 import { newId, newTimeId } from '#lib/crypto';
 import { privacySettings, retentionTtl } from './settings.ts';
 import { EVENTS_TABLE } from './tables.ts';
@@ -63,8 +63,8 @@ export const deviceLogs = lazy(
           logKey: { type: 'string', required: true },
           time: { type: 'string', required: true },
           level: { type: ['info', 'warn', 'error'] as const, required: true },
-          /** One of DEVICE_LOG_CODES, shown translated by the console; `params` fill it in. */
-          code: { type: 'string', required: true },
+          /** Shown translated by the console; `params` fill it in. */
+          code: { type: DEVICE_LOG_CODES, required: true },
           params: { type: 'any' },
           /** A vendor's own text (code `other`). */
           message: { type: 'string' },

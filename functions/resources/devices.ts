@@ -24,7 +24,6 @@ import {
   requestKeyParams,
   requestListQuery,
   type CommandState,
-  type DeviceLogPage,
   type DeviceSettings,
   type SettingsPatch,
 } from '#contract/devices';
@@ -355,8 +354,7 @@ export const devices = defineResource('devices', {
       await requireDevice(auth.tenantId, params.deviceKey);
       const page = await listLogs(auth.tenantId, params.deviceKey, query.pageSize, query.cursor);
       return ok({
-        // Stored as a string; every entry was written with a code of DEVICE_LOG_CODES (data/devices.ts appendLogs).
-        items: page.items.map(logItem) as DeviceLogPage['items'],
+        items: page.items.map(logItem),
         nextCursor: page.nextCursor,
       });
     },

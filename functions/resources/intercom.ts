@@ -16,7 +16,7 @@ import {
   intercomPage,
   recordingLink,
 } from '#contract/intercom';
-import { deviceLogPage, logsQuery, type DeviceLogPage } from '#contract/devices';
+import { deviceLogPage, logsQuery } from '#contract/devices';
 import { versionQuery } from '#contract/people';
 import { exportJobParams, jobStarted, recordExportJob } from '#contract/passRecords';
 import { findDevice, requireIntercom } from '#data/devices';
@@ -128,8 +128,7 @@ export const intercom = defineResource('intercom', {
       await requireIntercom(auth.tenantId, params.intercomKey);
       const page = await listLogs(auth.tenantId, params.intercomKey, query.pageSize, query.cursor);
       return ok({
-        // Every writer uses a code of DEVICE_LOG_CODES; the table keeps it as a string.
-        items: page.items.map(logItem) as DeviceLogPage['items'],
+        items: page.items.map(logItem),
         nextCursor: page.nextCursor,
       });
     },
