@@ -1,15 +1,17 @@
 import { useCallback, useMemo, useState } from 'react';
-import { QueryClient, keepPreviousData, useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
+import { QueryClient, keepPreviousData, useMutation, useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
-import { api } from './api.ts';
+import { api, notifySuccess, toast } from './api.ts';
 import { onReset } from './auth.ts';
+import { RequestError } from './request.ts';
 
 /**
  * Server state of the console. The request client (request.ts) keeps SPEC §7–§8 (timeout,
  * envelope, the one toast, the loading bar, logging out); the cache adds what screens used to
  * write by hand: answers to superseded requests are dropped, a list is refreshed when a mutation
  * invalidates it, and interval refreshes pause while the tab is hidden. Failures are not retried:
- * the person sees the error and a Retry button.
+ * the person sees the error and a Retry button. Reads are queries (useQuery, useList) and changes
+ * are mutations (useWrite), which refresh what they touched.
  */
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -24,10 +26,71 @@ onReset(() => queryClient.clear());
 /** Query keys start with the resource's name, so one invalidation refreshes all its lists and items. */
 export const listKey = (resource: string, ...rest: unknown[]): QueryKey => [resource, 'list', ...rest];
 
-/** Refreshes every list and item of these resources (after a change to them). */
-export function invalidate(...resources: string[]): Promise<void> {
-  return Promise.all(resources.map((resource) => queryClient.invalidateQueries({ queryKey: [resource] }))).then(() => undefined);
+/** What a change touches: a resource by name (every list and item whose query key starts with it), or one query key. */
+export type Touched = string | QueryKey;
+
+/** Reads again the lists and items of what changed; resolves when those on screen have been read. */
+export function invalidate(...touched: Touched[]): Promise<void> {
+  return Promise.all(touched.map((t) => queryClient.invalidateQueries({ queryKey: typeof t === 'string' ? [t] : t }))).then(() => undefined);
 }
+
+/**
+ * Shows why a request failed, in the one toast: the first problem the server names, else its
+ * message; nothing when the request client has shown it already or the screen gave the request up.
+ */
+export function showFailure(error: unknown): void {
+  if (error instanceof RequestError) {
+    if (!error.shown && !error.aborted) toast(error.issues[0]?.message ?? error.message);
+  } else if (error instanceof Error) toast(error.message);
+}
+
+export interface WriteOptions<V, R> {
+  /** Read again once the change succeeds, before `success` and `onSuccess`. */
+  touches?: readonly Touched[] | ((result: R, variables: V) => readonly Touched[]);
+  /** The green toast once it succeeded. */
+  success?: string | ((result: R, variables: V) => string);
+  onSuccess?(result: R, variables: V): unknown;
+  /** Shows the failure itself (fields in error, a stale version); without it the failure goes to the toast (showFailure). */
+  onError?(error: unknown, variables: V): void;
+  /** A refusal reads again what the change touches too: the item may have changed meanwhile (a stale version), and the list shows what is there now. */
+  refreshOnFailure?: boolean;
+}
+
+/**
+ * One change to the server, as a mutation: `mutate(variables)` runs it, reads again what it
+ * touched, then shows the success and calls `onSuccess`; a failure is shown once, by the request
+ * client or here. `run(variables)` does the same and answers whether it went through, for a step
+ * that waits on it. `isPending` with `variables` tells which row is busy.
+ */
+export function useWrite<V = void, R = unknown>(write: (variables: V) => Promise<R>, options: WriteOptions<V, R> = {}) {
+  const mutation = useMutation<R, unknown, V>({
+    mutationFn: write,
+    onSuccess: async (result, variables) => {
+      const { touches = [], success, onSuccess } = options;
+      await invalidate(...(typeof touches === 'function' ? touches(result, variables) : touches));
+      const said = typeof success === 'function' ? success(result, variables) : success;
+      if (said) notifySuccess(said);
+      await onSuccess?.(result, variables);
+    },
+    onError: async (error, variables) => {
+      const { touches = [], onError, refreshOnFailure } = options;
+      if (onError) onError(error, variables);
+      else showFailure(error);
+      if (refreshOnFailure && typeof touches !== 'function') await invalidate(...touches);
+    },
+  });
+  return {
+    ...mutation,
+    // onError has shown the failure: the caller only learns whether the change went through.
+    run: (variables: V): Promise<boolean> =>
+      mutation.mutateAsync(variables).then(
+        () => true,
+        () => false,
+      ),
+  };
+}
+
+export type Write<V = void, R = unknown> = ReturnType<typeof useWrite<V, R>>;
 
 /** A page of a cursor-paged list, as every list route answers it. */
 export interface ListPage<T> {
@@ -50,7 +113,10 @@ export function useUrlFilters<F extends Filters>(defaults: F): [F, (next: F) => 
   const [params, setParams] = useSearchParams();
   const serialized = params.toString();
   // The defaults are a literal of the screen: the filters change only with the URL.
-  const filters = useMemo(() => Object.fromEntries(Object.entries(defaults).map(([name, fallback]) => [name, params.get(name) ?? fallback])) as F, [serialized]);
+  const filters = useMemo(
+    () => Object.fromEntries(Object.entries(defaults).map(([name, fallback]) => [name, params.get(name) ?? fallback])) as F,
+    [serialized],
+  );
   /** Puts the filters in the URL; false when they are the ones already there (the caller may read again). */
   const setFilters = useCallback(
     (next: F) => {
@@ -109,9 +175,16 @@ export function useList<T, P extends ListPage<T> = ListPage<T>>({ resource, path
     refetchInterval: (q) => (typeof refreshMs === 'function' ? refreshMs(q.state.data, stack.length - 1) : refreshMs),
   });
   // A count comes with the page, or with the first page of the same list.
-  const first = result.data?.total === undefined && result.data?.totalAtLeast === undefined ? queryClient.getQueryData<P>(listKey(resource, path, query, pageSize ?? null, null)) : result.data;
+  const first =
+    result.data?.total === undefined && result.data?.totalAtLeast === undefined
+      ? queryClient.getQueryData<P>(listKey(resource, path, query, pageSize ?? null, null))
+      : result.data;
   const count =
-    first?.total !== undefined ? { value: first.total, atLeast: false } : first?.totalAtLeast !== undefined ? { value: first.totalAtLeast, atLeast: true } : undefined;
+    first?.total !== undefined
+      ? { value: first.total, atLeast: false }
+      : first?.totalAtLeast !== undefined
+        ? { value: first.totalAtLeast, atLeast: true }
+        : undefined;
   const setStack = useCallback((next: (string | undefined)[]) => setCursors({ of: queryText, stack: next }), [queryText]);
   return {
     ...result,
@@ -128,6 +201,59 @@ export function useList<T, P extends ListPage<T> = ListPage<T>>({ resource, path
 }
 
 export type List<T, P extends ListPage<T> = ListPage<T>> = ReturnType<typeof useList<T, P>>;
+
+/** The query key of one item of a resource, read by its path. */
+export const itemKey = (resource: string, path: string): QueryKey => [resource, 'item', path];
+
+/** A read that found nothing by that key: it does not exist (any more), or the key names nothing. */
+const notFound = (error: unknown): boolean => error instanceof RequestError && (error.status === 404 || error.status === 422);
+
+export interface ItemOptions<T> {
+  /** The resource the item belongs to: a change to the resource reads it again. */
+  resource: string;
+  path: string;
+  /** Read again on an interval (ms) while the tab is visible, or never (false); may depend on the item shown. */
+  refreshMs?: number | false | ((item: T | undefined) => number | false);
+  enabled?: boolean;
+}
+
+/**
+ * One item a detail screen shows and edits: read once with the loading bar and a failure toasted,
+ * then again quietly (a failed refresh keeps the item on screen). An item that is not there
+ * (`gone`) is for the screen to say in its own words.
+ */
+export function useItem<T>({ resource, path, refreshMs = false, enabled = true }: ItemOptions<T>) {
+  const key = itemKey(resource, path);
+  const result = useQuery({
+    queryKey: key,
+    queryFn: async () => {
+      const shown = !!queryClient.getQueryState(key)?.dataUpdatedAt;
+      try {
+        return await api.get<T>(path, { silent: true, quiet: shown });
+      } catch (error) {
+        if (!shown && !notFound(error)) showFailure(error);
+        throw error;
+      }
+    },
+    enabled,
+    refetchInterval: (q) => (typeof refreshMs === 'function' ? refreshMs(q.state.data) : refreshMs),
+  });
+  return {
+    ...result,
+    item: result.data,
+    /** The last read found nothing by that key: it does not exist (any more). */
+    gone: notFound(result.error) && (!result.data || result.errorUpdatedAt > result.dataUpdatedAt),
+    /** Puts an item the server answered (after a save) in place of the one read. */
+    put: (item: T) => queryClient.setQueryData(key, item),
+    /** Reads it again at the person's request (Reload): the item read, or undefined when that failed (and was shown). */
+    reload: async (): Promise<T | undefined> => {
+      const again = await result.refetch();
+      if (!again.isError) return again.data;
+      if (!notFound(again.error)) showFailure(again.error);
+      return undefined;
+    },
+  };
+}
 
 /** What the list frame shows of a list: a paged one (useList) or one that comes whole (wholeList). */
 export type FrameList<T> = Pick<List<T>, 'items' | 'count' | 'isPending' | 'isError' | 'isFetching' | 'cursors' | 'setCursors'> & {

@@ -18,6 +18,9 @@ export interface FieldIssue {
 }
 
 export class RequestError extends Error {
+  /** The client has shown it in the toast: whoever handles the failure need not show it again. */
+  shown = false;
+
   constructor(
     /** HTTP status, or 0 when no answer came (network failure or time-out). */
     readonly status: number,
@@ -27,6 +30,11 @@ export class RequestError extends Error {
     readonly data: unknown = null,
   ) {
     super(message);
+  }
+
+  /** The caller gave the request up (its signal aborted): nothing to show. */
+  get aborted(): boolean {
+    return this.status === 0 && this.code === 0;
   }
 
   /** Field problems of a 422 (or a 409 on a unique field), by field path. */
@@ -131,14 +139,17 @@ export function createClient(hooks: ClientHooks, options: ClientOptions = {}): C
 
   function fail(error: RequestError, silent: boolean, hadToken: boolean): never {
     const sessionOver = (error.code >= 600 && error.code <= 699) || (error.code === 403 && hadToken);
-    if (!silent || sessionOver) hooks.toast(error.message);
+    if (!silent || sessionOver) {
+      hooks.toast(error.message);
+      error.shown = true;
+    }
     if (sessionOver) hooks.sessionEnded(error.code);
     throw error;
   }
 
   /** Sends the request; when the route asks for the password, asks the user and sends it again until it is right or the user cancels. */
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    for (let options = opts; ; ) {
+    for (let options = opts; ;) {
       try {
         return await send<T>(method, path, options);
       } catch (error) {

@@ -121,7 +121,10 @@ export function ListFrame<T>({
         <Group gap="lg" data-testid={`${name}-folded`}>
           {folded.map((column) => (
             <Text key={column.key} size="sm" c="dimmed" data-column={column.key}>
-              {column.title}: <Text span inherit c="var(--mantine-color-text)">{column.folds!(items[0]!)}</Text>
+              {column.title}:{' '}
+              <Text span inherit c="var(--mantine-color-text)">
+                {column.folds!(items[0]!)}
+              </Text>
             </Text>
           ))}
         </Group>
@@ -172,7 +175,12 @@ export function ListFrame<T>({
                   </Table.Td>
                 )}
                 {shownColumns.map((column) => (
-                  <Table.Td key={column.key} data-column={column.key} className={stickyClass(column)} style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}>
+                  <Table.Td
+                    key={column.key}
+                    data-column={column.key}
+                    className={stickyClass(column)}
+                    style={column.wrap ? { ...offset(column), whiteSpace: 'normal', wordBreak: 'break-word' } : offset(column)}
+                  >
                     {column.render(row)}
                   </Table.Td>
                 ))}
@@ -227,6 +235,21 @@ export function ListFrame<T>({
 
 function stickyClass<T>(column: Column<T>): string | undefined {
   return column.sticky === 'start' ? tables.stickyStart : column.sticky === 'end' ? tables.stickyEnd : undefined;
+}
+
+/** The attributes of a row that opens something (a record, an answer): a click, Enter or Space, and a place in the Tab order. */
+export function openingRow(open: () => void): HTMLAttributes<HTMLTableRowElement> {
+  return {
+    onClick: open,
+    onKeyDown: (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        open();
+      }
+    },
+    tabIndex: 0,
+    style: { cursor: 'pointer' },
+  };
 }
 
 /** A row's actions behind one "…" button, for the frame's last (pinned) column. */

@@ -3,19 +3,18 @@ import { Button, Checkbox, Group, MultiSelect, NumberInput, Paper, Select, Simpl
 import { TimePicker } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { useQuery } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { currentTag, dayPeriods, formatDateTime, formatNumber, uses12HourClock } from '../../app/format.ts';
 import { pickDevices } from '../../app/pickers.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { Detail, EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
-import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
+import { confirmAction, confirmDiscard } from '../confirm.tsx';
+import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type Weekday } from './api.ts';
 
 const PAGE_SIZE = 20;
@@ -47,16 +46,14 @@ export function AttendanceGroupListPage() {
   });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
-  const labels = useDeleteLabels();
+  const confirmDelete = useConfirmDelete('attendanceGroups');
   const remove = (group: AttendanceGroup) =>
     confirmDelete({
-      ...labels,
       title: t`Delete attendance group`,
       text: t`Delete the attendance group ${group.name}? Its staff keep their records but leave the group.`,
       path: `/v1/attendance/groups/${group.attendanceGroupKey}`,
       version: group.version,
       done: t`Attendance group deleted`,
-      list: 'attendanceGroups',
     });
 
   const columns: Column<AttendanceGroup>[] = [
@@ -65,7 +62,17 @@ export function AttendanceGroupListPage() {
       title: t`Group name`,
       sticky: 'start',
       render: (group) => (
-        <Text size="sm" component={Link} to={groupPath(group.attendanceGroupKey)} c="blue.7" td="none" truncate="end" maw={220} display="block" title={group.name}>
+        <Text
+          size="sm"
+          component={Link}
+          to={groupPath(group.attendanceGroupKey)}
+          c="blue.7"
+          td="none"
+          truncate="end"
+          maw={220}
+          display="block"
+          title={group.name}
+        >
           {group.name}
         </Text>
       ),
@@ -131,7 +138,9 @@ function valuesOf(group: AttendanceGroupDetail | undefined, defaultShift: string
     name: group?.name ?? '',
     employeeKeys: group?.staff.map((s) => s.employeeKey) ?? [],
     deviceKeys: group?.deviceKeys ?? [],
-    weekdays: Object.fromEntries(WEEK.map((d) => [d, group ? (group.weekdays[d] ?? REST) : d === 'sat' || d === 'sun' || !defaultShift ? REST : defaultShift])) as Record<Weekday, string>,
+    weekdays: Object.fromEntries(
+      WEEK.map((d) => [d, group ? (group.weekdays[d] ?? REST) : d === 'sat' || d === 'sun' || !defaultShift ? REST : defaultShift]),
+    ) as Record<Weekday, string>,
     overtimeAfterOn: group ? group.workdayOvertimeAfter !== null : false,
     workdayOvertimeAfter: group?.workdayOvertimeAfter ?? '19:00',
     restDayOn: group ? group.restDayMinHours !== null : false,
@@ -148,7 +157,6 @@ function valuesOf(group: AttendanceGroupDetail | undefined, defaultShift: string
 function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
   const { t } = useLingui();
   const navigate = useNavigate();
-  const [saving, setSaving] = useState(false);
   const shifts = useQuery({ queryKey: ['attendanceShifts', 'all'], queryFn: allShifts });
   const staff = useQuery({ queryKey: ['attendanceStaff', 'all'], queryFn: allStaff });
   const devices = useQuery({ queryKey: ['pickers', 'devices'], queryFn: () => pickDevices() });
@@ -172,58 +180,63 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
   }, [firstShift]);
 
   const back = () => navigate(GROUPS_PATH);
-  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const cancel = () => confirmDiscard(form.isDirty(), back);
   const clock = { format: uses12HourClock() ? ('12h' as const) : ('24h' as const), amPmLabels: dayPeriods() };
 
-  const send = async (values: GroupValues, moveStaff: boolean): Promise<void> => {
-    const body = {
-      name: values.name.trim(),
-      employeeKeys: values.employeeKeys,
-      deviceKeys: values.deviceKeys,
-      weekdays: Object.fromEntries(WEEK.map((d) => [d, values.weekdays[d] === REST ? null : values.weekdays[d]])),
-      workdayOvertimeAfter: values.overtimeAfterOn ? values.workdayOvertimeAfter : null,
-      restDayMinHours: values.restDayOn ? Number(values.restDayMinHours) : null,
-      ...(values.timezone ? { timezone: values.timezone } : {}),
-      moveStaff,
-    };
-    setSaving(true);
-    try {
-      if (group) await api.patch(`/v1/attendance/groups/${group.attendanceGroupKey}`, { ...body, version: group.version }, { silent: true });
-      else await api.post('/v1/attendance/groups', body, { silent: true });
-      notifySuccess(group ? t`Attendance group saved` : t`Attendance group created`);
-      await invalidate('attendanceGroups', 'attendanceStaff', 'attendanceShifts');
-      form.resetDirty();
-      back();
-    } catch (error) {
-      if (error instanceof RequestError && error.status === 409 && (error.data as { people?: unknown[] } | null)?.people) {
-        modals.openConfirmModal({
-          title: t`Move staff`,
-          children: <Text size="sm">{error.message}</Text>,
-          labels: { confirm: t`Move them`, cancel: t`Cancel` },
-          confirmProps: { 'data-testid': 'confirm-move' } as never,
-          onConfirm: () => void send(values, true),
-        });
-        return;
-      }
-      const issues: Record<string, string> = {};
-      if (error instanceof RequestError) {
-        for (const issue of error.issues) {
-          const field = issue.path.startsWith('weekdays') ? 'weekdays' : issue.path.split('.')[0]!;
-          issues[field] ??= issue.message;
+  // The screen leaves once saved; the staff and shift choices elsewhere follow the group's.
+  const saving = useWrite(
+    ({ body }: { values: GroupValues; body: Record<string, unknown> }) =>
+      group
+        ? api.patch(`/v1/attendance/groups/${group.attendanceGroupKey}`, { ...body, version: group.version }, { silent: true })
+        : api.post('/v1/attendance/groups', body, { silent: true }),
+    {
+      touches: [listKey('attendanceGroups'), ['attendanceGroups', 'names'], 'attendanceStaff', 'attendanceShifts'],
+      success: group ? t`Attendance group saved` : t`Attendance group created`,
+      onSuccess: () => {
+        form.resetDirty();
+        back();
+      },
+      onError: (error, { values }) => {
+        // Staff in another group move here only after a confirmation.
+        if (error instanceof RequestError && error.status === 409 && (error.data as { people?: unknown[] } | null)?.people) {
+          confirmAction({ title: t`Move staff`, text: error.message, confirm: t`Move them`, testId: 'move', onConfirm: () => send(values, true) });
+          return;
         }
-      }
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
-  };
+        const issues: Record<string, string> = {};
+        if (error instanceof RequestError) {
+          for (const issue of error.issues) {
+            const field = issue.path.startsWith('weekdays') ? 'weekdays' : issue.path.split('.')[0]!;
+            issues[field] ??= issue.message;
+          }
+        }
+        form.setErrors(issues);
+        if (!Object.keys(issues).length) showFailure(error);
+      },
+    },
+  );
+  const send = (values: GroupValues, moveStaff: boolean) =>
+    saving.mutate({
+      values,
+      body: {
+        name: values.name.trim(),
+        employeeKeys: values.employeeKeys,
+        deviceKeys: values.deviceKeys,
+        weekdays: Object.fromEntries(WEEK.map((d) => [d, values.weekdays[d] === REST ? null : values.weekdays[d]])),
+        workdayOvertimeAfter: values.overtimeAfterOn ? values.workdayOvertimeAfter : null,
+        restDayMinHours: values.restDayOn ? Number(values.restDayMinHours) : null,
+        ...(values.timezone ? { timezone: values.timezone } : {}),
+        moveStaff,
+      },
+    });
   const submit = form.onSubmit((values) => send(values, false));
 
   const shiftChoices = [{ value: REST, label: t`Rest` }, ...(shifts.data ?? []).map((s) => ({ value: s.shiftKey, label: s.name }))];
   const staffChoices = (staff.data ?? []).map((m) => ({
     value: m.employeeKey,
-    label: m.attendanceGroupKey && m.attendanceGroupKey !== group?.attendanceGroupKey ? `${m.name} · ${m.personId} (${m.attendanceGroupName ?? ''})` : `${m.name} · ${m.personId}`,
+    label:
+      m.attendanceGroupKey && m.attendanceGroupKey !== group?.attendanceGroupKey
+        ? `${m.name} · ${m.personId} (${m.attendanceGroupName ?? ''})`
+        : `${m.name} · ${m.personId}`,
   }));
   const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
 
@@ -283,11 +296,25 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
               <Trans>Overtime rules</Trans>
             </Title>
             <Group align="flex-end" gap="sm">
-              <Checkbox label={t`Count workday overtime from`} {...form.getInputProps('overtimeAfterOn', { type: 'checkbox' })} data-testid="group-overtime-on" />
-              <TimePicker {...clock} disabled={!form.values.overtimeAfterOn} {...form.getInputProps('workdayOvertimeAfter')} aria-label={t`Workday overtime from`} data-testid="group-overtime-after" />
+              <Checkbox
+                label={t`Count workday overtime from`}
+                {...form.getInputProps('overtimeAfterOn', { type: 'checkbox' })}
+                data-testid="group-overtime-on"
+              />
+              <TimePicker
+                {...clock}
+                disabled={!form.values.overtimeAfterOn}
+                {...form.getInputProps('workdayOvertimeAfter')}
+                aria-label={t`Workday overtime from`}
+                data-testid="group-overtime-after"
+              />
             </Group>
             <Group align="flex-end" gap="sm">
-              <Checkbox label={t`Count rest day and holiday work as overtime from (hours)`} {...form.getInputProps('restDayOn', { type: 'checkbox' })} data-testid="group-restday-on" />
+              <Checkbox
+                label={t`Count rest day and holiday work as overtime from (hours)`}
+                {...form.getInputProps('restDayOn', { type: 'checkbox' })}
+                data-testid="group-restday-on"
+              />
               <NumberInput
                 min={0}
                 max={24}
@@ -332,7 +359,7 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
             <Button variant="default" onClick={cancel} data-testid="group-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} data-testid="group-submit">
+            <Button type="submit" loading={saving.isPending} data-testid="group-submit">
               {group ? <Trans>Save</Trans> : <Trans>Create</Trans>}
             </Button>
           </Group>
@@ -355,6 +382,7 @@ export function AttendanceGroupDetailPage() {
   return (
     <ScreenPage>
       <Detail<AttendanceGroupDetail>
+        resource="attendanceGroups"
         path={`/v1/attendance/groups/${attendanceGroupKey}`}
         name="group"
         back={GROUPS_PATH}

@@ -5,13 +5,13 @@ import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatDate } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
+import { EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { allShifts, type Holiday, type Page } from './api.ts';
 
@@ -35,16 +35,14 @@ export function HolidayPage() {
   const search = () => setFilters({ ...filters, keyword: draft.trim() }) || void list.refetch();
   const years = Array.from({ length: 7 }, (_, i) => String(THIS_YEAR + 1 - i));
 
-  const labels = useDeleteLabels();
+  const confirmDelete = useConfirmDelete('attendanceHolidays');
   const remove = (holiday: Holiday) =>
     confirmDelete({
-      ...labels,
       title: t`Delete holiday`,
       text: t`Delete the holiday ${holiday.name}? Attendance of its days is counted again by the weekly shifts.`,
       path: `/v1/attendance/holidays/${holiday.holidayKey}`,
       version: holiday.version,
       done: t`Holiday deleted`,
-      list: 'attendanceHolidays',
     });
 
   const columns: Column<Holiday>[] = [
@@ -115,11 +113,17 @@ interface HolidayValues {
   shiftKey: string | null;
 }
 
-const FIELD_OF: Record<string, keyof HolidayValues> = { name: 'name', start: 'range', end: 'range', remark: 'remark', workday: 'workday', shiftKey: 'shiftKey' };
+const FIELD_OF: Record<string, keyof HolidayValues> = {
+  name: 'name',
+  start: 'range',
+  end: 'range',
+  remark: 'remark',
+  workday: 'workday',
+  shiftKey: 'shiftKey',
+};
 
 function HolidayModal({ holiday, shifts, onClose }: { holiday?: Holiday; shifts: { shiftKey: string; name: string }[]; onClose: () => void }) {
   const { t } = useLingui();
-  const [saving, setSaving] = useState(false);
   const form = useForm<HolidayValues>({
     mode: 'controlled',
     initialValues: {
@@ -136,31 +140,34 @@ function HolidayModal({ holiday, shifts, onClose }: { holiday?: Holiday; shifts:
     },
   });
 
-  const submit = form.onSubmit(async (values) => {
+  // A holiday changes which shift its days use: the shifts' lists follow too.
+  const saving = useWrite(
+    (body: Record<string, unknown>) =>
+      holiday
+        ? api.patch(`/v1/attendance/holidays/${holiday.holidayKey}`, { ...body, version: holiday.version }, { silent: true })
+        : api.post('/v1/attendance/holidays', body, { silent: true }),
+    {
+      touches: ['attendanceHolidays', 'attendanceShifts'],
+      success: holiday ? t`Holiday saved` : t`Holiday added`,
+      onSuccess: onClose,
+      onError: (error) => {
+        const issues: Record<string, string> = {};
+        if (error instanceof RequestError) for (const issue of error.issues) issues[FIELD_OF[issue.path.split('.')[0]!] ?? 'name'] ??= issue.message;
+        form.setErrors(issues);
+        if (!Object.keys(issues).length) showFailure(error);
+      },
+    },
+  );
+  const submit = form.onSubmit((values) => {
     const [start, end] = values.range;
-    const body = {
+    saving.mutate({
       name: values.name.trim(),
       start: start!.slice(0, 10),
       end: (end ?? start)!.slice(0, 10),
       workday: values.workday,
       ...(values.remark.trim() ? { remark: values.remark.trim() } : {}),
       ...(values.workday ? { shiftKey: values.shiftKey } : {}),
-    };
-    setSaving(true);
-    try {
-      if (holiday) await api.patch(`/v1/attendance/holidays/${holiday.holidayKey}`, { ...body, version: holiday.version }, { silent: true });
-      else await api.post('/v1/attendance/holidays', body, { silent: true });
-      notifySuccess(holiday ? t`Holiday saved` : t`Holiday added`);
-      await invalidate('attendanceHolidays', 'attendanceShifts');
-      onClose();
-    } catch (error) {
-      const issues: Record<string, string> = {};
-      if (error instanceof RequestError) for (const issue of error.issues) issues[FIELD_OF[issue.path.split('.')[0]!] ?? 'name'] ??= issue.message;
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+    });
   });
 
   return (
@@ -189,7 +196,7 @@ function HolidayModal({ holiday, shifts, onClose }: { holiday?: Holiday; shifts:
             <Button variant="default" onClick={onClose} data-testid="holiday-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} data-testid="holiday-submit">
+            <Button type="submit" loading={saving.isPending} data-testid="holiday-submit">
               {holiday ? <Trans>Save</Trans> : <Trans>Add</Trans>}
             </Button>
           </Group>

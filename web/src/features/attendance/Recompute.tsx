@@ -7,7 +7,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import type { RecomputeJobJson } from '@passcloud/functions/contract/attendance';
 import { api, notifySuccess } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
-import { invalidate } from '../../app/queries.ts';
+import { invalidate, useWrite } from '../../app/queries.ts';
 import { getAuthorities } from '../../app/session.ts';
 
 const POLL_MS = 1000;
@@ -44,18 +44,14 @@ export function useRecompute() {
     if (job.state === 'done') notifySuccess(t`Attendance computed again`);
   }, [job, t]);
 
-  const [starting, setStarting] = useState(false);
-  /** Days after today are cut by the server (in the company's time zone). */
-  const start = async (from: string, to: string) => {
-    setStarting(true);
-    try {
-      const { jobKey } = await api.post<{ jobKey: string }>('/v1/attendance/recompute', { from, to });
+  /** Days after today are cut by the server (in the company's time zone). The run is followed from its first answer. */
+  const starting = useWrite(({ from, to }: { from: string; to: string }) => api.post<{ jobKey: string }>('/v1/attendance/recompute', { from, to }), {
+    onSuccess: async ({ jobKey }) => {
       started.current = jobKey;
       await query.refetch();
-    } finally {
-      setStarting(false);
-    }
-  };
+    },
+  });
+  const start = (from: string, to: string) => starting.mutate({ from, to });
   const dismiss = () => {
     if (!job) return;
     sessionStorage.setItem(DISMISSED, job.jobKey);
@@ -64,7 +60,7 @@ export function useRecompute() {
   return {
     job,
     running: busy(job),
-    starting,
+    starting: starting.isPending,
     /** Only rule keepers start runs; statistics readers see them. */
     maySettle: getAuthorities().includes('pass:attendance-settings'),
     start,
@@ -84,7 +80,7 @@ export function RecomputeButton({ recomputation, from, to, testId }: { recomputa
       leftSection={<IconRefresh size={16} />}
       loading={recomputation.starting}
       disabled={recomputation.running}
-      onClick={() => void recomputation.start(from, to)}
+      onClick={() => recomputation.start(from, to)}
       data-testid={testId}
     >
       <Trans>Compute again</Trans>
@@ -97,11 +93,7 @@ export function RecomputeStatus({ recomputation }: { recomputation: Recomputatio
   const { job } = recomputation;
   if (!recomputation.shown || !job) return null;
   return (
-    <RecomputeNotice
-      job={job}
-      onRetry={recomputation.maySettle ? () => void recomputation.start(job.from, job.to) : undefined}
-      onClose={recomputation.dismiss}
-    />
+    <RecomputeNotice job={job} onRetry={recomputation.maySettle ? () => recomputation.start(job.from, job.to) : undefined} onClose={recomputation.dismiss} />
   );
 }
 
@@ -111,7 +103,15 @@ function RecomputeNotice({ job, onRetry, onClose }: { job: RecomputeJobJson; onR
   const range = job.from === job.to ? formatDate(job.from) : `${formatDate(job.from)} – ${formatDate(job.to)}`;
   if (job.state === 'failed') {
     return (
-      <Alert color="red" variant="light" withCloseButton closeButtonLabel={t`Close`} onClose={onClose} title={t`The computation of ${range} stopped`} data-testid="recompute-failed">
+      <Alert
+        color="red"
+        variant="light"
+        withCloseButton
+        closeButtonLabel={t`Close`}
+        onClose={onClose}
+        title={t`The computation of ${range} stopped`}
+        data-testid="recompute-failed"
+      >
         <Stack gap={6}>
           {job.error && <Text size="sm">{job.error}</Text>}
           <Text size="sm">
@@ -138,7 +138,15 @@ function RecomputeNotice({ job, onRetry, onClose }: { job: RecomputeJobJson; onR
   }
   const percent = job.total > 0 ? Math.min(100, (job.done / job.total) * 100) : 0;
   return (
-    <Alert color="blue" variant="light" withCloseButton closeButtonLabel={t`Close`} onClose={onClose} title={t`Computing ${range} again`} data-testid="recompute-running">
+    <Alert
+      color="blue"
+      variant="light"
+      withCloseButton
+      closeButtonLabel={t`Close`}
+      onClose={onClose}
+      title={t`Computing ${range} again`}
+      data-testid="recompute-running"
+    >
       <Stack gap={6}>
         <Progress value={job.total > 0 ? percent : 100} striped animated aria-label={t`Computation progress`} />
         <Text size="sm" data-testid="recompute-progress">

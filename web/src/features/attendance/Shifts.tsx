@@ -7,14 +7,14 @@ import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { MAX_PERIODS } from '@passcloud/functions/domain/attendance/index';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { Detail, EditDeleteMenu, SearchBar, confirmDelete, useDeleteLabels } from './parts.tsx';
-import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
+import { confirmDiscard } from '../confirm.tsx';
+import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
 
 const PAGE_SIZE = 20;
@@ -24,19 +24,22 @@ export function ShiftListPage() {
   const { t } = useLingui();
   const [filters, setFilters] = useUrlFilters({ keyword: '' });
   const [draft, setDraft] = useState(filters.keyword);
-  const list = useList<Shift, Page<Shift>>({ resource: 'attendanceShifts', path: '/v1/attendance/shifts', query: { keyword: filters.keyword || undefined }, pageSize: PAGE_SIZE });
+  const list = useList<Shift, Page<Shift>>({
+    resource: 'attendanceShifts',
+    path: '/v1/attendance/shifts',
+    query: { keyword: filters.keyword || undefined },
+    pageSize: PAGE_SIZE,
+  });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
-  const labels = useDeleteLabels();
+  const confirmDelete = useConfirmDelete('attendanceShifts');
   const remove = (shift: Shift) =>
     confirmDelete({
-      ...labels,
       title: t`Delete shift`,
       text: t`Delete the shift ${shift.name}?`,
       path: `/v1/attendance/shifts/${shift.shiftKey}`,
       version: shift.version,
       done: t`Shift deleted`,
-      list: 'attendanceShifts',
     });
 
   const columns: Column<Shift>[] = [
@@ -115,7 +118,6 @@ function shiftIssues(error: unknown): Record<string, string> {
 function ShiftForm({ shift }: { shift?: Shift }) {
   const { t } = useLingui();
   const navigate = useNavigate();
-  const [saving, setSaving] = useState(false);
   const form = useForm<ShiftValues>({
     mode: 'controlled',
     initialValues: shift ? { name: shift.name, periods: shift.periods } : { name: '', periods: [blankPeriod()] },
@@ -124,27 +126,35 @@ function ShiftForm({ shift }: { shift?: Shift }) {
     },
   });
   const back = () => navigate(SHIFTS_PATH);
-  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const cancel = () => confirmDiscard(form.isDirty(), back);
   const clock = { format: uses12HourClock() ? ('12h' as const) : ('24h' as const), amPmLabels: dayPeriods() };
 
-  const submit = form.onSubmit(async (values) => {
-    const body = { name: values.name.trim(), periods: values.periods.map((p) => ({ ...p, lateTolerance: Number(p.lateTolerance) || 0, earlyLeaveTolerance: Number(p.earlyLeaveTolerance) || 0 })) };
-    setSaving(true);
-    try {
-      if (shift) await api.patch(`/v1/attendance/shifts/${shift.shiftKey}`, { ...body, version: shift.version }, { silent: true });
-      else await api.post('/v1/attendance/shifts', body, { silent: true });
-      notifySuccess(shift ? t`Shift saved` : t`Shift created`);
-      await invalidate('attendanceShifts');
-      form.resetDirty();
-      back();
-    } catch (error) {
-      const issues = shiftIssues(error);
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
-  });
+  // The screen leaves once saved: the lists (and the groups' shift choices) are read again when shown.
+  const saving = useWrite(
+    (body: ShiftValues) =>
+      shift
+        ? api.patch(`/v1/attendance/shifts/${shift.shiftKey}`, { ...body, version: shift.version }, { silent: true })
+        : api.post('/v1/attendance/shifts', body, { silent: true }),
+    {
+      touches: [listKey('attendanceShifts'), ['attendanceShifts', 'all']],
+      success: shift ? t`Shift saved` : t`Shift created`,
+      onSuccess: () => {
+        form.resetDirty();
+        back();
+      },
+      onError: (error) => {
+        const issues = shiftIssues(error);
+        form.setErrors(issues);
+        if (!Object.keys(issues).length) showFailure(error);
+      },
+    },
+  );
+  const submit = form.onSubmit((values) =>
+    saving.mutate({
+      name: values.name.trim(),
+      periods: values.periods.map((p) => ({ ...p, lateTolerance: Number(p.lateTolerance) || 0, earlyLeaveTolerance: Number(p.earlyLeaveTolerance) || 0 })),
+    }),
+  );
 
   const periodLabel = (i: number) => t`Period ${i + 1}`;
   return (
@@ -159,7 +169,13 @@ function ShiftForm({ shift }: { shift?: Shift }) {
                   {periodLabel(i)}
                 </Title>
                 {form.values.periods.length > 1 && (
-                  <ActionIcon variant="subtle" color="red" aria-label={t`Remove ${periodLabel(i)}`} onClick={() => form.removeListItem('periods', i)} data-testid="period-remove">
+                  <ActionIcon
+                    variant="subtle"
+                    color="red"
+                    aria-label={t`Remove ${periodLabel(i)}`}
+                    onClick={() => form.removeListItem('periods', i)}
+                    data-testid="period-remove"
+                  >
                     <IconTrash size={16} />
                   </ActionIcon>
                 )}
@@ -175,8 +191,20 @@ function ShiftForm({ shift }: { shift?: Shift }) {
                   {...form.getInputProps(`periods.${i}.lateTolerance`)}
                   data-testid={`period-${i}-lateTolerance`}
                 />
-                <TimePicker label={t`Earliest check-in`} required {...clock} {...form.getInputProps(`periods.${i}.earliestCheckIn`)} data-testid={`period-${i}-earliestCheckIn`} />
-                <TimePicker label={t`Latest check-out`} required {...clock} {...form.getInputProps(`periods.${i}.latestCheckOut`)} data-testid={`period-${i}-latestCheckOut`} />
+                <TimePicker
+                  label={t`Earliest check-in`}
+                  required
+                  {...clock}
+                  {...form.getInputProps(`periods.${i}.earliestCheckIn`)}
+                  data-testid={`period-${i}-earliestCheckIn`}
+                />
+                <TimePicker
+                  label={t`Latest check-out`}
+                  required
+                  {...clock}
+                  {...form.getInputProps(`periods.${i}.latestCheckOut`)}
+                  data-testid={`period-${i}-latestCheckOut`}
+                />
                 <NumberInput
                   label={t`Early-leave tolerance (minutes)`}
                   min={0}
@@ -206,7 +234,7 @@ function ShiftForm({ shift }: { shift?: Shift }) {
             <Button variant="default" onClick={cancel} data-testid="shift-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} data-testid="shift-submit">
+            <Button type="submit" loading={saving.isPending} data-testid="shift-submit">
               {shift ? <Trans>Save</Trans> : <Trans>Create</Trans>}
             </Button>
           </Group>
@@ -228,7 +256,13 @@ export function ShiftDetailPage() {
   const { shiftKey = '' } = useParams();
   return (
     <ScreenPage>
-      <Detail<Shift> path={`/v1/attendance/shifts/${shiftKey}`} name="shift" back={SHIFTS_PATH} missing={<Trans>This shift does not exist or was deleted.</Trans>}>
+      <Detail<Shift>
+        resource="attendanceShifts"
+        path={`/v1/attendance/shifts/${shiftKey}`}
+        name="shift"
+        back={SHIFTS_PATH}
+        missing={<Trans>This shift does not exist or was deleted.</Trans>}
+      >
         {(shift) => <ShiftForm key={shift.version} shift={shift} />}
       </Detail>
     </ScreenPage>

@@ -1,149 +1,33 @@
-import { useMemo, useState } from 'react';
-import { Alert, Badge, Button, Group, List, Modal, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Badge, Button, Group, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
 import { DatePickerInput, MonthPickerInput, type DatesRangeValue } from '@mantine/dates';
 import '@mantine/dates/styles.css';
-import { useQuery } from '@tanstack/react-query';
 import { IconDownload, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { DayStatus } from '@passcloud/functions/domain/attendance/index';
 import type { DayJson as StoredDay, MonthJson as MonthTotals } from '@passcloud/functions/contract/attendance';
-import { api, toast } from '../../app/api.ts';
 import { downloadFile } from '../../app/download.ts';
 import { formatDate, formatDateTime, formatDecimal, formatNumber, formatTemperature } from '../../app/format.ts';
-import { pickDepartments, type PickerDepartment } from '../../app/pickers.ts';
-import { useList, useUrlFilters } from '../../app/queries.ts';
-import { getAuthorities } from '../../app/session.ts';
+import { showFailure, useList, useUrlFilters } from '../../app/queries.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import type { Page } from './api.ts';
 import { RecomputeButton, RecomputeStatus, useRecompute } from './Recompute.tsx';
+import {
+  DAY_STATUSES,
+  DayTrace,
+  PAGE_SIZE,
+  STATUS_COLORS,
+  WhoFilters,
+  lastDayOf,
+  thisDay,
+  useDuration,
+  useFilterChoices,
+  useStatusLabels,
+} from './statisticsParts.tsx';
 
-/** The statuses a day may have, as the daily filter offers them. */
-const DAY_STATUSES = ['normal', 'late', 'earlyLeave', 'missingIn', 'missingOut', 'absence'] as const satisfies readonly DayStatus[];
 export type { MonthTotals, StoredDay };
-
-const PAGE_SIZE = 20;
-const isoDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-const thisDay = (): string => isoDay(new Date());
-/** The last date of a month `YYYY-MM`. */
-const lastDayOf = (month: string): string => isoDay(new Date(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0));
-
-/** Departments as a flat list of names, the tree's order kept. */
-function flatDepartments(nodes: PickerDepartment[], out: { value: string; label: string }[] = [], depth = 0): { value: string; label: string }[] {
-  for (const node of nodes) {
-    out.push({ value: node.departmentKey, label: `${'  '.repeat(depth)}${node.name}` });
-    flatDepartments(node.children, out, depth + 1);
-  }
-  return out;
-}
-
-function useStatusLabels(): Record<DayStatus, string> {
-  const { t } = useLingui();
-  return { normal: t({ message: 'Normal', context: 'attendance status' }), late: t`Late`, earlyLeave: t`Left early`, missingIn: t`Missing clock-in`, missingOut: t`Missing clock-out`, absence: t`Absent` };
-}
-const STATUS_COLORS: Record<DayStatus, string> = { normal: 'teal', late: 'orange', earlyLeave: 'yellow', missingIn: 'grape', missingOut: 'grape', absence: 'red' };
-
-/** Minutes as "1 h 05 min" or "25 min"; none as a dash. */
-function useDuration() {
-  const { t } = useLingui();
-  return (minutes: number): string => {
-    if (!minutes) return '–';
-    const h = Math.floor(minutes / 60);
-    const m = String(minutes % 60).padStart(2, '0');
-    return h ? t`${h} h ${m} min` : t`${minutes} min`;
-  };
-}
-
-/** Filters both statistics screens share: department, attendance group, keyword. */
-function useFilterChoices() {
-  const departments = useQuery({ queryKey: ['pickers', 'departments'], queryFn: pickDepartments, enabled: getAuthorities().includes('pass:employee') || getAuthorities().includes('pass:attendance-statistics') });
-  const groups = useQuery({
-    queryKey: ['attendanceGroups', 'names'],
-    queryFn: () => api.get<Page<{ attendanceGroupKey: string; name: string }>>('/v1/attendance/groupNames').then((p) => p.items),
-  });
-  const departmentChoices = useMemo(() => flatDepartments(departments.data ?? []), [departments.data]);
-  const departmentName = (key: string | null) => (key ? (departmentChoices.find((d) => d.value === key)?.label.trim() ?? '') : '');
-  const groupChoices = (groups.data ?? []).map((g) => ({ value: g.attendanceGroupKey, label: g.name }));
-  const groupName = (key: string) => groupChoices.find((g) => g.value === key)?.label ?? '';
-  return { departmentChoices, departmentName, groupChoices, groupName };
-}
-
-/** The department and attendance group filters both statistics screens have. */
-function WhoFilters({
-  name,
-  choices,
-  value,
-  onChange,
-}: {
-  name: string;
-  choices: ReturnType<typeof useFilterChoices>;
-  value: { departmentKey: string; attendanceGroupKey: string };
-  onChange: (who: { departmentKey?: string; attendanceGroupKey?: string }) => void;
-}) {
-  const { t } = useLingui();
-  return (
-    <>
-      <Select
-        label={t`Department`}
-        placeholder={t`Any department`}
-        data={choices.departmentChoices}
-        clearable
-        searchable
-        value={value.departmentKey || null}
-        onChange={(departmentKey) => onChange({ departmentKey: departmentKey ?? '' })}
-        w={180}
-        data-testid={`${name}-department`}
-      />
-      <Select
-        label={t`Attendance group`}
-        placeholder={t`Any group`}
-        data={choices.groupChoices}
-        clearable
-        value={value.attendanceGroupKey || null}
-        onChange={(attendanceGroupKey) => onChange({ attendanceGroupKey: attendanceGroupKey ?? '' })}
-        w={180}
-        data-testid={`${name}-group`}
-      />
-    </>
-  );
-}
-
-/** One day of one employee: every figure and the line of arithmetic behind it. */
-function DayTrace({ day, onClose }: { day: StoredDay; onClose: () => void }) {
-  const { t } = useLingui();
-  const labels = useStatusLabels();
-  return (
-    <Modal opened onClose={onClose} title={`${day.name} · ${formatDate(day.date)}`} size="lg">
-      <Stack gap="sm" data-testid="day-trace">
-        <Group gap={4}>
-          {day.status.map((s) => (
-            <Badge key={s} color={STATUS_COLORS[s as DayStatus]} variant="light">
-              {labels[s as DayStatus]}
-            </Badge>
-          ))}
-        </Group>
-        <List size="sm" spacing={4} data-testid="day-trace-lines">
-          {day.trace.map((line, i) => (
-            <List.Item key={i}>
-              <Text size="sm" ff="monospace">
-                {line}
-              </Text>
-            </List.Item>
-          ))}
-        </List>
-        <Text size="xs" c="dimmed" data-testid="day-computed">
-          {day.open ? t`The day is still going on. Computed at ${formatDateTime(day.computedAt)}.` : t`Computed at ${formatDateTime(day.computedAt)}.`}
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} data-testid="day-trace-close">
-            <Trans>Close</Trans>
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
-  );
-}
 
 /** Each employee's days: status, clock-ins, and every figure, which opens its trace. */
 export function DailyStatisticsPage() {
@@ -177,7 +61,19 @@ export function DailyStatisticsPage() {
 
   const figure = (day: StoredDay, value: number, text: string, testId?: string) =>
     value ? (
-      <Text size="sm" component="button" type="button" c="blue.7" td="underline" bg="none" bd="none" p={0} style={{ cursor: 'pointer' }} onClick={() => setTraced(day)} data-testid={testId}>
+      <Text
+        size="sm"
+        component="button"
+        type="button"
+        c="blue.7"
+        td="underline"
+        bg="none"
+        bd="none"
+        p={0}
+        style={{ cursor: 'pointer' }}
+        onClick={() => setTraced(day)}
+        data-testid={testId}
+      >
         {text}
       </Text>
     ) : (
@@ -192,7 +88,19 @@ export function DailyStatisticsPage() {
       title: t`Name`,
       sticky: 'start',
       render: (day) => (
-        <Text size="sm" component="button" type="button" bg="none" bd="none" p={0} c="blue.7" style={{ cursor: 'pointer' }} onClick={() => setTraced(day)} data-testid="day-open" title={day.personId}>
+        <Text
+          size="sm"
+          component="button"
+          type="button"
+          bg="none"
+          bd="none"
+          p={0}
+          c="blue.7"
+          style={{ cursor: 'pointer' }}
+          onClick={() => setTraced(day)}
+          data-testid="day-open"
+          title={day.personId}
+        >
           {day.name}
         </Text>
       ),
@@ -272,7 +180,13 @@ export function DailyStatisticsPage() {
               w={170}
               data-testid="daily-status"
             />
-            <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="daily-keyword" />
+            <KeywordInput
+              hint={t`Name or personnel ID`}
+              value={draft.keyword}
+              onChange={(keyword) => setDraft({ ...draft, keyword })}
+              onSearch={search}
+              testId="daily-keyword"
+            />
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="daily-search">
               <Trans>Search</Trans>
             </Button>
@@ -280,7 +194,7 @@ export function DailyStatisticsPage() {
             <Button
               variant="default"
               leftSection={<IconDownload size={16} />}
-              onClick={() => downloadFile('/v1/attendance/daily/export', { ...filters }).catch((e: Error) => toast(e.message))}
+              onClick={() => downloadFile('/v1/attendance/daily/export', { ...filters }).catch(showFailure)}
               data-testid="daily-export"
             >
               <Trans>Export</Trans>
@@ -290,7 +204,10 @@ export function DailyStatisticsPage() {
             <Alert color="yellow" variant="light" title={t`The rules changed after some of these days were computed`} data-testid="daily-outdated">
               <Group justify="space-between" gap="sm">
                 <Text size="sm">
-                  <Trans>Shifts, groups, their staff or holidays changed at {formatDateTime(rulesChangedAt)}. Days computed before then show figures under the earlier rules until they are computed again.</Trans>
+                  <Trans>
+                    Shifts, groups, their staff or holidays changed at {formatDateTime(rulesChangedAt)}. Days computed before then show figures under the
+                    earlier rules until they are computed again.
+                  </Trans>
                 </Text>
                 {recomputation.maySettle && (
                   <Button
@@ -298,7 +215,7 @@ export function DailyStatisticsPage() {
                     variant="light"
                     color="yellow"
                     leftSection={<IconRefresh size={14} />}
-                    onClick={() => void recomputation.start(filters.from, filters.to)}
+                    onClick={() => recomputation.start(filters.from, filters.to)}
                     data-testid="daily-outdated-recompute"
                   >
                     <Trans>Compute again</Trans>
@@ -377,7 +294,13 @@ export function MonthlyStatisticsPage() {
               data-testid="monthly-month"
             />
             <WhoFilters name="monthly" choices={choices} value={draft} onChange={(who) => setDraft({ ...draft, ...who })} />
-            <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="monthly-keyword" />
+            <KeywordInput
+              hint={t`Name or personnel ID`}
+              value={draft.keyword}
+              onChange={(keyword) => setDraft({ ...draft, keyword })}
+              onSearch={search}
+              testId="monthly-keyword"
+            />
             <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="monthly-search">
               <Trans>Search</Trans>
             </Button>
@@ -385,7 +308,7 @@ export function MonthlyStatisticsPage() {
             <Button
               variant="default"
               leftSection={<IconDownload size={16} />}
-              onClick={() => downloadFile('/v1/attendance/monthly/export', { ...filters }).catch((e: Error) => toast(e.message))}
+              onClick={() => downloadFile('/v1/attendance/monthly/export', { ...filters }).catch(showFailure)}
               data-testid="monthly-export"
             >
               <Trans>Export</Trans>

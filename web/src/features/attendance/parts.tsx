@@ -1,33 +1,35 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Button, Group, Loader, Menu, Paper, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
-import { api, notifySuccess, toast } from '../../app/api.ts';
-import { invalidate } from '../../app/queries.ts';
-import { RequestError } from '../../app/request.ts';
+import { api } from '../../app/api.ts';
+import { useItem, useWrite } from '../../app/queries.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { RowMenu } from '../../components/ListFrame.tsx';
+import { confirmAction } from '../confirm.tsx';
 
-/** What the attendance rule screens share: the search bar, the row menu with its delete, the detail loader. */
+/** What the attendance rule screens (and the survey list) share: the search bar, the row menu with its delete, the detail loader. */
 
-/** Asks, then deletes a rule at its version; the list is read again either way. */
-export function confirmDelete(options: { title: string; text: string; path: string; version: number; done: string; cancel: string; confirm: string; list: string }): void {
-  modals.openConfirmModal({
-    title: options.title,
-    children: <Text size="sm">{options.text}</Text>,
-    labels: { confirm: options.confirm, cancel: options.cancel },
-    confirmProps: { color: 'red', 'data-testid': 'confirm-delete' } as never,
-    onConfirm: async () => {
-      try {
-        await api.del(options.path, { query: { version: options.version } });
-        notifySuccess(options.done);
-      } finally {
-        await invalidate(options.list);
-      }
-    },
+/** A rule to delete: the confirmation's words, its path and version, and what the toast says once it is gone. */
+export interface Deletion {
+  title: string;
+  text: string;
+  path: string;
+  version: number;
+  done: string;
+}
+
+/** Asks, then deletes a rule at its version; the rules of `resource` are read again either way (a refusal may mean it changed). */
+export function useConfirmDelete(resource: string): (deletion: Deletion) => void {
+  const { t } = useLingui();
+  const deletion = useWrite(({ path, version }: Deletion) => api.del(path, { query: { version } }), {
+    touches: [resource],
+    refreshOnFailure: true,
+    success: (_, { done }) => done,
   });
+  return (rule) =>
+    confirmAction({ title: rule.title, text: rule.text, confirm: t`Delete`, color: 'red', testId: 'delete', onConfirm: () => deletion.mutate(rule) });
 }
 
 /** A row's Edit (a link, or an action) and Delete. */
@@ -94,21 +96,23 @@ export function SearchBar({
  * A detail page's record: read once, a loader meanwhile, and a note with the way back when it does
  * not exist (any more).
  */
-export function Detail<T extends { version: number }>({ path, name, missing, back, children }: { path: string; name: string; missing: ReactNode; back: string; children: (record: T) => ReactNode }) {
-  const [record, setRecord] = useState<T | null>(null);
-  const [gone, setGone] = useState(false);
-  const load = useCallback(async () => {
-    try {
-      setRecord(await api.get<T>(path, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setGone(true);
-      else if (error instanceof RequestError) toast(error.message);
-    }
-  }, [path]);
-  useEffect(() => {
-    void load();
-  }, [load]);
-  if (gone) {
+export function Detail<T extends { version: number }>({
+  resource,
+  path,
+  name,
+  missing,
+  back,
+  children,
+}: {
+  resource: string;
+  path: string;
+  name: string;
+  missing: ReactNode;
+  back: string;
+  children: (record: T) => ReactNode;
+}) {
+  const read = useItem<T>({ resource, path });
+  if (read.gone) {
     return (
       <Paper withBorder p="xl" radius="md">
         <Stack gap="sm" align="flex-start">
@@ -122,11 +126,5 @@ export function Detail<T extends { version: number }>({ path, name, missing, bac
       </Paper>
     );
   }
-  return record ? children(record) : <Loader />;
-}
-
-/** The labels of confirmDelete's buttons. */
-export function useDeleteLabels(): { cancel: string; confirm: string } {
-  const { t } = useLingui();
-  return { cancel: t`Cancel`, confirm: t`Delete` };
+  return read.item ? children(read.item) : <Loader />;
 }

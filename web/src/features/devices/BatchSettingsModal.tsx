@@ -3,23 +3,14 @@ import { Alert, Badge, Button, Group, Modal, Stack, Tabs, Text } from '@mantine/
 import { Plural, Trans, useLingui } from '@lingui/react/macro';
 import { plural } from '@lingui/core/macro';
 import { DEFAULT_SETTINGS, SETTING_SECTIONS, type DeviceSettings, type SettingName } from '@passcloud/functions/contract/devices';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
+import { showFailure, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
 import classes from './DeviceDetailPage.module.css';
 
 /** Picks settings in the detail screen's sections and applies them to every selected device. */
-export function BatchSettingsModal({
-  deviceKeys,
-  opened,
-  onClose,
-  onDone,
-}: {
-  deviceKeys: string[];
-  opened: boolean;
-  onClose: () => void;
-  onDone: () => void;
-}) {
+export function BatchSettingsModal({ deviceKeys, opened, onClose }: { deviceKeys: string[]; opened: boolean; onClose: () => void }) {
   const { t } = useLingui();
   const texts = useSettingTexts();
   const [values, setValues] = useState<DeviceSettings>(DEFAULT_SETTINGS);
@@ -27,7 +18,6 @@ export function BatchSettingsModal({
   const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
   const [tab, setTab] = useState<SectionName>('temperature');
   const [problem, setProblem] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
 
   const close = () => {
     setIncluded(new Set());
@@ -46,35 +36,33 @@ export function BatchSettingsModal({
 
   const chosen = (): Partial<DeviceSettings> => Object.fromEntries([...included].map((name) => [name, values[name]]));
 
-  const apply = async () => {
+  const send = useWrite(
+    (settings: Partial<DeviceSettings>) => api.post<{ updated: number }>('/v1/devices/batchSettings', { deviceKeys, settings }, { silent: true }),
+    {
+      touches: ['devices'],
+      success: ({ updated }) => plural(updated, { one: 'Settings sent to # device', other: 'Settings sent to # devices' }),
+      onSuccess: close,
+      // The problems the server names go to their settings; the rest shows above the buttons.
+      onError: (error) => {
+        if (error instanceof RequestError && error.issues.length) {
+          const fields: Record<string, string> = {};
+          for (const issue of error.issues) fields[issue.path.replace(/^settings\./, '')] = issue.message;
+          setErrors(fields);
+          setProblem(error.issues.find((i) => !i.path.startsWith('settings.'))?.message ?? null);
+        } else if (error instanceof RequestError) setProblem(error.message);
+        else showFailure(error);
+      },
+    },
+  );
+
+  const apply = () => {
     setProblem(null);
     const settings = chosen();
     const found = texts.validate(settings);
     setErrors(found);
     const first = SECTION_NAMES.find((s) => (SETTING_SECTIONS[s] as readonly SettingName[]).some((n) => found[n]));
-    if (first) {
-      setTab(first);
-      return;
-    }
-    setSaving(true);
-    try {
-      const result = await api.post<{ updated: number }>('/v1/devices/batchSettings', { deviceKeys, settings }, { silent: true });
-      const updated = result.updated;
-      onDone();
-      close();
-      notifySuccess(plural(updated, { one: 'Settings sent to # device', other: 'Settings sent to # devices' }));
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) {
-        const fields: Record<string, string> = {};
-        for (const issue of error.issues) fields[issue.path.replace(/^settings\./, '')] = issue.message;
-        setErrors(fields);
-        setProblem(error.issues.find((i) => !i.path.startsWith('settings.'))?.message ?? null);
-      } else if (error instanceof RequestError) {
-        setProblem(error.message);
-      }
-    } finally {
-      setSaving(false);
-    }
+    if (first) setTab(first);
+    else send.mutate(settings);
   };
 
   const count = deviceKeys.length;
@@ -145,7 +133,7 @@ export function BatchSettingsModal({
             <Button variant="default" onClick={close}>
               <Trans>Cancel</Trans>
             </Button>
-            <Button onClick={() => void apply()} loading={saving} disabled={included.size === 0} data-testid="batch-apply">
+            <Button onClick={apply} loading={send.isPending} disabled={included.size === 0} data-testid="batch-apply">
               <Plural value={count} one="Apply to # device" other="Apply to # devices" />
             </Button>
           </Group>

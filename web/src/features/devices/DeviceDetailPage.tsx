@@ -1,16 +1,17 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconCamera, IconDoorEnter, IconDoorExit, IconPower, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
 import { SETTING_NAMES, SETTING_SECTIONS, type CommandType, type DeviceSettings, type SettingName } from '@passcloud/functions/contract/devices';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { DEVICE_LIST, devicePath, loadDeviceGroups, sendCommand, type Device, type DeviceGroup } from './api.ts';
-import { CommandsPanel, LogsPanel, PhotoPanel, commandsKey, usePhotoCapture } from './panels.tsx';
-import { queryClient } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
+import { useGroups } from '../people/api.ts';
+import { DEVICE_LIST, commandsKey, devicePath, sendCommand, type Device } from './api.ts';
+import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
+import { listKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { OnlineBadge } from './parts.tsx';
@@ -31,40 +32,29 @@ export function DeviceDetailPage() {
   const navigate = useNavigate();
   const { deviceKey = '' } = useParams();
   const texts = useSettingTexts();
-  const [device, setDevice] = useState<Device | null>(null);
-  const [missing, setMissing] = useState(false);
-  const [groups, setGroups] = useState<DeviceGroup[]>([]);
+  // While the device has not confirmed every setting it is read again, slowly while it is offline.
+  const read = useItem<Device>({
+    resource: 'devices',
+    path: devicePath(deviceKey),
+    refreshMs: (d) => (!d?.pending.length ? false : d.online ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS),
+  });
+  const device = read.item;
+  const groups = useGroups('device').data ?? [];
   const [name, setName] = useState('');
   const [groupKey, setGroupKey] = useState<string | null>(null);
   const [values, setValues] = useState<DeviceSettings | null>(null);
   const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
   const [tab, setTab] = useState<TabName>('basic');
-  const [saving, setSaving] = useState(false);
   const [stale, setStale] = useState(false);
-  const [busy, setBusy] = useState<CommandType | null>(null);
-  const commandSent = useCallback(() => void queryClient.invalidateQueries({ queryKey: commandsKey(deviceKey) }), [deviceKey]);
-  const photo = usePhotoCapture(deviceKey, commandSent);
+  const photo = usePhotoCapture(deviceKey);
 
-  /** Shows a device and puts its values in the form. */
+  /** Puts a device's values in the form. */
   const fill = useCallback((d: Device) => {
-    setDevice(d);
     setName(d.name);
     setGroupKey(d.groupKey);
     setValues(d.settings);
     setErrors({});
     setStale(false);
-  }, []);
-
-  const load = useCallback(() => {
-    setMissing(false);
-    api.get<Device>(devicePath(deviceKey), { silent: true }).then(fill, (error: unknown) => {
-      if (error instanceof RequestError && error.status === 404) setMissing(true);
-      else if (error instanceof RequestError) toast(error.message);
-    });
-  }, [deviceKey, fill]);
-  useEffect(load, [load]);
-  useEffect(() => {
-    loadDeviceGroups().then(setGroups, () => undefined);
   }, []);
 
   const changedSettings = (): Partial<DeviceSettings> => {
@@ -76,23 +66,19 @@ export function DeviceDetailPage() {
   const groupChanged = !!device && groupKey !== device.groupKey;
   const dirty = nameChanged || groupChanged || Object.keys(changes).length > 0;
 
-  // After a save the device confirms within seconds: ask again until nothing is pending. Edits in
-  // progress are kept; only the facts and the badges follow.
-  const pendingCount = device?.pending.length ?? 0;
-  const online = device?.online ?? false;
+  // Each reading fills the form, unless edits are in progress: those are kept, and only the facts and the badges follow.
+  // Before the first filling, the empty fields are not edits.
+  const editing = useRef(dirty);
+  editing.current = dirty && values !== null;
   useEffect(() => {
-    if (!pendingCount) return;
-    const timer = setInterval(
-      () => {
-        api.get<Device>(devicePath(deviceKey), { quiet: true, silent: true }).then(
-          (d) => (dirty ? setDevice(d) : fill(d)),
-          () => undefined,
-        );
-      },
-      online ? PENDING_REFRESH_MS : OFFLINE_REFRESH_MS,
-    );
-    return () => clearInterval(timer);
-  }, [pendingCount, online, deviceKey, dirty, fill]);
+    if (device && !editing.current) fill(device);
+  }, [device, fill]);
+  const reload = () => void read.reload().then((d) => d && fill(d));
+  /** A device the server answered: on screen and in the form. */
+  const show = (d: Device) => {
+    read.put(d);
+    fill(d);
+  };
 
   const tabOf = (field: string): TabName => SECTION_NAMES.find((s) => (SETTING_SECTIONS[s] as readonly string[]).includes(field)) ?? 'basic';
 
@@ -102,7 +88,20 @@ export function DeviceDetailPage() {
     if (first) setTab(tabOf(first));
   };
 
-  const save = async () => {
+  const saving = useWrite((body: Record<string, unknown>) => api.patch<Device>(devicePath(deviceKey), body, { silent: true }), {
+    touches: [listKey('devices')],
+    onSuccess: show,
+    success: t`Saved`,
+    onError: (error) => {
+      if (error instanceof RequestError && error.issues.length) {
+        showErrors(Object.fromEntries(error.issues.map((i) => [i.path.replace(/^settings\./, ''), i.message])));
+        return;
+      }
+      if (error instanceof RequestError && error.status === 409) setStale(true);
+      showFailure(error);
+    },
+  });
+  const save = () => {
     if (!device || !values) return;
     const found: Partial<Record<string, string>> = { ...texts.validate(values) };
     if (!name.trim()) found.name = t`Enter the device name`;
@@ -111,65 +110,44 @@ export function DeviceDetailPage() {
     if (nameChanged) body.name = name.trim();
     if (groupChanged) body.groupKey = groupKey;
     if (Object.keys(changes).length) body.settings = changes;
-    setSaving(true);
-    try {
-      const saved = await api.patch<Device>(devicePath(deviceKey), body, { silent: true });
-      fill(saved);
-      notifySuccess(t`Saved`);
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) {
-        showErrors(Object.fromEntries(error.issues.map((i) => [i.path.replace(/^settings\./, ''), i.message])));
-      } else if (error instanceof RequestError) {
-        if (error.status === 409) setStale(true);
-        toast(error.message);
-      }
-    } finally {
-      setSaving(false);
-    }
+    saving.mutate(body);
   };
 
-  const command = async (type: CommandType, done: string) => {
-    setBusy(type);
-    try {
-      await sendCommand(deviceKey, type);
-      commandSent();
-      notifySuccess(done);
-    } catch {
-      // The request client has shown why (an offline device answers 409).
-    } finally {
-      setBusy(null);
-    }
-  };
+  // An offline device refuses a command (409): the request client says so.
+  const command = useWrite(({ type }: { type: CommandType; done: string }) => sendCommand(deviceKey, type), {
+    touches: [commandsKey(deviceKey)],
+    success: (_, { done }) => done,
+  });
+  const busy = command.isPending ? command.variables.type : null;
 
   const confirmReboot = () =>
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Reboot`,
-      children: <Text size="sm">{t`Reboot this device? It is out of service for about a minute.`}</Text>,
-      labels: { confirm: t`Reboot`, cancel: t`Cancel` },
-      confirmProps: { color: 'orange' },
-      onConfirm: () => void command('reboot', t`Reboot command sent`),
+      text: t`Reboot this device? It is out of service for about a minute.`,
+      confirm: t`Reboot`,
+      color: 'orange',
+      onConfirm: () => command.mutate({ type: 'reboot', done: t`Reboot command sent` }),
     });
 
+  // The device's own reads are not touched: it is gone, and the screen leaves.
+  const unbind = useWrite((d: Device) => api.del(devicePath(d.deviceKey), { query: { version: d.version } }), {
+    touches: [listKey('devices'), 'licences', 'pickers'],
+    success: t`Deleted`,
+    onSuccess: () => navigate(DEVICE_LIST),
+  });
   const confirmUnbind = () => {
     if (!device) return;
     const deviceName = device.name;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Unbind device`,
-      children: <Text size="sm">{t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`}</Text>,
-      labels: { confirm: t`Unbind`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api.del(devicePath(deviceKey), { query: { version: device.version } }).then(
-          () => {
-            navigate(DEVICE_LIST);
-            notifySuccess(t`Deleted`);
-          },
-          () => undefined,
-        ),
+      text: t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`,
+      confirm: t`Unbind`,
+      color: 'red',
+      onConfirm: () => unbind.mutate(device),
     });
   };
 
-  if (missing) {
+  if (read.gone) {
     return (
       <ScreenPage>
         <Paper withBorder p="xl" radius="md">
@@ -248,7 +226,7 @@ export function DeviceDetailPage() {
               variant="light"
               leftSection={<IconDoorEnter size={16} />}
               loading={busy === 'openDoor'}
-              onClick={() => void command('openDoor', t`Open-door command sent`)}
+              onClick={() => command.mutate({ type: 'openDoor', done: t`Open-door command sent` })}
               data-testid="cmd-openDoor"
             >
               <Trans>Open door</Trans>
@@ -258,7 +236,7 @@ export function DeviceDetailPage() {
               variant="light"
               leftSection={<IconDoorExit size={16} />}
               loading={busy === 'closeDoor'}
-              onClick={() => void command('closeDoor', t`Close-door command sent`)}
+              onClick={() => command.mutate({ type: 'closeDoor', done: t`Close-door command sent` })}
               data-testid="cmd-closeDoor"
             >
               <Trans>Close door</Trans>
@@ -268,7 +246,7 @@ export function DeviceDetailPage() {
               variant="light"
               leftSection={<IconCamera size={16} />}
               loading={photo.capturing}
-              onClick={() => void photo.capture()}
+              onClick={photo.capture}
               data-testid="cmd-capturePhoto"
             >
               <Trans>Capture photo</Trans>
@@ -291,7 +269,7 @@ export function DeviceDetailPage() {
         </Group>
       </Paper>
 
-      <ReplacementPanel device={device} onDone={fill} />
+      <ReplacementPanel device={device} onDone={show} />
 
       <Paper withBorder radius="md" p="md">
         <Tabs
@@ -399,7 +377,7 @@ export function DeviceDetailPage() {
               <Text size="sm">
                 <Trans>Someone else changed this device. Reload it to see their changes; your edits will be discarded.</Trans>
               </Text>
-              <Button size="xs" variant="light" onClick={load}>
+              <Button size="xs" variant="light" onClick={reload}>
                 <Trans>Reload</Trans>
               </Button>
             </Group>
@@ -412,7 +390,7 @@ export function DeviceDetailPage() {
           <Button variant="default" disabled={!dirty} onClick={() => fill(device)}>
             <Trans>Discard changes</Trans>
           </Button>
-          <Button onClick={() => void save()} loading={saving} disabled={!dirty} data-testid="device-save">
+          <Button onClick={save} loading={saving.isPending} disabled={!dirty} data-testid="device-save">
             <Trans>Save</Trans>
           </Button>
         </Group>

@@ -1,21 +1,22 @@
-import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Badge, Button, CopyButton, Group, Input, Menu, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { useEffect, useState } from 'react';
+import { ActionIcon, Badge, Button, CopyButton, Group, Menu, Paper, Stack, Text, Tooltip } from '@mantine/core';
 import { IconAdjustments, IconCheck, IconCopy, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { getUser } from '../../app/session.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { invalidate, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
+import { confirmAction } from '../confirm.tsx';
 import { GroupManager } from '../people/GroupManager.tsx';
+import { useGroups } from '../people/api.ts';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
 import { RequestsPanel } from './RequestsPanel.tsx';
-import { devicePath, deviceScreen, loadDeviceGroups, sendCommand, type Device, type DeviceGroup, type DevicePage } from './api.ts';
-import { OnlineBadge } from './parts.tsx';
-import { formatNumber } from '../../app/format.ts';
+import { commandsKey, devicePath, deviceScreen, sendCommand, type Device, type DevicePage } from './api.ts';
+import { OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from './parts.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { GroupFilter } from '../../components/GroupFilter.tsx';
 
@@ -25,7 +26,6 @@ const PENDING_REFRESH_MS = 3000;
 /** Offline devices confirm nothing until they are back; their pending settings are followed slowly. */
 const OFFLINE_REFRESH_MS = 15_000;
 
-type Presence = 'all' | 'online' | 'offline';
 /** Presence and sync marks are followed this often while nothing is pending. */
 const PRESENCE_REFRESH_MS = 15_000;
 
@@ -40,17 +40,12 @@ const NO_FILTERS: Filters = { keyword: '', groupKey: '', presence: 'all' };
 export function DeviceListPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
-  const [groups, setGroups] = useState<DeviceGroup[]>([]);
-  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
-  const [draft, setDraft] = useState<Filters>(filters);
+  const groups = useGroups('device').data ?? [];
+  const filterState = useListFilters(() => NO_FILTERS, { applied: useUrlFilters<Filters>(NO_FILTERS) });
+  const { draft, filters } = filterState;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [batchOpen, setBatchOpen] = useState(false);
-
-  const refreshGroups = useCallback(() => {
-    loadDeviceGroups().then(setGroups, () => undefined);
-  }, []);
-  useEffect(refreshGroups, [refreshGroups]);
 
   const list = useList<Device, DevicePage>({
     resource: 'devices',
@@ -77,42 +72,36 @@ export function DeviceListPage() {
   }, [shownKeys]);
 
   // Search with the filters already applied reads the list again.
-  const search = () => setFilters(draft) || void list.refetch();
+  const search = () => filterState.search(list.refetch);
 
-  const total = formatNumber(page?.total ?? 0);
-  const online = formatNumber(page?.online ?? 0);
-  const offline = formatNumber(page?.offline ?? 0);
   const groupName = (key: string | null) => (key ? (groups.find((g) => g.groupKey === key)?.name ?? '') : '');
   const filtered = !!(filters.keyword.trim() || filters.groupKey || filters.presence !== 'all');
 
-  const openDoor = (device: Device) => {
-    const deviceName = device.name;
-    return sendCommand(device.deviceKey, 'openDoor').then(
-      () => notifySuccess(t`Open-door command sent to ${deviceName}`),
-      () => undefined,
-    );
-  };
+  const openDoor = useWrite((device: Device) => sendCommand(device.deviceKey, 'openDoor'), {
+    touches: (_, device) => [commandsKey(device.deviceKey)],
+    success: (_, device) => {
+      const deviceName = device.name;
+      return t`Open-door command sent to ${deviceName}`;
+    },
+  });
 
+  const unbind = useWrite((device: Device) => api.del(devicePath(device.deviceKey), { query: { version: device.version } }), {
+    touches: ['devices', 'licences', 'pickers'],
+    success: t`Deleted`,
+  });
   const remove = (device: Device) => {
     const deviceName = device.name;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Unbind device`,
-      children: (
+      text: (
         <Stack gap="xs">
           <Text size="sm">{t`Unbind ${deviceName}? It leaves this company and stops receiving settings and authorizations.`}</Text>
           <Text size="sm" c="dimmed">{t`If the terminal binds again, it waits here until you add it again.`}</Text>
         </Stack>
       ),
-      labels: { confirm: t`Unbind`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api.del(devicePath(device.deviceKey), { query: { version: device.version } }).then(
-          () => {
-            void invalidate('devices', 'licences');
-            notifySuccess(t`Deleted`);
-          },
-          () => undefined,
-        ),
+      confirm: t`Unbind`,
+      color: 'red',
+      onConfirm: () => unbind.mutate(device),
     });
   };
 
@@ -187,7 +176,7 @@ export function DeviceListPage() {
           <Menu.Item leftSection={<IconEye size={14} />} onClick={() => navigate(deviceScreen(device.deviceKey))}>
             <Trans>Details</Trans>
           </Menu.Item>
-          <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => void openDoor(device)}>
+          <Menu.Item leftSection={<IconDoorEnter size={14} />} onClick={() => openDoor.mutate(device)}>
             <Trans>Open door</Trans>
           </Menu.Item>
           <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => remove(device)}>
@@ -203,45 +192,19 @@ export function DeviceListPage() {
       <RequestsPanel />
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
-          <Group gap="sm" data-testid="device-totals">
-            <Badge size="lg" variant="light" color="blue">
-              <Trans>Total {total}</Trans>
-            </Badge>
-            <Badge size="lg" variant="light" color="teal">
-              <Trans>Online {online}</Trans>
-            </Badge>
-            <Badge size="lg" variant="light" color="gray">
-              <Trans>Offline {offline}</Trans>
-            </Badge>
-          </Group>
+          <PresenceTotals page={page} testId="device-totals" />
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
               <KeywordInput
                 hint={t`Name, serial number, IP or MAC`}
                 value={draft.keyword}
-                onChange={(keyword) => setDraft({ ...draft, keyword })}
+                onChange={(keyword) => filterState.change({ keyword })}
                 onSearch={search}
                 wide
                 testId="device-keyword"
               />
-              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => setDraft({ ...draft, groupKey })} testId="device-group-filter" />
-              <Input.Wrapper label={t`State`} labelElement="div" data-testid="device-presence-field">
-                <SegmentedControl
-                  display="flex"
-                  value={draft.presence}
-                  onChange={(v) => {
-                    const next = { ...draft, presence: v as Presence };
-                    setDraft(next);
-                    setFilters(next);
-                  }}
-                  data={[
-                    { value: 'all', label: t`All` },
-                    { value: 'online', label: t`Online` },
-                    { value: 'offline', label: t`Offline` },
-                  ]}
-                  data-testid="device-presence"
-                />
-              </Input.Wrapper>
+              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => filterState.change({ groupKey })} testId="device-group-filter" />
+              <PresenceFilter value={draft.presence} onChange={(presence) => filterState.apply({ ...draft, presence })} testId="device-presence" />
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="device-search">
                 <Trans>Search</Trans>
               </Button>
@@ -281,8 +244,8 @@ export function DeviceListPage() {
           />
         </Stack>
       </Paper>
-      <GroupManager kind="device" opened={groupsOpen} onClose={() => setGroupsOpen(false)} onChanged={refreshGroups} />
-      <BatchSettingsModal deviceKeys={[...selected]} opened={batchOpen} onClose={() => setBatchOpen(false)} onDone={() => void invalidate('devices')} />
+      <GroupManager kind="device" opened={groupsOpen} onClose={() => setGroupsOpen(false)} />
+      <BatchSettingsModal deviceKeys={[...selected]} opened={batchOpen} onClose={() => setBatchOpen(false)} />
     </ScreenPage>
   );
 }

@@ -1,9 +1,9 @@
-import { useState } from 'react';
 import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconReplace } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
+import { listKey, useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
 import { devicePath, type Device } from './api.ts';
 import { formatTime } from '../../app/format.ts';
 
@@ -14,7 +14,18 @@ import { formatTime } from '../../app/format.ts';
  */
 export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (device: Device) => void }) {
   const { t } = useLingui();
-  const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
+  const act = useWrite(
+    (kind: 'approve' | 'reject') =>
+      kind === 'approve'
+        ? api.post<Device>(`${devicePath(device.deviceKey)}/replacement`, { version: device.version })
+        : api.del<Device>(`${devicePath(device.deviceKey)}/replacement`, { query: { version: device.version } }),
+    {
+      touches: [listKey('devices')],
+      success: (_, kind) => (kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`),
+      onSuccess: onDone,
+    },
+  );
+  const busy = act.isPending ? act.variables : null;
   const replacement = device.replacement;
   if (!replacement) return null;
 
@@ -28,27 +39,10 @@ export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (
   const requested = formatTime(replacement.requestTime);
   const serial = device.serial;
 
-  const act = (kind: 'approve' | 'reject') => {
-    setBusy(kind);
-    const request =
-      kind === 'approve'
-        ? api.post<Device>(`${devicePath(device.deviceKey)}/replacement`, { version: device.version })
-        : api.del<Device>(`${devicePath(device.deviceKey)}/replacement`, { query: { version: device.version } });
-    request
-      .then(
-        (updated) => {
-          onDone(updated);
-          notifySuccess(kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`);
-        },
-        () => undefined,
-      )
-      .finally(() => setBusy(null));
-  };
-
   const confirmApprove = () =>
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Approve the replacement`,
-      children: (
+      text: (
         <Text size="sm">
           <Trans>
             Approve only if you replaced or reset this terminal yourself. The new terminal takes over this device's settings, authorizations and commands; the
@@ -56,21 +50,21 @@ export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (
           </Trans>
         </Text>
       ),
-      labels: { confirm: t`Approve`, cancel: t`Cancel` },
-      confirmProps: { color: 'orange' },
-      onConfirm: () => act('approve'),
+      confirm: t`Approve`,
+      color: 'orange',
+      onConfirm: () => act.mutate('approve'),
     });
   const confirmReject = () =>
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Reject the replacement`,
-      children: (
+      text: (
         <Text size="sm">
           <Trans>The terminal that asked cannot connect as this device. The current terminal keeps working.</Trans>
         </Text>
       ),
-      labels: { confirm: t`Reject`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () => act('reject'),
+      confirm: t`Reject`,
+      color: 'red',
+      onConfirm: () => act.mutate('reject'),
     });
 
   return (

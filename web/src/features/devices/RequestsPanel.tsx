@@ -1,11 +1,10 @@
-import { useState } from 'react';
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconDeviceDesktopPlus } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatNumber, formatTime } from '../../app/format.ts';
-import { invalidate, useList } from '../../app/queries.ts';
+import { useList, useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import type { DeviceRequest } from './api.ts';
 
@@ -19,10 +18,25 @@ const REFRESH_MS = 30_000;
  */
 export function RequestsPanel() {
   const { t } = useLingui();
-  const [busy, setBusy] = useState<string | null>(null);
   // Terminals ask at any time; the panel follows them while the device list is open.
   const list = useList<DeviceRequest>({ resource: 'deviceRequests', path: '/v1/devices/requests', pageSize: PAGE_SIZE, refreshMs: REFRESH_MS });
   const page = list.page;
+  // Settled or not (someone else settled it first), the requests are read again; an approval adds a device and takes a seat.
+  const settle = useWrite(
+    ({ request, approve }: { request: DeviceRequest; approve: boolean }) => {
+      const path = `/v1/devices/requests/${request.requestKey}`;
+      return approve ? api.post(path, { version: request.version }) : api.del(path, { query: { version: request.version } });
+    },
+    {
+      touches: (_, { approve }) => ['deviceRequests', ...(approve ? ['devices', 'licences', 'pickers'] : [])],
+      refreshOnFailure: true,
+      success: (_, { request, approve }) => {
+        const serial = request.serial;
+        return approve ? t`${serial} is added again` : t`${serial} stays deleted`;
+      },
+    },
+  );
+  const busy = settle.isPending ? settle.variables.request.requestKey : null;
 
   if (list.isError && !page) {
     return (
@@ -40,39 +54,17 @@ export function RequestsPanel() {
   }
   if (!page || (page.items.length === 0 && list.cursors.length === 1)) return null;
 
-  const settle = (request: DeviceRequest, approve: boolean) => {
-    setBusy(request.requestKey);
-    const path = `/v1/devices/requests/${request.requestKey}`;
-    const serial = request.serial;
-    (approve ? api.post(path, { version: request.version }) : api.del(path, { query: { version: request.version } }))
-      .then(
-        () => {
-          notifySuccess(approve ? t`${serial} is added again` : t`${serial} stays deleted`);
-        },
-        () => undefined,
-      )
-      .finally(() => {
-        setBusy(null);
-        // The last request of a later page settled: back to the first page.
-        if (page.items.length === 1) list.restart();
-        void invalidate('deviceRequests', ...(approve ? ['devices', 'licences'] : []));
-      });
-  };
-
   const confirm = (request: DeviceRequest, approve: boolean) => {
     const serial = request.serial;
-    modals.openConfirmModal({
+    confirmAction({
       title: approve ? t`Add the terminal again` : t`Reject the terminal`,
-      children: (
-        <Text size="sm">
-          {approve
-            ? t`Approve only if you know why ${serial} is back. It is added as a new device with the default settings and no authorizations, and takes a licence seat.`
-            : t`${serial} cannot connect. If it binds again, it asks again.`}
-        </Text>
-      ),
-      labels: { confirm: approve ? t`Add again` : t`Reject`, cancel: t`Cancel` },
-      confirmProps: { color: approve ? 'orange' : 'red' },
-      onConfirm: () => settle(request, approve),
+      text: approve
+        ? t`Approve only if you know why ${serial} is back. It is added as a new device with the default settings and no authorizations, and takes a licence seat.`
+        : t`${serial} cannot connect. If it binds again, it asks again.`,
+      confirm: approve ? t`Add again` : t`Reject`,
+      color: approve ? 'orange' : 'red',
+      // The last request of a later page settled: back to the first page.
+      onConfirm: () => settle.mutate({ request, approve }, { onSettled: () => page.items.length === 1 && list.restart() }),
     });
   };
 

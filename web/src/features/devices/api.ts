@@ -1,4 +1,12 @@
-import type { CommandType, DeviceCommandJson, DeviceLogPage, DevicePageJson, DevicePhotoJson, DeviceRequestJson, DeviceView } from '@passcloud/functions/contract/devices';
+import type {
+  CommandType,
+  DeviceCommandJson,
+  DeviceLogPage,
+  DevicePageJson,
+  DevicePhotoJson,
+  DeviceRequestJson,
+  DeviceView,
+} from '@passcloud/functions/contract/devices';
 import type { GroupJson } from '@passcloud/functions/contract/people';
 import { api } from '../../app/api.ts';
 
@@ -16,7 +24,8 @@ export const DEVICE_LIST = '/pass-platform/device/management';
 export const deviceScreen = (deviceKey: string): string => `${DEVICE_LIST}/${deviceKey}`;
 export const devicePath = (deviceKey: string): string => `/v1/devices/${encodeURIComponent(deviceKey)}`;
 
-export const loadDeviceGroups = () => api.get<{ items: DeviceGroup[] }>('/v1/groups', { query: { type: 'device' } }).then((p) => p.items);
+/** The query key of a device's recent commands: sending one refreshes it. */
+export const commandsKey = (deviceKey: string) => ['devices', deviceKey, 'commands'];
 
 /** Queues a command; the request client shows why when the device refuses (offline: 409). */
 export const sendCommand = (deviceKey: string, type: CommandType) => api.post<Command>(`${devicePath(deviceKey)}/commands`, { type });

@@ -1,13 +1,13 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { SETTING_NAMES, type CommandState, type DeviceCommandType, type SettingName } from '@passcloud/functions/contract/devices';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../app/api.ts';
-import { useList, wholeList } from '../../app/queries.ts';
+import { useList, useWrite, wholeList } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
-import { devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
+import { commandsKey, devicePath, sendCommand, type Command, type LogEntry, type Photo } from './api.ts';
 import { formatList, formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
 import { useSettingTexts } from './settings.tsx';
 
@@ -24,14 +24,14 @@ const LOG_REFRESH_MS = 10_000;
 export interface PhotoCapture {
   photo: Photo | null;
   capturing: boolean;
-  capture: () => Promise<void>;
+  capture: () => void;
 }
 
 /**
  * The last photo of the device, and taking a new one: a capturePhoto command, then the photo
  * asked for every second until it is ready or has failed.
  */
-export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCapture {
+export function usePhotoCapture(deviceKey: string): PhotoCapture {
   const [photo, setPhoto] = useState<Photo | null>(null);
   const [waiting, setWaiting] = useState<{ previous?: string; since: number } | null>(null);
 
@@ -44,6 +44,7 @@ export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCap
         // A capture asked for elsewhere (another tab, a moment ago) is followed too.
         if (p.state === 'pending') setWaiting({ since: Date.now() });
       },
+      // Without a last photo the panel offers to capture one.
       () => undefined,
     );
   }, [deviceKey]);
@@ -64,6 +65,7 @@ export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCap
             setWaiting(null);
           }
         },
+        // A moment without an answer: the next second asks again, until the screen gives up.
         () => undefined,
       );
     }, PHOTO_POLL_MS);
@@ -73,17 +75,15 @@ export function usePhotoCapture(deviceKey: string, onSent: () => void): PhotoCap
     };
   }, [waiting, deviceKey]);
 
-  const capture = useCallback(async () => {
-    const previous = photo?.state === 'ready' ? photo.captureTime : undefined;
-    try {
-      await sendCommand(deviceKey, 'capturePhoto');
-    } catch {
-      return; // The request client has shown why (an offline device answers 409).
-    }
-    onSent();
-    setPhoto({ state: 'pending', message: '' });
-    setWaiting({ previous, since: Date.now() });
-  }, [deviceKey, onSent, photo]);
+  // An offline device refuses the command (409): the request client says so.
+  const send = useWrite((previous: string | undefined) => sendCommand(deviceKey, 'capturePhoto').then(() => previous), {
+    touches: [commandsKey(deviceKey)],
+    onSuccess: (previous) => {
+      setPhoto({ state: 'pending', message: '' });
+      setWaiting({ previous, since: Date.now() });
+    },
+  });
+  const capture = () => send.mutate(photo?.state === 'ready' ? photo.captureTime : undefined);
 
   return { photo, capturing: waiting !== null, capture };
 }
@@ -110,7 +110,7 @@ export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: Ph
             <Text size="sm" c="red">
               {t`Failed, try again`}
             </Text>
-            <Button size="xs" variant="light" onClick={() => void capture()}>
+            <Button size="xs" variant="light" onClick={capture}>
               <Trans>Try again</Trans>
             </Button>
           </Stack>
@@ -136,14 +136,17 @@ export function PhotoPanel({ photo: { photo, capturing, capture } }: { photo: Ph
 /** Localized names and colours of command types and states. */
 export function useCommandTexts() {
   const { t } = useLingui();
-  const types: Record<DeviceCommandType, string> = { openDoor: t`Open door`, closeDoor: t`Close door`, reboot: t`Reboot`, capturePhoto: t`Capture photo`, updateApp: t`Update the app` };
+  const types: Record<DeviceCommandType, string> = {
+    openDoor: t`Open door`,
+    closeDoor: t`Close door`,
+    reboot: t`Reboot`,
+    capturePhoto: t`Capture photo`,
+    updateApp: t`Update the app`,
+  };
   const states: Record<CommandState, string> = { queued: t`Queued`, succeeded: t`Succeeded`, failed: t`Failed`, timedOut: t`Timed out` };
   const colors: Record<CommandState, string> = { queued: 'blue', succeeded: 'teal', failed: 'red', timedOut: 'orange' };
   return { types, states, colors };
 }
-
-/** The query key of a device's recent commands: sending one refreshes it. */
-export const commandsKey = (deviceKey: string) => ['devices', deviceKey, 'commands'];
 
 /** The newest commands of the device and how each ended; queued ones are followed. */
 export function CommandsPanel({ deviceKey }: { deviceKey: string }) {
@@ -316,7 +319,15 @@ export function useLogText(): (entry: LogEntry) => string {
 }
 
 /** The device's own log, newest first, a page at a time; the first page follows what the device sends. */
-export function LogsPanel({ deviceKey, path = `${devicePath(deviceKey)}/logs`, resource = 'devices' }: { deviceKey: string; path?: string; resource?: string }) {
+export function LogsPanel({
+  deviceKey,
+  path = `${devicePath(deviceKey)}/logs`,
+  resource = 'devices',
+}: {
+  deviceKey: string;
+  path?: string;
+  resource?: string;
+}) {
   const { t } = useLingui();
   const logText = useLogText();
   const list = useList<LogEntry>({
@@ -352,7 +363,12 @@ export function LogsPanel({ deviceKey, path = `${devicePath(deviceKey)}/logs`, r
           <Title order={4} size="h5">
             <Trans>Device log</Trans>
           </Title>
-          <Button size="xs" variant="subtle" leftSection={<IconRefresh size={14} />} onClick={() => (list.cursors.length > 1 ? list.restart() : void list.refetch())}>
+          <Button
+            size="xs"
+            variant="subtle"
+            leftSection={<IconRefresh size={14} />}
+            onClick={() => (list.cursors.length > 1 ? list.restart() : void list.refetch())}
+          >
             <Trans>Newest</Trans>
           </Button>
         </Group>

@@ -1,18 +1,20 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, Group, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
-import { IconDoorEnter, IconDownload, IconPlayerPlay, IconSearch } from '@tabler/icons-react';
+import { useMemo, useState } from 'react';
+import { Badge, Button, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { IconDoorEnter, IconPlayerPlay } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { CALL_STATUSES, type CallStatus } from '@passcloud/functions/contract/intercom';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatShortTime, formatTime } from '../../app/format.ts';
-import { useList } from '../../app/queries.ts';
+import { useList, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
-import { rangeAllowed } from '../passage/records/filters.ts';
-import { DayRangeInput } from '../passage/records/DayRangeInput.tsx';
+import { rangeAllowed, rangeQuery } from '../passage/records/filters.ts';
+import { EmptyRecords, RecordFilterBar } from '../passage/records/RecordFilterBar.tsx';
 import { today } from '../passage/records/alerts.ts';
-import { CALLS_PATH, callPath, loadIntercomNames, type CallItem, type CallPage, type IntercomName } from './api.ts';
+import { CALLS_PATH, callPath, loadIntercomNames, type CallItem, type CallPage } from './api.ts';
 import { StatusBadge, formatDuration, useKindLabels, useStatusLabels } from './parts.tsx';
 import { RecordingPlayer } from './RecordingPlayer.tsx';
 
@@ -28,11 +30,11 @@ interface Filters {
 }
 const initial = (): Filters => ({ range: [today(), today()], status: null, deviceKey: null });
 
-function queryOf(filters: Filters): Record<string, string | undefined> {
-  const [first, second] = filters.range;
-  const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
-  return { from, to, status: filters.status ? String(filters.status) : undefined, deviceKey: filters.deviceKey ?? undefined };
-}
+const queryOf = (filters: Filters): Record<string, string | undefined> => ({
+  ...rangeQuery(filters.range),
+  status: filters.status ? String(filters.status) : undefined,
+  deviceKey: filters.deviceKey ?? undefined,
+});
 
 /**
  * Call records, newest first: days (today unless chosen), status and intercom; server-side pages;
@@ -43,17 +45,11 @@ export function CallRecordPage() {
   const { t } = useLingui();
   const statusLabels = useStatusLabels();
   const kindLabels = useKindLabels();
-  const [draft, setDraft] = useState<Filters>(initial);
-  const [filters, setFilters] = useState<Filters>(draft);
-  const [rangeError, setRangeError] = useState(false);
-  const [names, setNames] = useState<IntercomName[]>([]);
+  const filterState = useListFilters(initial, { check: (draft) => rangeAllowed(draft.range) });
+  const { draft, filters } = filterState;
+  const names = useQuery({ queryKey: ['intercom', 'names'], queryFn: () => loadIntercomNames() }).data ?? [];
   const [playing, setPlaying] = useState<CallItem | null>(null);
   const [exporting, setExporting] = useState(false);
-  const [opening, setOpening] = useState<string | null>(null);
-
-  useEffect(() => {
-    loadIntercomNames().then(setNames, () => undefined);
-  }, []);
   const query = useMemo(() => queryOf(filters), [filters]);
   const list = useList<CallItem, CallPage>({
     resource: 'intercom',
@@ -64,30 +60,11 @@ export function CallRecordPage() {
   });
   const page = list.page;
 
-  const search = () => {
-    if (!rangeAllowed(draft.range)) {
-      setRangeError(true);
-      return;
-    }
-    if (JSON.stringify(draft) === JSON.stringify(filters)) void list.refetch();
-    else setFilters(draft);
-  };
-  const reset = () => {
-    const fresh = initial();
-    setRangeError(false);
-    setDraft(fresh);
-    setFilters(fresh);
-  };
-  const openDoor = (call: CallItem) => {
-    setOpening(call.callKey);
-    api
-      .post(`${callPath(call.callKey)}/openDoor`, {})
-      .then(
-        () => notifySuccess(t`Open-door command sent`),
-        () => undefined,
-      )
-      .finally(() => setOpening(null));
-  };
+  // The call shows the door opened once the intercom reports it.
+  const openDoor = useWrite((call: CallItem) => api.post(`${callPath(call.callKey)}/openDoor`, {}), {
+    touches: ['intercom'],
+    success: t`Open-door command sent`,
+  });
 
   const deviceOptions = names
     .map((d) => ({ value: d.deviceKey, label: d.number ? `${d.name} (${d.number})` : d.name }))
@@ -133,8 +110,8 @@ export function CallRecordPage() {
             variant="light"
             color="green"
             leftSection={<IconDoorEnter size={14} />}
-            loading={opening === call.callKey}
-            onClick={() => openDoor(call)}
+            loading={openDoor.isPending && openDoor.variables?.callKey === call.callKey}
+            onClick={() => openDoor.mutate(call)}
             data-testid="call-open-door"
           >
             <Trans>Open door</Trans>
@@ -190,23 +167,14 @@ export function CallRecordPage() {
     <ScreenPage>
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
-          <Group align="flex-end" gap="sm" wrap="wrap">
-            <DayRangeInput
-              value={draft.range}
-              onChange={(range) => {
-                setRangeError(false);
-                setDraft({ ...draft, range });
-              }}
-              tooLong={rangeError}
-              testId="call-range"
-            />
+          <RecordFilterBar name="call" filters={filterState} list={list} onExport={() => setExporting(true)} canExport={!!page && list.items.length > 0}>
             <Select
               label={t`Status`}
               placeholder={t`Any status`}
               data={CALL_STATUSES.map((value) => ({ value: String(value), label: statusLabels[value] }))}
               clearable
               value={draft.status ? String(draft.status) : null}
-              onChange={(value) => setDraft({ ...draft, status: value ? (Number(value) as CallStatus) : null })}
+              onChange={(value) => filterState.change({ status: value ? (Number(value) as CallStatus) : null })}
               w={170}
               data-testid="call-status-filter"
             />
@@ -218,28 +186,11 @@ export function CallRecordPage() {
               clearable
               nothingFoundMessage={t`No such device`}
               value={draft.deviceKey}
-              onChange={(deviceKey) => setDraft({ ...draft, deviceKey })}
+              onChange={(deviceKey) => filterState.change({ deviceKey })}
               w={220}
               data-testid="call-device-filter"
             />
-            <Group gap="xs" wrap="nowrap">
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="call-search">
-                <Trans>Search</Trans>
-              </Button>
-              <Button variant="default" onClick={reset} data-testid="call-reset">
-                <Trans>Reset</Trans>
-              </Button>
-              <Button
-                variant="default"
-                leftSection={<IconDownload size={16} />}
-                onClick={() => setExporting(true)}
-                disabled={!page || list.items.length === 0}
-                data-testid="call-export-button"
-              >
-                <Trans>Export</Trans>
-              </Button>
-            </Group>
-          </Group>
+          </RecordFilterBar>
           <ListFrame
             list={list}
             name="call"
@@ -247,18 +198,11 @@ export function CallRecordPage() {
             rowKey={(call) => call.callKey}
             rowProps={(call) => ({ 'data-testid': 'call-row', 'data-call': call.callKey, 'data-live': call.live || undefined })}
             empty={
-              page?.nextCursor ? (
-                <>
-                  <Text c="dimmed">
-                    <Trans>Nothing matches among the calls read so far.</Trans>
-                  </Text>
-                  <Button variant="light" onClick={() => list.setCursors([...list.cursors, page.nextCursor!])}>
-                    <Trans>Search further</Trans>
-                  </Button>
-                </>
-              ) : (
-                <Text c="dimmed">{filters.status || filters.deviceKey ? t`No calls match these filters.` : t`No calls on these days.`}</Text>
-              )
+              <EmptyRecords
+                list={list}
+                text={<Trans>Nothing matches among the calls read so far.</Trans>}
+                otherwise={filters.status || filters.deviceKey ? t`No calls match these filters.` : t`No calls on these days.`}
+              />
             }
           />
         </Stack>

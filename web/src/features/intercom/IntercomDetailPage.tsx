@@ -1,14 +1,15 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Alert, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
 import { INTERCOM_NUMBER } from '@passcloud/functions/contract/intercom';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatTime } from '../../app/format.ts';
+import { listKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { confirmAction } from '../confirm.tsx';
 import { OnlineBadge } from '../devices/parts.tsx';
 import { LogsPanel } from '../devices/panels.tsx';
 import { INTERCOM_LIST, intercomPath, type IntercomItem } from './api.ts';
@@ -22,45 +23,52 @@ export function IntercomDetailPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
   const { deviceKey = '' } = useParams();
-  const [device, setDevice] = useState<IntercomItem | null>(null);
-  const [missing, setMissing] = useState(false);
+  // Presence and signal follow the device; edits in progress are kept.
+  const read = useItem<IntercomItem>({ resource: 'intercom', path: intercomPath(deviceKey), refreshMs: REFRESH_MS });
+  const device = read.item;
   const [name, setName] = useState('');
   const [number, setNumber] = useState('');
   const [errors, setErrors] = useState<{ name?: string; number?: string }>({});
-  const [saving, setSaving] = useState(false);
   const [stale, setStale] = useState(false);
+  /** The form has been filled once: before that, its empty fields are not edits. */
+  const [filled, setFilled] = useState(false);
 
+  /** Puts an intercom's values in the form. */
   const fill = useCallback((d: IntercomItem) => {
-    setDevice(d);
+    setFilled(true);
     setName(d.name);
     setNumber(d.number ?? '');
     setErrors({});
     setStale(false);
   }, []);
-  const load = useCallback(() => {
-    setMissing(false);
-    api.get<IntercomItem>(intercomPath(deviceKey), { silent: true }).then(fill, (error: unknown) => {
-      if (error instanceof RequestError && error.status === 404) setMissing(true);
-      else if (error instanceof RequestError) toast(error.message);
-    });
-  }, [deviceKey, fill]);
-  useEffect(load, [load]);
 
   const nameChanged = !!device && name.trim() !== device.name;
   const numberChanged = !!device && number.trim() !== (device.number ?? '');
   const dirty = nameChanged || numberChanged;
-  // The facts follow the device; edits in progress are kept.
+  const editing = useRef(dirty);
+  editing.current = dirty && filled;
   useEffect(() => {
-    const timer = setInterval(() => {
-      api.get<IntercomItem>(intercomPath(deviceKey), { quiet: true, silent: true }).then(
-        (d) => (dirty ? setDevice(d) : fill(d)),
-        () => undefined,
-      );
-    }, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [deviceKey, dirty, fill]);
+    if (device && !editing.current) fill(device);
+  }, [device, fill]);
+  const reload = () => void read.reload().then((d) => d && fill(d));
 
-  const save = async () => {
+  const saving = useWrite((body: Record<string, unknown>) => api.patch<IntercomItem>(intercomPath(deviceKey), body, { silent: true }), {
+    touches: [listKey('intercom')],
+    onSuccess: (saved) => {
+      read.put(saved);
+      fill(saved);
+    },
+    success: t`Saved`,
+    onError: (error) => {
+      if (error instanceof RequestError && error.issues.length) {
+        setErrors(Object.fromEntries(error.issues.map((i) => [i.path, i.message])));
+        return;
+      }
+      if (error instanceof RequestError && error.status === 409) setStale(true);
+      showFailure(error);
+    },
+  });
+  const save = () => {
     if (!device) return;
     const found: typeof errors = {};
     if (!name.trim()) found.name = t`Enter the device name`;
@@ -70,41 +78,28 @@ export function IntercomDetailPage() {
     const body: Record<string, unknown> = { version: device.version };
     if (nameChanged) body.name = name.trim();
     if (numberChanged) body.number = number.trim() || null;
-    setSaving(true);
-    try {
-      fill(await api.patch<IntercomItem>(intercomPath(deviceKey), body, { silent: true }));
-      notifySuccess(t`Saved`);
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) setErrors(Object.fromEntries(error.issues.map((i) => [i.path, i.message])));
-      else if (error instanceof RequestError) {
-        if (error.status === 409) setStale(true);
-        toast(error.message);
-      }
-    } finally {
-      setSaving(false);
-    }
+    saving.mutate(body);
   };
 
+  // The intercom's own reads are not touched: it is gone, and the screen leaves.
+  const deletion = useWrite((d: IntercomItem) => api.del(intercomPath(d.deviceKey), { query: { version: d.version } }), {
+    touches: [listKey('intercom'), 'licences'],
+    success: t`Deleted`,
+    onSuccess: () => navigate(INTERCOM_LIST),
+  });
   const confirmDelete = () => {
     if (!device) return;
     const deviceName = device.name;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Delete intercom`,
-      children: <Text size="sm">{t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api.del(intercomPath(deviceKey), { query: { version: device.version } }).then(
-          () => {
-            navigate(INTERCOM_LIST);
-            notifySuccess(t`Deleted`);
-          },
-          () => undefined,
-        ),
+      text: t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`,
+      confirm: t`Delete`,
+      color: 'red',
+      onConfirm: () => deletion.mutate(device),
     });
   };
 
-  if (missing) {
+  if (read.gone) {
     return (
       <ScreenPage>
         <Paper withBorder p="xl" radius="md">
@@ -120,7 +115,7 @@ export function IntercomDetailPage() {
       </ScreenPage>
     );
   }
-  if (!device) {
+  if (!device || !filled) {
     return (
       <ScreenPage>
         <Loader />
@@ -162,7 +157,7 @@ export function IntercomDetailPage() {
                   <Text size="sm">
                     <Trans>Someone else changed this intercom. Load it again to see their changes.</Trans>
                   </Text>
-                  <Button size="xs" variant="light" onClick={load}>
+                  <Button size="xs" variant="light" onClick={reload}>
                     <Trans>Load again</Trans>
                   </Button>
                 </Group>
@@ -191,7 +186,7 @@ export function IntercomDetailPage() {
               />
             </Group>
             <Group gap="sm">
-              <Button onClick={() => void save()} loading={saving} disabled={!dirty} data-testid="intercom-save">
+              <Button onClick={save} loading={saving.isPending} disabled={!dirty} data-testid="intercom-save">
                 <Trans>Save</Trans>
               </Button>
               <Button variant="default" onClick={() => fill(device)} disabled={!dirty}>

@@ -1,17 +1,17 @@
-import { useState } from 'react';
-import { ActionIcon, Badge, Button, Group, Input, Menu, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Button, Group, Input, Menu, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { IconEye, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
-import { api, notifySuccess } from '../../app/api.ts';
-import { formatNumber, formatShortTime } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { api } from '../../app/api.ts';
+import { formatShortTime } from '../../app/format.ts';
+import { invalidate, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { getUser } from '../../app/session.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { OnlineBadge } from '../devices/parts.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
+import { confirmAction } from '../confirm.tsx';
+import { OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from '../devices/parts.tsx';
 import { intercomPath, intercomScreen, type IntercomItem, type IntercomPage } from './api.ts';
 import { KindBadge, SignalBars } from './parts.tsx';
 
@@ -19,15 +19,15 @@ const PAGE_SIZE = 20;
 /** Presence changes at any time; the list follows it this often. */
 const REFRESH_MS = 15_000;
 
-type Filters = { keyword: string; kind: 'all' | 'doorStation' | 'indoorMonitor'; presence: 'all' | 'online' | 'offline' };
+type Filters = { keyword: string; kind: 'all' | 'doorStation' | 'indoorMonitor'; presence: Presence };
 const NO_FILTERS: Filters = { keyword: '', kind: 'all', presence: 'all' };
 
 /** Door stations and indoor monitors: search, type and state filters, totals, server-side pages, delete. */
 export function IntercomListPage() {
   const { t } = useLingui();
   const navigate = useNavigate();
-  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
-  const [draft, setDraft] = useState<Filters>(filters);
+  const filterState = useListFilters(() => NO_FILTERS, { applied: useUrlFilters<Filters>(NO_FILTERS) });
+  const { draft, filters } = filterState;
 
   const list = useList<IntercomItem, IntercomPage>({
     resource: 'intercom',
@@ -41,31 +41,21 @@ export function IntercomListPage() {
     refreshMs: REFRESH_MS,
   });
   const page = list.page;
-  const search = () => setFilters(draft) || void list.refetch();
-  const pick = (next: Filters) => {
-    setDraft(next);
-    setFilters(next);
-  };
-  const total = formatNumber(page?.total ?? 0);
-  const online = formatNumber(page?.online ?? 0);
-  const offline = formatNumber(page?.offline ?? 0);
+  const search = () => filterState.search(list.refetch);
   const filtered = !!(filters.keyword.trim() || filters.kind !== 'all' || filters.presence !== 'all');
 
+  const deletion = useWrite((device: IntercomItem) => api.del(intercomPath(device.deviceKey), { query: { version: device.version } }), {
+    touches: ['intercom', 'licences'],
+    success: t`Deleted`,
+  });
   const remove = (device: IntercomItem) => {
     const deviceName = device.name;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Delete intercom`,
-      children: <Text size="sm">{t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api.del(intercomPath(device.deviceKey), { query: { version: device.version } }).then(
-          () => {
-            void invalidate('intercom', 'licences');
-            notifySuccess(t`Deleted`);
-          },
-          () => undefined,
-        ),
+      text: t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`,
+      confirm: t`Delete`,
+      color: 'red',
+      onConfirm: () => deletion.mutate(device),
     });
   };
 
@@ -137,23 +127,13 @@ export function IntercomListPage() {
     <ScreenPage>
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
-          <Group gap="sm" data-testid="intercom-totals">
-            <Badge size="lg" variant="light" color="blue" w="max-content">
-              <Trans>Total {total}</Trans>
-            </Badge>
-            <Badge size="lg" variant="light" color="teal" w="max-content">
-              <Trans>Online {online}</Trans>
-            </Badge>
-            <Badge size="lg" variant="light" color="gray" w="max-content">
-              <Trans>Offline {offline}</Trans>
-            </Badge>
-          </Group>
+          <PresenceTotals page={page} testId="intercom-totals" w="max-content" />
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
               <KeywordInput
                 hint={t`Name, number, serial number, IP or MAC`}
                 value={draft.keyword}
-                onChange={(keyword) => setDraft({ ...draft, keyword })}
+                onChange={(keyword) => filterState.change({ keyword })}
                 onSearch={search}
                 wide
                 testId="intercom-keyword"
@@ -162,7 +142,7 @@ export function IntercomListPage() {
                 <SegmentedControl
                   display="flex"
                   value={draft.kind}
-                  onChange={(v) => pick({ ...draft, kind: v as Filters['kind'] })}
+                  onChange={(v) => filterState.apply({ ...draft, kind: v as Filters['kind'] })}
                   data={[
                     { value: 'all', label: t`All` },
                     { value: 'doorStation', label: t`Door stations` },
@@ -171,19 +151,7 @@ export function IntercomListPage() {
                   data-testid="intercom-kind"
                 />
               </Input.Wrapper>
-              <Input.Wrapper label={t`State`} labelElement="div">
-                <SegmentedControl
-                  display="flex"
-                  value={draft.presence}
-                  onChange={(v) => pick({ ...draft, presence: v as Filters['presence'] })}
-                  data={[
-                    { value: 'all', label: t`All` },
-                    { value: 'online', label: t`Online` },
-                    { value: 'offline', label: t`Offline` },
-                  ]}
-                  data-testid="intercom-presence"
-                />
-              </Input.Wrapper>
+              <PresenceFilter value={draft.presence} onChange={(presence) => filterState.apply({ ...draft, presence })} testId="intercom-presence" />
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="intercom-search">
                 <Trans>Search</Trans>
               </Button>

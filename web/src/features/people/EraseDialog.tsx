@@ -5,6 +5,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import type { ErasureCounts, ErasureReceipt } from '@passcloud/functions/contract/erasures';
 import { api } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
+import { listKey, showFailure, useWrite } from '../../app/queries.ts';
 import { basePath, keyOf, type Kind, type Person } from './api.ts';
 
 /** How many more requests an erasure that ran out of time is given before the dialog stops asking. */
@@ -15,11 +16,10 @@ const MAX_ROUNDS = 200;
  * ticked, then the erasure (asked again while it answers 202, with its progress), then the
  * receipt, downloadable as JSON or text.
  */
-export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; person: Person; onClose: () => void; onErased: () => void }) {
+export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; person: Person; onClose: () => void; onErased?: () => void }) {
   const { t } = useLingui();
   const [typed, setTyped] = useState('');
   const [understood, setUnderstood] = useState(false);
-  const [running, setRunning] = useState(false);
   const [receipt, setReceipt] = useState<ErasureReceipt | null>(null);
   const [failed, setFailed] = useState(false);
   const matches = typed.trim() === person.name.trim();
@@ -41,23 +41,30 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
     exportsWithdrawn: t`Exports withdrawn`,
   };
 
-  const erase = async () => {
-    setRunning(true);
-    setFailed(false);
-    try {
+  // The lists the person was on are read again; the person's own screen stays until the dialog closes.
+  const erasure = useWrite(
+    async () => {
       let answer = await api.post<ErasureReceipt>(`${basePath(kind)}/${keyOf(person)}/erase`);
       setReceipt(answer);
       for (let round = 0; answer.state !== 'done' && round < MAX_ROUNDS; round++) {
         answer = await api.post<ErasureReceipt>(`${basePath(kind)}/${keyOf(person)}/erase`);
         setReceipt(answer);
       }
-      onErased();
-    } catch {
-      // The request client has shown why; asking again goes on where it stopped.
-      setFailed(true);
-    } finally {
-      setRunning(false);
-    }
+    },
+    {
+      touches: [listKey('people'), 'authorities'],
+      onSuccess: () => onErased?.(),
+      // Asking again goes on where it stopped.
+      onError: (error) => {
+        setFailed(true);
+        showFailure(error);
+      },
+    },
+  );
+  const running = erasure.isPending;
+  const erase = () => {
+    setFailed(false);
+    erasure.mutate();
   };
 
   const asText = (r: ErasureReceipt) =>
@@ -119,7 +126,7 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
             <Button variant="default" onClick={onClose} disabled={running}>
               <Trans>Cancel</Trans>
             </Button>
-            <Button color="red" disabled={!matches || !understood} loading={running} onClick={() => void erase()} data-testid="erase-confirm">
+            <Button color="red" disabled={!matches || !understood} loading={running} onClick={erase} data-testid="erase-confirm">
               <Trans>Erase</Trans>
             </Button>
           </Group>
@@ -157,7 +164,7 @@ export function EraseDialog({ kind, person, onClose, onErased }: { kind: Kind; p
           </Table>
           <Group justify="flex-end">
             {!done && failed && (
-              <Button color="red" loading={running} onClick={() => void erase()}>
+              <Button color="red" loading={running} onClick={erase}>
                 <Trans>Try again</Trans>
               </Button>
             )}

@@ -1,24 +1,20 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ActionIcon, Button, Group, Modal, Select, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconCheck, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess } from '../../app/api.ts';
-import { flattenDepartments, loadDepartments, type Department, type Kind } from './api.ts';
+import { api } from '../../app/api.ts';
+import { useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
+import { flattenDepartments, useDepartments, useGroups, type Group as AnyGroup, type GroupKind } from './api.ts';
 
-/** What a group holds: employees, visitors or devices. */
-export type GroupKind = Kind | 'device';
+export type { GroupKind };
 
-interface AnyGroup {
-  groupKey: string;
-  name: string;
-  version: number;
-}
+/** What a change to groups touches: the groups of every kind, and the pickers that offer them. */
+const GROUPS = ['groups', 'pickers'];
+const DEPARTMENTS = ['departments', 'pickers'];
 
-const loadGroups = (kind: GroupKind) => api.get<{ items: AnyGroup[] }>('/v1/groups', { query: { type: kind } }).then((p) => p.items);
-
-/** Groups of the kind (and, for employees, the department tree): add, rename, delete. */
-export function GroupManager({ kind, opened, onClose, onChanged }: { kind: GroupKind; opened: boolean; onClose: () => void; onChanged: () => void }) {
+/** Groups of the kind (and, for employees, the department tree): add, rename, delete. Every screen that shows them follows. */
+export function GroupManager({ kind, opened, onClose }: { kind: GroupKind; opened: boolean; onClose: () => void }) {
   const { t } = useLingui();
   const title = kind === 'employee' ? t`Groups and departments` : kind === 'device' ? t`Device groups` : t`Groups`;
   return (
@@ -30,68 +26,61 @@ export function GroupManager({ kind, opened, onClose, onChanged }: { kind: Group
             <Tabs.Tab value="departments">{t`Departments`}</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="groups">
-            <Groups kind={kind} onChanged={onChanged} />
+            <Groups kind={kind} />
           </Tabs.Panel>
           <Tabs.Panel value="departments">
-            <Departments onChanged={onChanged} />
+            <Departments />
           </Tabs.Panel>
         </Tabs>
       ) : (
-        <Groups kind={kind} onChanged={onChanged} />
+        <Groups kind={kind} />
       )}
     </Modal>
   );
 }
 
-function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void }) {
+function Groups({ kind }: { kind: GroupKind }) {
   const { t } = useLingui();
-  const [groups, setGroups] = useState<AnyGroup[]>([]);
+  const groups = useGroups(kind).data;
   const [name, setName] = useState('');
   const [names, setNames] = useState<Record<string, string>>({});
-  const reload = useCallback(() => {
-    loadGroups(kind).then((list) => {
-      setGroups(list);
-      setNames(Object.fromEntries(list.map((g) => [g.groupKey, g.name])));
-    }, () => undefined);
-  }, [kind]);
-  useEffect(reload, [reload]);
-  const changed = () => {
-    reload();
-    onChanged();
-  };
+  // Each reading of the groups puts their names back in the fields.
+  useEffect(() => {
+    if (groups) setNames(Object.fromEntries(groups.map((g) => [g.groupKey, g.name])));
+  }, [groups]);
+
+  const add = useWrite((groupName: string) => api.post('/v1/groups', { name: groupName, type: kind }), {
+    touches: GROUPS,
+    success: t`Added`,
+    onSuccess: () => setName(''),
+  });
+  const rename = useWrite((group: AnyGroup) => api.patch(`/v1/groups/${group.groupKey}`, { name: names[group.groupKey]!.trim(), version: group.version }), {
+    touches: GROUPS,
+  });
+  const remove = useWrite((group: AnyGroup) => api.del(`/v1/groups/${group.groupKey}`, { query: { version: group.version } }), {
+    touches: GROUPS,
+    success: t`Deleted`,
+  });
   /** Deleting asks first, naming the group; Cancel leaves it as it is. */
   const confirmDelete = (group: AnyGroup) => {
     const name = group.name;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Delete group`,
-      children: <Text size="sm">{t`Delete the group “${name}”? This cannot be undone.`}</Text>,
-      labels: { confirm: t`Delete`, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api.del(`/v1/groups/${group.groupKey}`, { query: { version: group.version } }).then(() => {
-          notifySuccess(t`Deleted`);
-          changed();
-        }, () => undefined),
+      text: t`Delete the group “${name}”? This cannot be undone.`,
+      confirm: t`Delete`,
+      color: 'red',
+      onConfirm: () => remove.mutate(group),
     });
   };
   return (
     <Stack>
       <Group align="flex-end">
         <TextInput label={t`New group`} value={name} onChange={(e) => setName(e.currentTarget.value)} style={{ flex: 1 }} data-testid="new-group-name" />
-        <Button
-          disabled={!name.trim()}
-          onClick={() =>
-            api.post('/v1/groups', { name: name.trim(), type: kind }).then(() => {
-              setName('');
-              notifySuccess(t`Added`);
-              changed();
-            }, () => undefined)
-          }
-        >
+        <Button disabled={!name.trim()} onClick={() => add.mutate(name.trim())}>
           <Trans>Add</Trans>
         </Button>
       </Group>
-      {groups.length === 0 ? (
+      {!groups?.length ? (
         <Text c="dimmed" size="sm">
           <Trans>No groups yet.</Trans>
         </Text>
@@ -101,7 +90,12 @@ function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void })
             {groups.map((g) => (
               <Table.Tr key={g.groupKey}>
                 <Table.Td>
-                  <TextInput aria-label={t`Name`} value={names[g.groupKey] ?? ''} onChange={(e) => setNames({ ...names, [g.groupKey]: e.currentTarget.value })} size="xs" />
+                  <TextInput
+                    aria-label={t`Name`}
+                    value={names[g.groupKey] ?? ''}
+                    onChange={(e) => setNames({ ...names, [g.groupKey]: e.currentTarget.value })}
+                    size="xs"
+                  />
                 </Table.Td>
                 <Table.Td w={90}>
                   <Group gap={4} wrap="nowrap">
@@ -109,7 +103,7 @@ function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void })
                       variant="subtle"
                       aria-label={t`Save`}
                       disabled={!names[g.groupKey]?.trim() || names[g.groupKey] === g.name}
-                      onClick={() => api.patch(`/v1/groups/${g.groupKey}`, { name: names[g.groupKey]!.trim(), version: g.version }).then(changed, () => undefined)}
+                      onClick={() => rename.mutate(g)}
                     >
                       <IconCheck size={16} />
                     </ActionIcon>
@@ -127,34 +121,33 @@ function Groups({ kind, onChanged }: { kind: GroupKind; onChanged: () => void })
   );
 }
 
-function Departments({ onChanged }: { onChanged: () => void }) {
+function Departments() {
   const { t } = useLingui();
-  const [tree, setTree] = useState<Department[]>([]);
+  const flat = flattenDepartments(useDepartments().data ?? []);
   const [name, setName] = useState('');
   const [parentKey, setParentKey] = useState<string | null>(null);
-  const reload = useCallback(() => loadDepartments().then(setTree, () => undefined), []);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  const flat = flattenDepartments(tree);
-  const changed = () => {
-    void reload();
-    onChanged();
-  };
+  const add = useWrite(() => api.post('/v1/departments', { name: name.trim(), ...(parentKey ? { parentKey } : {}) }), {
+    touches: DEPARTMENTS,
+    onSuccess: () => setName(''),
+  });
+  const remove = useWrite(
+    (department: { departmentKey: string; version: number }) =>
+      api.del(`/v1/departments/${department.departmentKey}`, { query: { version: department.version } }),
+    { touches: DEPARTMENTS },
+  );
   return (
     <Stack>
       <Group align="flex-end">
         <TextInput label={t`New department`} value={name} onChange={(e) => setName(e.currentTarget.value)} style={{ flex: 1 }} />
-        <Select label={t`Under`} clearable data={flat.map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }))} value={parentKey} onChange={setParentKey} w={180} />
-        <Button
-          disabled={!name.trim()}
-          onClick={() =>
-            api.post('/v1/departments', { name: name.trim(), ...(parentKey ? { parentKey } : {}) }).then(() => {
-              setName('');
-              changed();
-            }, () => undefined)
-          }
-        >
+        <Select
+          label={t`Under`}
+          clearable
+          data={flat.map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }))}
+          value={parentKey}
+          onChange={setParentKey}
+          w={180}
+        />
+        <Button disabled={!name.trim()} onClick={() => add.mutate()}>
           <Trans>Add</Trans>
         </Button>
       </Group>
@@ -169,12 +162,7 @@ function Departments({ onChanged }: { onChanged: () => void }) {
               <Table.Tr key={department.departmentKey}>
                 <Table.Td pl={12 + depth * 20}>{department.name}</Table.Td>
                 <Table.Td w={50}>
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={t`Delete`}
-                    onClick={() => api.del(`/v1/departments/${department.departmentKey}`, { query: { version: department.version } }).then(changed, () => undefined)}
-                  >
+                  <ActionIcon variant="subtle" color="red" aria-label={t`Delete`} onClick={() => remove.mutate(department)}>
                     <IconTrash size={16} />
                   </ActionIcon>
                 </Table.Td>

@@ -5,6 +5,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
 import { formatNumber } from '../../app/format.ts';
 import { storedLocale } from '../../app/locales.ts';
+import { showFailure, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { UploadError } from '../../app/upload.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
@@ -33,7 +34,23 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
   const template = `/file/Personnel_import_template_${storedLocale().startsWith('zh') ? 'ZH' : 'EN'}.xlsx`;
   const number = (n: number) => formatNumber(n);
 
-  const send = async (file: File | null) => {
+  // The people lists show the imported people when next shown. Leaving the screen stops the reading, not the import.
+  const importing = useWrite((file: File) => runImport(kind, step === 'info' ? 'info' : 'avatars', file, setProgress, () => left.current), {
+    touches: ['people'],
+    onSuccess: (job) => {
+      if (!job) return;
+      if (job.state === 'failed') setError(job.error ?? t`The import stopped; please try again`);
+      else if (step === 'info') setWorkbook(job.report as WorkbookReport);
+      else setPhotos(job.report as PhotoReport);
+    },
+    onError: (e) => {
+      if (e instanceof RequestError) setError(e.issues[0]?.message ?? e.message);
+      else if (e instanceof UploadError) setError(t`The file could not be uploaded; please try again`);
+      else showFailure(e);
+    },
+  });
+
+  const send = (file: File | null) => {
     if (!file) return;
     setError(null);
     setWorkbook(null);
@@ -46,19 +63,7 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
       if (file.size > ZIP_MAX) return setError(t`The archive must be at most 1 GB`);
     }
     setProgress({ phase: 'uploading', percent: 0 });
-    try {
-      const job = await runImport(kind, step === 'info' ? 'info' : 'avatars', file, setProgress, () => left.current);
-      if (!job) return;
-      if (job.state === 'failed') setError(job.error ?? t`The import stopped; please try again`);
-      else if (step === 'info') setWorkbook(job.report as WorkbookReport);
-      else setPhotos(job.report as PhotoReport);
-    } catch (e) {
-      if (e instanceof RequestError) setError(e.issues[0]?.message ?? e.message);
-      else if (e instanceof UploadError) setError(t`The file could not be uploaded; please try again`);
-      else throw e;
-    } finally {
-      if (!left.current) setProgress(null);
-    }
+    importing.mutate(file, { onSettled: () => !left.current && setProgress(null) });
   };
 
   const statusBadge = (status: string) => {
@@ -90,11 +95,14 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
             </Text>
           ) : (
             <Text size="sm" c="dimmed">
-              <Trans>Upload a .zip with a folder named photo; name each photo after the personnel ID (for example photo/E0001.jpg), at most 500 KB each. Other files are skipped.</Trans>
+              <Trans>
+                Upload a .zip with a folder named photo; name each photo after the personnel ID (for example photo/E0001.jpg), at most 500 KB each. Other files
+                are skipped.
+              </Trans>
             </Text>
           )}
           <Group>
-            <FileButton onChange={(f) => void send(f)} accept={step === 'info' ? '.xlsx' : '.zip'}>
+            <FileButton onChange={send} accept={step === 'info' ? '.xlsx' : '.zip'}>
               {(props) => (
                 <Button {...props} leftSection={<IconUpload size={16} />} loading={!!progress} data-testid="import-file">
                   {step === 'info' ? <Trans>Upload workbook</Trans> : <Trans>Upload photos</Trans>}

@@ -1,29 +1,18 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconDownload, IconPlus, IconSearch, IconUpload, IconUsersGroup } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useNavigate } from 'react-router-dom';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
-import {
-  basePath,
-  flattenDepartments,
-  keyOf,
-  loadDepartments,
-  loadGroups,
-  screens,
-  type Department,
-  type Group as PersonGroup,
-  type Kind,
-  type Page,
-  type Person,
-} from './api.ts';
+import { useListFilters } from '../../components/useListFilters.ts';
+import { confirmAction } from '../confirm.tsx';
+import { basePath, flattenDepartments, keyOf, screens, useDepartments, useGroups, type Kind, type Page, type Person } from './api.ts';
 import { EraseDialog } from './EraseDialog.tsx';
 import { GroupManager } from './GroupManager.tsx';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
@@ -45,22 +34,15 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const { t } = useLingui();
   const navigate = useNavigate();
   const paths = screens(kind);
-  const [groups, setGroups] = useState<PersonGroup[]>([]);
-  const [departments, setDepartments] = useState<Department[]>([]);
-  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
-  const [draft, setDraft] = useState<Filters>(filters);
+  const groups = useGroups(kind).data ?? [];
+  const departments = useDepartments(kind === 'employee').data ?? [];
+  const filterState = useListFilters(() => NO_FILTERS, { applied: useUrlFilters<Filters>(NO_FILTERS) });
+  const { draft, filters } = filterState;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [erasing, setErasing] = useState<Person | null>(null);
   /** The export dialog is open: it starts a background export of the filtered list and follows it. */
   const [exporting, setExporting] = useState(false);
-
-  const refreshReferences = useCallback(() => {
-    loadGroups(kind).then(setGroups, () => undefined);
-    if (kind === 'employee') loadDepartments().then(setDepartments, () => undefined);
-  }, [kind]);
-  useEffect(refreshReferences, [refreshReferences]);
 
   const query = {
     keyword: filters.keyword || undefined,
@@ -74,41 +56,34 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
   const shown = items.map(keyOf).join();
   useEffect(() => setSelected(new Set()), [shown]);
 
-  const search = () => setFilters(draft) || void list.refetch();
+  const search = () => filterState.search(list.refetch);
   const groupName = (key: string) => groups.find((g) => g.groupKey === key)?.name ?? '';
 
-  /** Runs one request per person, then reloads; stops on the first refusal. */
-  const batch = async (people: Person[], work: (person: Person) => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
+  /**
+   * One request per person, stopping at the first refusal. The lists are read again either way:
+   * those before the refusal have changed, and a new photo or name goes to the devices.
+   */
+  const batch = useWrite(
+    async ({ people, work }: { people: Person[]; work: (person: Person) => Promise<unknown>; done: string }) => {
       for (const person of people) await work(person);
-      notifySuccess(done);
-    } catch {
-      // The request client has shown why.
-    } finally {
-      setBusy(false);
-      void invalidate('people', 'authorities');
-    }
-  };
+    },
+    { touches: ['people', 'authorities'], refreshOnFailure: true, success: (_, { done }) => done },
+  );
+  const busy = batch.isPending;
 
   const confirm = (title: string, text: string, label: string, onConfirm: () => void) =>
-    modals.openConfirmModal({
-      title,
-      children: <Text size="sm">{text}</Text>,
-      labels: { confirm: label, cancel: t`Cancel` },
-      confirmProps: { color: 'red' },
-      onConfirm,
-    });
+    confirmAction({ title, text, confirm: label, color: 'red', onConfirm });
 
   const remove = (people: Person[]) =>
     confirm(
       t`Delete`,
       plural(people.length, {
         one: 'Delete # person? Their photo and face go with them; their pass records stay until the retention period ends. Erase the person to remove those too.',
-        other: 'Delete # people? Their photos and faces go with them; their pass records stay until the retention period ends. Erase each person to remove those too.',
+        other:
+          'Delete # people? Their photos and faces go with them; their pass records stay until the retention period ends. Erase each person to remove those too.',
       }),
       t`Delete`,
-      () => void batch(people, (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), t`Deleted`),
+      () => batch.mutate({ people, work: (p) => api.del(`${basePath(kind)}/${keyOf(p)}`, { query: { version: p.version } }), done: t`Deleted` }),
     );
   const setState = (people: Person[], action: 'resign' | 'entry') =>
     confirm(
@@ -117,7 +92,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
         ? plural(people.length, { one: 'Mark # employee as resigned?', other: 'Mark # employees as resigned?' })
         : plural(people.length, { one: 'Bring # employee back?', other: 'Bring # employees back?' }),
       t`Confirm`,
-      () => void batch(people, (p) => api.post(`${basePath(kind)}/${keyOf(p)}/${action}`, { version: p.version }), t`Operation succeeded`),
+      () => batch.mutate({ people, work: (p) => api.post(`${basePath(kind)}/${keyOf(p)}/${action}`, { version: p.version }), done: t`Operation succeeded` }),
     );
   const chosen = () => items.filter((p) => selected.has(keyOf(p)));
 
@@ -171,7 +146,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
 
   return (
     <ScreenPage>
-      {erasing && <EraseDialog kind={kind} person={erasing} onClose={() => setErasing(null)} onErased={() => void invalidate('people', 'authorities')} />}
+      {erasing && <EraseDialog kind={kind} person={erasing} onClose={() => setErasing(null)} />}
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
@@ -179,19 +154,19 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
               <KeywordInput
                 hint={t`Name, personnel ID, phone or IC card`}
                 value={draft.keyword}
-                onChange={(keyword) => setDraft({ ...draft, keyword })}
+                onChange={(keyword) => filterState.change({ keyword })}
                 onSearch={search}
                 wide
                 testId="people-keyword"
               />
-              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => setDraft({ ...draft, groupKey })} />
+              <GroupFilter groups={groups} value={draft.groupKey} onChange={(groupKey) => filterState.change({ groupKey })} />
               {kind === 'employee' && (
                 <Select
                   label={t`Department`}
                   clearable
                   data={departmentOptions}
                   value={draft.departmentKey || null}
-                  onChange={(v) => setDraft({ ...draft, departmentKey: v ?? '' })}
+                  onChange={(v) => filterState.change({ departmentKey: v ?? '' })}
                   w={180}
                 />
               )}
@@ -258,7 +233,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
           />
         </Stack>
       </Paper>
-      <GroupManager kind={kind} opened={groupsOpen} onClose={() => setGroupsOpen(false)} onChanged={refreshReferences} />
+      <GroupManager kind={kind} opened={groupsOpen} onClose={() => setGroupsOpen(false)} />
       <ExportDialog
         path={basePath(kind)}
         title={kind === 'employee' ? t`Export employees` : t`Export visitors`}

@@ -1,20 +1,49 @@
-import { useEffect, useState } from 'react';
-import { Avatar, Button, FileButton, Grid, Group, Input, Loader, Paper, Progress, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
+import {
+  Avatar,
+  Button,
+  FileButton,
+  Grid,
+  Group,
+  Input,
+  Loader,
+  Paper,
+  Progress,
+  SegmentedControl,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate, useParams } from 'react-router-dom';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
-import { invalidate } from '../../app/queries.ts';
+import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { getAuthorities } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { basePath, flattenDepartments, keyOf, loadDepartments, loadGroups, screens, uploadPhoto, type Department, type Group as PersonGroup, type Kind, type Person } from './api.ts';
-import { checkPhoto, photoContentType, type PhotoProblem } from './photoCheck.ts';
+import {
+  basePath,
+  flattenDepartments,
+  keyOf,
+  screens,
+  uploadPhoto,
+  useDepartments,
+  useGroups,
+  type Group as PersonGroup,
+  type Kind,
+  type Person,
+} from './api.ts';
+import { checkPhoto, photoContentType, type PhotoContentType, type PhotoProblem } from './photoCheck.ts';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { EraseDialog } from './EraseDialog.tsx';
+import { NewGroupField } from './NewGroupField.tsx';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The last entry of the Group dropdown: not a group, it opens the inline "new group" field. */
@@ -60,9 +89,10 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   const navigate = useNavigate();
   const params = useParams();
   const key = params.employeeKey ?? params.visitorKey;
-  const [person, setPerson] = useState<Person | null>(null);
-  const [groups, setGroups] = useState<PersonGroup[]>([]);
-  const [departments, setDepartments] = useState<Department[]>([]);
+  const read = useItem<Person>({ resource: 'people', path: `${basePath(kind)}/${key}`, enabled: !!key });
+  const person = read.item;
+  const groups = useGroups(kind).data ?? [];
+  const departments = useDepartments(kind === 'employee').data ?? [];
   // The attendance group is chosen here by those who see attendance; the group screens move staff too.
   const seesAttendance = getAuthorities().some((code) => code === 'pass:attendance-settings' || code === 'pass:attendance-statistics');
   const attendanceGroups = useQuery({
@@ -74,10 +104,8 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   const [photoError, setPhotoError] = useState<string | null>(null);
   /** The photo on its way to storage, in percent. */
   const [upload, setUpload] = useState<{ percent: number } | null>(null);
-  const [saving, setSaving] = useState(false);
   const [erasing, setErasing] = useState(false);
   const [erased, setErased] = useState(false);
-  const [missing, setMissing] = useState(false);
 
   const form = useForm<Values>({
     mode: 'controlled',
@@ -95,43 +123,35 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
   const groupInput = form.getInputProps('groupKey');
   const [creatingGroup, newGroup] = useDisclosure(false);
   const groupCreated = (group: PersonGroup) => {
-    setGroups((list) => [...list.filter((g) => g.groupKey !== group.groupKey), group]);
     form.setFieldValue('groupKey', group.groupKey);
     newGroup.close();
   };
 
+  // The person read fills the form, and so does each later reading while nothing is being edited.
+  const editing = useRef(false);
+  editing.current = form.isDirty();
   useEffect(() => {
-    loadGroups(kind).then(setGroups, () => undefined);
-    if (kind === 'employee') loadDepartments().then(setDepartments, () => undefined);
-  }, [kind]);
-
-  useEffect(() => {
-    if (!key) return;
-    api.get<Person>(`${basePath(kind)}/${key}`, { silent: true }).then(
-      (p) => {
-        setPerson(p);
-        setPreview(p.avatarUrl);
-        form.setValues({
-          personId: p.personId,
-          name: p.name,
-          role: p.role,
-          gender: p.gender,
-          groupKey: p.groupKey,
-          departmentKey: p.departmentKey ?? null,
-          attendanceGroupKey: p.attendanceGroupKey ?? null,
-          phone: p.phone ?? '',
-          email: p.email ?? '',
-          icCard: p.icCard ?? '',
-          remark: p.remark ?? '',
-          avatar: p.avatar,
-          needsAttendance: p.needsAttendance ?? false,
-          remoteDoorOpen: p.remoteDoorOpen ?? false,
-        });
-        form.resetDirty();
-      },
-      () => setMissing(true),
-    );
-  }, [key, kind]); // The form object is stable; it is filled once per loaded person.
+    const p = person;
+    if (!p || editing.current) return;
+    setPreview(p.avatarUrl);
+    form.setValues({
+      personId: p.personId,
+      name: p.name,
+      role: p.role,
+      gender: p.gender,
+      groupKey: p.groupKey,
+      departmentKey: p.departmentKey ?? null,
+      attendanceGroupKey: p.attendanceGroupKey ?? null,
+      phone: p.phone ?? '',
+      email: p.email ?? '',
+      icCard: p.icCard ?? '',
+      remark: p.remark ?? '',
+      avatar: p.avatar,
+      needsAttendance: p.needsAttendance ?? false,
+      remoteDoorOpen: p.remoteDoorOpen ?? false,
+    });
+    form.resetDirty();
+  }, [person]); // The form object is stable.
 
   const photoMessages: Record<PhotoProblem, string> = {
     type: t`Choose a JPG or PNG image`,
@@ -141,6 +161,17 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
     unreadable: t`This image cannot be read`,
   };
 
+  // The photo goes to storage with its progress; the saved person takes it only when saved.
+  const uploading = useWrite(
+    ({ file, contentType }: { file: File; contentType: PhotoContentType }) => uploadPhoto(file, contentType, (percent) => setUpload({ percent })),
+    {
+      onSuccess: (uploaded) => {
+        form.setFieldValue('avatar', uploaded.fileKey);
+        setPreview(uploaded.url);
+      },
+      onError: (error) => setPhotoError(error instanceof RequestError ? (error.issues[0]?.message ?? error.message) : t`The photo could not be uploaded`),
+    },
+  );
   const choosePhoto = async (file: File | null) => {
     if (!file) return;
     setPhotoError(null);
@@ -152,18 +183,35 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
     const contentType = await photoContentType(file);
     if (!contentType) return setPhotoError(photoMessages.type);
     setUpload({ percent: 0 });
-    try {
-      const uploaded = await uploadPhoto(file, contentType, (percent) => setUpload({ percent }));
-      form.setFieldValue('avatar', uploaded.fileKey);
-      setPreview(uploaded.url);
-    } catch (error) {
-      setPhotoError(error instanceof RequestError ? (error.issues[0]?.message ?? error.message) : t`The photo could not be uploaded`);
-    } finally {
-      setUpload(null);
-    }
+    uploading.mutate({ file, contentType }, { onSettled: () => setUpload(null) });
   };
 
-  const submit = form.onSubmit(async (values) => {
+  // The problems the server names go to their fields; anything else to the toast.
+  const refused = (error: unknown) => {
+    if (error instanceof RequestError && error.issues.length) for (const issue of error.issues) form.setFieldError(issue.path, issue.message);
+    else showFailure(error);
+  };
+  // A new photo or name goes to the devices: the lists and the sync panel follow.
+  const update = useWrite(
+    (body: Record<string, unknown>) => api.patch<Person>(`${basePath(kind)}/${keyOf(person!)}`, { ...body, version: person!.version }, { silent: true }),
+    {
+      touches: ['people', 'authorities'],
+      onSuccess: (saved) => {
+        form.resetDirty();
+        read.put(saved);
+      },
+      success: t`Saved`,
+      onError: refused,
+    },
+  );
+  const create = useWrite((body: Record<string, unknown>) => api.post<Person>(basePath(kind), body, { silent: true }), {
+    touches: ['people'],
+    success: t`Added`,
+    onSuccess: () => navigate(screens(kind).list),
+    onError: refused,
+  });
+
+  const submit = form.onSubmit((values) => {
     const body: Record<string, unknown> = {
       personId: values.personId.trim(),
       name: values.name.trim(),
@@ -176,36 +224,15 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
       remark: values.remark.trim(),
     };
     if (values.avatar) body.avatar = values.avatar;
-    if (kind === 'employee') Object.assign(body, { departmentKey: values.departmentKey ?? '', needsAttendance: values.needsAttendance, remoteDoorOpen: values.remoteDoorOpen });
+    if (kind === 'employee')
+      Object.assign(body, { departmentKey: values.departmentKey ?? '', needsAttendance: values.needsAttendance, remoteDoorOpen: values.remoteDoorOpen });
     if (kind === 'employee' && seesAttendance) body.attendanceGroupKey = values.attendanceGroupKey ?? '';
-    setSaving(true);
-    try {
-      if (person) {
-        const saved = await api.patch<Person>(`${basePath(kind)}/${keyOf(person)}`, { ...body, version: person.version }, { silent: true });
-        setPerson(saved);
-        form.resetDirty();
-        notifySuccess(t`Saved`);
-        // A new photo or name goes to the devices: the lists and the sync panel follow.
-        void invalidate('people', 'authorities');
-      } else {
-        for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey', 'attendanceGroupKey'] as const) if (!body[name]) delete body[name];
-        await api.post<Person>(basePath(kind), body, { silent: true });
-        notifySuccess(t`Added`);
-        void invalidate('people');
-        navigate(screens(kind).list);
-      }
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) {
-        for (const issue of error.issues) form.setFieldError(issue.path, issue.message);
-      } else if (error instanceof RequestError) {
-        toast(error.message);
-      }
-    } finally {
-      setSaving(false);
-    }
+    if (person) return update.mutate(body);
+    for (const name of ['phone', 'email', 'icCard', 'remark', 'departmentKey', 'attendanceGroupKey'] as const) if (!body[name]) delete body[name];
+    create.mutate(body);
   });
 
-  if (missing) {
+  if (read.isError && !person) {
     return (
       <ScreenPage>
         <Paper withBorder p="xl" radius="md">
@@ -235,10 +262,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
             // Once erased, the person is gone: back to the list.
             if (erased) navigate(screens(kind).list);
           }}
-          onErased={() => {
-            setErased(true);
-            void invalidate('people', 'authorities');
-          }}
+          onErased={() => setErased(true)}
         />
       )}
       <Paper withBorder p="lg" radius="md">
@@ -321,7 +345,10 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                     <Select
                       label={t`Department`}
                       clearable
-                      data={flattenDepartments(departments).map(({ department, depth }) => ({ value: department.departmentKey, label: `${'— '.repeat(depth)}${department.name}` }))}
+                      data={flattenDepartments(departments).map(({ department, depth }) => ({
+                        value: department.departmentKey,
+                        label: `${'— '.repeat(depth)}${department.name}`,
+                      }))}
                       {...form.getInputProps('departmentKey')}
                     />
                   </Grid.Col>
@@ -373,7 +400,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 <Button variant="default" onClick={() => navigate(screens(kind).list)}>
                   <Trans>Back</Trans>
                 </Button>
-                <Button type="submit" loading={saving} disabled={!!upload}>
+                <Button type="submit" loading={update.isPending || create.isPending} disabled={!!upload}>
                   <Trans>Save</Trans>
                 </Button>
               </Group>
@@ -383,67 +410,5 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
       </Paper>
       {person && <SyncStatePanel personKey={keyOf(person)} />}
     </ScreenPage>
-  );
-}
-
-/**
- * A group made in place, without leaving the form: its name, then POST /v1/groups of this kind;
- * the new group is chosen. A refusal (a name already taken answers 409 naming it) shows on the name.
- */
-function NewGroupField({ kind, onCreated, onCancel }: { kind: Kind; onCreated: (group: PersonGroup) => void; onCancel: () => void }) {
-  const { t } = useLingui();
-  const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const create = async () => {
-    if (!name.trim()) return setError(t`Enter the group name`);
-    setBusy(true);
-    setError(null);
-    try {
-      const group = await api.post<PersonGroup>('/v1/groups', { name: name.trim(), type: kind }, { silent: true });
-      notifySuccess(t`Added`);
-      onCreated(group);
-    } catch (failure) {
-      if (failure instanceof RequestError) setError(failure.issues.find((issue) => issue.path === 'name')?.message ?? failure.message);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <Paper withBorder radius="sm" p="xs" mt="xs" data-testid="new-group">
-      <Stack gap="xs">
-        <TextInput
-          aria-label={t`New group name`}
-          placeholder={t`New group name`}
-          size="xs"
-          autoFocus
-          maxLength={64}
-          value={name}
-          onChange={(e) => {
-            setName(e.currentTarget.value);
-            setError(null);
-          }}
-          onKeyDown={(e) => {
-            // Enter creates the group, not the person; Escape leaves the field.
-            if (e.key === 'Enter') {
-              e.preventDefault();
-              void create();
-            } else if (e.key === 'Escape') onCancel();
-          }}
-          error={error}
-          data-testid="inline-group-name"
-        />
-        <Group justify="flex-end" gap="xs">
-          <Button size="xs" variant="default" onClick={onCancel}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button size="xs" loading={busy} onClick={() => void create()}>
-            <Trans>Create</Trans>
-          </Button>
-        </Group>
-      </Stack>
-    </Paper>
   );
 }

@@ -5,13 +5,13 @@ import { useQuery } from '@tanstack/react-query';
 import { IconPlus } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { QUESTIONNAIRE_LIMITS, QUESTIONNAIRE_MODES } from '@passcloud/functions/contract/questionnaires';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api, toast } from '../../app/api.ts';
 import { formatNumber } from '../../app/format.ts';
 import { pickDevices, pickGroups } from '../../app/pickers.ts';
-import { invalidate } from '../../app/queries.ts';
+import { showFailure, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
-import { confirmDiscard } from '../settings/AccountCreatePage.tsx';
+import { confirmDiscard } from '../confirm.tsx';
 import { QUESTIONNAIRES_PATH, RESOURCE, questionnairePath, useQuestionnaireLabels, type QuestionnaireItem } from './api.ts';
 import { QuestionEditor } from './QuestionEditor.tsx';
 import { bodyOf, issueField, questionEdits, valuesOf, type Values } from './questionnaireValues.ts';
@@ -55,7 +55,6 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
   const { t } = useLingui();
   const labels = useQuestionnaireLabels();
   const [item, setItem] = useState(initial);
-  const [saving, setSaving] = useState(false);
   const [stale, setStale] = useState(false);
   const devices = useQuery({ queryKey: ['pickers', 'devices'], queryFn: () => pickDevices(Infinity, { silent: true, quiet: true }) });
   const groups = useQuery({ queryKey: ['pickers', 'groups', 'device'], queryFn: () => pickGroups('device', { silent: true, quiet: true }) });
@@ -95,7 +94,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
     return ok;
   };
 
-  const close = () => confirmDiscard(form.isDirty(), onDone, { discard: t`Discard changes`, text: t`Close this survey without saving?`, cancel: t`Cancel` });
+  const close = () => confirmDiscard(form.isDirty(), onDone, t`Close this survey without saving?`);
   closeRef.current = close;
 
   // A drawer full of questions scrolls: the first field in error comes into view.
@@ -119,39 +118,43 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
     }
   };
 
-  const submit = form.onSubmit(async (values) => {
-    if (!validateOptions(values)) {
-      showFirstError();
-      return;
-    }
-    setSaving(true);
-    try {
+  const saving = useWrite(
+    (values: Values) => {
       const body = bodyOf(values);
-      if (item) await api.patch(questionnairePath(item.questionnaireKey), { ...body, version: item.version }, { silent: true });
-      else await api.post(QUESTIONNAIRES_PATH, body, { silent: true });
-      notifySuccess(item ? t`Survey saved` : t`Survey created`);
-      await invalidate(RESOURCE);
-      form.resetDirty();
-      onDone();
-    } catch (error) {
-      if (!(error instanceof RequestError)) throw error;
-      const issues: Record<string, string> = {};
-      const elsewhere: string[] = [];
-      const locales = translationLocales(values.translations);
-      for (const issue of error.issues) {
-        const field = issueField(issue.path, locales);
-        if (field) issues[field] ??= issue.message;
-        else elsewhere.push(issue.message);
-      }
-      if (error.status === 409 && !error.issues.length && item) setStale(true);
-      else {
-        form.setErrors(issues);
-        if (Object.keys(issues).length) showFirstError();
-        else toast(elsewhere[0] ?? error.message);
-      }
-    } finally {
-      setSaving(false);
-    }
+      return item
+        ? api.patch(questionnairePath(item.questionnaireKey), { ...body, version: item.version }, { silent: true })
+        : api.post(QUESTIONNAIRES_PATH, body, { silent: true });
+    },
+    {
+      touches: [RESOURCE],
+      success: item ? t`Survey saved` : t`Survey created`,
+      onSuccess: () => {
+        form.resetDirty();
+        onDone();
+      },
+      // A stale version shows the notice; the problems the server names go to their fields, else the first one to the toast.
+      onError: (error, values) => {
+        if (!(error instanceof RequestError)) return showFailure(error);
+        const issues: Record<string, string> = {};
+        const elsewhere: string[] = [];
+        const locales = translationLocales(values.translations);
+        for (const issue of error.issues) {
+          const field = issueField(issue.path, locales);
+          if (field) issues[field] ??= issue.message;
+          else elsewhere.push(issue.message);
+        }
+        if (error.status === 409 && !error.issues.length && item) setStale(true);
+        else {
+          form.setErrors(issues);
+          if (Object.keys(issues).length) showFirstError();
+          else toast(elsewhere[0] ?? error.message);
+        }
+      },
+    },
+  );
+  const submit = form.onSubmit((values) => {
+    if (validateOptions(values)) saving.mutate(values);
+    else showFirstError();
   }, showFirstError);
 
   const edit = questionEdits(form);
@@ -300,7 +303,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
           <Button variant="default" onClick={close} data-testid="questionnaire-cancel">
             <Trans>Cancel</Trans>
           </Button>
-          <Button type="submit" loading={saving} disabled={stale} data-testid="questionnaire-submit">
+          <Button type="submit" loading={saving.isPending} disabled={stale} data-testid="questionnaire-submit">
             {item ? <Trans>Save</Trans> : <Trans>Create</Trans>}
           </Button>
         </Group>

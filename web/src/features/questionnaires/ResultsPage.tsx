@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
 import { useThrottledCallback } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconDownload, IconSearch, IconSettings } from '@tabler/icons-react';
+import { IconSettings } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link, useSearchParams } from 'react-router-dom';
@@ -10,14 +10,15 @@ import { QUESTIONNAIRE_RESULTS, type QuestionnaireResult } from '@passcloud/func
 import { formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
 import { useLive } from '../../app/live/channel.ts';
 import { useList } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, openingRow, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
 import { today } from '../passage/records/alerts.ts';
-import { loadDeviceOptions, type DeviceOption } from '../passage/records/api.ts';
-import { DayRangeInput } from '../passage/records/DayRangeInput.tsx';
+import { useDeviceOptions } from '../passage/records/api.ts';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
-import { rangeAllowed } from '../passage/records/filters.ts';
+import { rangeAllowed, rangeQuery } from '../passage/records/filters.ts';
+import { EmptyRecords, RecordFilterBar } from '../passage/records/RecordFilterBar.tsx';
 import { ResultBadge, StateBadge, personText } from './parts.tsx';
 import { ResultDetail } from './ResultDetail.tsx';
 import {
@@ -42,11 +43,11 @@ interface Filters {
 }
 const initial = (): Filters => ({ range: [today(), today()], result: null, deviceKey: null });
 
-function queryOf(filters: Filters): Record<string, string | undefined> {
-  const [first, second] = filters.range;
-  const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
-  return { from, to, result: filters.result ?? undefined, deviceKey: filters.deviceKey ?? undefined };
-}
+const queryOf = (filters: Filters): Record<string, string | undefined> => ({
+  ...rangeQuery(filters.range),
+  result: filters.result ?? undefined,
+  deviceKey: filters.deviceKey ?? undefined,
+});
 
 /**
  * Survey results: one survey at a time (kept in the URL as `?questionnaire=`), its answers newest
@@ -59,10 +60,8 @@ export function QuestionnaireResultsPage() {
   const [params, setParams] = useSearchParams();
   const chosen = params.get('questionnaire');
   const surveys = useQuery({ queryKey: [RESOURCE, 'all'], queryFn: allQuestionnaires });
-  const [draft, setDraft] = useState<Filters>(initial);
-  const [filters, setFilters] = useState<Filters>(draft);
-  const [rangeError, setRangeError] = useState(false);
-  const [devices, setDevices] = useState<DeviceOption[]>([]);
+  const filterState = useListFilters(initial, { check: (draft) => rangeAllowed(draft.range) });
+  const { draft, filters } = filterState;
   const [open, setOpen] = useState<QuestionnaireResultItem | null>(null);
   const [exporting, setExporting] = useState(false);
 
@@ -84,11 +83,6 @@ export function QuestionnaireResultsPage() {
   const survey: QuestionnaireItem | undefined = items?.find((s) => s.questionnaireKey === chosen);
   const gone = !!chosen && !!items && !survey;
 
-  useEffect(() => {
-    // The terminal list needs its own right; without it the device filter offers the devices of the results read.
-    loadDeviceOptions().then(setDevices, () => undefined);
-  }, []);
-
   const query = useMemo(() => queryOf(filters), [filters]);
   const path = resultsPath(chosen ?? '');
   const list = useList<QuestionnaireResultItem, QuestionnaireResultPage>({
@@ -104,28 +98,7 @@ export function QuestionnaireResultsPage() {
   const refetch = useThrottledCallback(() => void list.refetch(), 1000);
   useLive('questionnaires', (results) => results.some((r) => r.questionnaireKey === chosen) && refetch(), { enabled: !!survey && list.cursors.length === 1 });
 
-  const search = () => {
-    if (!rangeAllowed(draft.range)) {
-      setRangeError(true);
-      return;
-    }
-    if (JSON.stringify(draft) === JSON.stringify(filters)) void list.refetch();
-    else setFilters(draft);
-  };
-  const reset = () => {
-    const fresh = initial();
-    setRangeError(false);
-    setDraft(fresh);
-    setFilters(fresh);
-  };
-
-  // Devices the terminal list does not offer still come from the results.
-  const deviceOptions = useMemo(() => {
-    const known = new Map(devices.map((d) => [d.value, d]));
-    for (const result of page?.items ?? [])
-      if (!known.has(result.deviceKey)) known.set(result.deviceKey, { value: result.deviceKey, label: result.deviceName });
-    return [...known.values()];
-  }, [devices, page]);
+  const deviceOptions = useDeviceOptions(page?.items);
 
   const columns: Column<QuestionnaireResultItem>[] = [
     {
@@ -215,23 +188,21 @@ export function QuestionnaireResultsPage() {
   } else {
     body = (
       <Stack gap="md">
-        <Group align="flex-end" gap="sm" wrap="wrap">
-          <DayRangeInput
-            value={draft.range}
-            onChange={(range) => {
-              setRangeError(false);
-              setDraft({ ...draft, range });
-            }}
-            tooLong={rangeError}
-            testId="result-range"
-          />
+        <RecordFilterBar
+          name="result"
+          filters={filterState}
+          list={list}
+          onExport={() => setExporting(true)}
+          canSearch={!!survey}
+          canExport={!!survey && !!page && list.items.length > 0}
+        >
           <Select
             label={t`Result`}
             placeholder={t`Any result`}
             data={QUESTIONNAIRE_RESULTS.map((value) => ({ value, label: labels.result[value] }))}
             clearable
             value={draft.result}
-            onChange={(result) => setDraft({ ...draft, result: result as QuestionnaireResult | null })}
+            onChange={(result) => filterState.change({ result: result as QuestionnaireResult | null })}
             w={150}
             data-testid="result-filter"
           />
@@ -243,28 +214,11 @@ export function QuestionnaireResultsPage() {
             clearable
             nothingFoundMessage={t`No such device`}
             value={draft.deviceKey}
-            onChange={(deviceKey) => setDraft({ ...draft, deviceKey })}
+            onChange={(deviceKey) => filterState.change({ deviceKey })}
             w={200}
             data-testid="result-device"
           />
-          <Group gap="xs" wrap="nowrap">
-            <Button leftSection={<IconSearch size={16} />} onClick={search} disabled={!survey} data-testid="result-search">
-              <Trans>Search</Trans>
-            </Button>
-            <Button variant="default" onClick={reset} data-testid="result-reset">
-              <Trans>Reset</Trans>
-            </Button>
-            <Button
-              variant="default"
-              leftSection={<IconDownload size={16} />}
-              onClick={() => setExporting(true)}
-              disabled={!survey || !page || list.items.length === 0}
-              data-testid="result-export-button"
-            >
-              <Trans>Export</Trans>
-            </Button>
-          </Group>
-        </Group>
+        </RecordFilterBar>
         {gone ? (
           <Alert color="orange" variant="light" data-testid="questionnaire-gone">
             <Trans>This survey does not exist or was deleted. Choose another one.</Trans>
@@ -276,32 +230,17 @@ export function QuestionnaireResultsPage() {
             columns={columns}
             rowKey={(result) => result.resultKey}
             rowProps={(result) => ({
-              onClick: () => setOpen(result),
-              onKeyDown: (e) => {
-                if (e.key === 'Enter' || e.key === ' ') {
-                  e.preventDefault();
-                  setOpen(result);
-                }
-              },
-              tabIndex: 0,
-              style: { cursor: 'pointer' },
+              ...openingRow(() => setOpen(result)),
               'data-testid': 'result-row',
               'data-result': result.result,
               'data-key': result.resultKey,
             })}
             empty={
-              page?.nextCursor ? (
-                <>
-                  <Text c="dimmed">
-                    <Trans>Nothing matches among the answers read so far.</Trans>
-                  </Text>
-                  <Button variant="light" onClick={() => list.setCursors([...list.cursors, page.nextCursor!])}>
-                    <Trans>Search further</Trans>
-                  </Button>
-                </>
-              ) : (
-                <Text c="dimmed">{filters.result || filters.deviceKey ? t`No answers match these filters.` : t`No answers on these days.`}</Text>
-              )
+              <EmptyRecords
+                list={list}
+                text={<Trans>Nothing matches among the answers read so far.</Trans>}
+                otherwise={filters.result || filters.deviceKey ? t`No answers match these filters.` : t`No answers on these days.`}
+              />
             }
           />
         )}

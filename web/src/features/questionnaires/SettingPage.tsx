@@ -1,16 +1,16 @@
 import { useState } from 'react';
 import { Anchor, Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconChartBar, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { QUESTIONNAIRE_STATES } from '@passcloud/functions/contract/questionnaires';
-import { api, notifySuccess } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatDateTime, formatNumber } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { SearchBar, confirmDelete, useDeleteLabels } from '../attendance/parts.tsx';
+import { SearchBar, useConfirmDelete } from '../attendance/parts.tsx';
+import { confirmAction } from '../confirm.tsx';
 import { QuestionnaireDrawer } from './QuestionnaireForm.tsx';
 import { StateBadge } from './parts.tsx';
 import {
@@ -37,7 +37,6 @@ export function QuestionnaireSettingPage() {
   const [filters, setFilters] = useUrlFilters({ keyword: '', state: '' });
   const [draft, setDraft] = useState(filters.keyword);
   const [editing, setEditing] = useState<QuestionnaireItem | 'new' | null>(null);
-  const [switching, setSwitching] = useState<string | null>(null);
   const list = useList<QuestionnaireItem, QuestionnairePage>({
     resource: RESOURCE,
     path: QUESTIONNAIRES_PATH,
@@ -46,41 +45,39 @@ export function QuestionnaireSettingPage() {
   });
   const search = () => setFilters({ ...filters, keyword: draft.trim() }) || void list.refetch();
 
-  const deleteLabels = useDeleteLabels();
+  const confirmDelete = useConfirmDelete(RESOURCE);
   const remove = (item: QuestionnaireItem) => {
     const title = item.title;
     confirmDelete({
-      ...deleteLabels,
       title: t`Delete survey`,
       text: t`Delete the survey ${title}? Its results are deleted with it.`,
       path: questionnairePath(item.questionnaireKey),
       version: item.version,
       done: t`Survey deleted`,
-      list: RESOURCE,
     });
   };
 
-  // A refusal (no terminal in scope, too many open, changed meanwhile) shows the server's words in the toast.
-  const setState = async (item: QuestionnaireItem, to: 'open' | 'close') => {
-    setSwitching(item.questionnaireKey);
-    try {
-      await api.post(`${questionnairePath(item.questionnaireKey)}/${to}`, { version: item.version });
-      notifySuccess(to === 'open' ? t`Survey opened` : t`Survey closed`);
-    } catch {
-      // The request client has shown why.
-    } finally {
-      setSwitching(null);
-      await invalidate(RESOURCE);
-    }
-  };
+  // A refusal (no terminal in scope, too many open, changed meanwhile) shows the server's words in the toast; the list is read again either way.
+  const switchState = useWrite(
+    ({ item, to }: { item: QuestionnaireItem; to: 'open' | 'close' }) =>
+      api.post(`${questionnairePath(item.questionnaireKey)}/${to}`, { version: item.version }),
+    {
+      touches: [RESOURCE],
+      refreshOnFailure: true,
+      success: (_, { to }) => (to === 'open' ? t`Survey opened` : t`Survey closed`),
+    },
+  );
+  const switching = switchState.isPending ? switchState.variables.item.questionnaireKey : null;
+  const setState = (item: QuestionnaireItem, to: 'open' | 'close') => switchState.mutate({ item, to });
   const close = (item: QuestionnaireItem) => {
     const title = item.title;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Close survey`,
-      children: <Text size="sm">{t`Close the survey ${title}? The terminals stop showing it and its links stop working; its results stay.`}</Text>,
-      labels: { confirm: t`Close survey`, cancel: t`Cancel` },
-      confirmProps: { color: 'orange', 'data-testid': 'confirm-close' } as never,
-      onConfirm: () => void setState(item, 'close'),
+      text: t`Close the survey ${title}? The terminals stop showing it and its links stop working; its results stay.`,
+      confirm: t`Close survey`,
+      color: 'orange',
+      testId: 'close',
+      onConfirm: () => setState(item, 'close'),
     });
   };
 

@@ -1,16 +1,15 @@
-import { useState } from 'react';
 import { Alert, Button, Divider, Group, Paper, Radio, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
 import type { AuthCode } from '@passcloud/functions/contract/menu';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { encryptText } from '../../app/crypto.ts';
-import { RequestError } from '../../app/request.ts';
+import { useWrite } from '../../app/queries.ts';
 import { getAuthorities, getPublicKey } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { ACCOUNTS_PATH, fieldIssues, type Account } from './api.ts';
+import { confirmDiscard } from '../confirm.tsx';
+import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
 import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
 import { PasswordPair, passwordValidators } from './PasswordPair.tsx';
 
@@ -22,21 +21,6 @@ interface Values extends AccountValues {
 
 const FIELDS = ['username', 'nickname', 'email', 'phone', 'remark', 'authCodes', 'password'] as const;
 
-/** Asks before leaving a form whose changes were not saved. */
-export function confirmDiscard(dirty: boolean, leave: () => void, t: { discard: string; text: string; cancel: string }): void {
-  if (!dirty) {
-    leave();
-    return;
-  }
-  modals.openConfirmModal({
-    title: t.discard,
-    children: <Text size="sm">{t.text}</Text>,
-    labels: { confirm: t.discard, cancel: t.cancel },
-    confirmProps: { color: 'red', 'data-testid': 'confirm-discard' } as never,
-    onConfirm: leave,
-  });
-}
-
 /**
  * A new account: who it is, what it may see (the menu tree), and how it gets its first password:
  * typed here twice (sent encrypted with the session key; the account changes it at the first
@@ -45,7 +29,6 @@ export function confirmDiscard(dirty: boolean, leave: () => void, t: { discard: 
 export function AccountCreatePage() {
   const { t } = useLingui();
   const navigate = useNavigate();
-  const [saving, setSaving] = useState(false);
   const own = new Set(getAuthorities());
   const passwordRules = passwordValidators();
   const form = useForm<Values>({
@@ -60,7 +43,23 @@ export function AccountCreatePage() {
     },
   });
   const back = () => navigate(ACCOUNTS_PATH);
-  const cancel = () => confirmDiscard(form.isDirty(), back, { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const cancel = () => confirmDiscard(form.isDirty(), back);
+
+  const creation = useWrite(
+    ({ body }: { body: Record<string, unknown>; email: string; invite: boolean }) => api.post<Account>('/v1/accounts', body, { silent: true }),
+    {
+      touches: ['accounts'],
+      success: (created, { email: typed, invite }) => {
+        const email = created.email ?? typed;
+        return invite ? t`Account created; the invitation was mailed to ${email}` : t`Account created`;
+      },
+      onSuccess: () => {
+        form.resetDirty();
+        back();
+      },
+      onError: (error) => showRefusal(form, FIELDS, error),
+    },
+  );
 
   const submit = form.onSubmit(async (values) => {
     const key = getPublicKey();
@@ -69,20 +68,7 @@ export function AccountCreatePage() {
     for (const name of ['nickname', 'email', 'phone', 'remark'] as const) if (values[name].trim()) body[name] = values[name].trim();
     if (values.mode === 'invite') body.invite = true;
     else body.password = await encryptText(key, values.password);
-    setSaving(true);
-    try {
-      const created = await api.post<Account>('/v1/accounts', body, { silent: true });
-      const email = created.email ?? values.email;
-      notifySuccess(values.mode === 'invite' ? t`Account created; the invitation was mailed to ${email}` : t`Account created`);
-      form.resetDirty();
-      back();
-    } catch (error) {
-      const issues = fieldIssues(error, FIELDS);
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+    creation.mutate({ body, email: values.email, invite: values.mode === 'invite' });
   });
 
   return (
@@ -127,7 +113,7 @@ export function AccountCreatePage() {
               <Button variant="default" onClick={cancel} data-testid="account-cancel">
                 <Trans>Cancel</Trans>
               </Button>
-              <Button type="submit" loading={saving} disabled={!getPublicKey()} data-testid="account-submit">
+              <Button type="submit" loading={creation.isPending} disabled={!getPublicKey()} data-testid="account-submit">
                 <Trans>Create</Trans>
               </Button>
             </Group>

@@ -1,21 +1,21 @@
-import { useCallback, useEffect, useState, type ReactElement } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
 import { Alert, Button, Divider, Group, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { AuthCode } from '@passcloud/functions/contract/menu';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api, toast } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
+import { listKey, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { getAuthorities, getUser } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { ACCOUNTS_PATH, fieldIssues, type Account } from './api.ts';
+import { confirmAction, confirmDiscard } from '../confirm.tsx';
+import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
 import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
 import { AccountBadges } from './AccountsSection.tsx';
-import { confirmDiscard } from './AccountCreatePage.tsx';
 import { ResetPasswordModal } from './ResetPasswordModal.tsx';
 
 const FIELDS = ['nickname', 'email', 'phone', 'remark', 'authCodes', 'disabled'] as const;
@@ -51,11 +51,9 @@ export function AccountDetailPage() {
   const { t } = useLingui();
   const { key = '' } = useParams();
   const navigate = useNavigate();
-  const [account, setAccount] = useState<Account | null>(null);
-  const [missing, setMissing] = useState(false);
+  const read = useItem<Account>({ resource: 'accounts', path: `/v1/accounts/${key}` });
+  const account = read.item;
   const [stale, setStale] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [resetOpen, setResetOpen] = useState(false);
   const own = new Set(getAuthorities());
   const form = useForm<AccountValues>({
@@ -65,27 +63,64 @@ export function AccountDetailPage() {
     validate: { ...accountValidators, username: () => null, nickname: (value) => (value.trim() ? null : t`Enter the nickname`) },
   });
 
-  const show = useCallback((next: Account) => {
-    setAccount(next);
+  /** Fills the form with the account as stored. */
+  const fill = useCallback((next: Account) => {
     setStale(false);
     form.setValues(valuesOf(next));
     form.resetDirty(valuesOf(next));
     form.clearErrors();
   }, []);
-
-  const load = useCallback(async () => {
-    try {
-      show(await api.get<Account>(`/v1/accounts/${key}`, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && (error.status === 404 || error.status === 422)) setMissing(true);
-      else if (error instanceof RequestError) toast(error.message);
-    }
-  }, [key, show]);
+  // The account read fills the form, and so does a later reading while nothing is being edited.
+  const editing = useRef(false);
+  editing.current = form.isDirty();
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (account && !editing.current) fill(account);
+  }, [account, fill]);
+  /** An account the server answered: on screen and in the form. */
+  const show = (next: Account) => {
+    read.put(next);
+    fill(next);
+  };
+  const reload = () => void read.reload().then((next) => next && fill(next));
 
-  if (missing) {
+  // A stale version shows the notice; the problems the server names go to their fields, the rest to the toast.
+  const failed = (error: unknown) => {
+    if (error instanceof RequestError && error.status === 409 && !error.issues.length) {
+      setStale(true);
+      return;
+    }
+    const issues = showRefusal(form, FIELDS, error);
+    if (issues.disabled) toast(issues.disabled);
+  };
+  const path = `/v1/accounts/${key}`;
+  const saving = useWrite((body: Record<string, unknown>) => api.patch<Account>(path, body, { silent: true }), {
+    touches: [listKey('accounts')],
+    onSuccess: show,
+    success: t`Saved`,
+    onError: failed,
+  });
+  const toggling = useWrite((a: Account) => api.patch<Account>(path, { disabled: !a.disabled, version: a.version }, { silent: true }), {
+    touches: [listKey('accounts')],
+    onSuccess: show,
+    success: t`Operation succeeded`,
+    onError: failed,
+  });
+  // The account's own read is not touched: it is gone, and the screen leaves.
+  const deleting = useWrite((a: Account) => api.del(path, { query: { version: a.version }, silent: true }), {
+    touches: [listKey('accounts')],
+    success: t`Deleted`,
+    onSuccess: () => navigate(ACCOUNTS_PATH),
+    onError: failed,
+  });
+  const resettingTwoFactor = useWrite(() => api.del(`${path}/twoFactor`, { silent: true }), {
+    touches: [listKey('accounts')],
+    success: t`Operation succeeded`,
+    onSuccess: reload,
+    onError: failed,
+  });
+  const busy = toggling.isPending || deleting.isPending || resettingTwoFactor.isPending;
+
+  if (read.gone) {
     return (
       <ScreenPage>
         <Paper withBorder p="xl" radius="md">
@@ -123,48 +158,17 @@ export function AccountDetailPage() {
     reachReason ?? (self ? t`Manage your own two-factor login from the user menu` : !account.twoFactor ? t`This account does not use two-factor login` : null);
   const locked = new Set<string>(account.owner ? ['settings:account'] : []);
 
-  const failed = (error: unknown) => {
-    if (error instanceof RequestError && error.status === 409 && !error.issues.length) {
-      setStale(true);
-      return;
-    }
-    const issues = fieldIssues(error, FIELDS);
-    form.setErrors(issues);
-    if (issues.disabled) toast(issues.disabled);
-    else if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-  };
-
-  const submit = form.onSubmit(async (values) => {
+  const submit = form.onSubmit((values) => {
     const before = valuesOf(account);
     const body: Record<string, unknown> = { version: account.version };
     if (values.nickname.trim() !== before.nickname) body.nickname = values.nickname.trim();
     for (const name of ['email', 'phone', 'remark'] as const) if (values[name].trim() !== before[name]) body[name] = values[name].trim() || null;
     if ([...values.authCodes].sort().join() !== [...before.authCodes].sort().join()) body.authCodes = values.authCodes;
-    setSaving(true);
-    try {
-      show(await api.patch<Account>(`/v1/accounts/${account.accountKey}`, body, { silent: true }));
-      notifySuccess(t`Saved`);
-    } catch (error) {
-      failed(error);
-    } finally {
-      setSaving(false);
-    }
+    saving.mutate(body);
   });
 
-  const confirm = (title: string, text: string, label: string, testId: string, action: () => Promise<void>) =>
-    modals.openConfirmModal({
-      title,
-      children: <Text size="sm">{text}</Text>,
-      labels: { confirm: label, cancel: t`Cancel` },
-      confirmProps: { color: 'red', 'data-testid': `confirm-${testId}` } as never,
-      cancelProps: { 'data-testid': `cancel-${testId}` } as never,
-      onConfirm: () => {
-        setBusy(true);
-        action()
-          .catch(failed)
-          .finally(() => setBusy(false));
-      },
-    });
+  const confirm = (title: string, text: string, label: string, testId: string, onConfirm: () => void) =>
+    confirmAction({ title, text, confirm: label, color: 'red', testId, onConfirm });
 
   const username = account.username;
   const created = formatDateTime(account.createTime);
@@ -174,18 +178,11 @@ export function AccountDetailPage() {
       account.disabled ? t`Let ${username} log in again?` : t`Disable ${username}? It is logged out at once and cannot log in until enabled again.`,
       account.disabled ? t`Enable` : t`Disable`,
       'toggle',
-      async () => {
-        show(await api.patch<Account>(`/v1/accounts/${account.accountKey}`, { disabled: !account.disabled, version: account.version }, { silent: true }));
-        notifySuccess(t`Operation succeeded`);
-      },
+      () => toggling.mutate(account),
     );
 
   const remove = () =>
-    confirm(t`Delete account`, t`Delete ${username}? It is logged out at once. This cannot be undone.`, t`Delete`, 'delete', async () => {
-      await api.del(`/v1/accounts/${account.accountKey}`, { query: { version: account.version }, silent: true });
-      notifySuccess(t`Deleted`);
-      navigate(ACCOUNTS_PATH);
-    });
+    confirm(t`Delete account`, t`Delete ${username}? It is logged out at once. This cannot be undone.`, t`Delete`, 'delete', () => deleting.mutate(account));
 
   const resetTwoFactor = () =>
     confirm(
@@ -193,15 +190,10 @@ export function AccountDetailPage() {
       t`Turn off two-factor login of ${username}? It is logged out at once and then logs in with its password alone, or sets two-factor login up again where the company requires it.`,
       t`Reset`,
       'two-factor',
-      async () => {
-        await api.del(`/v1/accounts/${account.accountKey}/twoFactor`, { silent: true });
-        notifySuccess(t`Operation succeeded`);
-        await load();
-      },
+      () => resettingTwoFactor.mutate(),
     );
 
-  const cancel = () =>
-    confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH), { discard: t`Discard changes`, text: t`Leave this page without saving?`, cancel: t`Cancel` });
+  const cancel = () => confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH));
 
   return (
     <ScreenPage>
@@ -219,7 +211,7 @@ export function AccountDetailPage() {
                 <Trans>Created {created}</Trans>
               </Text>
             </Group>
-            {stale && <StaleNotice onReload={() => void load()} testId="account-stale" />}
+            {stale && <StaleNotice onReload={reload} testId="account-stale" />}
             {reachReason && (
               <Alert color="gray" variant="light">
                 {reachReason}
@@ -240,11 +232,11 @@ export function AccountDetailPage() {
                 <Trans>Back to the list</Trans>
               </Button>
               <Group gap="xs">
-                <Button variant="default" disabled={!form.isDirty()} onClick={() => show(account)} data-testid="account-cancel">
+                <Button variant="default" disabled={!form.isDirty()} onClick={() => fill(account)} data-testid="account-cancel">
                   <Trans>Cancel</Trans>
                 </Button>
                 <Guarded reason={reachReason}>
-                  <Button type="submit" loading={saving} disabled={beyondReach} data-testid="account-save">
+                  <Button type="submit" loading={saving.isPending} disabled={beyondReach} data-testid="account-save">
                     <Trans>Save</Trans>
                   </Button>
                 </Guarded>
@@ -279,7 +271,14 @@ export function AccountDetailPage() {
               </Button>
             </Guarded>
             <Guarded reason={twoFactorReason}>
-              <Button variant="light" color="orange" disabled={!!twoFactorReason} loading={busy} onClick={resetTwoFactor} data-testid="account-reset-two-factor">
+              <Button
+                variant="light"
+                color="orange"
+                disabled={!!twoFactorReason}
+                loading={busy}
+                onClick={resetTwoFactor}
+                data-testid="account-reset-two-factor"
+              >
                 <Trans>Reset two-factor login</Trans>
               </Button>
             </Guarded>

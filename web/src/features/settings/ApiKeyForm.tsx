@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Button, Checkbox, Group, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
@@ -7,12 +6,11 @@ import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import dayjs from 'dayjs';
 import { API_KEY_NAME_MAX, KEY_CODES, type ApiKeySecret } from '@passcloud/functions/contract/apiKeys';
-import { toast } from '../../app/api.ts';
 import { dayBound } from '../../app/format.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
-import { RequestError } from '../../app/request.ts';
+import { useWrite } from '../../app/queries.ts';
 import { getAuthorities } from '../../app/session.ts';
-import { apiKeys, codeTitles, fieldIssues, keyCodeGroups } from './api.ts';
+import { apiKeys, codeTitles, keyCodeGroups, showRefusal } from './api.ts';
 
 interface Values {
   name: string;
@@ -34,7 +32,6 @@ const endOfDay = (day: string): string => new Date(Date.parse(dayBound(day, true
  */
 export function ApiKeyForm({ onClose, onCreated }: { onClose: () => void; onCreated: (created: ApiKeySecret) => void }) {
   const { t } = useLingui();
-  const [saving, setSaving] = useState(false);
   const held = new Set(getAuthorities());
   const groups = keyCodeGroups(held);
   const offered = groups.flatMap((group) => group.codes);
@@ -48,18 +45,10 @@ export function ApiKeyForm({ onClose, onCreated }: { onClose: () => void; onCrea
     },
   });
 
-  const submit = form.onSubmit(async (values) => {
-    setSaving(true);
-    try {
-      const authCodes = KEY_CODES.filter((code) => values.authCodes.includes(code));
-      onCreated(await apiKeys.create({ name: values.name.trim(), authCodes, expireTime: values.expireTime ? endOfDay(values.expireTime) : null }));
-    } catch (error) {
-      const issues = fieldIssues(error, FIELDS);
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+  const creation = useWrite(apiKeys.create, { touches: ['apiKeys'], onSuccess: onCreated, onError: (error) => showRefusal(form, FIELDS, error) });
+  const submit = form.onSubmit((values) => {
+    const authCodes = KEY_CODES.filter((code) => values.authCodes.includes(code));
+    creation.mutate({ name: values.name.trim(), authCodes, expireTime: values.expireTime ? endOfDay(values.expireTime) : null });
   });
 
   return (
@@ -124,7 +113,7 @@ export function ApiKeyForm({ onClose, onCreated }: { onClose: () => void; onCrea
               <Button variant="default" onClick={onClose} data-testid="apikey-cancel">
                 <Trans>Cancel</Trans>
               </Button>
-              <Button type="submit" loading={saving} data-testid="apikey-submit">
+              <Button type="submit" loading={creation.isPending} data-testid="apikey-submit">
                 <Trans>Make key</Trans>
               </Button>
             </Group>

@@ -1,15 +1,13 @@
 import { useState } from 'react';
 import { Anchor, Badge, Button, Code, Group, Stack, Text, Textarea, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconExternalLink, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { API_KEY_LIMIT, type ApiKeyJson, type ApiKeySecret } from '@passcloud/functions/contract/apiKeys';
-import { notifySuccess, toast } from '../../app/api.ts';
 import { formatDateTime, formatList } from '../../app/format.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
-import { RequestError } from '../../app/request.ts';
-import { invalidate, useList } from '../../app/queries.ts';
+import { invalidate, useList, useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
@@ -43,65 +41,42 @@ export function ApiKeysSection() {
   const list = useList<ApiKeyJson, ApiKeyList>({ resource: 'apiKeys', path: API_KEYS_PATH });
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<ShownKey | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
 
   const keys = list.items;
   const limit = list.page?.limit ?? API_KEY_LIMIT;
   const count = keys.length;
   const atLimit = count >= limit;
 
-  /** Runs a change of one key; a refusal (a stale version among them) is toasted, and the list is read again. */
-  const act = async (apiKey: ApiKeyJson, action: () => Promise<void>) => {
-    setBusy(apiKey.apiKeyKey);
-    try {
-      await action();
-    } catch (error) {
-      if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
-    } finally {
-      setBusy(null);
-      await invalidate('apiKeys');
-    }
-  };
-
-  const confirm = (title: string, text: string, label: string, testId: string, onConfirm: () => void, color?: string) =>
-    modals.openConfirmModal({
-      title,
-      children: <Text size="sm">{text}</Text>,
-      labels: { confirm: label, cancel: t`Cancel` },
-      confirmProps: { color, 'data-testid': `confirm-${testId}` } as never,
-      cancelProps: { 'data-testid': `cancel-${testId}` } as never,
-      onConfirm,
-    });
+  // A refusal (a stale version among them) is toasted, and the list is read again either way.
+  const renewal = useWrite((apiKey: ApiKeyJson) => apiKeys.newSecret(apiKey), {
+    touches: ['apiKeys'],
+    refreshOnFailure: true,
+    onSuccess: (answer) => setShown({ key: answer.key, name: answer.apiKey.name, renewed: true }),
+  });
+  const revocation = useWrite((apiKey: ApiKeyJson) => apiKeys.revoke(apiKey), { touches: ['apiKeys'], refreshOnFailure: true, success: t`API key revoked` });
+  const busy = renewal.isPending ? renewal.variables.apiKeyKey : revocation.isPending ? revocation.variables.apiKeyKey : null;
 
   const renew = (apiKey: ApiKeyJson) => {
     const name = apiKey.name;
-    confirm(
-      t`New secret`,
-      t`Give the key “${name}” a new secret? The current key stops working at once: every system that sends it is refused until it is given the new one, which is shown only once.`,
-      t`Make new secret`,
-      'renew',
-      () =>
-        void act(apiKey, async () => {
-          const answer = await apiKeys.newSecret(apiKey);
-          setShown({ key: answer.key, name: answer.apiKey.name, renewed: true });
-        }),
-    );
+    confirmAction({
+      title: t`New secret`,
+      text: t`Give the key “${name}” a new secret? The current key stops working at once: every system that sends it is refused until it is given the new one, which is shown only once.`,
+      confirm: t`Make new secret`,
+      testId: 'renew',
+      onConfirm: () => renewal.mutate(apiKey),
+    });
   };
 
   const revoke = (apiKey: ApiKeyJson) => {
     const name = apiKey.name;
-    confirm(
-      t`Revoke key`,
-      t`Revoke the key “${name}”? Every system that uses it is refused at once. This cannot be undone.`,
-      t`Revoke`,
-      'revoke',
-      () =>
-        void act(apiKey, async () => {
-          await apiKeys.revoke(apiKey);
-          notifySuccess(t`API key revoked`);
-        }),
-      'red',
-    );
+    confirmAction({
+      title: t`Revoke key`,
+      text: t`Revoke the key “${name}”? Every system that uses it is refused at once. This cannot be undone.`,
+      confirm: t`Revoke`,
+      testId: 'revoke',
+      color: 'red',
+      onConfirm: () => revocation.mutate(apiKey),
+    });
   };
 
   const sectionsText = (apiKey: ApiKeyJson) => formatList(apiKey.authCodes.map((code) => (TITLES.get(code) ?? [code]).map(menuTitle).join(' / ')));
@@ -254,7 +229,6 @@ export function ApiKeysSection() {
           onCreated={(created: ApiKeySecret) => {
             setCreating(false);
             setShown({ key: created.key, name: created.apiKey.name, renewed: false });
-            void invalidate('apiKeys');
           }}
         />
       )}

@@ -6,12 +6,12 @@ import '@mantine/dates/styles.css';
 import { IconDownload, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { AUDIT_KINDS, type AuditEntryJson, type AuditKind } from '@passcloud/functions/contract/audit';
-import { toast } from '../../app/api.ts';
 import { downloadFile } from '../../app/download.ts';
 import { dayBound, formatTime } from '../../app/format.ts';
-import { useList, useUrlFilters } from '../../app/queries.ts';
+import { showFailure, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
 
 const PAGE_SIZE = 20;
 const KIND_COLOR: Record<AuditKind, string> = { change: 'blue', login: 'teal', loginFailed: 'red', logout: 'gray', export: 'grape', playback: 'orange' };
@@ -39,7 +39,8 @@ export function AuditSection() {
     username: inUrl.username,
   };
   const setFilters = (next: Filters) => setInUrl({ from: next.range[0] ?? '', to: next.range[1] ?? '', kind: next.kind ?? '', username: next.username.trim() });
-  const [draft, setDraft] = useState<Filters>(filters);
+  const filterState = useListFilters(() => NO_FILTERS, { applied: [filters, setFilters] });
+  const { draft } = filterState;
   const [exporting, setExporting] = useState(false);
 
   const kindLabel: Record<AuditKind, string> = {
@@ -60,15 +61,11 @@ export function AuditSection() {
   const query = { from: dayBound(from), to: dayBound(to ?? from, true), kind: filters.kind ?? undefined, username: filters.username || undefined };
   const list = useList<AuditEntryJson>({ resource: 'audit', path: '/v1/audit', query, pageSize: PAGE_SIZE });
 
-  const search = () => setFilters(draft) || void list.refetch();
-  const reset = () => {
-    setDraft(NO_FILTERS);
-    setFilters(NO_FILTERS);
-  };
+  const search = () => filterState.search(list.refetch);
   const exportAll = () => {
     setExporting(true);
     downloadFile('/v1/audit/export', query, 'audit.xlsx')
-      .catch((error: Error) => toast(error.message))
+      .catch(showFailure)
       .finally(() => setExporting(false));
   };
 
@@ -152,7 +149,7 @@ export function AuditSection() {
           allowSingleDateInRange
           clearable
           value={draft.range}
-          onChange={(range) => setDraft({ ...draft, range })}
+          onChange={(range) => filterState.change({ range })}
           w={260}
           data-testid="audit-range"
         />
@@ -162,7 +159,7 @@ export function AuditSection() {
           data={AUDIT_KINDS.map((value) => ({ value, label: kindLabel[value] }))}
           clearable
           value={draft.kind}
-          onChange={(kind) => setDraft({ ...draft, kind: kind as AuditKind | null })}
+          onChange={(kind) => filterState.change({ kind: kind as AuditKind | null })}
           w={180}
           data-testid="audit-kind-filter"
         />
@@ -171,7 +168,7 @@ export function AuditSection() {
           placeholder={t`Username`}
           value={draft.username}
           maxLength={64}
-          onChange={(event) => setDraft({ ...draft, username: event.currentTarget.value })}
+          onChange={(event) => filterState.change({ username: event.currentTarget.value })}
           onKeyDown={(event) => event.key === 'Enter' && search()}
           w={180}
           data-testid="audit-username"
@@ -179,7 +176,7 @@ export function AuditSection() {
         <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="audit-search">
           <Trans>Search</Trans>
         </Button>
-        <Button variant="default" onClick={reset} data-testid="audit-reset">
+        <Button variant="default" onClick={filterState.reset} data-testid="audit-reset">
           <Trans>Reset</Trans>
         </Button>
         <Button variant="light" leftSection={<IconDownload size={16} />} loading={exporting} onClick={exportAll} ms="auto" data-testid="audit-export">

@@ -7,13 +7,16 @@ import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { MAX_RECIPIENTS, type EmailSettings, type TlsMode } from '@passcloud/functions/contract/mail';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api, toast } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
+import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { issueField } from './api.ts';
 import { EmailPassword, KeepSavedPassword } from './EmailPassword.tsx';
 import { EmailTestMail } from './EmailTestMail.tsx';
 import { DEFAULT_PORT, EMAIL, FIELDS, HOST, NO_SETTINGS, bodyOf, valuesOf, type PasswordAction, type TestAnswer, type Values } from './emailValues.ts';
+
+const PATH = '/v1/settings/email';
 
 /**
  * Email settings: the company's own SMTP server and sender (without one, mail goes through the
@@ -23,10 +26,10 @@ import { DEFAULT_PORT, EMAIL, FIELDS, HOST, NO_SETTINGS, bodyOf, valuesOf, type 
  */
 export function EmailSection() {
   const { t } = useLingui();
-  const [stored, setStored] = useState<EmailSettings | null>(null);
+  const read = useItem<EmailSettings>({ resource: 'settings', path: PATH });
+  const stored = read.item;
   const [passwordAction, setPasswordAction] = useState<PasswordAction>('keep');
   const [stale, setStale] = useState(false);
-  const [saving, setSaving] = useState(false);
   const [outcome, setOutcome] = useState<TestAnswer | null>(null);
 
   const tlsLabels: Record<TlsMode, string> = { none: t`None (plain SMTP)`, starttls: t`STARTTLS`, tls: t`TLS from the start (SSL)` };
@@ -55,8 +58,8 @@ export function EmailSection() {
     },
   });
 
+  /** Fills the form with the settings stored. */
   const show = useCallback((next: EmailSettings) => {
-    setStored(next);
     setStale(false);
     setPasswordAction(next.passwordSet ? 'keep' : 'replace');
     const values = valuesOf(next);
@@ -64,16 +67,11 @@ export function EmailSection() {
     form.setValues(values);
     form.resetDirty(values);
   }, []);
-  const load = useCallback(async () => {
-    try {
-      show(await api.get<EmailSettings>('/v1/settings/email'));
-    } catch {
-      // The request client has shown why.
-    }
-  }, [show]);
+  // Each reading of the settings (the first, a reload, a save) fills the form.
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (stored) show(stored);
+  }, [stored, show]);
+  const reload = () => void read.reload().then((next) => next && show(next));
 
   const cancel = () => {
     form.reset();
@@ -90,14 +88,13 @@ export function EmailSection() {
       form.values.username.trim() !== (stored.username ?? ''));
   const shownAction: PasswordAction = passwordAction === 'keep' && serverChanged ? 'replace' : passwordAction;
 
-  const submit = form.onSubmit(async (values) => {
-    if (!stored) return;
-    setSaving(true);
-    try {
-      show(await api.put<EmailSettings>('/v1/settings/email', bodyOf(values, shownAction, stored.version), { silent: true }));
+  const saving = useWrite((body: ReturnType<typeof bodyOf>) => api.put<EmailSettings>(PATH, body, { silent: true }), {
+    onSuccess: (saved) => {
+      read.put(saved);
       setOutcome(null);
-      notifySuccess(t`Saved`);
-    } catch (error) {
+    },
+    success: t`Saved`,
+    onError: (error) => {
       if (error instanceof RequestError && error.status === 409) setStale(true);
       else if (error instanceof RequestError && error.issues.length) {
         for (const issue of error.issues) {
@@ -105,11 +102,10 @@ export function EmailSection() {
           if (FIELDS.includes(field)) form.setFieldError(field, issue.message);
           else toast(issue.message);
         }
-      } else if (error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+      } else showFailure(error);
+    },
   });
+  const submit = form.onSubmit((values) => stored && saving.mutate(bodyOf(values, shownAction, stored.version)));
 
   const host = form.values.host.trim();
   const dirty = form.isDirty() || (shownAction === 'replace' && !!form.values.password) || (shownAction === 'clear' && !!stored?.passwordSet);
@@ -117,7 +113,7 @@ export function EmailSection() {
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="lg" maw={860}>
-        {stale && <StaleNotice onReload={() => void load()} testId="email-stale" />}
+        {stale && <StaleNotice onReload={reload} testId="email-stale" />}
 
         <Stack gap="sm">
           <Title order={3} size="h5">
@@ -226,7 +222,7 @@ export function EmailSection() {
             <Button variant="default" disabled={!dirty} onClick={cancel} data-testid="email-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} disabled={!stored} data-testid="email-save">
+            <Button type="submit" loading={saving.isPending} disabled={!stored} data-testid="email-save">
               <Trans>Save</Trans>
             </Button>
           </Group>

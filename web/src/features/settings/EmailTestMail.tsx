@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Alert, Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconSend } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
+import { showFailure, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { EMAIL, type TestAnswer } from './emailValues.ts';
 
@@ -21,11 +22,18 @@ interface TestMailProps {
 /** A test mail through the saved settings, to the address typed or the first recipient, and whether it went out or why not. */
 export function EmailTestMail({ firstRecipient, dirty, ready, outcome, onOutcome: setOutcome }: TestMailProps) {
   const { t } = useLingui();
-  const [testing, setTesting] = useState(false);
   const [testTo, setTestTo] = useState('');
   const [testToError, setTestToError] = useState<string | null>(null);
 
-  const sendTest = async () => {
+  // Whether the mail went out is the answer's (shown below); a refusal of the address shows on its field.
+  const sending = useWrite((to: string) => api.post<TestAnswer>('/v1/settings/email/test', to ? { to } : {}, { silent: true }), {
+    onSuccess: setOutcome,
+    onError: (error) => {
+      if (error instanceof RequestError && error.issues.length) setTestToError(error.issues.map((issue) => issue.message).join(' '));
+      else showFailure(error);
+    },
+  });
+  const sendTest = () => {
     const to = testTo.trim();
     if (to && !EMAIL.test(to)) {
       setTestToError(t`Enter a valid email address`);
@@ -33,15 +41,7 @@ export function EmailTestMail({ firstRecipient, dirty, ready, outcome, onOutcome
     }
     setTestToError(null);
     setOutcome(null);
-    setTesting(true);
-    try {
-      setOutcome(await api.post<TestAnswer>('/v1/settings/email/test', to ? { to } : {}, { silent: true }));
-    } catch (error) {
-      if (error instanceof RequestError && error.issues.length) setTestToError(error.issues.map((issue) => issue.message).join(' '));
-      else if (error instanceof RequestError) toast(error.message);
-    } finally {
-      setTesting(false);
-    }
+    sending.mutate(to);
   };
 
   const outcomeTo = outcome?.to ?? '';
@@ -71,9 +71,9 @@ export function EmailTestMail({ firstRecipient, dirty, ready, outcome, onOutcome
           <Button
             variant="light"
             leftSection={<IconSend size={16} />}
-            loading={testing}
+            loading={sending.isPending}
             disabled={dirty || !ready}
-            onClick={() => void sendTest()}
+            onClick={sendTest}
             data-testid="email-test"
           >
             <Trans>Send test mail</Trans>

@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
-import { invalidate, useList } from '../../app/queries.ts';
+import { showFailure, useList, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { fieldIssues, type Licence, type LicenceList, type LicenceState } from './api.ts';
 
@@ -34,8 +34,6 @@ export function LicencesSection() {
   const { t } = useLingui();
   const licences = useList<Licence, LicenceList>({ resource: 'licences', path: '/v1/licences' });
   const list = licences.page;
-  const [activating, setActivating] = useState(false);
-  const [savingDays, setSavingDays] = useState(false);
   const stateLabel: Record<LicenceState, string> = { valid: t`Valid`, expiring: t`Expiring`, expired: t`Expired` };
 
   const activation = useForm({
@@ -64,37 +62,31 @@ export function LicencesSection() {
     reminder.setValues({ reminderDays: savedDays });
   }, [savedDays]);
 
-  const activate = activation.onSubmit(async ({ activationCode }) => {
-    setActivating(true);
-    try {
-      await api.post('/v1/licences', { activationCode: activationCode.trim() }, { silent: true });
-      notifySuccess(t`Licence activated`);
-      activation.reset();
-      await invalidate('licences', 'devices');
-    } catch (error) {
+  // A refused code says why on its field. A licence adds seats: the devices' seat marks follow.
+  const activating = useWrite((activationCode: string) => api.post('/v1/licences', { activationCode }, { silent: true }), {
+    touches: ['licences', 'devices'],
+    success: t`Licence activated`,
+    onSuccess: () => activation.reset(),
+    onError: (error) => {
       const issues = fieldIssues(error, ['activationCode']);
       if (issues.activationCode) activation.setFieldError('activationCode', issues.activationCode);
       else if (error instanceof RequestError) activation.setFieldError('activationCode', error.message);
-    } finally {
-      setActivating(false);
-    }
+      else showFailure(error);
+    },
   });
+  const activate = activation.onSubmit(({ activationCode }) => activating.mutate(activationCode.trim()));
 
-  const saveDays = reminder.onSubmit(async ({ reminderDays }) => {
-    setSavingDays(true);
-    try {
-      await api.patch('/v1/licences/reminder', { reminderDays: Number(reminderDays) }, { silent: true });
-      notifySuccess(t`Saved`);
-      reminder.setInitialValues({ reminderDays: Number(reminderDays) });
-      await invalidate('licences');
-    } catch (error) {
+  const savingDays = useWrite((reminderDays: number) => api.patch('/v1/licences/reminder', { reminderDays }, { silent: true }), {
+    touches: ['licences'],
+    success: t`Saved`,
+    onSuccess: (_, reminderDays) => reminder.setInitialValues({ reminderDays }),
+    onError: (error) => {
       const issues = fieldIssues(error, ['reminderDays']);
       if (issues.reminderDays) reminder.setFieldError('reminderDays', issues.reminderDays);
-      else if (error instanceof RequestError) toast(error.message);
-    } finally {
-      setSavingDays(false);
-    }
+      else showFailure(error);
+    },
   });
+  const saveDays = reminder.onSubmit(({ reminderDays }) => savingDays.mutate(Number(reminderDays)));
 
   const columns: Column<Licence>[] = [
     {
@@ -170,7 +162,7 @@ export function LicencesSection() {
                 <Button variant="default" onClick={() => activation.reset()} disabled={!activation.values.activationCode} data-testid="licence-cancel">
                   <Trans>Cancel</Trans>
                 </Button>
-                <Button type="submit" loading={activating} data-testid="licence-activate">
+                <Button type="submit" loading={activating.isPending} data-testid="licence-activate">
                   <Trans>Activate</Trans>
                 </Button>
               </Group>
@@ -200,7 +192,7 @@ export function LicencesSection() {
                 <Button variant="default" disabled={!reminder.isDirty()} onClick={() => reminder.reset()} data-testid="reminder-cancel">
                   <Trans>Cancel</Trans>
                 </Button>
-                <Button type="submit" loading={savingDays} data-testid="reminder-save">
+                <Button type="submit" loading={savingDays.isPending} data-testid="reminder-save">
                   <Trans>Save</Trans>
                 </Button>
               </Group>

@@ -3,16 +3,17 @@ import { Alert, Anchor, Badge, Button, Drawer, Group, Paper, Select, Stack, Tabl
 import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
-import { modals } from '@mantine/modals';
+import { useQuery } from '@tanstack/react-query';
 import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { MAIL_GROUPS, MAIL_STATUSES, type MailRecordJson, type MailStatus } from '@passcloud/functions/contract/mail';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { dayBound, formatDateTime, formatNumber } from '../../app/format.ts';
-import { RequestError } from '../../app/request.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { itemKey, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
+import { useListFilters } from '../../components/useListFilters.ts';
+import { confirmAction } from '../confirm.tsx';
 
 const PAGE_SIZE = 20;
 const STATUS_COLOR: Record<MailStatus, string> = { queued: 'blue', sent: 'teal', failed: 'red', retrying: 'orange' };
@@ -40,9 +41,13 @@ export function MailRecordsSection() {
     group: inUrl.group || null,
   };
   const setFilters = (next: Filters) => setInUrl({ from: next.range[0] ?? '', to: next.range[1] ?? '', status: next.status ?? '', group: next.group ?? '' });
-  const [draft, setDraft] = useState<Filters>(filters);
-  const [open, setOpen] = useState<MailRecordJson | null>(null);
-  const [resending, setResending] = useState(false);
+  const filterState = useListFilters(() => NO_FILTERS, { applied: [filters, setFilters] });
+  const { draft } = filterState;
+  /** The mail opened in the drawer: the row's copy until the whole mail is read. */
+  const [chosen, setOpen] = useState<MailRecordJson | null>(null);
+  const path = `/v1/mailRecords/${chosen?.mailKey}`;
+  const whole = useQuery({ queryKey: itemKey('mailRecords', path), queryFn: () => api.get<MailRecordJson>(path), enabled: !!chosen }).data;
+  const open = chosen && (whole ?? chosen);
 
   const statusLabel: Record<MailStatus, string> = { queued: t`Queued`, sent: t`Sent`, failed: t`Failed`, retrying: t`Retrying` };
   const groupLabel: Record<string, string> = {
@@ -66,48 +71,33 @@ export function MailRecordsSection() {
     pageSize: PAGE_SIZE,
   });
 
-  const search = () => setFilters(draft) || void list.refetch();
-  const reset = () => {
-    setDraft(NO_FILTERS);
-    setFilters(NO_FILTERS);
-  };
+  const search = () => filterState.search(list.refetch);
 
-  const view = async (record: MailRecordJson) => {
-    setOpen(record);
-    try {
-      setOpen(await api.get<MailRecordJson>(`/v1/mailRecords/${record.mailKey}`));
-    } catch {
-      // The request client has shown why; the row's copy stays on screen.
-    }
-  };
-
+  // A mail that could not be sent again says why in the red toast.
+  const resending = useWrite(
+    (record: MailRecordJson) =>
+      api.post<{ mailKey: string; status: MailStatus; error: string | null }>(`/v1/mailRecords/${record.mailKey}/resend`, undefined, { silent: true }),
+    {
+      touches: ['mailRecords'],
+      onSuccess: (answer) => {
+        if (answer.status === 'failed') toast(answer.error ?? t`The mail was not sent`);
+        else notifySuccess(answer.status === 'sent' ? t`The mail was sent again` : t`The mail is queued to be sent again`);
+        setOpen(null);
+      },
+    },
+  );
   const resend = (record: MailRecordJson) => {
     const to = record.to;
-    modals.openConfirmModal({
+    confirmAction({
       title: t`Resend mail`,
-      children: (
+      text: (
         <Text size="sm">
           <Trans>Send this mail to {to} again?</Trans>
         </Text>
       ),
-      labels: { confirm: t`Resend`, cancel: t`Cancel` },
-      confirmProps: { 'data-testid': 'confirm-resend' } as never,
-      cancelProps: { 'data-testid': 'cancel-resend' } as never,
-      onConfirm: () => {
-        setResending(true);
-        api
-          .post<{ mailKey: string; status: MailStatus; error: string | null }>(`/v1/mailRecords/${record.mailKey}/resend`, undefined, { silent: true })
-          .then(async (answer) => {
-            if (answer.status === 'failed') toast(answer.error ?? t`The mail was not sent`);
-            else notifySuccess(answer.status === 'sent' ? t`The mail was sent again` : t`The mail is queued to be sent again`);
-            setOpen(null);
-            await invalidate('mailRecords');
-          })
-          .catch((error: unknown) => {
-            if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
-          })
-          .finally(() => setResending(false));
-      },
+      confirm: t`Resend`,
+      testId: 'resend',
+      onConfirm: () => resending.mutate(record),
     });
   };
 
@@ -122,7 +112,7 @@ export function MailRecordsSection() {
           component="button"
           type="button"
           size="sm"
-          onClick={() => void view(record)}
+          onClick={() => setOpen(record)}
           maw={240}
           truncate="end"
           display="block"
@@ -159,7 +149,7 @@ export function MailRecordsSection() {
             size="compact-xs"
             variant="light"
             leftSection={<IconRefresh size={14} />}
-            loading={resending}
+            loading={resending.isPending}
             onClick={() => resend(record)}
             data-testid="mail-resend"
           >
@@ -178,7 +168,7 @@ export function MailRecordsSection() {
           allowSingleDateInRange
           clearable
           value={draft.range}
-          onChange={(range) => setDraft({ ...draft, range })}
+          onChange={(range) => filterState.change({ range })}
           w={260}
           data-testid="mail-range"
         />
@@ -188,7 +178,7 @@ export function MailRecordsSection() {
           data={MAIL_STATUSES.map((value) => ({ value, label: statusLabel[value] }))}
           clearable
           value={draft.status}
-          onChange={(status) => setDraft({ ...draft, status: status as MailStatus | null })}
+          onChange={(status) => filterState.change({ status: status as MailStatus | null })}
           w={160}
           data-testid="mail-status"
         />
@@ -198,14 +188,14 @@ export function MailRecordsSection() {
           data={MAIL_GROUPS.map((value) => ({ value, label: groupName(value) }))}
           clearable
           value={draft.group}
-          onChange={(group) => setDraft({ ...draft, group })}
+          onChange={(group) => filterState.change({ group })}
           w={200}
           data-testid="mail-group"
         />
         <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="mail-search">
           <Trans>Search</Trans>
         </Button>
-        <Button variant="default" onClick={reset} data-testid="mail-reset">
+        <Button variant="default" onClick={filterState.reset} data-testid="mail-reset">
           <Trans>Reset</Trans>
         </Button>
       </Group>
@@ -276,7 +266,7 @@ export function MailRecordsSection() {
                 <Trans>Close</Trans>
               </Button>
               {open.resendable && (
-                <Button leftSection={<IconRefresh size={16} />} loading={resending} onClick={() => resend(open)} data-testid="mail-drawer-resend">
+                <Button leftSection={<IconRefresh size={16} />} loading={resending.isPending} onClick={() => resend(open)} data-testid="mail-drawer-resend">
                   <Trans>Resend</Trans>
                 </Button>
               )}

@@ -4,7 +4,8 @@ import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
 import { RETENTION_BOUNDS, type PrivacySettings, type RetentionKind } from '@passcloud/functions/contract/settings';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
+import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { TwoFactorPolicy } from './TwoFactorPolicy.tsx';
 
@@ -12,6 +13,7 @@ type Stored = PrivacySettings & { version: number };
 type Values = Omit<PrivacySettings, 'retentionDays'> & { retentionDays: Record<RetentionKind, number | string> };
 
 const KINDS: RetentionKind[] = ['passRecords', 'captures', 'recordings'];
+const PATH = '/v1/settings/privacy';
 
 /**
  * Privacy: what pass records keep (temperature, photos, visitors' names) and how many days pass
@@ -19,9 +21,9 @@ const KINDS: RetentionKind[] = ['passRecords', 'captures', 'recordings'];
  */
 export function PrivacySection() {
   const { t } = useLingui();
-  const [stored, setStored] = useState<Stored | null>(null);
+  const read = useItem<Stored>({ resource: 'settings', path: PATH });
+  const stored = read.item;
   const [stale, setStale] = useState(false);
-  const [saving, setSaving] = useState(false);
   const dayLabel: Record<RetentionKind, string> = {
     passRecords: t`Pass records (days)`,
     captures: t`Capture photos (days)`,
@@ -39,38 +41,32 @@ export function PrivacySection() {
     validate: { retentionDays: { passRecords: inRange('passRecords'), captures: inRange('captures'), recordings: inRange('recordings') } },
   });
 
+  /** Fills the form with the settings stored. */
   const show = useCallback((next: Stored) => {
     const { version: _version, ...values } = next;
-    setStored(next);
     setStale(false);
     form.setInitialValues(values);
     form.setValues(values);
   }, []);
-  const load = useCallback(async () => {
-    try {
-      show(await api.get<Stored>('/v1/settings/privacy'));
-    } catch {
-      // The request client has shown why.
-    }
-  }, [show]);
+  // Each reading of the settings (the first, a reload, a save) fills the form.
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (stored) show(stored);
+  }, [stored, show]);
+  const reload = () => void read.reload().then((next) => next && show(next));
 
-  const submit = form.onSubmit(async (values) => {
-    if (!stored) return;
-    setSaving(true);
-    try {
-      const retentionDays = Object.fromEntries(KINDS.map((kind) => [kind, Number(values.retentionDays[kind])])) as Record<RetentionKind, number>;
-      show(await api.put<Stored>('/v1/settings/privacy', { ...values, retentionDays, version: stored.version }, { silent: true }));
-      notifySuccess(t`Saved`);
-    } catch (error) {
+  const saving = useWrite((body: Stored) => api.put<Stored>(PATH, body, { silent: true }), {
+    onSuccess: read.put,
+    success: t`Saved`,
+    onError: (error) => {
       if (error instanceof RequestError && error.status === 409) setStale(true);
       else if (error instanceof RequestError && error.issues.length) for (const issue of error.issues) form.setFieldError(issue.path, issue.message);
-      else if (error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+      else showFailure(error);
+    },
+  });
+  const submit = form.onSubmit((values) => {
+    if (!stored) return;
+    const retentionDays = Object.fromEntries(KINDS.map((kind) => [kind, Number(values.retentionDays[kind])])) as Record<RetentionKind, number>;
+    saving.mutate({ ...values, retentionDays, version: stored.version });
   });
 
   return (
@@ -79,7 +75,7 @@ export function PrivacySection() {
       <TwoFactorPolicy />
       <form onSubmit={submit} noValidate>
         <Stack gap="lg" maw={760}>
-          {stale && <StaleNotice onReload={() => void load()} testId="privacy-stale" />}
+          {stale && <StaleNotice onReload={reload} testId="privacy-stale" />}
           <Stack gap="sm">
             <Title order={3} size="h5">
               <Trans>What pass records keep</Trans>
@@ -131,7 +127,7 @@ export function PrivacySection() {
             <Button variant="default" disabled={!form.isDirty()} onClick={() => form.reset()} data-testid="privacy-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} disabled={!stored} data-testid="privacy-save">
+            <Button type="submit" loading={saving.isPending} disabled={!stored} data-testid="privacy-save">
               <Trans>Save</Trans>
             </Button>
           </Group>

@@ -1,10 +1,9 @@
-import { useState } from 'react';
 import { Alert, Button, Group, Modal, Radio, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { encryptText } from '../../app/crypto.ts';
-import { RequestError } from '../../app/request.ts';
+import { showFailure, useWrite } from '../../app/queries.ts';
 import { getPublicKey } from '../../app/session.ts';
 import { fieldIssues, type Account } from './api.ts';
 import { PasswordPair, passwordValidators } from './PasswordPair.tsx';
@@ -31,7 +30,6 @@ export function ResetPasswordModal({
   onDone: (account: Account) => void;
 }) {
   const { t } = useLingui();
-  const [saving, setSaving] = useState(false);
   const rules = passwordValidators();
   const form = useForm<Values>({
     mode: 'controlled',
@@ -49,24 +47,29 @@ export function ResetPasswordModal({
     onClose();
   };
 
-  const submit = form.onSubmit(async (values) => {
-    const key = getPublicKey();
-    if (!key) return;
-    setSaving(true);
-    try {
+  const reset = useWrite(
+    async ({ values, key }: { values: Values; key: string }) => {
       const body = values.mode === 'invite' ? { invite: true } : { password: await encryptText(key, values.password) };
-      const saved = await api.post<Account>(`/v1/accounts/${account.accountKey}/password`, body, { silent: true });
-      notifySuccess(values.mode === 'invite' ? t`The invitation was mailed to ${email}` : t`Password reset`);
-      form.reset();
-      onDone(saved);
-    } catch (error) {
-      const issues = fieldIssues(error, ['password', 'invite']);
-      if (issues.invite) issues.mode = issues.invite;
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) toast(error.message);
-    } finally {
-      setSaving(false);
-    }
+      return api.post<Account>(`/v1/accounts/${account.accountKey}/password`, body, { silent: true });
+    },
+    {
+      success: (_, { values }) => (values.mode === 'invite' ? t`The invitation was mailed to ${email}` : t`Password reset`),
+      onSuccess: (saved) => {
+        form.reset();
+        onDone(saved);
+      },
+      // A refusal of the invitation shows on the choice of how the password is set.
+      onError: (error) => {
+        const issues = fieldIssues(error, ['password', 'invite']);
+        if (issues.invite) issues.mode = issues.invite;
+        form.setErrors(issues);
+        if (!Object.keys(issues).length) showFailure(error);
+      },
+    },
+  );
+  const submit = form.onSubmit((values) => {
+    const key = getPublicKey();
+    if (key) reset.mutate({ values, key });
   });
 
   return (
@@ -102,7 +105,7 @@ export function ResetPasswordModal({
             <Button variant="default" onClick={close} data-testid="reset-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" color="red" loading={saving} data-testid="reset-submit">
+            <Button type="submit" color="red" loading={reset.isPending} data-testid="reset-submit">
               <Trans>Reset password</Trans>
             </Button>
           </Group>

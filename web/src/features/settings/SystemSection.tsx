@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import {
   ActionIcon,
   Alert,
@@ -27,11 +27,14 @@ import {
   type PresignedPackage,
   type SystemInfo,
 } from '@passcloud/functions/contract/settings';
-import { api, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatBytes, formatDateTime, formatNumber } from '../../app/format.ts';
+import { itemKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { putFile, UploadError } from '../../app/upload.ts';
 import { fieldIssues } from './api.ts';
+
+const PATH = '/v1/settings/system';
 
 /** A value an installer or integrator copies, with its copy button. */
 function Copyable({ value, testId }: { value: string; testId: string }) {
@@ -83,8 +86,8 @@ interface UploadValues {
  */
 export function SystemSection() {
   const { t } = useLingui();
-  const [info, setInfo] = useState<SystemInfo | null>(null);
-  const [failed, setFailed] = useState(false);
+  const read = useItem<SystemInfo>({ resource: 'settings', path: PATH });
+  const info = read.item;
   const [percent, setPercent] = useState<number | null>(null);
   const [done, setDone] = useState<CompletedPackage | null>(null);
   const maxMb = formatNumber(CLIENT_PACKAGE_MAX_BYTES / 1024 / 1024);
@@ -106,47 +109,38 @@ export function SystemSection() {
     },
   });
 
-  const load = useCallback(async () => {
-    setFailed(false);
-    try {
-      setInfo(await api.get<SystemInfo>('/v1/settings/system'));
-    } catch {
-      setFailed(true);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const upload = form.onSubmit(async ({ file, version }) => {
+  // The package goes to storage with its progress, then the server checks it and tells the terminals; the versions shown follow.
+  const sending = useWrite(
+    async ({ file, version }: { file: File; version: string }) => {
+      const target = await api.post<PresignedPackage>('/v1/settings/system/packages', { version, filename: file.name, size: file.size }, { silent: true });
+      await putFile(target.upload, file, setPercent);
+      setPercent(100);
+      return api.post<CompletedPackage>(`/v1/settings/system/packages/${target.packageKey}/complete`, undefined, { silent: true });
+    },
+    {
+      touches: [itemKey('settings', PATH)],
+      onSuccess: (completed) => {
+        setDone(completed);
+        form.reset();
+      },
+      onError: (error) => {
+        if (error instanceof UploadError) {
+          form.setFieldError('file', t`The file could not be uploaded. Check the connection and try again.`);
+        } else if (error instanceof RequestError) {
+          const issues = fieldIssues(error, ['version', 'filename', 'size', 'file']);
+          const fileIssue = issues.file ?? issues.filename ?? issues.size;
+          if (issues.version) form.setFieldError('version', issues.version);
+          if (fileIssue) form.setFieldError('file', fileIssue);
+          if (!issues.version && !fileIssue) showFailure(error);
+        } else showFailure(error);
+      },
+    },
+  );
+  const upload = form.onSubmit(({ file, version }) => {
     if (!file) return;
     setDone(null);
     setPercent(0);
-    try {
-      const target = await api.post<PresignedPackage>(
-        '/v1/settings/system/packages',
-        { version: version.trim(), filename: file.name, size: file.size },
-        { silent: true },
-      );
-      await putFile(target.upload, file, setPercent);
-      setPercent(100);
-      const completed = await api.post<CompletedPackage>(`/v1/settings/system/packages/${target.packageKey}/complete`, undefined, { silent: true });
-      setDone(completed);
-      form.reset();
-      await load();
-    } catch (error) {
-      if (error instanceof UploadError) {
-        form.setFieldError('file', t`The file could not be uploaded. Check the connection and try again.`);
-      } else if (error instanceof RequestError) {
-        const issues = fieldIssues(error, ['version', 'filename', 'size', 'file']);
-        const fileIssue = issues.file ?? issues.filename ?? issues.size;
-        if (issues.version) form.setFieldError('version', issues.version);
-        if (fileIssue) form.setFieldError('file', fileIssue);
-        if (!issues.version && !fileIssue) toast(error.message);
-      }
-    } finally {
-      setPercent(null);
-    }
+    sending.mutate({ file, version: version.trim() }, { onSettled: () => setPercent(null) });
   });
 
   const uploading = percent !== null;
@@ -154,12 +148,12 @@ export function SystemSection() {
   const doneVersion = done?.version ?? '';
   return (
     <Stack gap="lg">
-      {failed && (
+      {read.isError && !info && (
         <Group justify="center" gap="xs">
           <Text c="red">
             <Trans>The settings could not be loaded.</Trans>
           </Text>
-          <Button variant="light" onClick={() => void load()}>
+          <Button variant="light" onClick={() => void read.refetch()}>
             <Trans>Retry</Trans>
           </Button>
         </Group>

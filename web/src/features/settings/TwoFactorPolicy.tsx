@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
 import { Stack, Switch, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { Trans, useLingui } from '@lingui/react/macro';
 import type { TwoFactorPolicy as Policy } from '@passcloud/functions/contract/twoFactor';
-import { api, notifySuccess, toast } from '../../app/api.ts';
-import { RequestError } from '../../app/request.ts';
+import { api } from '../../app/api.ts';
+import { useItem, useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
+
+const PATH = '/v1/settings/twoFactor';
 
 /**
  * The owner's switch: require two-factor login of every account of the company. An account without
@@ -13,45 +14,22 @@ import { RequestError } from '../../app/request.ts';
  */
 export function TwoFactorPolicy() {
   const { t } = useLingui();
-  const [policy, setPolicy] = useState<Policy | null>(null);
-  const [saving, setSaving] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      setPolicy(await api.get<Policy>('/v1/settings/twoFactor'));
-    } catch {
-      // The request client has shown why.
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const save = async (requireTwoFactor: boolean) => {
-    setSaving(true);
-    try {
-      setPolicy(await api.put<Policy>('/v1/settings/twoFactor', { requireTwoFactor }, { silent: true }));
-      notifySuccess(t`Saved`);
-    } catch (error) {
-      if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const read = useItem<Policy>({ resource: 'settings', path: PATH });
+  const policy = read.item;
+  const saving = useWrite((requireTwoFactor: boolean) => api.put<Policy>(PATH, { requireTwoFactor }, { silent: true }), {
+    onSuccess: read.put,
+    success: t`Saved`,
+  });
 
   const change = (requireTwoFactor: boolean) =>
-    modals.openConfirmModal({
+    confirmAction({
       title: requireTwoFactor ? t`Require two-factor login` : t`Stop requiring two-factor login`,
-      children: (
-        <Text size="sm">
-          {requireTwoFactor
-            ? t`Every account without two-factor login must set it up at its next login before it can do anything else. Accounts logged in now go on until they log in again.`
-            : t`Accounts may then log in with their password alone and turn two-factor login off.`}
-        </Text>
-      ),
-      labels: { confirm: requireTwoFactor ? t`Require` : t`Stop requiring`, cancel: t`Cancel` },
-      confirmProps: { 'data-testid': 'confirm-two-factor-policy' } as never,
-      onConfirm: () => void save(requireTwoFactor),
+      text: requireTwoFactor
+        ? t`Every account without two-factor login must set it up at its next login before it can do anything else. Accounts logged in now go on until they log in again.`
+        : t`Accounts may then log in with their password alone and turn two-factor login off.`,
+      confirm: requireTwoFactor ? t`Require` : t`Stop requiring`,
+      testId: 'two-factor-policy',
+      onConfirm: () => saving.mutate(requireTwoFactor),
     });
 
   const blocked = !policy || !policy.canChange || (!policy.requireTwoFactor && !policy.ownEnabled);
@@ -64,7 +42,7 @@ export function TwoFactorPolicy() {
         label={t`Require two-factor login for every account`}
         description={t`Logging in then takes the password and a code from an authenticator app, for every account of the company.`}
         checked={!!policy?.requireTwoFactor}
-        disabled={blocked || saving}
+        disabled={blocked || saving.isPending}
         onChange={(e) => change(e.currentTarget.checked)}
         data-testid="privacy-require-two-factor"
       />

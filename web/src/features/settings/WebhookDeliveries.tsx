@@ -23,10 +23,10 @@ import {
   type WebhookDeliveryPage,
   type WebhookJson,
 } from '@passcloud/functions/contract/webhooks';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { dayBound, formatNumber, formatTime } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { invalidate, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 
@@ -90,7 +90,6 @@ export function WebhookDeliveries({ webhook }: { webhook: WebhookJson }) {
   const event = EVENTS.includes(inUrl.event as AnyEventType) ? (inUrl.event as AnyEventType) : null;
   const range: DatesRangeValue<string> = [inUrl.from || null, inUrl.to || null];
   const set = (next: Partial<typeof DELIVERY_URL_DEFAULTS>) => setInUrl({ ...inUrl, ...next });
-  const [replaying, setReplaying] = useState<string | null>(null);
   const [rangeOpen, setRangeOpen] = useState(false);
 
   const days = DELIVERY_RETENTION_DAYS;
@@ -110,19 +109,12 @@ export function WebhookDeliveries({ webhook }: { webhook: WebhookJson }) {
     if (readAt) void invalidate('webhooks');
   }, [readAt]);
 
-  const replay = (delivery: WebhookDeliveryJson) => {
-    setReplaying(delivery.deliveryKey);
-    api
-      .post(`/v1/webhooks/${webhook.webhookKey}/deliveries/${delivery.deliveryKey}/replay`, undefined, { silent: true })
-      .then(() => notifySuccess(t`The delivery is queued to be sent again`))
-      .catch((error: unknown) => {
-        if (error instanceof RequestError) toast(error.message);
-      })
-      .finally(() => {
-        setReplaying(null);
-        void invalidate('webhookDeliveries', 'webhooks');
-      });
-  };
+  // The log is read again whether or not the delivery could be sent again.
+  const replay = useWrite(
+    (delivery: WebhookDeliveryJson) => api.post(`/v1/webhooks/${webhook.webhookKey}/deliveries/${delivery.deliveryKey}/replay`, undefined, { silent: true }),
+    { touches: ['webhookDeliveries', 'webhooks'], refreshOnFailure: true, success: t`The delivery is queued to be sent again` },
+  );
+  const replaying = replay.isPending ? replay.variables.deliveryKey : null;
 
   const filtered = !!(from || status || event);
   const columns: Column<WebhookDeliveryJson>[] = [
@@ -178,7 +170,7 @@ export function WebhookDeliveries({ webhook }: { webhook: WebhookJson }) {
             leftSection={<IconRepeat size={14} />}
             loading={replaying === d.deliveryKey}
             disabled={!webhook.enabled}
-            onClick={() => replay(d)}
+            onClick={() => replay.mutate(d)}
             data-testid="delivery-replay"
           >
             <Trans>Replay</Trans>
@@ -290,40 +282,42 @@ function ReplayRangeModal({ webhook, initialRange, onClose }: { webhook: Webhook
   /** After a replay that left more: the end of the part still to replay. */
   const [continueTo, setContinueTo] = useState<string | null>(null);
   const [lastCount, setLastCount] = useState(0);
-  const [busy, setBusy] = useState(false);
   const [rangeError, setRangeError] = useState<string | null>(null);
 
   const [from, to] = range;
 
-  const send = async () => {
+  // The log is read again after each part, and after a refusal too.
+  const replayRange = useWrite(
+    (body: { from: string; to: string; status: ReplayStatus }) => api.post<ReplayAnswer>(`/v1/webhooks/${webhook.webhookKey}/replay`, body, { silent: true }),
+    {
+      touches: ['webhookDeliveries', 'webhooks'],
+      refreshOnFailure: true,
+      success: (answer) => {
+        const count = answer.replayed;
+        const sent = plural(count, { one: '# delivery is queued to be sent again', other: '# deliveries are queued to be sent again' });
+        return answer.more && answer.continueTo ? '' : count === 0 ? t`Nothing in this range needed to be sent again` : sent;
+      },
+      onSuccess: (answer) => {
+        if (!answer.more || !answer.continueTo) return onClose();
+        setContinueTo(answer.continueTo);
+        setLastCount(answer.replayed);
+      },
+      onError: (error) => {
+        const issue = error instanceof RequestError ? error.issues[0]?.message : undefined;
+        if (issue) setRangeError(issue);
+        else showFailure(error);
+      },
+    },
+  );
+  const busy = replayRange.isPending;
+
+  const send = () => {
     if (!from) {
       setRangeError(t`Choose the days to replay`);
       return;
     }
     setRangeError(null);
-    setBusy(true);
-    try {
-      const body = { from: dayBound(from)!, to: continueTo ?? dayBound(to ?? from, true)!, status };
-      const answer = await api.post<ReplayAnswer>(`/v1/webhooks/${webhook.webhookKey}/replay`, body, { silent: true });
-      const count = answer.replayed;
-      const sent = plural(count, { one: '# delivery is queued to be sent again', other: '# deliveries are queued to be sent again' });
-      if (answer.more && answer.continueTo) {
-        setContinueTo(answer.continueTo);
-        setLastCount(count);
-      } else {
-        notifySuccess(count === 0 ? t`Nothing in this range needed to be sent again` : sent);
-        onClose();
-      }
-    } catch (error) {
-      if (error instanceof RequestError) {
-        const issue = error.issues[0]?.message;
-        if (issue) setRangeError(issue);
-        else toast(error.message);
-      }
-    } finally {
-      setBusy(false);
-      void invalidate('webhookDeliveries', 'webhooks');
-    }
+    replayRange.mutate({ from: dayBound(from)!, to: continueTo ?? dayBound(to ?? from, true)!, status });
   };
 
   const statusLabels: Record<ReplayStatus, string> = { dead: t`Dead letters`, delivered: t`Delivered`, any: t`Both` };
@@ -378,7 +372,7 @@ function ReplayRangeModal({ webhook, initialRange, onClose }: { webhook: Webhook
           <Button variant="default" onClick={onClose} data-testid="replay-range-cancel">
             {continueTo ? <Trans>Close</Trans> : <Trans>Cancel</Trans>}
           </Button>
-          <Button leftSection={<IconRepeat size={16} />} loading={busy} onClick={() => void send()} data-testid="replay-range-submit">
+          <Button leftSection={<IconRepeat size={16} />} loading={busy} onClick={send} data-testid="replay-range-submit">
             {continueTo ? <Trans>Replay the rest</Trans> : <Trans>Replay</Trans>}
           </Button>
         </Group>

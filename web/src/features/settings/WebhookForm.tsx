@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Button, Checkbox, Code, Group, Modal, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -10,9 +9,10 @@ import {
   type WebhookEventType,
   type WebhookJson,
 } from '@passcloud/functions/contract/webhooks';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
+import { useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { fieldIssues } from './api.ts';
+import { showRefusal } from './api.ts';
 import { useWebhookLabels } from './WebhookDeliveries.tsx';
 
 interface Values {
@@ -43,7 +43,6 @@ export function WebhookForm({
 }) {
   const { t } = useLingui();
   const labels = useWebhookLabels();
-  const [saving, setSaving] = useState(false);
   const max = WEBHOOK_DESCRIPTION_MAX;
   const form = useForm<Values>({
     mode: 'controlled',
@@ -57,29 +56,27 @@ export function WebhookForm({
     },
   });
 
-  const submit = form.onSubmit(async (values) => {
-    setSaving(true);
-    const body = { url: values.url.trim(), events: values.events as WebhookEventType[], description: values.description.trim(), enabled: values.enabled };
-    try {
-      if (webhook) {
-        await api.patch<WebhookJson>(`/v1/webhooks/${webhook.webhookKey}`, { ...body, version: webhook.version }, { silent: true });
-        notifySuccess(t`Webhook saved`);
-        onSaved();
-      } else {
-        onCreated(await api.post<WebhookCreated>('/v1/webhooks', body, { silent: true }));
-      }
-    } catch (error) {
-      const issues = fieldIssues(error, FIELDS);
-      form.setErrors(issues);
-      if (!Object.keys(issues).length && error instanceof RequestError) {
-        toast(error.message);
+  // The list is read again after a refusal too: someone else may have changed or deleted the webhook.
+  const saving = useWrite(
+    (body: Pick<WebhookJson, 'url' | 'events' | 'description' | 'enabled'>) =>
+      webhook
+        ? api.patch<WebhookJson>(`/v1/webhooks/${webhook.webhookKey}`, { ...body, version: webhook.version }, { silent: true }).then(() => null)
+        : api.post<WebhookCreated>('/v1/webhooks', body, { silent: true }),
+    {
+      touches: ['webhooks', 'webhookDeliveries'],
+      refreshOnFailure: true,
+      success: () => (webhook ? t`Webhook saved` : ''),
+      onSuccess: (created) => (created ? onCreated(created) : onSaved()),
+      onError: (error) => {
+        const issues = showRefusal(form, FIELDS, error);
         // Someone else changed or deleted it: the list shows what is there now.
-        if (error.status === 409 || error.status === 404) onSaved();
-      }
-    } finally {
-      setSaving(false);
-    }
-  });
+        if (!Object.keys(issues).length && error instanceof RequestError && (error.status === 409 || error.status === 404)) onSaved();
+      },
+    },
+  );
+  const submit = form.onSubmit((values) =>
+    saving.mutate({ url: values.url.trim(), events: values.events as WebhookEventType[], description: values.description.trim(), enabled: values.enabled }),
+  );
 
   return (
     <Modal opened onClose={onClose} title={webhook ? t`Edit webhook` : t`Add webhook`} size={760} centered data-testid="webhook-form">
@@ -147,7 +144,7 @@ export function WebhookForm({
             <Button variant="default" onClick={onClose} data-testid="webhook-cancel">
               <Trans>Cancel</Trans>
             </Button>
-            <Button type="submit" loading={saving} data-testid="webhook-submit">
+            <Button type="submit" loading={saving.isPending} data-testid="webhook-submit">
               {webhook ? <Trans>Save</Trans> : <Trans>Add webhook</Trans>}
             </Button>
           </Group>

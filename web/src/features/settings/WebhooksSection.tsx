@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { Anchor, Badge, Button, Code, Drawer, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconAlertTriangle, IconEdit, IconKey, IconListDetails, IconPlus, IconPower, IconSend, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import {
@@ -13,10 +12,10 @@ import {
   type WebhookJson,
   type WebhookSecret,
 } from '@passcloud/functions/contract/webhooks';
-import { api, notifySuccess, toast } from '../../app/api.ts';
+import { api } from '../../app/api.ts';
 import { formatDateTime, formatList } from '../../app/format.ts';
-import { RequestError } from '../../app/request.ts';
-import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
+import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
@@ -45,7 +44,6 @@ export function WebhooksSection() {
   const list = useList<WebhookJson>({ resource: 'webhooks', path: '/v1/webhooks' });
   const [editing, setEditing] = useState<WebhookJson | 'new' | null>(null);
   const [shown, setShown] = useState<ShownSecret | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
 
   const webhooks = list.items;
   const atLimit = webhooks.length >= WEBHOOK_LIMIT;
@@ -53,74 +51,64 @@ export function WebhooksSection() {
   const openLog = (webhook: WebhookJson) => setInUrl({ ...URL_DEFAULTS, webhook: webhook.webhookKey });
   const closeLog = () => setInUrl(URL_DEFAULTS);
 
-  /** Runs a change of one webhook; a refusal is the request client's toast (or, silent, this one's). */
-  const act = async (webhook: WebhookJson, action: () => Promise<void>) => {
-    setBusy(webhook.webhookKey);
-    try {
-      await action();
-    } catch (error) {
-      if (error instanceof RequestError) toast(error.issues[0]?.message ?? error.message);
-    } finally {
-      setBusy(null);
-      await invalidate('webhooks', 'webhookDeliveries');
-    }
-  };
-
-  const confirm = (title: string, text: string, label: string, testId: string, onConfirm: () => void, color?: string) =>
-    modals.openConfirmModal({
-      title,
-      children: <Text size="sm">{text}</Text>,
-      labels: { confirm: label, cancel: t`Cancel` },
-      confirmProps: { color, 'data-testid': `confirm-${testId}` } as never,
-      cancelProps: { 'data-testid': `cancel-${testId}` } as never,
-      onConfirm,
-    });
-
-  const sendTest = (webhook: WebhookJson) =>
-    void act(webhook, async () => {
-      await api.post<{ deliveryKey: string }>(`/v1/webhooks/${webhook.webhookKey}/test`, undefined, { silent: true });
-      notifySuccess(t`A test event is on its way; see it in the delivery log`);
-    });
+  // A refusal (a stale version among them) is toasted, and the webhooks and their deliveries are read again either way.
+  const touched = { touches: ['webhooks', 'webhookDeliveries'], refreshOnFailure: true };
+  const test = useWrite((webhook: WebhookJson) => api.post<{ deliveryKey: string }>(`/v1/webhooks/${webhook.webhookKey}/test`, undefined, { silent: true }), {
+    ...touched,
+    success: t`A test event is on its way; see it in the delivery log`,
+  });
+  const rotation = useWrite(
+    (webhook: WebhookJson) => api.post<WebhookSecret>(`/v1/webhooks/${webhook.webhookKey}/secret`, { version: webhook.version }, { silent: true }),
+    {
+      ...touched,
+      onSuccess: (answer) => setShown({ secret: answer.secret, url: answer.webhook.url, previousSecretUntil: answer.previousSecretUntil }),
+    },
+  );
+  const deletion = useWrite((webhook: WebhookJson) => api.del(`/v1/webhooks/${webhook.webhookKey}`, { query: { version: webhook.version }, silent: true }), {
+    ...touched,
+    success: t`Webhook deleted`,
+    onSuccess: (_, webhook) => inUrl.webhook === webhook.webhookKey && closeLog(),
+  });
+  const switching = useWrite(
+    (webhook: WebhookJson) =>
+      api.patch<WebhookJson>(`/v1/webhooks/${webhook.webhookKey}`, { enabled: !webhook.enabled, version: webhook.version }, { silent: true }),
+    { ...touched, success: (_, webhook) => (webhook.enabled ? t`Webhook turned off` : t`Webhook turned on`) },
+  );
+  const busy = [test, rotation, deletion, switching].find((write) => write.isPending)?.variables?.webhookKey ?? null;
 
   const hours = SECRET_OVERLAP_MS / 3_600_000;
   const rotate = (webhook: WebhookJson) =>
-    confirm(
-      t`Rotate secret`,
-      t`A new secret signs deliveries from now on. The current secret keeps signing them too for ${hours} hours, so you can update the receiver without losing events; after that only the new one works.`,
-      t`Rotate secret`,
-      'rotate',
-      () =>
-        void act(webhook, async () => {
-          const answer = await api.post<WebhookSecret>(`/v1/webhooks/${webhook.webhookKey}/secret`, { version: webhook.version }, { silent: true });
-          setShown({ secret: answer.secret, url: answer.webhook.url, previousSecretUntil: answer.previousSecretUntil });
-        }),
-    );
+    confirmAction({
+      title: t`Rotate secret`,
+      text: t`A new secret signs deliveries from now on. The current secret keeps signing them too for ${hours} hours, so you can update the receiver without losing events; after that only the new one works.`,
+      confirm: t`Rotate secret`,
+      testId: 'rotate',
+      onConfirm: () => rotation.mutate(webhook),
+    });
 
   const remove = (webhook: WebhookJson) => {
     const url = webhook.url;
-    confirm(
-      t`Delete webhook`,
-      t`Delete the webhook for ${url}? It receives no more events, and deliveries still waiting are not sent.`,
-      t`Delete`,
-      'delete',
-      () =>
-        void act(webhook, async () => {
-          await api.del(`/v1/webhooks/${webhook.webhookKey}`, { query: { version: webhook.version }, silent: true });
-          if (inUrl.webhook === webhook.webhookKey) closeLog();
-          notifySuccess(t`Webhook deleted`);
-        }),
-      'red',
-    );
+    confirmAction({
+      title: t`Delete webhook`,
+      text: t`Delete the webhook for ${url}? It receives no more events, and deliveries still waiting are not sent.`,
+      confirm: t`Delete`,
+      testId: 'delete',
+      color: 'red',
+      onConfirm: () => deletion.mutate(webhook),
+    });
   };
 
   const toggle = (webhook: WebhookJson) => {
-    const change = () =>
-      void act(webhook, async () => {
-        await api.patch<WebhookJson>(`/v1/webhooks/${webhook.webhookKey}`, { enabled: !webhook.enabled, version: webhook.version }, { silent: true });
-        notifySuccess(webhook.enabled ? t`Webhook turned off` : t`Webhook turned on`);
+    if (!webhook.enabled) switching.mutate(webhook);
+    else
+      confirmAction({
+        title: t`Turn off webhook`,
+        text: t`While it is off, no events are sent to it. Turn it on again at any time.`,
+        confirm: t`Turn off`,
+        testId: 'turn-off',
+        color: 'red',
+        onConfirm: () => switching.mutate(webhook),
       });
-    if (!webhook.enabled) change();
-    else confirm(t`Turn off webhook`, t`While it is off, no events are sent to it. Turn it on again at any time.`, t`Turn off`, 'turn-off', change, 'red');
   };
 
   const eventsText = (webhook: WebhookJson) =>
@@ -169,7 +157,7 @@ export function WebhooksSection() {
             <Menu.Item
               leftSection={<IconSend size={14} />}
               disabled={!webhook.enabled || busy === webhook.webhookKey}
-              onClick={() => sendTest(webhook)}
+              onClick={() => test.mutate(webhook)}
               data-testid="webhook-test"
             >
               <Trans>Send test event</Trans>
@@ -256,12 +244,8 @@ export function WebhooksSection() {
           onCreated={(created: WebhookCreated) => {
             setEditing(null);
             setShown({ secret: created.secret, url: created.webhook.url, previousSecretUntil: null });
-            void invalidate('webhooks');
           }}
-          onSaved={() => {
-            setEditing(null);
-            void invalidate('webhooks', 'webhookDeliveries');
-          }}
+          onSaved={() => setEditing(null)}
         />
       )}
       {shown && <SecretModal shown={shown} onClose={() => setShown(null)} />}
@@ -294,7 +278,7 @@ export function WebhooksSection() {
                 leftSection={<IconSend size={14} />}
                 loading={busy === open.webhookKey}
                 disabled={!open.enabled}
-                onClick={() => sendTest(open)}
+                onClick={() => test.mutate(open)}
                 data-testid="delivery-send-test"
               >
                 <Trans>Send test event</Trans>

@@ -4,6 +4,7 @@ import { KEY_CODES, type ApiKeyCreateBody, type ApiKeyJson, type ApiKeySecret, t
 import type { AccountJson, accountPage } from '@passcloud/functions/contract/accounts';
 import type { LicenceJson, licenceList } from '@passcloud/functions/contract/licences';
 import { api } from '../../app/api.ts';
+import { showFailure } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 
 /** What the settings routes answer (functions/contract/accounts.ts, licences.ts). */
@@ -54,6 +55,17 @@ export function fieldIssues(error: unknown, fields: readonly string[]): Record<s
     if (fields.includes(field) && !out[field]) out[field] = issue.message;
   }
   return out;
+}
+
+/**
+ * A form's refusal: the problems the server names go to their fields, and a refusal that names
+ * none goes to the toast. Answers the field problems (empty when it named none).
+ */
+export function showRefusal(form: { setErrors(errors: Record<string, string>): void }, fields: readonly string[], error: unknown): Record<string, string> {
+  const issues = fieldIssues(error, fields);
+  form.setErrors(issues);
+  if (!Object.keys(issues).length) showFailure(error);
+  return issues;
 }
 
 /** The menu title keys of the screens each code opens, as the permission tree names them ("Attendance groups / Shifts / Holidays"). */

@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'react';
 import { Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { SYNC_STATES, VALIDITY_STATES } from '@passcloud/functions/contract/authorities';
-import { notifySuccess } from '../../../app/api.ts';
-import { invalidate, useList, useUrlFilters } from '../../../app/queries.ts';
+import { invalidate, useList, useUrlFilters, useWrite } from '../../../app/queries.ts';
 import { ListFrame, RowMenu, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
@@ -27,6 +25,8 @@ import { EditValidityModal } from './EditValidityModal.tsx';
 import { SyncStateCell, ValidityCell, syncTime, useAuthorityLabels } from './parts.tsx';
 import { KeywordInput } from '../../../components/KeywordInput.tsx';
 import { PersonName } from '../../../components/PersonName.tsx';
+import { useListFilters } from '../../../components/useListFilters.ts';
+import { confirmAction } from '../../confirm.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -47,11 +47,10 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
   const devices = useAllDevices().data ?? [];
-  const [filters, setFilters] = useUrlFilters<Filters>(NO_FILTERS);
-  const [draft, setDraft] = useState<Filters>(filters);
+  const filterState = useListFilters(() => NO_FILTERS, { applied: useUrlFilters<Filters>(NO_FILTERS) });
+  const { draft, filters } = filterState;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<AuthorityItem | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const list = useList<AuthorityItem, AuthorityPage>({
     resource: 'authorities',
@@ -78,44 +77,30 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
     setSelected((current) => (current.size === 0 ? current : new Set([...current].filter((k) => failed.has(k)))));
   }, [failedKeys]);
 
-  const search = () => setFilters(draft) || void list.refetch();
-  const reset = () => {
-    setDraft(NO_FILTERS);
-    setFilters(NO_FILTERS);
-  };
+  const search = () => filterState.search(list.refetch);
   const reload = () => void invalidate('authorities');
 
-  const retry = async (keys: string[]) => {
-    setBusy(true);
-    try {
-      await retrySync(keys);
-      notifySuccess(plural(keys.length, { one: 'Sent to the device again', other: '# authorizations sent to their devices again' }));
-      setSelected(new Set());
-    } catch {
-      // The request client has shown why.
-    } finally {
-      setBusy(false);
-      reload();
-    }
-  };
+  // Sent again or not (the request client says why), the rows are read again.
+  const retrying = useWrite((keys: string[]) => retrySync(keys), {
+    touches: ['authorities'],
+    refreshOnFailure: true,
+    success: (_, keys) => plural(keys.length, { one: 'Sent to the device again', other: '# authorizations sent to their devices again' }),
+    onSuccess: () => setSelected(new Set()),
+  });
+  const retry = (keys: string[]) => retrying.mutate(keys);
+  const removal = useWrite((item: AuthorityItem) => revoke(item), { touches: ['authorities'], refreshOnFailure: true, success: t`Removed` });
 
   const remove = (item: AuthorityItem) =>
-    modals.openConfirmModal({
+    confirmAction({
       title: setType === 0 ? t`Remove authorization` : t`Remove from the blacklist`,
-      children: (
-        <Text size="sm">
-          {setType === 0
-            ? t`${item.name} will no longer pass on ${item.deviceName}. The device removes the face at its next sync.`
-            : t`${item.name} will no longer be watched for on ${item.deviceName}. The device removes the face at its next sync.`}
-        </Text>
-      ),
-      labels: { confirm: t`Remove`, cancel: t`Cancel` },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
-      onConfirm: () =>
-        void revoke(item).then(() => {
-          notifySuccess(t`Removed`);
-          reload();
-        }, reload),
+      text:
+        setType === 0
+          ? t`${item.name} will no longer pass on ${item.deviceName}. The device removes the face at its next sync.`
+          : t`${item.name} will no longer be watched for on ${item.deviceName}. The device removes the face at its next sync.`,
+      confirm: t`Remove`,
+      color: 'red',
+      testId: 'remove',
+      onConfirm: () => removal.mutate(item),
     });
 
   const columns: Column<AuthorityItem>[] = [
@@ -141,7 +126,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
             <Trans>Change validity</Trans>
           </Menu.Item>
           {item.syncState === 'failed' && (
-            <Menu.Item onClick={() => void retry([item.authorityKey])} data-testid="action-retry">
+            <Menu.Item onClick={() => retry([item.authorityKey])} data-testid="action-retry">
               <Trans>Retry sync</Trans>
             </Menu.Item>
           )}
@@ -160,7 +145,13 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
         <Stack gap="md">
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
-              <KeywordInput hint={t`Name or personnel ID`} value={draft.keyword} onChange={(keyword) => setDraft({ ...draft, keyword })} onSearch={search} testId="authority-keyword" />
+              <KeywordInput
+                hint={t`Name or personnel ID`}
+                value={draft.keyword}
+                onChange={(keyword) => filterState.change({ keyword })}
+                onSearch={search}
+                testId="authority-keyword"
+              />
               <Select
                 label={t`Device`}
                 placeholder={t`Any device`}
@@ -168,7 +159,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 searchable
                 data={devices.map((d) => ({ value: d.deviceKey, label: d.name }))}
                 value={draft.deviceKey || null}
-                onChange={(deviceKey) => setDraft({ ...draft, deviceKey: deviceKey ?? '' })}
+                onChange={(deviceKey) => filterState.change({ deviceKey: deviceKey ?? '' })}
                 w={200}
                 data-testid="authority-device"
               />
@@ -178,7 +169,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 clearable
                 data={VALIDITY_STATES.map((value) => ({ value, label: labels.validity[value] }))}
                 value={draft.validity || null}
-                onChange={(validity) => setDraft({ ...draft, validity: (validity ?? '') as Filters['validity'] })}
+                onChange={(validity) => filterState.change({ validity: (validity ?? '') as Filters['validity'] })}
                 w={170}
                 data-testid="authority-validity"
               />
@@ -188,14 +179,14 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 clearable
                 data={SYNC_STATES.map((value) => ({ value, label: labels.sync[value] }))}
                 value={draft.state || null}
-                onChange={(state) => setDraft({ ...draft, state: (state ?? '') as Filters['state'] })}
+                onChange={(state) => filterState.change({ state: (state ?? '') as Filters['state'] })}
                 w={160}
                 data-testid="authority-state"
               />
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="authority-search">
                 <Trans>Search</Trans>
               </Button>
-              <Button variant="default" onClick={reset} data-testid="authority-reset">
+              <Button variant="default" onClick={filterState.reset} data-testid="authority-reset">
                 <Trans>Reset</Trans>
               </Button>
             </Group>
@@ -231,8 +222,8 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 size="xs"
                 variant="light"
                 leftSection={<IconRefresh size={14} />}
-                loading={busy}
-                onClick={() => void retry([...selected])}
+                loading={retrying.isPending}
+                onClick={() => retry([...selected])}
                 data-testid="authority-retry-selected"
               >
                 <Trans>Retry sync</Trans>
@@ -242,15 +233,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
           />
         </Stack>
       </Paper>
-      <EditValidityModal
-        item={editing}
-        onClose={() => setEditing(null)}
-        onSaved={() => {
-          setEditing(null);
-          reload();
-        }}
-        onReload={reload}
-      />
+      <EditValidityModal item={editing} onClose={() => setEditing(null)} onSaved={() => setEditing(null)} onReload={reload} />
     </ScreenPage>
   );
 }

@@ -4,11 +4,13 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { notifySuccess, toast } from '../../../app/api.ts';
+import { useQuery } from '@tanstack/react-query';
+import { notifySuccess } from '../../../app/api.ts';
 import { formatList, formatNumber } from '../../../app/format.ts';
+import { showFailure, useWrite } from '../../../app/queries.ts';
 import { RequestError } from '../../../app/request.ts';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
-import { pickDepartments, pickGroups, type PickerDepartment, type PickerGroup } from '../../../app/pickers.ts';
+import { pickDepartments, pickGroups } from '../../../app/pickers.ts';
 import { SCREENS, checkCapacity, grant, grantJob, useAllDevices, setTypeOfPath, type CapacityCheck, type Selection, type ValidityBody } from './api.ts';
 import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
 import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
@@ -34,21 +36,20 @@ export function AuthorityWizardPage() {
   const [devicesChoice, setDevicesChoice] = useState<DevicesChoice>({ deviceKeys: new Set(), groupKeys: [] });
   const [validity, setValidity] = useState<ValidityDraft>({ permanent: true, range: [null, null] });
   const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string }>({});
-  const [personGroups, setPersonGroups] = useState<PickerGroup[]>([]);
-  const [departments, setDepartments] = useState<PickerDepartment[]>([]);
+  const personGroups =
+    useQuery({
+      queryKey: ['pickers', 'groups', 'people'],
+      queryFn: () => Promise.all([pickGroups('employee'), pickGroups('visitor')]).then(([e, v]) => [...e, ...v]),
+    }).data ?? [];
+  const departments = useQuery({ queryKey: ['pickers', 'departments'], queryFn: pickDepartments }).data ?? [];
   const devices = useAllDevices();
-  const [deviceGroups, setDeviceGroups] = useState<PickerGroup[]>([]);
+  const deviceGroups = useQuery({ queryKey: ['pickers', 'groups', 'device'], queryFn: () => pickGroups('device') }).data ?? [];
   /** What the check found before granting: devices the grant would overfill, people it would put on both lists. */
   const [capacity, setCapacity] = useState<{ check: CapacityCheck; validity: ValidityBody } | null>(null);
-  const [submitting, setSubmitting] = useState(false);
+  /** The devices' face libraries are being checked before the grant. */
+  const [checking, setChecking] = useState(false);
   /** A large grant the server writes in the background, followed until it is done. */
   const [job, setJob] = useState<{ jobKey: string; done: number; total: number; validity: ValidityBody; failed?: boolean; error?: string | null } | null>(null);
-
-  useEffect(() => {
-    Promise.all([pickGroups('employee'), pickGroups('visitor')]).then(([e, v]) => setPersonGroups([...e, ...v]), () => undefined);
-    pickDepartments().then(setDepartments, () => undefined);
-    pickGroups('device').then(setDeviceGroups, () => undefined);
-  }, []);
 
   const selection: Selection = {
     personKeys: [...people.people.keys()],
@@ -59,13 +60,17 @@ export function AuthorityWizardPage() {
   };
   const peopleChosen = selection.personKeys.length + selection.personGroupKeys.length + selection.departmentKeys.length > 0;
   const devicesChosen = selection.deviceKeys.length + selection.deviceGroupKeys.length > 0;
-  const blocked = step === 0 && !peopleChosen ? t`Choose at least one person, group or department` : step === 1 && !devicesChosen ? t`Choose at least one device or device group` : null;
+  const blocked =
+    step === 0 && !peopleChosen
+      ? t`Choose at least one person, group or department`
+      : step === 1 && !devicesChosen
+        ? t`Choose at least one device or device group`
+        : null;
 
   /** A refusal names its field: the step holding it opens with the message there. */
   const refused = (failure: unknown) => {
-    if (!(failure instanceof RequestError)) return;
-    const issue = failure.issues[0];
-    if (!issue) return toast(failure.message);
+    const issue = failure instanceof RequestError ? failure.issues[0] : undefined;
+    if (!issue) return showFailure(failure);
     if (PEOPLE_FIELDS.includes(issue.path)) {
       setErrors({ people: issue.message });
       setStep(0);
@@ -78,28 +83,33 @@ export function AuthorityWizardPage() {
     }
   };
 
-  const confirmGrant = async (body: ValidityBody) => {
-    setSubmitting(true);
-    try {
-      const done = await grant(setType, selection, body);
-      if (done.jobKey) {
-        setCapacity(null);
-        setJob({ jobKey: done.jobKey, done: 0, total: done.authorities, validity: body });
-        return;
-      }
-      notifySuccess(
-        setType === 0
-          ? plural(done.authorities, { one: 'Authorized: # authorization is on its way to the device', other: 'Authorized: # authorizations are on their way to the devices' })
-          : plural(done.authorities, { one: 'Added to the blacklist: # entry is on its way to the device', other: 'Added to the blacklist: # entries are on their way to the devices' }),
-      );
-      navigate(listPath);
-    } catch (failure) {
+  // A large grant goes on in the background and is followed below; a small one is done at once.
+  const granting = useWrite((body: ValidityBody) => grant(setType, selection, body), {
+    touches: ['authorities'],
+    success: (done) =>
+      done.jobKey
+        ? ''
+        : setType === 0
+          ? plural(done.authorities, {
+              one: 'Authorized: # authorization is on its way to the device',
+              other: 'Authorized: # authorizations are on their way to the devices',
+            })
+          : plural(done.authorities, {
+              one: 'Added to the blacklist: # entry is on its way to the device',
+              other: 'Added to the blacklist: # entries are on their way to the devices',
+            }),
+    onSuccess: (done, body) => {
+      if (!done.jobKey) return navigate(listPath);
+      setCapacity(null);
+      setJob({ jobKey: done.jobKey, done: 0, total: done.authorities, validity: body });
+    },
+    onError: (failure) => {
       setCapacity(null);
       refused(failure);
-    } finally {
-      setSubmitting(false);
-    }
-  };
+    },
+  });
+  const confirmGrant = (body: ValidityBody) => granting.mutate(body);
+  const submitting = checking || granting.isPending;
 
   const jobKey = job?.jobKey;
   useEffect(() => {
@@ -116,8 +126,14 @@ export function AuthorityWizardPage() {
           if (state.state === 'done') {
             notifySuccess(
               setType === 0
-                ? plural(state.total, { one: 'Authorized: # authorization is on its way to the device', other: 'Authorized: # authorizations are on their way to the devices' })
-                : plural(state.total, { one: 'Added to the blacklist: # entry is on its way to the device', other: 'Added to the blacklist: # entries are on their way to the devices' }),
+                ? plural(state.total, {
+                    one: 'Authorized: # authorization is on its way to the device',
+                    other: 'Authorized: # authorizations are on their way to the devices',
+                  })
+                : plural(state.total, {
+                    one: 'Added to the blacklist: # entry is on its way to the device',
+                    other: 'Added to the blacklist: # entries are on their way to the devices',
+                  }),
             );
             navigate(listPath);
             return;
@@ -138,17 +154,17 @@ export function AuthorityWizardPage() {
     const checked = validityOf(validity, { choose: t`Choose the first and last day`, past: t`The end date cannot be earlier than today` });
     if ('error' in checked) return setErrors({ validity: checked.error });
     setErrors({});
-    setSubmitting(true);
+    setChecking(true);
     let check: CapacityCheck;
     try {
       check = await checkCapacity(setType, selection);
     } catch (failure) {
-      setSubmitting(false);
       return refused(failure);
+    } finally {
+      setChecking(false);
     }
-    setSubmitting(false);
     if (check.devices.some((d) => d.exceeds || (d.bothLists?.count ?? 0) > 0)) return setCapacity({ check, validity: checked.body });
-    await confirmGrant(checked.body);
+    confirmGrant(checked.body);
   };
 
   const next = () => {
@@ -194,10 +210,14 @@ export function AuthorityWizardPage() {
           )}
           {step === 2 && (
             <Stack gap="md" data-testid="wizard-validity">
-              <ValidityFields value={validity} onChange={(v) => {
+              <ValidityFields
+                value={validity}
+                onChange={(v) => {
                   setValidity(v);
                   setErrors({});
-                }} error={errors.validity ?? null} />
+                }}
+                error={errors.validity ?? null}
+              />
               {setType === 1 && (
                 <Alert color="gray" variant="light">
                   <Trans>The devices raise an alert when someone on the blacklist is recognized while the entry is in effect.</Trans>
@@ -342,7 +362,7 @@ export function AuthorityWizardPage() {
               >
                 <Trans>Go back to the devices</Trans>
               </Button>
-              <Button color="orange" loading={submitting} onClick={() => void confirmGrant(capacity.validity)} data-testid="capacity-continue">
+              <Button color="orange" loading={submitting} onClick={() => confirmGrant(capacity.validity)} data-testid="capacity-continue">
                 <Trans>Grant anyway</Trans>
               </Button>
             </Group>
@@ -369,7 +389,7 @@ export function AuthorityWizardPage() {
                 <Trans>Back to the list</Trans>
               </Button>
               {job.failed && (
-                <Button loading={submitting} onClick={() => void confirmGrant(job.validity)} data-testid="grant-retry">
+                <Button loading={submitting} onClick={() => confirmGrant(job.validity)} data-testid="grant-retry">
                   <Trans>Try again</Trans>
                 </Button>
               )}

@@ -1,22 +1,31 @@
 import { useEffect, useState } from 'react';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { notifySuccess, toast } from '../../../app/api.ts';
+import { showFailure, useWrite } from '../../../app/queries.ts';
 import { RequestError } from '../../../app/request.ts';
 import { StaleNotice } from '../../../components/StaleNotice.tsx';
-import { changeValidity, type AuthorityItem } from './api.ts';
+import { changeValidity, type AuthorityItem, type ValidityBody } from './api.ts';
 import { ValidityFields, draftOf, validityOf, type ValidityDraft } from './parts.tsx';
 
 /**
  * Changes one authorization's validity. The change goes to the device again; a 409 (someone
  * changed it since the list was read) shows the stale notice, whose reload refreshes the list.
  */
-export function EditValidityModal({ item, onClose, onSaved, onReload }: { item: AuthorityItem | null; onClose: () => void; onSaved: () => void; onReload: () => void }) {
+export function EditValidityModal({
+  item,
+  onClose,
+  onSaved,
+  onReload,
+}: {
+  item: AuthorityItem | null;
+  onClose: () => void;
+  onSaved: () => void;
+  onReload: () => void;
+}) {
   const { t } = useLingui();
   const [draft, setDraft] = useState<ValidityDraft>(() => draftOf(item ?? undefined));
   const [error, setError] = useState<string | null>(null);
   const [stale, setStale] = useState(false);
-  const [saving, setSaving] = useState(false);
 
   useEffect(() => {
     setDraft(draftOf(item ?? undefined));
@@ -24,24 +33,23 @@ export function EditValidityModal({ item, onClose, onSaved, onReload }: { item: 
     setStale(false);
   }, [item]);
 
-  const save = async () => {
+  const saving = useWrite(({ item: changed, validity }: { item: AuthorityItem; validity: ValidityBody }) => changeValidity(changed, validity), {
+    touches: ['authorities'],
+    success: t`Saved`,
+    onSuccess: onSaved,
+    onError: (failure) => {
+      if (failure instanceof RequestError && failure.status === 409) setStale(true);
+      else if (failure instanceof RequestError && failure.issues.length)
+        setError(failure.issues.find((i) => i.path.startsWith('validity'))?.message ?? failure.issues[0]!.message);
+      else showFailure(failure);
+    },
+  });
+  const save = () => {
     if (!item) return;
     const checked = validityOf(draft, { choose: t`Choose the first and last day`, past: t`The end date cannot be earlier than today` });
     if ('error' in checked) return setError(checked.error);
-    setSaving(true);
     setError(null);
-    try {
-      await changeValidity(item, checked.body);
-      notifySuccess(t`Saved`);
-      onSaved();
-    } catch (failure) {
-      if (!(failure instanceof RequestError)) return;
-      if (failure.status === 409) setStale(true);
-      else if (failure.issues.length) setError(failure.issues.find((i) => i.path.startsWith('validity'))?.message ?? failure.issues[0]!.message);
-      else toast(failure.message);
-    } finally {
-      setSaving(false);
-    }
+    saving.mutate({ item, validity: checked.body });
   };
 
   return (
@@ -67,7 +75,7 @@ export function EditValidityModal({ item, onClose, onSaved, onReload }: { item: 
             <Button variant="default" onClick={onClose}>
               <Trans>Cancel</Trans>
             </Button>
-            <Button onClick={() => void save()} loading={saving} disabled={stale} data-testid="validity-save">
+            <Button onClick={save} loading={saving.isPending} disabled={stale} data-testid="validity-save">
               <Trans>Save</Trans>
             </Button>
           </Group>

@@ -1,11 +1,10 @@
-import { useEffect, useState } from 'react';
 import { Avatar, Badge, Button, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { notifySuccess } from '../../../app/api.ts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { formatNumber } from '../../../app/format.ts';
 import { getAuthorities } from '../../../app/session.ts';
-import { invalidate, useList } from '../../../app/queries.ts';
+import { invalidate, useList, useWrite } from '../../../app/queries.ts';
 import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import { AUTH_CODE, PENDING_REFRESH_MS, listSync, retryAllFailed, retrySync, type AuthorityItem, type SyncPage } from './api.ts';
@@ -30,36 +29,33 @@ async function allSync(query: { personKey: string; deviceKey?: string | undefine
   return out;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * The (person, device) pairs of the rows on screen that are on both lists of the device, where the
  * blacklist wins. Only for an account that sees both lists; each row's other list may be on
  * another page, so it is read apart: a person's authorizations in one read, or on a device each
- * person's on screen. Read again when the rows change or `generation` moves on.
+ * person's on screen. Read again when the rows' people change, and with every change to
+ * authorizations (their query key starts with the resource's); a failed read marks nothing.
  */
-function useBothLists(items: AuthorityItem[], scope: { personKey?: string | undefined; deviceKey?: string | undefined }, generation: number): Set<string> {
+function useBothLists(items: AuthorityItem[], scope: { personKey?: string | undefined; deviceKey?: string | undefined }): ReadonlySet<string> {
   const codes = getAuthorities();
   const seesBoth = codes.includes(AUTH_CODE[0]) && codes.includes(AUTH_CODE[1]);
   const people = seesBoth ? [...new Set(items.map((i) => i.personKey))].sort().join(',') : '';
   const { personKey, deviceKey } = scope;
-  const [both, setBoth] = useState<Set<string>>(() => new Set());
-  useEffect(() => {
-    if (!people) return setBoth(new Set());
-    let current = true;
-    const lookups = personKey ? [{ personKey }] : people.split(',').map((key) => ({ personKey: key, deviceKey }));
-    Promise.all(lookups.map(allSync)).then(
-      (answers) => {
-        if (!current) return;
-        const lists = new Map<string, Set<number>>();
-        for (const item of answers.flat()) lists.set(pairOf(item), (lists.get(pairOf(item)) ?? new Set()).add(item.setType));
-        setBoth(new Set([...lists].filter(([, types]) => types.size === 2).map(([pair]) => pair)));
-      },
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [people, personKey, deviceKey, generation]);
-  return both;
+  const both = useQuery({
+    queryKey: ['authorities', 'bothLists', people, personKey ?? null, deviceKey ?? null],
+    queryFn: async () => {
+      const lookups = personKey ? [{ personKey }] : people.split(',').map((key) => ({ personKey: key, deviceKey }));
+      const answers = await Promise.all(lookups.map(allSync));
+      const lists = new Map<string, Set<number>>();
+      for (const item of answers.flat()) lists.set(pairOf(item), (lists.get(pairOf(item)) ?? new Set()).add(item.setType));
+      return new Set([...lists].filter(([, types]) => types.size === 2).map(([pair]) => pair)) as ReadonlySet<string>;
+    },
+    enabled: !!people,
+    placeholderData: keepPreviousData,
+  });
+  return (people && both.data) || NONE;
 }
 
 /**
@@ -76,9 +72,6 @@ export function SyncStatePanel(props: { personKey: string; deviceKey?: undefined
 function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKey?: string }) {
   const { t } = useLingui();
   const labels = useAuthorityLabels();
-  const [busy, setBusy] = useState<string | null>(null);
-  // Moves on with each read the person asked for: the both-lists marker reads again then.
-  const [generation, setGeneration] = useState(0);
   const list = useList<AuthorityItem, SyncPage>({
     resource: 'authorities',
     path: '/v1/authorities/sync',
@@ -89,24 +82,17 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
   });
   const page = list.page;
   const items = list.items;
-  const both = useBothLists(items, { personKey, deviceKey }, generation);
-  const reload = () => {
-    setGeneration((g) => g + 1);
-    void invalidate('authorities');
-  };
+  const both = useBothLists(items, { personKey, deviceKey });
+  const reload = () => void invalidate('authorities');
 
-  const retry = async (keys: string[] | 'all', which: string) => {
-    setBusy(which);
-    try {
-      await (keys === 'all' ? retryAllFailed(personKey ? { personKey } : { deviceKey: deviceKey! }) : retrySync(keys));
-      notifySuccess(t`Sent to the devices again`);
-    } catch {
-      // The request client has shown why.
-    } finally {
-      setBusy(null);
-      reload();
-    }
-  };
+  // Sent again or not (the request client says why), the rows and their counts are read again.
+  const retrying = useWrite(
+    ({ keys }: { keys: string[] | 'all'; which: string }): Promise<unknown> =>
+      keys === 'all' ? retryAllFailed(personKey ? { personKey } : { deviceKey: deviceKey! }) : retrySync(keys),
+    { touches: ['authorities'], refreshOnFailure: true, success: t`Sent to the devices again` },
+  );
+  const busy = retrying.isPending ? retrying.variables.which : null;
+  const retry = (keys: string[] | 'all', which: string) => retrying.mutate({ keys, which });
 
   const columns: Column<AuthorityItem>[] = [
     {
@@ -156,7 +142,7 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
             size="compact-xs"
             variant="light"
             loading={busy === item.authorityKey}
-            onClick={() => void retry([item.authorityKey], item.authorityKey)}
+            onClick={() => retry([item.authorityKey], item.authorityKey)}
             data-testid="sync-retry"
           >
             <Trans>Retry</Trans>
@@ -188,7 +174,7 @@ function SyncStateTable({ personKey, deviceKey }: { personKey?: string; deviceKe
                 color="red"
                 leftSection={<IconRefresh size={14} />}
                 loading={busy === 'all'}
-                onClick={() => void retry('all', 'all')}
+                onClick={() => retry('all', 'all')}
                 data-testid="sync-retry-all"
               >
                 <Trans>Retry all that failed</Trans>

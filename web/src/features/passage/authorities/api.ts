@@ -63,7 +63,7 @@ export const changeValidity = (item: AuthorityItem, validity: ValidityBody) =>
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 
 /** Every device of the company (all pages of the picker), for filters and the wizard's device step. */
-export const useAllDevices = () => useQuery({ queryKey: ['devices', 'picker'], queryFn: (): Promise<PickerDevice[]> => pickDevices() });
+export const useAllDevices = () => useQuery({ queryKey: ['pickers', 'devices'], queryFn: (): Promise<PickerDevice[]> => pickDevices() });
 
 /** Today in the browser's calendar, as the API writes days. */
 export function today(): string {

@@ -1,30 +1,25 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { Avatar, Button, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Avatar, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useThrottledCallback } from '@mantine/hooks';
-import { IconDownload, IconSearch } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
-import {
-  PASS_STATES,
-  RECORD_TYPES,
-  TEMPERATURE_FILTERS,
-  type PassState,
-  type RecordType,
-} from '@passcloud/functions/contract/passRecords';
+import { PASS_STATES, RECORD_TYPES, TEMPERATURE_FILTERS, type PassState, type RecordType } from '@passcloud/functions/contract/passRecords';
 import { formatShortTime } from '../../../app/format.ts';
-import { useList } from '../../../app/queries.ts';
+import { itemKey, useList } from '../../../app/queries.ts';
 import { useLive } from '../../../app/live/channel.ts';
-import { ListFrame, type Column } from '../../../components/ListFrame.tsx';
+import { ListFrame, openingRow, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
+import { useListFilters } from '../../../components/useListFilters.ts';
 import classes from './RecordListPage.module.css';
-import { loadDeviceOptions, loadRecord, recordsPath, type DeviceOption, type PassRecordItem, type PassRecordPage } from './api.ts';
+import { loadRecord, recordsPath, useDeviceOptions, type PassRecordItem, type PassRecordPage } from './api.ts';
 import { defaultFilters, filtersNarrowed, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
 import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
-import { DayRangeInput } from './DayRangeInput.tsx';
+import { EmptyRecords, RecordFilterBar } from './RecordFilterBar.tsx';
 
 const PAGE_SIZE = 20;
 /** Without the live channel, the first page follows new records this often while it is shown and no record is open. */
@@ -40,27 +35,22 @@ const LIVE_READ_MS = 1000;
 export function RecordListPage({ screen }: { screen: RecordScreen }) {
   const { t } = useLingui();
   const labels = useRecordLabels();
-  const [draft, setDraft] = useState<RecordFilters>(() => defaultFilters());
-  const [filters, setFilters] = useState<RecordFilters>(draft);
-  const [rangeError, setRangeError] = useState(false);
-  const [devices, setDevices] = useState<DeviceOption[]>([]);
+  const filterState = useListFilters<RecordFilters>(() => defaultFilters(), { check: (draft) => rangeAllowed(draft.range) });
+  const { draft, filters } = filterState;
   const [open, setOpen] = useState<PassRecordItem | null>(null);
   const [exporting, setExporting] = useState(false);
 
   // A link of an alert mail names one record (`?record=<key>`): it opens over the list.
   const [params, setParams] = useSearchParams();
   const linked = params.get('record');
+  const linkedRecord = useQuery({
+    queryKey: itemKey('passRecords', `${recordsPath(screen)}/${linked}`),
+    queryFn: () => loadRecord(screen, linked!),
+    enabled: !!linked,
+  }).data;
   useEffect(() => {
-    if (!linked) return;
-    let live = true;
-    loadRecord(screen, linked).then(
-      (record) => live && setOpen(record),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [linked, screen]);
+    if (linked && linkedRecord) setOpen(linkedRecord);
+  }, [linked, linkedRecord]);
   const closeRecord = () => {
     setOpen(null);
     if (linked) {
@@ -69,11 +59,6 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
       setParams(next, { replace: true });
     }
   };
-
-  useEffect(() => {
-    // The terminal list needs its own right; without it the device filter offers the devices of the records read.
-    loadDeviceOptions().then(setDevices, () => undefined);
-  }, []);
 
   const query = useMemo(() => recordQuery(filters, screen), [filters, screen]);
 
@@ -110,29 +95,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
     }
   }, [page, pageOf, list.isPlaceholderData]);
 
-  const search = () => {
-    if (!rangeAllowed(draft.range)) {
-      setRangeError(true);
-      return;
-    }
-    if (JSON.stringify(draft) === JSON.stringify(filters)) void list.refetch();
-    else setFilters(draft);
-  };
-  const reset = () => {
-    const initial = defaultFilters();
-    setRangeError(false);
-    setDraft(initial);
-    setFilters(initial);
-  };
-
-  // Devices the terminal list does not offer still come from the records.
-  const deviceOptions = useMemo(() => {
-    const known = new Map(devices.map((d) => [d.value, d]));
-    for (const record of page?.items ?? [])
-      if (!known.has(record.deviceKey)) known.set(record.deviceKey, { value: record.deviceKey, label: record.deviceName });
-    return [...known.values()];
-  }, [devices, page]);
-
+  const deviceOptions = useDeviceOptions(page?.items);
   const items = list.items;
 
   const columns: Column<PassRecordItem>[] = [
@@ -180,16 +143,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
     <ScreenPage>
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
-          <Group align="flex-end" gap="sm" wrap="wrap">
-            <DayRangeInput
-              value={draft.range}
-              onChange={(range) => {
-                setRangeError(false);
-                setDraft({ ...draft, range });
-              }}
-              tooLong={rangeError}
-              testId="record-range"
-            />
+          <RecordFilterBar name="record" filters={filterState} list={list} onExport={() => setExporting(true)} canExport={!!page && items.length > 0}>
             <Select
               label={t`Device`}
               placeholder={t`All devices`}
@@ -198,7 +152,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               clearable
               nothingFoundMessage={t`No such device`}
               value={draft.deviceKey}
-              onChange={(deviceKey) => setDraft({ ...draft, deviceKey })}
+              onChange={(deviceKey) => filterState.change({ deviceKey })}
               w={200}
               data-testid="record-device"
             />
@@ -209,7 +163,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
                 data={RECORD_TYPES.map((value) => ({ value, label: labels.type[value] }))}
                 clearable
                 value={draft.type}
-                onChange={(type) => setDraft({ ...draft, type: type as RecordType | null })}
+                onChange={(type) => filterState.change({ type: type as RecordType | null })}
                 w={150}
                 data-testid="record-type-filter"
               />
@@ -220,7 +174,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               data={TEMPERATURE_FILTERS.map((value) => ({ value, label: labels.temperature[value] }))}
               clearable
               value={draft.temperature}
-              onChange={(temperature) => setDraft({ ...draft, temperature: temperature as RecordFilters['temperature'] })}
+              onChange={(temperature) => filterState.change({ temperature: temperature as RecordFilters['temperature'] })}
               w={180}
               data-testid="record-temperature-filter"
             />
@@ -230,7 +184,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               data={PASS_STATES.map((value) => ({ value, label: labels.passState[value] }))}
               clearable
               value={draft.passState}
-              onChange={(passState) => setDraft({ ...draft, passState: passState as PassState | null })}
+              onChange={(passState) => filterState.change({ passState: passState as PassState | null })}
               w={150}
               data-testid="record-state-filter"
             />
@@ -239,29 +193,12 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               placeholder={t`Name`}
               value={draft.keyword}
               maxLength={64}
-              onChange={(e) => setDraft({ ...draft, keyword: e.currentTarget.value })}
-              onKeyDown={(e) => e.key === 'Enter' && search()}
+              onChange={(e) => filterState.change({ keyword: e.currentTarget.value })}
+              onKeyDown={(e) => e.key === 'Enter' && filterState.search(list.refetch)}
               w={180}
               data-testid="record-keyword"
             />
-            <Group gap="xs" wrap="nowrap">
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="record-search">
-                <Trans>Search</Trans>
-              </Button>
-              <Button variant="default" onClick={reset} data-testid="record-reset">
-                <Trans>Reset</Trans>
-              </Button>
-              <Button
-                variant="default"
-                leftSection={<IconDownload size={16} />}
-                onClick={() => setExporting(true)}
-                disabled={!page || items.length === 0}
-                data-testid="record-export-button"
-              >
-                <Trans>Export</Trans>
-              </Button>
-            </Group>
-          </Group>
+          </RecordFilterBar>
 
           <ListFrame
             list={list}
@@ -269,16 +206,8 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
             columns={columns}
             rowKey={(record) => record.recordKey}
             rowProps={(record) => ({
-              onClick: () => setOpen(record),
-              onKeyDown: (e) => {
-                if (e.key === 'Enter' || e.key === ' ') {
-                  e.preventDefault();
-                  setOpen(record);
-                }
-              },
-              tabIndex: 0,
+              ...openingRow(() => setOpen(record)),
               'aria-label': personName(record, labels),
-              style: { cursor: 'pointer' },
               className: fresh.has(record.recordKey) ? classes.fresh : undefined,
               'data-testid': 'record-row',
               'data-type': record.type,
@@ -286,25 +215,18 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               'data-new': fresh.has(record.recordKey) || undefined,
             })}
             empty={
-              page?.nextCursor ? (
-                // A filtered read stops after a bounded number of records; the next page goes on from there.
-                <>
-                  <Text c="dimmed">
-                    <Trans>Nothing matches among the records read so far.</Trans>
-                  </Text>
-                  <Button variant="light" onClick={() => list.setCursors([...list.cursors, page.nextCursor!])} data-testid="record-search-further">
-                    <Trans>Search further</Trans>
-                  </Button>
-                </>
-              ) : (
-                <Text c="dimmed">
-                  {filtersNarrowed(filters)
+              <EmptyRecords
+                list={list}
+                text={<Trans>Nothing matches among the records read so far.</Trans>}
+                testId="record-search-further"
+                otherwise={
+                  filtersNarrowed(filters)
                     ? t`No records match these filters.`
                     : screen === 'blacklist'
                       ? t`No blacklist hits on these days.`
-                      : t`No passes on these days.`}
-                </Text>
-              )
+                      : t`No passes on these days.`
+                }
+              />
             }
           />
         </Stack>

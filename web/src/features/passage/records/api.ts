@@ -1,3 +1,5 @@
+import { useMemo } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contract/passRecords';
 import { api } from '../../../app/api.ts';
 import type { RecordScreen } from './filters.ts';
@@ -21,6 +23,19 @@ export async function loadDeviceOptions(): Promise<DeviceOption[]> {
   return devices.map((d) => ({ value: d.deviceKey, label: d.name })).sort((a, b) => a.label.localeCompare(b.label));
 }
 
+/**
+ * The device filter's choices: the terminals of the device picker, and the devices of the rows read
+ * that it does not offer. The picker needs its own right; without it, the rows' devices are offered.
+ */
+export function useDeviceOptions(rows: readonly { deviceKey: string; deviceName: string }[] | undefined): DeviceOption[] {
+  const devices = useQuery({ queryKey: ['pickers', 'devices', 'options'], queryFn: loadDeviceOptions }).data;
+  return useMemo(() => {
+    const known = new Map((devices ?? []).map((d) => [d.value, d]));
+    for (const row of rows ?? []) if (!known.has(row.deviceKey)) known.set(row.deviceKey, { value: row.deviceKey, label: row.deviceName });
+    return [...known.values()];
+  }, [devices, rows]);
+}
+
 // Export jobs
 
 /** `GET .../exports/{jobKey}`: records written so far, of how many when known; a short-lived link once done. */
@@ -35,9 +50,11 @@ export interface ExportJob {
 }
 
 /** Starts the export of a list's filtered rows (`<list path>/exports`). */
-export const startExport = (listPath: string, body: Record<string, string | undefined>) => api.post<{ jobKey: string }>(`${listPath}/exports`, body, { silent: true });
+export const startExport = (listPath: string, body: Record<string, string | undefined>) =>
+  api.post<{ jobKey: string }>(`${listPath}/exports`, body, { silent: true });
 
-export const readExport = (listPath: string, jobKey: string) => api.get<ExportJob>(`${listPath}/exports/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
+export const readExport = (listPath: string, jobKey: string) =>
+  api.get<ExportJob>(`${listPath}/exports/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
 
 /** Hands a finished export to the browser's downloads. */
 export function download(url: string): void {

@@ -40,13 +40,16 @@ export function pickableDays([from, to]: RecordFilters['range'], now: Date = new
   return { minDate: dayjs(from).subtract(reach, 'day').format(DAY), maxDate: after < last ? after : last };
 }
 
+/** A picked range as a list's query takes it: the days in order, one picked day as both ends. */
+export function rangeQuery([first, second]: RecordFilters['range']): { from: string | undefined; to: string | undefined } {
+  const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
+  return { from, to };
+}
+
 /** The query (and export body) of the filters: days in order, empty filters left out. */
 export function recordQuery(filters: RecordFilters, screen: RecordScreen): Record<string, string | undefined> {
-  const [first, second] = filters.range;
-  const [from, to] = first && second && second < first ? [second, first] : [first ?? undefined, second ?? first ?? undefined];
   return {
-    from,
-    to,
+    ...rangeQuery(filters.range),
     deviceKey: filters.deviceKey ?? undefined,
     type: screen === 'pass' ? (filters.type ?? undefined) : undefined,
     temperature: filters.temperature ?? undefined,
