@@ -1,4 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+import babel from '@rolldown/plugin-babel';
+import { getConfig as linguiConfig } from '@lingui/conf';
+import { lingui } from '@lingui/vite-plugin';
 import RunOrder from './support/runOrder.ts';
 
 /**
@@ -34,6 +38,9 @@ const integration = {
   hookTimeout: 120_000,
 };
 
+/** The console's own lingui config: its catalogs (the English one the component tests activate) and its macros. */
+const WEB_LINGUI = new URL('../web/lingui.config.ts', import.meta.url).pathname;
+
 const e2e = {
   // A poll that succeeds ends at once; the bound is for a page whose answers come slowly while other files run beside it.
   expect: { poll: { timeout: 20_000, interval: 100 } },
@@ -50,6 +57,23 @@ export default defineConfig({
     projects: [
       {
         test: { name: 'unit', include: ['unit/**/*.test.ts'], environment: 'node', env: { LOG_LEVEL: 'silent' }, maxWorkers: PARALLEL_WORKERS },
+      },
+      {
+        // Console components rendered in jsdom as the app renders them: the console's JSX, Lingui macros and catalogs.
+        plugins: [
+          react(),
+          babel({ plugins: [['@lingui/babel-plugin-lingui-macro', { linguiConfig: linguiConfig({ configPath: WEB_LINGUI }) }]] }),
+          lingui({ configPath: WEB_LINGUI }),
+        ],
+        test: {
+          name: 'component',
+          include: ['component/**/*.test.tsx'],
+          environment: 'jsdom',
+          setupFiles: ['component/setup.tsx'],
+          // Rendering computes rather than waits: one file per core, and room for a first render that loads the console's modules.
+          maxWorkers: 2,
+          testTimeout: 20_000,
+        },
       },
       {
         test: {
