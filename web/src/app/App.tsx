@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { useEffect, useState, type ComponentType } from 'react';
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './global.css';
@@ -18,30 +18,41 @@ import { DAYJS_LOCALES, storedLocale } from './locales.ts';
 // A session the server ended (timed out, replaced, forced offline) comes back to the same page after the next login.
 onSessionEnded(() => void logout({ skipServer: true, returnTo: window.location.pathname + window.location.search }));
 
-// The toasts' frame loads with the first toast, or as soon as the user starts to act (a key, a
-// click), so the first page does without it.
-const ToastPlace = lazy(() => import('./layout/Toasts.tsx'));
+/** What shows that the user has started to act, so a toast may follow. */
+const ACTS = ['keydown', 'pointerdown', 'input'] as const;
 
+/**
+ * The toasts' frame (Mantine's Notifications) is no part of the first page: it loads with the
+ * first toast or as soon as the user starts to act (the console's route loads it too). A toast
+ * shown before then appears once the frame is in; a failed load is tried again at the next act.
+ */
 function Toasts() {
-  const [wanted, setWanted] = useState(() => notificationsStore.getState().notifications.length > 0);
+  const [Frame, setFrame] = useState<ComponentType>();
   useEffect(() => {
-    if (wanted) return;
-    const want = () => setWanted(true);
-    const unsubscribe = notificationsStore.subscribe(want);
-    window.addEventListener('keydown', want, { once: true, capture: true });
-    window.addEventListener('pointerdown', want, { once: true, capture: true });
-    return () => {
-      unsubscribe();
-      window.removeEventListener('keydown', want, { capture: true });
-      window.removeEventListener('pointerdown', want, { capture: true });
+    let loading = false;
+    const load = () => {
+      if (loading) return;
+      loading = true;
+      import('./layout/Toasts.tsx').then(
+        (module) => {
+          stop();
+          setFrame(() => module.default);
+        },
+        () => {
+          loading = false;
+        },
+      );
     };
-  }, [wanted]);
-  if (!wanted) return null;
-  return (
-    <Suspense fallback={null}>
-      <ToastPlace />
-    </Suspense>
-  );
+    const unsubscribe = notificationsStore.subscribe(load);
+    for (const act of ACTS) window.addEventListener(act, load, { capture: true, passive: true });
+    const stop = () => {
+      unsubscribe();
+      for (const act of ACTS) window.removeEventListener(act, load, { capture: true });
+    };
+    if (notificationsStore.getState().notifications.length > 0) load();
+    return stop;
+  }, []);
+  return Frame ? <Frame /> : null;
 }
 
 export function App() {

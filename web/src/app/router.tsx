@@ -17,8 +17,12 @@ const page =
   (load: () => Promise<{ default: React.ComponentType }>): RouteObject['lazy'] =>
   async () => ({ Component: (await withChunkTimeout(load)).default });
 
-/** The console's frame, drawn once its catalog is in (public screens have theirs from the start). */
+/**
+ * The console's frame, drawn once its catalog is in (public screens have theirs from the start).
+ * The toasts' frame, which the console shows often, loads alongside (App.tsx renders it).
+ */
 const consolePage: RouteObject['lazy'] = async () => {
+  void import('./layout/Toasts.tsx').catch(() => undefined);
   const [layout] = await Promise.all([withChunkTimeout(() => import('./layout/MainLayout.tsx')), withChunkTimeout(loadConsoleMessages)]);
   return { Component: layout.default };
 };
