@@ -70,8 +70,8 @@ export default defineConfig({
           include: ['component/**/*.test.tsx'],
           environment: 'jsdom',
           setupFiles: ['component/setup.tsx'],
-          // Rendering computes rather than waits: one file per core, and room for a first render that loads the console's modules.
-          maxWorkers: 2,
+          // The projects that run side by side share one worker count (vitest refuses a group whose counts differ).
+          maxWorkers: PARALLEL_WORKERS,
           testTimeout: 20_000,
         },
       },
