@@ -34,6 +34,7 @@ function literalsOf(file: string): string[] {
 }
 
 describe('the keys of the tables', () => {
+  // Parses every module of functions/: seconds on a busy machine.
   it('are made in data/keys/ only', () => {
     const folders = ['data', 'iot', 'jobs', 'flows', 'views', 'resources', 'lib', 'domain', 'contract'];
     const found = folders.flatMap((folder) =>
@@ -46,7 +47,7 @@ describe('the keys of the tables', () => {
         ),
     );
     expect(found).toEqual([]);
-  });
+  }, 60_000);
 
   it('describe a kind once: its template, one key, its prefixes and their end agree', () => {
     const person = sortKey('person', ['kind', 'personKey'] as const);
