@@ -72,7 +72,7 @@ export default defineConfig({
           setupFiles: ['component/setup.tsx'],
           // The projects that run side by side share one worker count (vitest refuses a group whose counts differ).
           maxWorkers: PARALLEL_WORKERS,
-          testTimeout: 20_000,
+          testTimeout: 60_000,
         },
       },
       {
