@@ -45,9 +45,9 @@ export function showFailure(error: unknown): void {
 }
 
 export interface WriteOptions<V, R> {
-  /** Read again once the change succeeds, before `success` and `onSuccess`. */
+  /** Read again once the change succeeds: what is on screen before `onSuccess` (a form closing onto its list sees the change). */
   touches?: readonly Touched[] | ((result: R, variables: V) => readonly Touched[]);
-  /** The green toast once it succeeded. */
+  /** The green toast, as soon as the change succeeded. */
   success?: string | ((result: R, variables: V) => string);
   onSuccess?(result: R, variables: V): unknown;
   /** Shows the failure itself (fields in error, a stale version); without it the failure goes to the toast (showFailure). */
@@ -57,19 +57,18 @@ export interface WriteOptions<V, R> {
 }
 
 /**
- * One change to the server, as a mutation: `mutate(variables)` runs it, reads again what it
- * touched, then shows the success and calls `onSuccess`; a failure is shown once, by the request
- * client or here. `run(variables)` does the same and answers whether it went through, for a step
- * that waits on it. `isPending` with `variables` tells which row is busy.
+ * One change to the server, as a mutation: `mutate(variables)` runs it, shows the success, reads
+ * again what it touched, then calls `onSuccess`; a failure is shown once, by the request client or
+ * here, so the caller never catches it. `isPending` with `variables` tells which row is busy.
  */
 export function useWrite<V = void, R = unknown>(write: (variables: V) => Promise<R>, options: WriteOptions<V, R> = {}) {
-  const mutation = useMutation<R, unknown, V>({
+  return useMutation<R, unknown, V>({
     mutationFn: write,
     onSuccess: async (result, variables) => {
       const { touches = [], success, onSuccess } = options;
-      await invalidate(...(typeof touches === 'function' ? touches(result, variables) : touches));
       const said = typeof success === 'function' ? success(result, variables) : success;
       if (said) notifySuccess(said);
+      await invalidate(...(typeof touches === 'function' ? touches(result, variables) : touches));
       await onSuccess?.(result, variables);
     },
     onError: async (error, variables) => {
@@ -79,18 +78,7 @@ export function useWrite<V = void, R = unknown>(write: (variables: V) => Promise
       if (refreshOnFailure && typeof touches !== 'function') await invalidate(...touches);
     },
   });
-  return {
-    ...mutation,
-    // onError has shown the failure: the caller only learns whether the change went through.
-    run: (variables: V): Promise<boolean> =>
-      mutation.mutateAsync(variables).then(
-        () => true,
-        () => false,
-      ),
-  };
 }
-
-export type Write<V = void, R = unknown> = ReturnType<typeof useWrite<V, R>>;
 
 /** A page of a cursor-paged list, as every list route answers it. */
 export interface ListPage<T> {
@@ -219,8 +207,8 @@ export interface ItemOptions<T> {
 
 /**
  * One item a detail screen shows and edits: read once with the loading bar and a failure toasted,
- * then again quietly (a failed refresh keeps the item on screen). An item that is not there
- * (`gone`) is for the screen to say in its own words.
+ * then again quietly (a refresh that fails keeps the item on screen). When the last read found
+ * nothing by that key (`gone`), the screen says so in its own words.
  */
 export function useItem<T>({ resource, path, refreshMs = false, enabled = true }: ItemOptions<T>) {
   const key = itemKey(resource, path);

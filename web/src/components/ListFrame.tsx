@@ -1,7 +1,8 @@
 import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
-import { ActionIcon, Button, Checkbox, Group, Loader, Menu, Stack, Table, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Checkbox, Group, Loader, Menu, Stack, Table, Text } from '@mantine/core';
 import { IconDots } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { Link } from 'react-router-dom';
 import type { FrameList } from '../app/queries.ts';
 import { formatNumber } from '../app/format.ts';
 import { CursorPager } from './CursorPager.tsx';
@@ -235,6 +236,44 @@ export function ListFrame<T>({
 
 function stickyClass<T>(column: Column<T>): string | undefined {
   return column.sticky === 'start' ? tables.stickyStart : column.sticky === 'end' ? tables.stickyEnd : undefined;
+}
+
+/** A row's name that opens its own screen: a link, cut at `maw` with the whole name on hover. */
+export function LinkCell({ to, text, maw, strong }: { to: string; text: string; maw: number; strong?: boolean }) {
+  return (
+    <Text size="sm" component={Link} to={to} c="blue.7" td="none" fw={strong ? 500 : undefined} truncate="end" maw={maw} display="block" title={text}>
+      {text}
+    </Text>
+  );
+}
+
+/** A row's value set in monospace, whose characters are read one by one (a MAC address, an activation code). */
+export function MonoCell({ text }: { text: string }) {
+  return (
+    <Text size="sm" ff="monospace">
+      {text}
+    </Text>
+  );
+}
+
+/** A row's name that opens it in place (a drawer, a dialog): a button that looks like a link, cut at `maw`. */
+export function OpenCell({ onOpen, text, maw, mono, testId }: { onOpen: () => void; text: string; maw: number; mono?: boolean; testId: string }) {
+  return (
+    <Anchor
+      component="button"
+      type="button"
+      size="sm"
+      ff={mono ? 'monospace' : undefined}
+      onClick={onOpen}
+      maw={maw}
+      truncate="end"
+      display="block"
+      title={text}
+      data-testid={testId}
+    >
+      {text}
+    </Anchor>
+  );
 }
 
 /** The attributes of a row that opens something (a record, an answer): a click, Enter or Space, and a place in the Tab order. */

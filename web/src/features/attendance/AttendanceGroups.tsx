@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Button, Checkbox, Group, MultiSelect, NumberInput, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Checkbox, Group, MultiSelect, NumberInput, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { TimePicker } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
@@ -11,9 +11,10 @@ import { currentTag, dayPeriods, formatDateTime, formatNumber, uses12HourClock }
 import { pickDevices } from '../../app/pickers.ts';
 import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmAction, confirmDiscard } from '../confirm.tsx';
+import { FormButtons } from '../parts.tsx';
 import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type Weekday } from './api.ts';
 
@@ -61,21 +62,7 @@ export function AttendanceGroupListPage() {
       key: 'name',
       title: t`Group name`,
       sticky: 'start',
-      render: (group) => (
-        <Text
-          size="sm"
-          component={Link}
-          to={groupPath(group.attendanceGroupKey)}
-          c="blue.7"
-          td="none"
-          truncate="end"
-          maw={220}
-          display="block"
-          title={group.name}
-        >
-          {group.name}
-        </Text>
-      ),
+      render: (group) => <LinkCell to={groupPath(group.attendanceGroupKey)} text={group.name} maw={220} />,
     },
     { key: 'staff', title: t`Staff`, render: (group) => formatNumber(group.staffCount) },
     {
@@ -355,14 +342,9 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
             data-testid="group-devices"
           />
 
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={cancel} data-testid="group-cancel">
-              <Trans>Cancel</Trans>
-            </Button>
-            <Button type="submit" loading={saving.isPending} data-testid="group-submit">
-              {group ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-            </Button>
-          </Group>
+          <FormButtons name="group" onCancel={cancel} saving={saving.isPending}>
+            {group ? <Trans>Save</Trans> : <Trans>Create</Trans>}
+          </FormButtons>
         </Stack>
       </form>
     </Paper>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Modal, Paper, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Badge, Modal, Paper, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
 import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
@@ -11,6 +11,7 @@ import { showFailure, useList, useUrlFilters, useWrite } from '../../app/queries
 import { RequestError } from '../../app/request.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { FormButtons } from '../parts.tsx';
 import { EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { allShifts, type Holiday, type Page } from './api.ts';
@@ -192,14 +193,9 @@ function HolidayModal({ holiday, shifts, onClose }: { holiday?: Holiday; shifts:
             />
           )}
           <Textarea label={t`Remark`} maxLength={500} autosize minRows={2} {...form.getInputProps('remark')} data-testid="holiday-remark" />
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={onClose} data-testid="holiday-cancel">
-              <Trans>Cancel</Trans>
-            </Button>
-            <Button type="submit" loading={saving.isPending} data-testid="holiday-submit">
-              {holiday ? <Trans>Save</Trans> : <Trans>Add</Trans>}
-            </Button>
-          </Group>
+          <FormButtons name="holiday" onCancel={onClose} saving={saving.isPending}>
+            {holiday ? <Trans>Save</Trans> : <Trans>Add</Trans>}
+          </FormButtons>
         </Stack>
       </form>
     </Modal>

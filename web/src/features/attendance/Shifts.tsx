@@ -5,15 +5,16 @@ import '@mantine/dates/styles.css';
 import { useForm } from '@mantine/form';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useNavigate, useParams } from 'react-router-dom';
 import { MAX_PERIODS } from '@passcloud/functions/domain/attendance/index';
 import { api } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
 import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmDiscard } from '../confirm.tsx';
+import { FormButtons } from '../parts.tsx';
 import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
 
@@ -47,11 +48,7 @@ export function ShiftListPage() {
       key: 'name',
       title: t`Shift name`,
       sticky: 'start',
-      render: (shift) => (
-        <Text size="sm" component={Link} to={shiftPath(shift.shiftKey)} c="blue.7" td="none" truncate="end" maw={220} display="block" title={shift.name}>
-          {shift.name}
-        </Text>
-      ),
+      render: (shift) => <LinkCell to={shiftPath(shift.shiftKey)} text={shift.name} maw={220} />,
     },
     {
       key: 'periods',
@@ -230,14 +227,9 @@ function ShiftForm({ shift }: { shift?: Shift }) {
               <Trans>Up to three periods a day. A period whose off-duty time is not after its on-duty time ends the next day.</Trans>
             </Text>
           </Group>
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={cancel} data-testid="shift-cancel">
-              <Trans>Cancel</Trans>
-            </Button>
-            <Button type="submit" loading={saving.isPending} data-testid="shift-submit">
-              {shift ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-            </Button>
-          </Group>
+          <FormButtons name="shift" onCancel={cancel} saving={saving.isPending}>
+            {shift ? <Trans>Save</Trans> : <Trans>Create</Trans>}
+          </FormButtons>
         </Stack>
       </form>
     </Paper>

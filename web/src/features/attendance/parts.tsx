@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Button, Group, Loader, Menu, Paper, Stack, Text } from '@mantine/core';
+import { Button, Group, Loader, Menu } from '@mantine/core';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
@@ -8,6 +8,7 @@ import { useItem, useWrite } from '../../app/queries.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { RowMenu } from '../../components/ListFrame.tsx';
 import { confirmAction } from '../confirm.tsx';
+import { MissingItem } from '../parts.tsx';
 
 /** What the attendance rule screens (and the survey list) share: the search bar, the row menu with its delete, the detail loader. */
 
@@ -112,19 +113,6 @@ export function Detail<T extends { version: number }>({
   children: (record: T) => ReactNode;
 }) {
   const read = useItem<T>({ resource, path });
-  if (read.gone) {
-    return (
-      <Paper withBorder p="xl" radius="md">
-        <Stack gap="sm" align="flex-start">
-          <Text c="dimmed" data-testid={`${name}-missing`}>
-            {missing}
-          </Text>
-          <Button variant="light" component={Link} to={back}>
-            <Trans>Back to the list</Trans>
-          </Button>
-        </Stack>
-      </Paper>
-    );
-  }
+  if (read.gone) return <MissingItem text={missing} back={back} testId={`${name}-missing`} />;
   return read.item ? children(read.item) : <Loader />;
 }

@@ -1,13 +1,14 @@
 import { useMemo } from 'react';
-import { Badge, Button, Group, List, Modal, Select, Stack, Text } from '@mantine/core';
+import { Badge, Group, List, Modal, Select, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { Trans, useLingui } from '@lingui/react/macro';
+import { useLingui } from '@lingui/react/macro';
 import type { DayStatus } from '@passcloud/functions/domain/attendance/index';
 import type { DayJson as StoredDay } from '@passcloud/functions/contract/attendance';
 import { api } from '../../app/api.ts';
 import { formatDate, formatDateTime } from '../../app/format.ts';
 import { pickDepartments, type PickerDepartment } from '../../app/pickers.ts';
 import { getAuthorities } from '../../app/session.ts';
+import { CloseFooter } from '../parts.tsx';
 import type { Page } from './api.ts';
 
 /** What the daily and monthly statistics share: days, statuses, durations, the filters of who, and one day's trace. */
@@ -145,11 +146,7 @@ export function DayTrace({ day, onClose }: { day: StoredDay; onClose: () => void
         <Text size="xs" c="dimmed" data-testid="day-computed">
           {day.open ? t`The day is still going on. Computed at ${formatDateTime(day.computedAt)}.` : t`Computed at ${formatDateTime(day.computedAt)}.`}
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} data-testid="day-trace-close">
-            <Trans>Close</Trans>
-          </Button>
-        </Group>
+        <CloseFooter onClose={onClose} testId="day-trace-close" />
       </Stack>
     </Modal>
   );

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Alert, Badge, Button, Group, Loader, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { IconCamera, IconDoorEnter, IconDoorExit, IconPower, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -8,10 +8,11 @@ import { api } from '../../app/api.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmAction } from '../confirm.tsx';
+import { MissingItem } from '../parts.tsx';
 import { useGroups } from '../people/api.ts';
 import { DEVICE_LIST, commandsKey, devicePath, sendCommand, type Device } from './api.ts';
 import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.tsx';
-import { listKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
+import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { OnlineBadge } from './parts.tsx';
@@ -88,8 +89,8 @@ export function DeviceDetailPage() {
     if (first) setTab(tabOf(first));
   };
 
+  // The saved device comes back in the answer and takes the place of the one read; the list reads its own when shown.
   const saving = useWrite((body: Record<string, unknown>) => api.patch<Device>(devicePath(deviceKey), body, { silent: true }), {
-    touches: [listKey('devices')],
     onSuccess: show,
     success: t`Saved`,
     onError: (error) => {
@@ -119,6 +120,8 @@ export function DeviceDetailPage() {
     success: (_, { done }) => done,
   });
   const busy = command.isPending ? command.variables.type : null;
+  const openDoor = () => command.mutate({ type: 'openDoor', done: t`Open-door command sent` });
+  const closeDoor = () => command.mutate({ type: 'closeDoor', done: t`Close-door command sent` });
 
   const confirmReboot = () =>
     confirmAction({
@@ -129,9 +132,9 @@ export function DeviceDetailPage() {
       onConfirm: () => command.mutate({ type: 'reboot', done: t`Reboot command sent` }),
     });
 
-  // The device's own reads are not touched: it is gone, and the screen leaves.
+  // The device's own reads (its log among them) are not touched: it is gone, and the screen leaves; the list reads its own when shown.
   const unbind = useWrite((d: Device) => api.del(devicePath(d.deviceKey), { query: { version: d.version } }), {
-    touches: [listKey('devices'), 'licences', 'pickers'],
+    touches: ['licences', 'pickers'],
     success: t`Deleted`,
     onSuccess: () => navigate(DEVICE_LIST),
   });
@@ -150,16 +153,7 @@ export function DeviceDetailPage() {
   if (read.gone) {
     return (
       <ScreenPage>
-        <Paper withBorder p="xl" radius="md">
-          <Stack align="flex-start">
-            <Text c="dimmed">
-              <Trans>This device does not exist or was unbound.</Trans>
-            </Text>
-            <Button variant="light" onClick={() => navigate(DEVICE_LIST)}>
-              <Trans>Back to the list</Trans>
-            </Button>
-          </Stack>
-        </Paper>
+        <MissingItem text={<Trans>This device does not exist or was unbound.</Trans>} back={DEVICE_LIST} />
       </ScreenPage>
     );
   }
@@ -221,50 +215,21 @@ export function DeviceDetailPage() {
             </Text>
           </Stack>
           <Group gap="xs">
-            <Button
-              size="sm"
-              variant="light"
-              leftSection={<IconDoorEnter size={16} />}
-              loading={busy === 'openDoor'}
-              onClick={() => command.mutate({ type: 'openDoor', done: t`Open-door command sent` })}
-              data-testid="cmd-openDoor"
-            >
+            <CommandButton testId="cmd-openDoor" icon={<IconDoorEnter size={16} />} loading={busy === 'openDoor'} onClick={openDoor}>
               <Trans>Open door</Trans>
-            </Button>
-            <Button
-              size="sm"
-              variant="light"
-              leftSection={<IconDoorExit size={16} />}
-              loading={busy === 'closeDoor'}
-              onClick={() => command.mutate({ type: 'closeDoor', done: t`Close-door command sent` })}
-              data-testid="cmd-closeDoor"
-            >
+            </CommandButton>
+            <CommandButton testId="cmd-closeDoor" icon={<IconDoorExit size={16} />} loading={busy === 'closeDoor'} onClick={closeDoor}>
               <Trans>Close door</Trans>
-            </Button>
-            <Button
-              size="sm"
-              variant="light"
-              leftSection={<IconCamera size={16} />}
-              loading={photo.capturing}
-              onClick={photo.capture}
-              data-testid="cmd-capturePhoto"
-            >
+            </CommandButton>
+            <CommandButton testId="cmd-capturePhoto" icon={<IconCamera size={16} />} loading={photo.capturing} onClick={photo.capture}>
               <Trans>Capture photo</Trans>
-            </Button>
-            <Button
-              size="sm"
-              variant="light"
-              color="orange"
-              leftSection={<IconPower size={16} />}
-              loading={busy === 'reboot'}
-              onClick={confirmReboot}
-              data-testid="cmd-reboot"
-            >
+            </CommandButton>
+            <CommandButton testId="cmd-reboot" icon={<IconPower size={16} />} color="orange" loading={busy === 'reboot'} onClick={confirmReboot}>
               <Trans>Reboot</Trans>
-            </Button>
-            <Button size="sm" variant="light" color="red" leftSection={<IconTrash size={16} />} onClick={confirmUnbind} data-testid="device-unbind">
+            </CommandButton>
+            <CommandButton testId="device-unbind" icon={<IconTrash size={16} />} color="red" loading={false} onClick={confirmUnbind}>
               <Trans>Unbind</Trans>
-            </Button>
+            </CommandButton>
           </Group>
         </Group>
       </Paper>
@@ -402,5 +367,28 @@ export function DeviceDetailPage() {
       <LogsPanel deviceKey={deviceKey} />
       <SyncStatePanel deviceKey={deviceKey} />
     </ScreenPage>
+  );
+}
+
+/** One of the header's buttons that act on the device. */
+function CommandButton({
+  testId,
+  icon,
+  color,
+  loading,
+  onClick,
+  children,
+}: {
+  testId: string;
+  icon: ReactNode;
+  color?: string;
+  loading: boolean;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Button size="sm" variant="light" color={color} leftSection={icon} loading={loading} onClick={onClick} data-testid={testId}>
+      {children}
+    </Button>
   );
 }

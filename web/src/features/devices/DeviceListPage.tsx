@@ -2,11 +2,11 @@ import { useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, CopyButton, Group, Menu, Paper, Stack, Text, Tooltip } from '@mantine/core';
 import { IconAdjustments, IconCheck, IconCopy, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link, useNavigate } from 'react-router-dom';
+import { useNavigate } from 'react-router-dom';
 import { api } from '../../app/api.ts';
 import { getUser } from '../../app/session.ts';
 import { invalidate, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, MonoCell, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
@@ -16,7 +16,7 @@ import { useGroups } from '../people/api.ts';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
 import { RequestsPanel } from './RequestsPanel.tsx';
 import { commandsKey, devicePath, deviceScreen, sendCommand, type Device, type DevicePage } from './api.ts';
-import { OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from './parts.tsx';
+import { DeviceNameCell, OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from './parts.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { GroupFilter } from '../../components/GroupFilter.tsx';
 
@@ -29,11 +29,7 @@ const OFFLINE_REFRESH_MS = 15_000;
 /** Presence and sync marks are followed this often while nothing is pending. */
 const PRESENCE_REFRESH_MS = 15_000;
 
-type Filters = {
-  keyword: string;
-  groupKey: string;
-  presence: Presence;
-};
+type Filters = { keyword: string; groupKey: string; presence: Presence };
 const NO_FILTERS: Filters = { keyword: '', groupKey: '', presence: 'all' };
 
 /** Face terminals: search, filters, totals, server-side pages, commands and batch configuration. */
@@ -110,16 +106,7 @@ export function DeviceListPage() {
       key: 'name',
       title: t`Device name`,
       sticky: 'start',
-      render: (device) => (
-        <Stack gap={0}>
-          <Text size="sm" component={Link} to={deviceScreen(device.deviceKey)} c="blue.7" td="none" fw={500} truncate="end" maw={240} title={device.name}>
-            {device.name}
-          </Text>
-          <Text size="xs" c="dimmed">
-            {device.serial}
-          </Text>
-        </Stack>
-      ),
+      render: (device) => <DeviceNameCell device={device} to={deviceScreen(device.deviceKey)} maw={240} />,
     },
     {
       key: 'state',
@@ -143,11 +130,7 @@ export function DeviceListPage() {
     {
       key: 'mac',
       title: t`MAC address`,
-      render: (device) => (
-        <Text ff="monospace" fz="sm">
-          {device.mac}
-        </Text>
-      ),
+      render: (device) => <MonoCell text={device.mac} />,
     },
     {
       key: 'sync',

@@ -2,7 +2,7 @@ import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { IconReplace } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { api } from '../../app/api.ts';
-import { listKey, useWrite } from '../../app/queries.ts';
+import { useWrite } from '../../app/queries.ts';
 import { confirmAction } from '../confirm.tsx';
 import { devicePath, type Device } from './api.ts';
 import { formatTime } from '../../app/format.ts';
@@ -20,7 +20,6 @@ export function ReplacementPanel({ device, onDone }: { device: Device; onDone: (
         ? api.post<Device>(`${devicePath(device.deviceKey)}/replacement`, { version: device.version })
         : api.del<Device>(`${devicePath(device.deviceKey)}/replacement`, { query: { version: device.version } }),
     {
-      touches: [listKey('devices')],
       success: (_, kind) => (kind === 'approve' ? t`Replacement approved` : t`Replacement rejected`),
       onSuccess: onDone,
     },

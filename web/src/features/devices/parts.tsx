@@ -1,6 +1,7 @@
-import { Badge, Group, Input, SegmentedControl } from '@mantine/core';
+import { Badge, Group, Input, SegmentedControl, Stack, Text } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { formatNumber } from '../../app/format.ts';
+import { LinkCell } from '../../components/ListFrame.tsx';
 
 export function OnlineBadge({ online }: { online: boolean }) {
   const { t } = useLingui();
@@ -51,5 +52,17 @@ export function PresenceTotals({ page, testId, w }: { page: { total?: number; on
         <Trans>Offline {offline}</Trans>
       </Badge>
     </Group>
+  );
+}
+
+/** A device list's first column: the name, which opens the device's screen, over its serial number. */
+export function DeviceNameCell({ device, to, maw }: { device: { name: string; serial: string }; to: string; maw: number }) {
+  return (
+    <Stack gap={0}>
+      <LinkCell to={to} text={device.name} maw={maw} strong />
+      <Text size="xs" c="dimmed">
+        {device.serial}
+      </Text>
+    </Stack>
   );
 }

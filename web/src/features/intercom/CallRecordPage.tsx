@@ -12,6 +12,7 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { rangeAllowed, rangeQuery } from '../passage/records/filters.ts';
+import { DeviceFilter } from '../filters.tsx';
 import { EmptyRecords, RecordFilterBar } from '../passage/records/RecordFilterBar.tsx';
 import { today } from '../passage/records/alerts.ts';
 import { CALLS_PATH, callPath, loadIntercomNames, type CallItem, type CallPage } from './api.ts';
@@ -178,17 +179,13 @@ export function CallRecordPage() {
               w={170}
               data-testid="call-status-filter"
             />
-            <Select
-              label={t`Device`}
-              placeholder={t`All intercoms`}
-              data={deviceOptions}
-              searchable
-              clearable
-              nothingFoundMessage={t`No such device`}
+            <DeviceFilter
+              options={deviceOptions}
+              all={t`All intercoms`}
               value={draft.deviceKey}
               onChange={(deviceKey) => filterState.change({ deviceKey })}
               w={220}
-              data-testid="call-device-filter"
+              testId="call-device-filter"
             />
           </RecordFilterBar>
           <ListFrame

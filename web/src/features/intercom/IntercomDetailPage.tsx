@@ -6,14 +6,15 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { INTERCOM_NUMBER } from '@passcloud/functions/contract/intercom';
 import { api } from '../../app/api.ts';
 import { formatTime } from '../../app/format.ts';
-import { listKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
+import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import { confirmAction } from '../confirm.tsx';
+
+import { MissingItem } from '../parts.tsx';
 import { OnlineBadge } from '../devices/parts.tsx';
 import { LogsPanel } from '../devices/panels.tsx';
 import { INTERCOM_LIST, intercomPath, type IntercomItem } from './api.ts';
-import { KindBadge, SignalBars } from './parts.tsx';
+import { KindBadge, SignalBars, useDeleteIntercom } from './parts.tsx';
 
 /** Presence and signal follow the device this often while the screen is open. */
 const REFRESH_MS = 15_000;
@@ -52,8 +53,8 @@ export function IntercomDetailPage() {
   }, [device, fill]);
   const reload = () => void read.reload().then((d) => d && fill(d));
 
+  // The saved intercom comes back in the answer and takes the place of the one read; the list reads its own when shown.
   const saving = useWrite((body: Record<string, unknown>) => api.patch<IntercomItem>(intercomPath(deviceKey), body, { silent: true }), {
-    touches: [listKey('intercom')],
     onSuccess: (saved) => {
       read.put(saved);
       fill(saved);
@@ -81,37 +82,14 @@ export function IntercomDetailPage() {
     saving.mutate(body);
   };
 
-  // The intercom's own reads are not touched: it is gone, and the screen leaves.
-  const deletion = useWrite((d: IntercomItem) => api.del(intercomPath(d.deviceKey), { query: { version: d.version } }), {
-    touches: [listKey('intercom'), 'licences'],
-    success: t`Deleted`,
-    onSuccess: () => navigate(INTERCOM_LIST),
-  });
-  const confirmDelete = () => {
-    if (!device) return;
-    const deviceName = device.name;
-    confirmAction({
-      title: t`Delete intercom`,
-      text: t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`,
-      confirm: t`Delete`,
-      color: 'red',
-      onConfirm: () => deletion.mutate(device),
-    });
-  };
+  // The intercom's own reads (its log among them) are not touched: it is gone, and the screen leaves; the list reads its own when shown.
+  const remove = useDeleteIntercom({ touches: ['licences'], onDeleted: () => navigate(INTERCOM_LIST) });
+  const confirmDelete = () => device && remove(device);
 
   if (read.gone) {
     return (
       <ScreenPage>
-        <Paper withBorder p="xl" radius="md">
-          <Stack align="flex-start">
-            <Text c="dimmed">
-              <Trans>This intercom does not exist or was deleted.</Trans>
-            </Text>
-            <Button variant="light" onClick={() => navigate(INTERCOM_LIST)}>
-              <Trans>Back to the list</Trans>
-            </Button>
-          </Stack>
-        </Paper>
+        <MissingItem text={<Trans>This intercom does not exist or was deleted.</Trans>} back={INTERCOM_LIST} />
       </ScreenPage>
     );
   }

@@ -1,19 +1,19 @@
 import { ActionIcon, Button, Group, Input, Menu, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { IconEye, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { Link, useNavigate } from 'react-router-dom';
-import { api } from '../../app/api.ts';
+import { useNavigate } from 'react-router-dom';
+
 import { formatShortTime } from '../../app/format.ts';
-import { invalidate, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { invalidate, useList, useUrlFilters } from '../../app/queries.ts';
 import { getUser } from '../../app/session.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
-import { confirmAction } from '../confirm.tsx';
-import { OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from '../devices/parts.tsx';
-import { intercomPath, intercomScreen, type IntercomItem, type IntercomPage } from './api.ts';
-import { KindBadge, SignalBars } from './parts.tsx';
+
+import { DeviceNameCell, OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from '../devices/parts.tsx';
+import { intercomScreen, type IntercomItem, type IntercomPage } from './api.ts';
+import { KindBadge, SignalBars, useDeleteIntercom } from './parts.tsx';
 
 const PAGE_SIZE = 20;
 /** Presence changes at any time; the list follows it this often. */
@@ -44,36 +44,14 @@ export function IntercomListPage() {
   const search = () => filterState.search(list.refetch);
   const filtered = !!(filters.keyword.trim() || filters.kind !== 'all' || filters.presence !== 'all');
 
-  const deletion = useWrite((device: IntercomItem) => api.del(intercomPath(device.deviceKey), { query: { version: device.version } }), {
-    touches: ['intercom', 'licences'],
-    success: t`Deleted`,
-  });
-  const remove = (device: IntercomItem) => {
-    const deviceName = device.name;
-    confirmAction({
-      title: t`Delete intercom`,
-      text: t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`,
-      confirm: t`Delete`,
-      color: 'red',
-      onConfirm: () => deletion.mutate(device),
-    });
-  };
+  const remove = useDeleteIntercom({ touches: ['intercom', 'licences'] });
 
   const columns: Column<IntercomItem>[] = [
     {
       key: 'name',
       title: t`Device name`,
       sticky: 'start',
-      render: (device) => (
-        <Stack gap={0}>
-          <Text size="sm" component={Link} to={intercomScreen(device.deviceKey)} c="blue.7" td="none" fw={500} truncate="end" maw={220} title={device.name}>
-            {device.name}
-          </Text>
-          <Text size="xs" c="dimmed">
-            {device.serial}
-          </Text>
-        </Stack>
-      ),
+      render: (device) => <DeviceNameCell device={device} to={intercomScreen(device.deviceKey)} maw={220} />,
     },
     {
       key: 'number',

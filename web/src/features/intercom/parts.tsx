@@ -1,7 +1,33 @@
 import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import { useLingui } from '@lingui/react/macro';
 import type { CallStatus } from '@passcloud/functions/contract/intercom';
-import type { IntercomKind } from './api.ts';
+import { api } from '../../app/api.ts';
+import { useWrite, type Touched } from '../../app/queries.ts';
+import { confirmAction } from '../confirm.tsx';
+import { intercomPath, type IntercomItem, type IntercomKind } from './api.ts';
+
+/**
+ * Deleting an intercom after a confirmation that names it: it leaves the company, its number is
+ * freed, and its seat with it. `touches`: what the screen reads again; `onDeleted`: where it goes then.
+ */
+export function useDeleteIntercom({ touches, onDeleted }: { touches: Touched[]; onDeleted?: () => void }): (device: IntercomItem) => void {
+  const { t } = useLingui();
+  const deletion = useWrite((device: IntercomItem) => api.del(intercomPath(device.deviceKey), { query: { version: device.version } }), {
+    touches,
+    success: t`Deleted`,
+    onSuccess: onDeleted,
+  });
+  return (device) => {
+    const deviceName = device.name;
+    confirmAction({
+      title: t`Delete intercom`,
+      text: t`Delete ${deviceName}? It leaves this company, its number is freed and it can no longer connect.`,
+      confirm: t`Delete`,
+      color: 'red',
+      onConfirm: () => deletion.mutate(device),
+    });
+  };
+}
 
 export function useKindLabels(): Record<IntercomKind, string> {
   const { t } = useLingui();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Alert, Anchor, Badge, Button, FileButton, Group, Paper, Progress, Stack, Stepper, Table, Text } from '@mantine/core';
 import { IconDownload, IconUpload } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -156,33 +156,13 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                   <Trans>Every row was imported.</Trans>
                 </Text>
               )}
-              {workbook.rejected > workbook.rows.length && (
-                <Text size="sm" c="dimmed">
-                  <Trans>The first {number(workbook.rows.length)} rejected rows are listed.</Trans>
-                </Text>
-              )}
-              <Table striped hidden={workbook.rows.length === 0}>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t`Row`}</Table.Th>
-                    <Table.Th>{t`Personnel ID`}</Table.Th>
-                    <Table.Th>{t`Result`}</Table.Th>
-                    <Table.Th>{t`Reason`}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {[...workbook.rows]
-                    .sort((a, b) => a.row - b.row)
-                    .map((r) => (
-                      <Table.Tr key={r.row}>
-                        <Table.Td>{number(r.row)}</Table.Td>
-                        <Table.Td>{r.personId}</Table.Td>
-                        <Table.Td>{statusBadge(r.status)}</Table.Td>
-                        <Table.Td>{r.reasons?.join('; ')}</Table.Td>
-                      </Table.Tr>
-                    ))}
-                </Table.Tbody>
-              </Table>
+              <ReportTable
+                listed={workbook.rejected > workbook.rows.length && <Trans>The first {number(workbook.rows.length)} rejected rows are listed.</Trans>}
+                heads={[t`Row`, t`Personnel ID`, t`Result`, t`Reason`]}
+                rows={[...workbook.rows]
+                  .sort((a, b) => a.row - b.row)
+                  .map((r) => ({ key: r.row, cells: [number(r.row), r.personId, statusBadge(r.status), r.reasons?.join('; ')] }))}
+              />
             </Stack>
           )}
           {photos && (
@@ -192,35 +172,51 @@ export function ImportPage({ kind, step }: { kind: Kind; step: 'info' | 'avatar'
                   {number(photos.imported)} imported, {number(photos.skipped)} skipped
                 </Trans>
               </Text>
-              {photos.skipped > photos.entries.length && (
-                <Text size="sm" c="dimmed">
-                  <Trans>The first {number(photos.entries.length)} skipped files are listed.</Trans>
-                </Text>
-              )}
-              <Table striped hidden={photos.entries.length === 0}>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t`File`}</Table.Th>
-                    <Table.Th>{t`Result`}</Table.Th>
-                    <Table.Th>{t`Reason`}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {[...photos.entries]
-                    .sort((a, b) => a.name.localeCompare(b.name))
-                    .map((e) => (
-                      <Table.Tr key={e.name}>
-                        <Table.Td>{e.name}</Table.Td>
-                        <Table.Td>{statusBadge(e.status)}</Table.Td>
-                        <Table.Td>{e.reason}</Table.Td>
-                      </Table.Tr>
-                    ))}
-                </Table.Tbody>
-              </Table>
+              <ReportTable
+                listed={photos.skipped > photos.entries.length && <Trans>The first {number(photos.entries.length)} skipped files are listed.</Trans>}
+                heads={[t`File`, t`Result`, t`Reason`]}
+                rows={[...photos.entries]
+                  .sort((a, b) => a.name.localeCompare(b.name))
+                  .map((e) => ({ key: e.name, cells: [e.name, statusBadge(e.status), e.reason] }))}
+              />
             </Stack>
           )}
         </Stack>
       </Paper>
     </ScreenPage>
+  );
+}
+
+/**
+ * The entries a report lists (rejected rows, skipped files): a head, then a line each; hidden while
+ * there are none. `listed` says when the report lists only the first ones.
+ */
+function ReportTable({ listed, heads, rows }: { listed: ReactNode; heads: string[]; rows: { key: string | number; cells: ReactNode[] }[] }) {
+  return (
+    <>
+      {listed && (
+        <Text size="sm" c="dimmed">
+          {listed}
+        </Text>
+      )}
+      <Table striped hidden={rows.length === 0}>
+        <Table.Thead>
+          <Table.Tr>
+            {heads.map((head) => (
+              <Table.Th key={head}>{head}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.key}>
+              {row.cells.map((cell, i) => (
+                <Table.Td key={i}>{cell}</Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </>
   );
 }

@@ -5,6 +5,7 @@ import { QUESTIONNAIRE_LIMITS, QUESTION_TYPES, type QuestionType } from '@passcl
 import { formatNumber } from '../../app/format.ts';
 import { useQuestionnaireLabels } from './api.ts';
 import type { Form, QuestionEdits } from './questionnaireValues.ts';
+import { ErrorText } from './parts.tsx';
 
 /** One question: its text, type and mandatory switch, its options (none for free text), and where it stands among the others. */
 export function QuestionEditor({ index: i, count, form, edit }: { index: number; count: number; form: Form; edit: QuestionEdits }) {
@@ -129,11 +130,7 @@ export function QuestionEditor({ index: i, count, form, edit }: { index: number;
                 </Group>
               );
             })}
-            {optionsError && (
-              <Text size="xs" c="red" data-error-text data-testid="options-error">
-                {optionsError}
-              </Text>
-            )}
+            {optionsError && <ErrorText testId="options-error">{optionsError}</ErrorText>}
             <Group>
               <Button
                 size="xs"

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Anchor, Stack, Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlarm } from '@tabler/icons-react';
 import { t } from '@lingui/core/macro';
@@ -9,6 +9,7 @@ import { formatShortTime } from '../../app/format.ts';
 import { alertStore } from '../../app/layout/AlertArea.tsx';
 import { useLive } from '../../app/live/channel.ts';
 import { getAuthorities } from '../../app/session.ts';
+import { AlertLink } from '../parts.tsx';
 import { resultsScreen, type QuestionnaireResultItem } from './api.ts';
 
 /**
@@ -53,19 +54,9 @@ export function QuestionnaireAlerts() {
             <Text size="xs" c="dimmed" truncate="end" title={result.deviceName}>
               {result.deviceName} · {formatShortTime(result.answerTime)}
             </Text>
-            <Anchor
-              component="button"
-              type="button"
-              size="xs"
-              ta="start"
-              onClick={() => {
-                notifications.hide(id, alertStore);
-                go.current(resultsScreen(result.questionnaireKey));
-              }}
-              data-testid="questionnaire-alert-open"
-            >
+            <AlertLink id={id} onOpen={() => go.current(resultsScreen(result.questionnaireKey))} testId="questionnaire-alert-open">
               <Trans>Open the survey's results</Trans>
-            </Anchor>
+            </AlertLink>
           </Stack>
         ),
       },

@@ -16,6 +16,7 @@ import { QUESTIONNAIRES_PATH, RESOURCE, questionnairePath, useQuestionnaireLabel
 import { QuestionEditor } from './QuestionEditor.tsx';
 import { bodyOf, issueField, questionEdits, valuesOf, type Values } from './questionnaireValues.ts';
 import { TranslationsSection, translationLocales, translationRules } from './TranslationsEditor.tsx';
+import { ErrorText } from './parts.tsx';
 
 /**
  * A survey in a drawer over the list: its title, how the terminal shows it, for how long, which
@@ -209,11 +210,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
                 <Trans>The terminal shows a QR code; people answer on their phone, anonymously.</Trans>
               )}
             </Text>
-            {form.errors.mode && (
-              <Text size="xs" c="red" data-error-text>
-                {form.errors.mode}
-              </Text>
-            )}
+            {form.errors.mode && <ErrorText>{form.errors.mode}</ErrorText>}
           </Stack>
           <NumberInput
             label={t`Display time (seconds)`}
@@ -279,11 +276,7 @@ function QuestionnaireForm({ item: initial, onDone, closeRef }: { item?: Questio
           {questions.map((question, i) => (
             <QuestionEditor key={question.id} index={i} count={questions.length} form={form} edit={edit} />
           ))}
-          {form.errors.questions && (
-            <Text size="xs" c="red" data-error-text data-testid="questionnaire-questions-error">
-              {form.errors.questions}
-            </Text>
-          )}
+          {form.errors.questions && <ErrorText testId="questionnaire-questions-error">{form.errors.questions}</ErrorText>}
           <Group>
             <Button
               variant="light"

@@ -1,8 +1,9 @@
 import { useRef } from 'react';
-import { Badge, Button, Group, Modal, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { IconAlarm } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { formatNumber, formatTime } from '../../app/format.ts';
+import { CloseFooter, FactsTable } from '../parts.tsx';
 import { ResultBadge, personText } from './parts.tsx';
 import { useQuestionnaireLabels, type QuestionnaireResultItem } from './api.ts';
 
@@ -31,27 +32,17 @@ export function ResultDetail({ result: chosen, onClose }: { result: Questionnair
     >
       {result && (
         <Stack gap="md">
-          <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
-            <Table.Tbody>
-              {(
-                [
-                  [t`Result`, <ResultBadge result={result.result} />],
-                  [t`Answer time`, formatTime(result.answerTime)],
-                  [t`Person`, result.person ? `${personText(result, labels)} · ${labels.kind[result.person.kind]}` : labels.anonymous],
-                  [t`Device`, result.deviceName],
-                  [t({ message: 'Answered on', context: 'questionnaire answer source' }), labels.source[result.source]],
-                  [t`Revision`, <Trans>Revision {revision}, as the questions were then</Trans>],
-                ] as const
-              ).map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th w="32%" fw={500} c="dimmed" style={{ verticalAlign: 'top' }}>
-                    {label}
-                  </Table.Th>
-                  <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <FactsTable
+            labelWidth="32%"
+            rows={[
+              [t`Result`, <ResultBadge result={result.result} />],
+              [t`Answer time`, formatTime(result.answerTime)],
+              [t`Person`, result.person ? `${personText(result, labels)} · ${labels.kind[result.person.kind]}` : labels.anonymous],
+              [t`Device`, result.deviceName],
+              [t({ message: 'Answered on', context: 'questionnaire answer source' }), labels.source[result.source]],
+              [t`Revision`, <Trans>Revision {revision}, as the questions were then</Trans>],
+            ]}
+          />
           <Stack gap="sm">
             {result.answers.map((answer, i) => {
               const number = formatNumber(i + 1);
@@ -104,11 +95,7 @@ export function ResultDetail({ result: chosen, onClose }: { result: Questionnair
               );
             })}
           </Stack>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} data-testid="result-detail-close">
-              <Trans>Close</Trans>
-            </Button>
-          </Group>
+          <CloseFooter onClose={onClose} testId="result-detail-close" />
         </Stack>
       )}
     </Modal>

@@ -18,6 +18,7 @@ import { today } from '../passage/records/alerts.ts';
 import { useDeviceOptions } from '../passage/records/api.ts';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { rangeAllowed, rangeQuery } from '../passage/records/filters.ts';
+import { DeviceFilter } from '../filters.tsx';
 import { EmptyRecords, RecordFilterBar } from '../passage/records/RecordFilterBar.tsx';
 import { ResultBadge, StateBadge, personText } from './parts.tsx';
 import { ResultDetail } from './ResultDetail.tsx';
@@ -206,17 +207,12 @@ export function QuestionnaireResultsPage() {
             w={150}
             data-testid="result-filter"
           />
-          <Select
-            label={t`Device`}
-            placeholder={t`All devices`}
-            data={deviceOptions}
-            searchable
-            clearable
-            nothingFoundMessage={t`No such device`}
+          <DeviceFilter
+            options={deviceOptions}
             value={draft.deviceKey}
             onChange={(deviceKey) => filterState.change({ deviceKey })}
             w={200}
-            data-testid="result-device"
+            testId="result-device"
           />
         </RecordFilterBar>
         {gone ? (

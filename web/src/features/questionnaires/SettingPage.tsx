@@ -7,7 +7,7 @@ import { QUESTIONNAIRE_STATES } from '@passcloud/functions/contract/questionnair
 import { api } from '../../app/api.ts';
 import { formatDateTime, formatNumber } from '../../app/format.ts';
 import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, OpenCell, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { SearchBar, useConfirmDelete } from '../attendance/parts.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -86,21 +86,7 @@ export function QuestionnaireSettingPage() {
       key: 'title',
       title: t`Title`,
       sticky: 'start',
-      render: (item) => (
-        <Anchor
-          component="button"
-          type="button"
-          size="sm"
-          onClick={() => setEditing(item)}
-          truncate="end"
-          maw={240}
-          display="block"
-          title={item.title}
-          data-testid="questionnaire-edit"
-        >
-          {item.title}
-        </Anchor>
-      ),
+      render: (item) => <OpenCell onOpen={() => setEditing(item)} text={item.title} maw={240} testId="questionnaire-edit" />,
     },
     { key: 'mode', title: t`Mode`, render: (item) => labels.mode[item.mode] },
     { key: 'state', title: t`State`, render: (item) => <StateBadge state={item.state} /> },
@@ -115,47 +101,37 @@ export function QuestionnaireSettingPage() {
     {
       key: 'actions',
       sticky: 'end',
-      render: (item) => (
-        <Group gap={4} wrap="nowrap" justify="flex-end">
-          {item.state === 'open' ? (
+      render: (item) => {
+        // An open survey is closed (after a confirmation), a closed one opened.
+        const opened = item.state === 'open';
+        return (
+          <Group gap={4} wrap="nowrap" justify="flex-end">
             <Button
               size="xs"
               variant="light"
-              color="orange"
-              leftSection={<IconPlayerStop size={14} />}
+              color={opened ? 'orange' : 'teal'}
+              leftSection={opened ? <IconPlayerStop size={14} /> : <IconPlayerPlay size={14} />}
               loading={switching === item.questionnaireKey}
-              onClick={() => close(item)}
-              data-testid="questionnaire-close"
+              onClick={() => (opened ? close(item) : setState(item, 'open'))}
+              data-testid={opened ? 'questionnaire-close' : 'questionnaire-open'}
             >
-              {t({ message: 'Close', context: 'questionnaire action' })}
+              {opened ? t({ message: 'Close', context: 'questionnaire action' }) : t({ message: 'Open', context: 'questionnaire action' })}
             </Button>
-          ) : (
-            <Button
-              size="xs"
-              variant="light"
-              color="teal"
-              leftSection={<IconPlayerPlay size={14} />}
-              loading={switching === item.questionnaireKey}
-              onClick={() => void setState(item, 'open')}
-              data-testid="questionnaire-open"
-            >
-              {t({ message: 'Open', context: 'questionnaire action' })}
-            </Button>
-          )}
-          <RowMenu testId="questionnaire-actions">
-            <Menu.Item onClick={() => setEditing(item)} data-testid="questionnaire-menu-edit">
-              <Trans>Edit</Trans>
-            </Menu.Item>
-            <Menu.Item component={Link} to={resultsScreen(item.questionnaireKey)} data-testid="questionnaire-menu-results">
-              <Trans>Results</Trans>
-            </Menu.Item>
-            {/* Only a closed survey can be deleted: the terminals may be showing an open one. */}
-            <Menu.Item color="red" disabled={item.state !== 'closed'} onClick={() => remove(item)} data-testid="questionnaire-delete">
-              {item.state === 'closed' ? <Trans>Delete</Trans> : <Trans>Close it to delete it</Trans>}
-            </Menu.Item>
-          </RowMenu>
-        </Group>
-      ),
+            <RowMenu testId="questionnaire-actions">
+              <Menu.Item onClick={() => setEditing(item)} data-testid="questionnaire-menu-edit">
+                <Trans>Edit</Trans>
+              </Menu.Item>
+              <Menu.Item component={Link} to={resultsScreen(item.questionnaireKey)} data-testid="questionnaire-menu-results">
+                <Trans>Results</Trans>
+              </Menu.Item>
+              {/* Only a closed survey can be deleted: the terminals may be showing an open one. */}
+              <Menu.Item color="red" disabled={item.state !== 'closed'} onClick={() => remove(item)} data-testid="questionnaire-delete">
+                {item.state === 'closed' ? <Trans>Delete</Trans> : <Trans>Close it to delete it</Trans>}
+              </Menu.Item>
+            </RowMenu>
+          </Group>
+        );
+      },
     },
   ];
 

@@ -6,6 +6,7 @@ import { QUESTIONNAIRE_LIMITS, type Question, type QuestionType, type SurveyTran
 import { formatNumber } from '../../app/format.ts';
 import { LOCALES, LOCALE_NAMES, type Locale } from '../../app/locales.ts';
 import type { Form, QuestionValues } from './questionnaireValues.ts';
+import { ErrorText } from './parts.tsx';
 
 /** One question of a translation: its text, and one text per option of the survey's own question (none for free text). */
 export interface TranslatedQuestionValues {
@@ -150,11 +151,7 @@ export function TranslationsSection({ form }: { form: Form }) {
       {locales.map((locale) => (
         <TranslationCard key={locale} locale={locale} form={form} onRemove={() => remove(locale)} />
       ))}
-      {form.errors.translations && (
-        <Text size="xs" c="red" data-error-text data-testid="translations-error">
-          {form.errors.translations}
-        </Text>
-      )}
+      {form.errors.translations && <ErrorText testId="translations-error">{form.errors.translations}</ErrorText>}
       <Group>
         <Select
           aria-label={t`Add a language`}
@@ -194,11 +191,7 @@ function TranslationCard({ locale, form, onRemove }: { locale: Locale; form: For
             <IconTrash size={16} />
           </ActionIcon>
         </Group>
-        {cardError && (
-          <Text size="xs" c="red" data-error-text>
-            {cardError}
-          </Text>
-        )}
+        {cardError && <ErrorText>{cardError}</ErrorText>}
         <TextInput
           label={t`Title`}
           description={source(values.title)}
@@ -242,11 +235,7 @@ function TranslationCard({ locale, form, onRemove }: { locale: Locale; form: For
                   })}
                 </SimpleGrid>
               )}
-              {optionsError && (
-                <Text size="xs" c="red" pl="md" data-error-text>
-                  {optionsError}
-                </Text>
-              )}
+              {optionsError && <ErrorText pl="md">{optionsError}</ErrorText>}
             </Stack>
           );
         })}

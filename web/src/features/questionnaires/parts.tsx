@@ -1,4 +1,5 @@
-import { Badge } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { Badge, Text } from '@mantine/core';
 import type { QuestionnaireResult, QuestionnaireState } from '@passcloud/functions/contract/questionnaires';
 import { RESULT_COLOR, STATE_COLOR, useQuestionnaireLabels, type QuestionnaireLabels, type QuestionnaireResultItem } from './api.ts';
 
@@ -26,4 +27,13 @@ export function ResultBadge({ result }: { result: QuestionnaireResult }) {
 export function personText(result: QuestionnaireResultItem, labels: QuestionnaireLabels): string {
   if (!result.person) return labels.anonymous;
   return result.person.name ?? labels.kind[result.person.kind];
+}
+
+/** A problem of the survey form shown under what it is about; the form scrolls to the first one (`data-error-text`). */
+export function ErrorText({ children, testId, pl }: { children: ReactNode; testId?: string; pl?: string }) {
+  return (
+    <Text size="xs" c="red" pl={pl} data-error-text data-testid={testId}>
+      {children}
+    </Text>
+  );
 }

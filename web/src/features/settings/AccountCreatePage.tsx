@@ -1,4 +1,4 @@
-import { Alert, Button, Divider, Group, Paper, Radio, Stack, Text } from '@mantine/core';
+import { Alert, Divider, Paper, Radio, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
@@ -9,6 +9,7 @@ import { useWrite } from '../../app/queries.ts';
 import { getAuthorities, getPublicKey } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmDiscard } from '../confirm.tsx';
+import { FormButtons } from '../parts.tsx';
 import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
 import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
 import { PasswordPair, passwordValidators } from './PasswordPair.tsx';
@@ -109,14 +110,9 @@ export function AccountCreatePage() {
                 </Text>
               )}
             </Stack>
-            <Group justify="flex-end" gap="xs">
-              <Button variant="default" onClick={cancel} data-testid="account-cancel">
-                <Trans>Cancel</Trans>
-              </Button>
-              <Button type="submit" loading={creation.isPending} disabled={!getPublicKey()} data-testid="account-submit">
-                <Trans>Create</Trans>
-              </Button>
-            </Group>
+            <FormButtons name="account" onCancel={cancel} saving={creation.isPending} disabled={!getPublicKey()}>
+              <Trans>Create</Trans>
+            </FormButtons>
           </Stack>
         </form>
       </Paper>

@@ -4,7 +4,7 @@ import { useForm } from '@mantine/form';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { StaleNotice } from '../../components/StaleNotice.tsx';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useNavigate, useParams } from 'react-router-dom';
 import type { AuthCode } from '@passcloud/functions/contract/menu';
 import { api, toast } from '../../app/api.ts';
 import { formatDateTime } from '../../app/format.ts';
@@ -13,6 +13,7 @@ import { RequestError } from '../../app/request.ts';
 import { getAuthorities, getUser } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmAction, confirmDiscard } from '../confirm.tsx';
+import { MissingItem } from '../parts.tsx';
 import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
 import { AccountFields, accountValidators, type AccountValues } from './AccountFields.tsx';
 import { AccountBadges } from './AccountsSection.tsx';
@@ -123,16 +124,7 @@ export function AccountDetailPage() {
   if (read.gone) {
     return (
       <ScreenPage>
-        <Paper withBorder p="xl" radius="md">
-          <Stack gap="sm" align="flex-start">
-            <Text c="dimmed" data-testid="account-missing">
-              <Trans>This account does not exist or was deleted.</Trans>
-            </Text>
-            <Button variant="light" component={Link} to={ACCOUNTS_PATH}>
-              <Trans>Back to the list</Trans>
-            </Button>
-          </Stack>
-        </Paper>
+        <MissingItem text={<Trans>This account does not exist or was deleted.</Trans>} back={ACCOUNTS_PATH} testId="account-missing" />
       </ScreenPage>
     );
   }

@@ -5,7 +5,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { formatDateTime } from '../../app/format.ts';
 import { useList, useUrlFilters } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { ACCOUNTS_PATH, accountPath, type Account, type AccountPage } from './api.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
@@ -58,21 +58,7 @@ export function AccountsSection() {
       key: 'username',
       title: t`Username`,
       sticky: 'start',
-      render: (account) => (
-        <Text
-          size="sm"
-          component={Link}
-          to={accountPath(account.accountKey)}
-          c="blue.7"
-          td="none"
-          truncate="end"
-          maw={200}
-          display="block"
-          title={account.username}
-        >
-          {account.username}
-        </Text>
-      ),
+      render: (account) => <LinkCell to={accountPath(account.accountKey)} text={account.username} maw={200} />,
     },
     { key: 'nickname', title: t`Nickname`, render: (account) => <Truncated text={account.nickname} maw={160} /> },
     { key: 'state', title: t`State`, render: (account) => <AccountBadges account={account} /> },
@@ -86,7 +72,14 @@ export function AccountsSection() {
     <Stack gap="md">
       <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
         <Group align="flex-end" gap="sm" wrap="nowrap" style={{ flex: '1 1 auto' }}>
-          <KeywordInput hint={t`Username, nickname, email, phone or remark`} value={draft} onChange={setDraft} onSearch={search} wide testId="account-keyword" />
+          <KeywordInput
+            hint={t`Username, nickname, email, phone or remark`}
+            value={draft}
+            onChange={setDraft}
+            onSearch={search}
+            wide
+            testId="account-keyword"
+          />
           <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="account-search">
             <Trans>Search</Trans>
           </Button>

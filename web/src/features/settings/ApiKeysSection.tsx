@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Anchor, Badge, Button, Code, Group, Stack, Text, Textarea, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Group, Stack, Text, Textarea } from '@mantine/core';
 import { IconExternalLink, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
@@ -8,6 +8,7 @@ import { formatDateTime, formatList } from '../../app/format.ts';
 import { menuTitle } from '../../app/menuTitles.ts';
 import { invalidate, useList, useWrite } from '../../app/queries.ts';
 import { confirmAction } from '../confirm.tsx';
+import { AddUpToLimit, SectionIntro } from './parts.tsx';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
@@ -185,13 +186,9 @@ export function ApiKeysSection() {
             </Group>
           </Anchor>
         </Stack>
-        {atLimit ? (
-          <Tooltip label={t`A company may have at most ${limit} API keys; revoke one to make another.`} multiline maw={280} withinPortal>
-            <span data-testid="apikey-limit">{addButton}</span>
-          </Tooltip>
-        ) : (
-          addButton
-        )}
+        <AddUpToLimit atLimit={atLimit} reason={t`A company may have at most ${limit} API keys; revoke one to make another.`} testId="apikey-limit">
+          {addButton}
+        </AddUpToLimit>
       </Group>
 
       <ListFrame
@@ -202,17 +199,16 @@ export function ApiKeysSection() {
         rowProps={(apiKey) => ({ 'data-testid': 'apikey-row', 'data-expired': apiKey.expired })}
         paged={false}
         empty={
-          <Stack align="center" gap="xs" maw={520} data-testid="apikey-intro">
-            <Text fw={600}>
-              <Trans>No API keys yet</Trans>
-            </Text>
-            <Text c="dimmed" size="sm" ta="center">
+          <SectionIntro
+            title={<Trans>No API keys yet</Trans>}
+            text={
               <Trans>
                 Make one key for each system that calls the API, such as an HR system or a visitor desk, so that each can be given a new secret or revoked on
                 its own.
               </Trans>
-            </Text>
-          </Stack>
+            }
+            testId="apikey-intro"
+          />
         }
       />
       {list.page && (

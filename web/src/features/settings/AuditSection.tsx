@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Badge, Button, Code, Group, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
-import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
+import { type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
-import { IconDownload, IconSearch } from '@tabler/icons-react';
+import { IconDownload } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { AUDIT_KINDS, type AuditEntryJson, type AuditKind } from '@passcloud/functions/contract/audit';
 import { downloadFile } from '../../app/download.ts';
@@ -12,6 +12,7 @@ import { showFailure, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { DaysFilter, SearchButtons } from '../filters.tsx';
 
 const PAGE_SIZE = 20;
 const KIND_COLOR: Record<AuditKind, string> = { change: 'blue', login: 'teal', loginFailed: 'red', logout: 'gray', export: 'grape', playback: 'orange' };
@@ -142,17 +143,7 @@ export function AuditSection() {
         </Trans>
       </Text>
       <Group align="flex-end" gap="sm" wrap="wrap">
-        <DatePickerInput
-          type="range"
-          label={t`Date`}
-          placeholder={t`Any date`}
-          allowSingleDateInRange
-          clearable
-          value={draft.range}
-          onChange={(range) => filterState.change({ range })}
-          w={260}
-          data-testid="audit-range"
-        />
+        <DaysFilter value={draft.range} onChange={(range) => filterState.change({ range })} w={260} testId="audit-range" />
         <Select
           label={t`Kind`}
           placeholder={t`Any kind`}
@@ -173,12 +164,7 @@ export function AuditSection() {
           w={180}
           data-testid="audit-username"
         />
-        <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="audit-search">
-          <Trans>Search</Trans>
-        </Button>
-        <Button variant="default" onClick={filterState.reset} data-testid="audit-reset">
-          <Trans>Reset</Trans>
-        </Button>
+        <SearchButtons name="audit" onSearch={search} onReset={filterState.reset} />
         <Button variant="light" leftSection={<IconDownload size={16} />} loading={exporting} onClick={exportAll} ms="auto" data-testid="audit-export">
           <Trans>Export</Trans>
         </Button>

@@ -6,7 +6,7 @@ import { api } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
 import { showFailure, useList, useWrite } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, MonoCell, type Column } from '../../components/ListFrame.tsx';
 import { fieldIssues, type Licence, type LicenceList, type LicenceState } from './api.ts';
 
 const STATE_COLOR: Record<LicenceState, string> = { valid: 'teal', expiring: 'orange', expired: 'red' };
@@ -93,11 +93,7 @@ export function LicencesSection() {
       key: 'code',
       title: t`Activation code`,
       sticky: 'start',
-      render: (licence) => (
-        <Text size="sm" ff="monospace">
-          {licence.code}
-        </Text>
-      ),
+      render: (licence) => <MonoCell text={licence.code} />,
     },
     {
       key: 'state',

@@ -1,19 +1,21 @@
-import { useState, type ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Drawer, Group, Paper, Select, Stack, Table, Text } from '@mantine/core';
-import { DatePickerInput, type DatesRangeValue } from '@mantine/dates';
+import { useState } from 'react';
+import { Alert, Badge, Button, Drawer, Group, Paper, Select, Stack, Text } from '@mantine/core';
+import { type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
 import { useQuery } from '@tanstack/react-query';
-import { IconRefresh, IconSearch } from '@tabler/icons-react';
+import { IconRefresh } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { MAIL_GROUPS, MAIL_STATUSES, type MailRecordJson, type MailStatus } from '@passcloud/functions/contract/mail';
 import { api, notifySuccess, toast } from '../../app/api.ts';
 import { dayBound, formatDateTime, formatNumber } from '../../app/format.ts';
 import { itemKey, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
-import { ListFrame, type Column } from '../../components/ListFrame.tsx';
+import { ListFrame, OpenCell, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
 import { confirmAction } from '../confirm.tsx';
+import { DaysFilter, SearchButtons } from '../filters.tsx';
+import { FactsTable } from '../parts.tsx';
 
 const PAGE_SIZE = 20;
 const STATUS_COLOR: Record<MailStatus, string> = { queued: 'blue', sent: 'teal', failed: 'red', retrying: 'orange' };
@@ -107,21 +109,7 @@ export function MailRecordsSection() {
       key: 'title',
       title: t`Title`,
       sticky: 'start',
-      render: (record) => (
-        <Anchor
-          component="button"
-          type="button"
-          size="sm"
-          onClick={() => setOpen(record)}
-          maw={240}
-          truncate="end"
-          display="block"
-          title={record.title}
-          data-testid="mail-view"
-        >
-          {record.title}
-        </Anchor>
-      ),
+      render: (record) => <OpenCell onOpen={() => setOpen(record)} text={record.title} maw={240} testId="mail-view" />,
     },
     { key: 'name', title: t`Name`, render: (record) => <Truncated text={record.name} maw={140} /> },
     { key: 'group', title: t`Group`, render: (record) => groupName(record.group), folds: (record) => groupName(record.group) },
@@ -161,17 +149,7 @@ export function MailRecordsSection() {
   return (
     <Stack gap="md">
       <Group align="flex-end" gap="sm" wrap="wrap">
-        <DatePickerInput
-          type="range"
-          label={t`Send date`}
-          placeholder={t`Any date`}
-          allowSingleDateInRange
-          clearable
-          value={draft.range}
-          onChange={(range) => filterState.change({ range })}
-          w={260}
-          data-testid="mail-range"
-        />
+        <DaysFilter label={t`Send date`} value={draft.range} onChange={(range) => filterState.change({ range })} w={260} testId="mail-range" />
         <Select
           label={t`Status`}
           placeholder={t`Any status`}
@@ -192,12 +170,7 @@ export function MailRecordsSection() {
           w={200}
           data-testid="mail-group"
         />
-        <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="mail-search">
-          <Trans>Search</Trans>
-        </Button>
-        <Button variant="default" onClick={filterState.reset} data-testid="mail-reset">
-          <Trans>Reset</Trans>
-        </Button>
+        <SearchButtons name="mail" onSearch={search} onReset={filterState.reset} />
       </Group>
 
       <ListFrame
@@ -221,36 +194,27 @@ export function MailRecordsSection() {
       >
         {open && (
           <Stack gap="md">
-            <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
-              <Table.Tbody>
-                {(
-                  [
-                    [
-                      t`Status`,
-                      <Badge size="sm" variant="light" color={STATUS_COLOR[open.status]}>
-                        {statusLabel[open.status]}
-                      </Badge>,
-                    ],
-                    [t`Group`, groupName(open.group)],
-                    [t`Name`, open.name ?? '—'],
-                    [t`From`, open.from],
-                    [t`To`, open.to],
-                    [t`Send time`, formatDateTime(open.sendTime)],
-                    [t`Attempts`, formatNumber(open.attempts)],
-                    ...(open.lastAttemptTime ? [[t`Last attempt`, formatDateTime(open.lastAttemptTime)]] : []),
-                    ...(open.nextAttemptTime ? [[t`Next attempt`, formatDateTime(open.nextAttemptTime)]] : []),
-                    ...(open.remarks ? [[t`Remarks`, open.remarks]] : []),
-                  ] as [string, ReactNode][]
-                ).map(([label, value]) => (
-                  <Table.Tr key={label}>
-                    <Table.Th w="30%" fw={500} c="dimmed">
-                      {label}
-                    </Table.Th>
-                    <Table.Td style={{ wordBreak: 'break-all' }}>{value}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <FactsTable
+              labelWidth="30%"
+              wordBreak="break-all"
+              rows={[
+                [
+                  t`Status`,
+                  <Badge size="sm" variant="light" color={STATUS_COLOR[open.status]}>
+                    {statusLabel[open.status]}
+                  </Badge>,
+                ],
+                [t`Group`, groupName(open.group)],
+                [t`Name`, open.name ?? '—'],
+                [t`From`, open.from],
+                [t`To`, open.to],
+                [t`Send time`, formatDateTime(open.sendTime)],
+                [t`Attempts`, formatNumber(open.attempts)],
+                ...(open.lastAttemptTime ? [[t`Last attempt`, formatDateTime(open.lastAttemptTime)] as const] : []),
+                ...(open.nextAttemptTime ? [[t`Next attempt`, formatDateTime(open.nextAttemptTime)] as const] : []),
+                ...(open.remarks ? [[t`Remarks`, open.remarks] as const] : []),
+              ]}
+            />
             {open.error && (
               <Alert color="red" variant="light" title={t`The mail was not sent`}>
                 <Text size="sm">{open.error}</Text>

@@ -11,7 +11,6 @@ import {
   Progress,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -32,6 +31,7 @@ import { formatBytes, formatDateTime, formatNumber } from '../../app/format.ts';
 import { itemKey, showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { putFile, UploadError } from '../../app/upload.ts';
+import { FactsTable } from '../parts.tsx';
 import { fieldIssues } from './api.ts';
 
 const PATH = '/v1/settings/system';
@@ -54,23 +54,6 @@ function Copyable({ value, testId }: { value: string; testId: string }) {
         )}
       </CopyButton>
     </Group>
-  );
-}
-
-function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table withRowBorders={false} verticalSpacing={6} layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w="40%" fw={500} c="dimmed" style={{ verticalAlign: 'top' }}>
-              {label}
-            </Table.Th>
-            <Table.Td>{value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
   );
 }
 
@@ -163,7 +146,8 @@ export function SystemSection() {
           <Title order={3} size="h5" mb="xs">
             <Trans>Service addresses</Trans>
           </Title>
-          <Facts
+          <FactsTable
+            spacing={6}
             rows={[
               [t`API base URL`, info ? <Copyable value={info.apiBaseUrl} testId="system-api-url" /> : null],
               [t`MQTT endpoint`, info ? <Copyable value={info.mqtt.endpoint} testId="system-mqtt-endpoint" /> : null],
@@ -194,7 +178,8 @@ export function SystemSection() {
           <Title order={3} size="h5" mb="xs">
             <Trans>Versions</Trans>
           </Title>
-          <Facts
+          <FactsTable
+            spacing={6}
             rows={[
               [
                 t`Code version`,

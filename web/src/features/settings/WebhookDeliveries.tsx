@@ -29,6 +29,7 @@ import { RequestError } from '../../app/request.ts';
 import { invalidate, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
+import { DaysFilter } from '../filters.tsx';
 
 const PAGE_SIZE = 20;
 /** While a delivery on the page waits for an attempt, the page is read again this often. */
@@ -193,17 +194,7 @@ export function WebhookDeliveries({ webhook }: { webhook: WebhookJson }) {
         </Alert>
       )}
       <Group align="flex-end" gap="sm" wrap="wrap">
-        <DatePickerInput
-          type="range"
-          label={t`Date`}
-          placeholder={t`Any date`}
-          allowSingleDateInRange
-          clearable
-          value={range}
-          onChange={([nextFrom, nextTo]) => set({ from: nextFrom ?? '', to: nextTo ?? '' })}
-          w={240}
-          data-testid="delivery-range"
-        />
+        <DaysFilter value={range} onChange={([nextFrom, nextTo]) => set({ from: nextFrom ?? '', to: nextTo ?? '' })} w={240} testId="delivery-range" />
         <Select
           label={t`Status`}
           placeholder={t`Any status`}

@@ -12,6 +12,7 @@ import {
 import { api } from '../../app/api.ts';
 import { useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
+import { FormButtons } from '../parts.tsx';
 import { showRefusal } from './api.ts';
 import { useWebhookLabels } from './WebhookDeliveries.tsx';
 
@@ -140,14 +141,9 @@ export function WebhookForm({
               <Trans>The service turned this webhook off because its deliveries kept failing. Turn it on once the receiver works again.</Trans>
             </Text>
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} data-testid="webhook-cancel">
-              <Trans>Cancel</Trans>
-            </Button>
-            <Button type="submit" loading={saving.isPending} data-testid="webhook-submit">
-              {webhook ? <Trans>Save</Trans> : <Trans>Add webhook</Trans>}
-            </Button>
-          </Group>
+          <FormButtons name="webhook" onCancel={onClose} saving={saving.isPending}>
+            {webhook ? <Trans>Save</Trans> : <Trans>Add webhook</Trans>}
+          </FormButtons>
         </Stack>
       </form>
     </Modal>

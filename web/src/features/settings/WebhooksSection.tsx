@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Anchor, Badge, Button, Code, Drawer, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Code, Drawer, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconEdit, IconKey, IconListDetails, IconPlus, IconPower, IconSend, IconTrash } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import {
@@ -16,7 +16,8 @@ import { api } from '../../app/api.ts';
 import { formatDateTime, formatList } from '../../app/format.ts';
 import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
 import { confirmAction } from '../confirm.tsx';
-import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
+import { AddUpToLimit, SectionIntro } from './parts.tsx';
+import { ListFrame, OpenCell, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ShownOnceModal } from '../../components/ShownOnceModal.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { DELIVERY_URL_DEFAULTS, WebhookDeliveries, useWebhookLabels } from './WebhookDeliveries.tsx';
@@ -118,22 +119,7 @@ export function WebhooksSection() {
       key: 'url',
       title: t`Address`,
       sticky: 'start',
-      render: (webhook) => (
-        <Anchor
-          component="button"
-          type="button"
-          size="sm"
-          ff="monospace"
-          onClick={() => openLog(webhook)}
-          maw={280}
-          truncate="end"
-          display="block"
-          title={webhook.url}
-          data-testid="webhook-open"
-        >
-          {webhook.url}
-        </Anchor>
-      ),
+      render: (webhook) => <OpenCell onOpen={() => openLog(webhook)} text={webhook.url} maw={280} mono testId="webhook-open" />,
     },
     { key: 'events', title: t`Events`, render: (webhook) => <Truncated text={eventsText(webhook)} maw={240} /> },
     { key: 'description', title: t`Description`, render: (webhook) => <Truncated text={webhook.description} maw={200} /> },
@@ -199,13 +185,9 @@ export function WebhooksSection() {
             <Code>{signatureHeader}</Code> header: check the signature, and refuse deliveries signed more than {tolerance} minutes ago.
           </Trans>
         </Text>
-        {atLimit ? (
-          <Tooltip label={t`A company may have at most ${limit} webhooks; delete one to add another.`} multiline maw={280} withinPortal>
-            <span data-testid="webhook-limit">{addButton}</span>
-          </Tooltip>
-        ) : (
-          addButton
-        )}
+        <AddUpToLimit atLimit={atLimit} reason={t`A company may have at most ${limit} webhooks; delete one to add another.`} testId="webhook-limit">
+          {addButton}
+        </AddUpToLimit>
       </Group>
 
       <ListFrame
@@ -216,17 +198,16 @@ export function WebhooksSection() {
         rowProps={(webhook) => ({ 'data-testid': 'webhook-row', 'data-enabled': webhook.enabled })}
         paged={false}
         empty={
-          <Stack align="center" gap="xs" maw={520} data-testid="webhook-intro">
-            <Text fw={600}>
-              <Trans>No webhooks yet</Trans>
-            </Text>
-            <Text c="dimmed" size="sm" ta="center">
+          <SectionIntro
+            title={<Trans>No webhooks yet</Trans>}
+            text={
               <Trans>
                 Add one to have passes, alarms, devices going online or offline, questionnaire results and calls sent to an https address of your own the moment
                 they happen, instead of asking the API for them.
               </Trans>
-            </Text>
-          </Stack>
+            }
+            testId="webhook-intro"
+          />
         }
       />
       {list.page && (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Button, Group, Menu, Paper, Select, Stack, Text } from '@mantine/core';
-import { IconPlus, IconRefresh, IconSearch } from '@tabler/icons-react';
+import { IconPlus, IconRefresh } from '@tabler/icons-react';
 import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
@@ -27,6 +27,7 @@ import { KeywordInput } from '../../../components/KeywordInput.tsx';
 import { PersonName } from '../../../components/PersonName.tsx';
 import { useListFilters } from '../../../components/useListFilters.ts';
 import { confirmAction } from '../../confirm.tsx';
+import { SearchButtons } from '../../filters.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -183,12 +184,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 w={160}
                 data-testid="authority-state"
               />
-              <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="authority-search">
-                <Trans>Search</Trans>
-              </Button>
-              <Button variant="default" onClick={filterState.reset} data-testid="authority-reset">
-                <Trans>Reset</Trans>
-              </Button>
+              <SearchButtons name="authority" onSearch={search} onReset={filterState.reset} />
             </Group>
             <Button leftSection={<IconPlus size={16} />} component={Link} to={SCREENS[setType].setting} data-testid="authority-add">
               {setType === 0 ? <Trans>Authorize</Trans> : <Trans>Add to blacklist</Trans>}

@@ -83,21 +83,22 @@ export function AuthorityWizardPage() {
     }
   };
 
+  /** What the toast says once a grant is written: how many authorizations are on their way. */
+  const granted = (grant: { authorities: number }) =>
+    setType === 0
+      ? plural(grant.authorities, {
+          one: 'Authorized: # authorization is on its way to the device',
+          other: 'Authorized: # authorizations are on their way to the devices',
+        })
+      : plural(grant.authorities, {
+          one: 'Added to the blacklist: # entry is on its way to the device',
+          other: 'Added to the blacklist: # entries are on their way to the devices',
+        });
+
   // A large grant goes on in the background and is followed below; a small one is done at once.
   const granting = useWrite((body: ValidityBody) => grant(setType, selection, body), {
     touches: ['authorities'],
-    success: (done) =>
-      done.jobKey
-        ? ''
-        : setType === 0
-          ? plural(done.authorities, {
-              one: 'Authorized: # authorization is on its way to the device',
-              other: 'Authorized: # authorizations are on their way to the devices',
-            })
-          : plural(done.authorities, {
-              one: 'Added to the blacklist: # entry is on its way to the device',
-              other: 'Added to the blacklist: # entries are on their way to the devices',
-            }),
+    success: (done) => (done.jobKey ? '' : granted(done)),
     onSuccess: (done, body) => {
       if (!done.jobKey) return navigate(listPath);
       setCapacity(null);
@@ -124,17 +125,7 @@ export function AuthorityWizardPage() {
           if (stopped) return;
           setJob((current) => current && { ...current, jobKey, done: state.done, total: state.total, failed: state.state === 'failed', error: state.error });
           if (state.state === 'done') {
-            notifySuccess(
-              setType === 0
-                ? plural(state.total, {
-                    one: 'Authorized: # authorization is on its way to the device',
-                    other: 'Authorized: # authorizations are on their way to the devices',
-                  })
-                : plural(state.total, {
-                    one: 'Added to the blacklist: # entry is on its way to the device',
-                    other: 'Added to the blacklist: # entries are on their way to the devices',
-                  }),
-            );
+            notifySuccess(granted({ authorities: state.total }));
             navigate(listPath);
             return;
           }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Anchor, Group, Stack, Text } from '@mantine/core';
+import { Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { t } from '@lingui/core/macro';
@@ -12,6 +12,7 @@ import type { PassRecordItem, PassRecordPage } from '@passcloud/functions/contra
 import { BLACKLIST_RECORDS_SCREEN, today, unseenRecords, type SeenRecords } from './alerts.ts';
 import { CAPTURE_RETRIES, RecordPhoto } from './parts.tsx';
 import { useLive } from '../../../app/live/channel.ts';
+import { AlertLink } from '../../parts.tsx';
 import { alertStore as alerts } from '../../../app/layout/AlertArea.tsx';
 
 const POLL_MS = 15_000;
@@ -58,18 +59,9 @@ export function BlacklistAlerts() {
               <Text size="xs" c="dimmed">
                 {formatShortTime(record.time)}
               </Text>
-              <Anchor
-                component="button"
-                type="button"
-                size="xs"
-                ta="start"
-                onClick={() => {
-                  notifications.hide(id, alerts);
-                  go.current(BLACKLIST_RECORDS_SCREEN);
-                }}
-              >
+              <AlertLink id={id} onOpen={() => go.current(BLACKLIST_RECORDS_SCREEN)}>
                 <Trans>Blacklist records</Trans>
-              </Anchor>
+              </AlertLink>
             </Stack>
           </Group>
         ),

@@ -1,8 +1,9 @@
-import { useRef, type ReactNode } from 'react';
-import { Button, Group, Modal, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { useRef } from 'react';
+import { Modal, SimpleGrid, Stack, Text } from '@mantine/core';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { formatTime } from '../../../app/format.ts';
 import type { PassRecordItem } from './api.ts';
+import { CloseFooter, FactsTable } from '../../parts.tsx';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
 
@@ -49,7 +50,7 @@ export function RecordDetail({ record: chosen, onClose }: { record: PassRecordIt
             </Stack>
           </SimpleGrid>
           <SimpleGrid cols={2} spacing="md" style={{ alignItems: 'start' }}>
-            <Facts
+            <FactsTable
               rows={[
                 [t`Type`, <TypeBadge record={record} labels={labels} />],
                 [t`Group`, record.groupName ?? '—'],
@@ -58,7 +59,7 @@ export function RecordDetail({ record: chosen, onClose }: { record: PassRecordIt
                 [t`Pass state`, <StateBadge record={record} labels={labels} />],
               ]}
             />
-            <Facts
+            <FactsTable
               rows={[
                 [t`Device`, record.deviceName],
                 [t`Source`, labels.source[record.source]],
@@ -67,30 +68,9 @@ export function RecordDetail({ record: chosen, onClose }: { record: PassRecordIt
               ]}
             />
           </SimpleGrid>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} data-testid="record-detail-close">
-              <Trans>Close</Trans>
-            </Button>
-          </Group>
+          <CloseFooter onClose={onClose} testId="record-detail-close" />
         </Stack>
       )}
     </Modal>
-  );
-}
-
-function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table withRowBorders={false} verticalSpacing={4} layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w="40%" fw={500} c="dimmed" style={{ verticalAlign: 'top' }}>
-              {label}
-            </Table.Th>
-            <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
   );
 }

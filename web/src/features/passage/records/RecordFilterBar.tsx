@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
 import { Button, Group, Text } from '@mantine/core';
-import { IconDownload, IconSearch } from '@tabler/icons-react';
+import { IconDownload } from '@tabler/icons-react';
 import { Trans } from '@lingui/react/macro';
 import type { FrameList } from '../../../app/queries.ts';
 import type { ListFilters } from '../../../components/useListFilters.ts';
+import { SearchButtons } from '../../filters.tsx';
 import { DayRangeInput } from './DayRangeInput.tsx';
 import type { RecordFilters } from './filters.ts';
 
@@ -40,12 +41,7 @@ export function RecordFilterBar<F extends { range: RecordFilters['range'] }>({
       />
       {children}
       <Group gap="xs" wrap="nowrap">
-        <Button leftSection={<IconSearch size={16} />} onClick={() => filters.search(list.refetch)} disabled={!canSearch} data-testid={`${name}-search`}>
-          <Trans>Search</Trans>
-        </Button>
-        <Button variant="default" onClick={filters.reset} data-testid={`${name}-reset`}>
-          <Trans>Reset</Trans>
-        </Button>
+        <SearchButtons name={name} onSearch={() => filters.search(list.refetch)} onReset={filters.reset} canSearch={canSearch} />
         <Button variant="default" leftSection={<IconDownload size={16} />} onClick={onExport} disabled={!canExport} data-testid={`${name}-export-button`}>
           <Trans>Export</Trans>
         </Button>

@@ -19,6 +19,7 @@ import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
 import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
+import { DeviceFilter } from '../../filters.tsx';
 import { EmptyRecords, RecordFilterBar } from './RecordFilterBar.tsx';
 
 const PAGE_SIZE = 20;
@@ -144,17 +145,12 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <RecordFilterBar name="record" filters={filterState} list={list} onExport={() => setExporting(true)} canExport={!!page && items.length > 0}>
-            <Select
-              label={t`Device`}
-              placeholder={t`All devices`}
-              data={deviceOptions}
-              searchable
-              clearable
-              nothingFoundMessage={t`No such device`}
+            <DeviceFilter
+              options={deviceOptions}
               value={draft.deviceKey}
               onChange={(deviceKey) => filterState.change({ deviceKey })}
               w={200}
-              data-testid="record-device"
+              testId="record-device"
             />
             {screen === 'pass' && (
               <Select
