@@ -106,6 +106,7 @@ export const testMailAnswer = z.object({
   to: z.string().meta({ description: 'Whom it went to' }),
   mailKey: z.string().meta({ description: 'Its mail record' }),
 });
+export type TestMailAnswer = z.output<typeof testMailAnswer>;
 
 /** A mail record's key in URLs: the send time in milliseconds, a dash, the mail id. */
 export const MAIL_KEY = /^\d{13}-[0-9a-z]{16}$/;

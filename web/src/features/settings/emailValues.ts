@@ -1,4 +1,4 @@
-import type { EmailSettings, TlsMode } from '@passcloud/functions/contract/mail';
+import type { EmailSettings, TestMailAnswer, TlsMode } from '@passcloud/functions/contract/mail';
 
 /** The email settings form's values, its checks that mirror the server's, and the body a save sends. */
 
@@ -22,12 +22,7 @@ export interface Values {
 }
 
 /** What a test mail answers: whether it went out, and to whom. */
-export interface TestAnswer {
-  ok: boolean;
-  error: string | null;
-  to: string;
-  mailKey: string;
-}
+export type TestAnswer = TestMailAnswer;
 
 export const FIELDS: (keyof Values)[] = [
   'senderAddress',
