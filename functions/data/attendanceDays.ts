@@ -7,8 +7,7 @@ import { listAttendanceGroups, listHolidays, listShifts, type AttendanceGroup, t
 import { attendanceStaff, staffByKeys, type StaffMember } from './attendanceStaff.ts';
 import { finishBatch, isConditionFailure, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
-import { punchPartition } from './passRecords.ts';
-import { ATTENDANCE_COUNTS, ATTENDANCE_DAY, ATTENDANCE_MONTH, PUNCH } from './keys/events.ts';
+import { ATTENDANCE_COUNTS, ATTENDANCE_DAY, ATTENDANCE_MONTH, PUNCH, punchPartition } from './keys/events.ts';
 
 /**
  * Attendance results, stored in the events table under the tenant's partition:

@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, tableName } from './tables.ts';
-import { type PassRecord, flagPartition, flagsOf, markerKey, punchPartition, punchSk, recordPartition, sparseSk, utcDay, recordSk } from './passRecords.ts';
-import { PUNCH } from './keys/events.ts';
+import { type PassRecord, flagPartition, flagsOf, markerKey, punchSk, recordPartition, sparseSk, utcDay, recordSk } from './passRecords.ts';
+import { PUNCH, punchPartition } from './keys/events.ts';
 
 const table = () => tableName(EVENTS_TABLE);
 

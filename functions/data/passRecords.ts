@@ -168,7 +168,6 @@ export function recordPuts(record: PassRecord): Record<string, unknown>[] {
  * range (data/attendanceDays.ts), and every record of one person is one partition to read when
  * the person is erased (passesOf, erasePass). Attendance reads employees' partitions only.
  */
-export { punchPartition };
 export const punchSk = (r: Pick<PassRecord, 'verifyTime' | 'deviceKey' | 'recordId'>): string => PUNCH.of(r.verifyTime, r.deviceKey, r.recordId);
 
 function punchItem(record: PassRecord): Record<string, unknown> {
