@@ -4,7 +4,7 @@ import { useLayoutEffect, type RefObject } from 'react';
 const GAP = 12;
 
 /**
- * Keeps the one toast (App.tsx, Toasts.module.css) in the header's free middle: between the
+ * Keeps the one toast (layout/Toasts.tsx, Toasts.module.css) in the header's free middle: between the
  * element that ends the header's start (`start`) and the one that begins its end (`end`), so it
  * covers neither a header control nor the screen below. Without a header the toast is centred
  * across the page.
