@@ -56,3 +56,22 @@ export function searchTerms(person: { name: string; personId: string; phone?: st
 
 /** The terms in one string, each behind a \u0001, so `contains(text, "\u0001" + keyword)` is "some term starts with keyword". */
 export const termText = (terms: string[]): string => terms.map((t) => `\u0001${t}`).join('');
+
+/** What of an employee says whether attendance counts them: the group they are in and the switch. */
+export interface AttendanceChoice {
+  attendanceGroupKey?: string | null | undefined;
+  needsAttendance?: boolean | null | undefined;
+}
+
+/**
+ * An employee in an attendance group needs attendance: a group's days count only those who do, and
+ * the group's staff are named from them. A change that names either field (or a new employee) must
+ * leave the two agreeing; a change of other fields leaves an older disagreement as it is. True when
+ * `changes` on `before` (none for a new employee) would leave someone in a group not needing attendance.
+ */
+export function groupWithoutAttendance(before: AttendanceChoice | undefined, changes: AttendanceChoice): boolean {
+  if (before && changes.attendanceGroupKey === undefined && changes.needsAttendance === undefined) return false;
+  const group = changes.attendanceGroupKey !== undefined ? changes.attendanceGroupKey : before?.attendanceGroupKey;
+  const needs = changes.needsAttendance !== undefined ? changes.needsAttendance : before?.needsAttendance;
+  return !!group && !needs;
+}

@@ -100,7 +100,7 @@ class StaffInOtherGroupError extends AppError {
 
 /**
  * Checks a group's references (shifts of the weekdays, devices, staff) and answers what to store
- * and whom to move. An employee must exist and need attendance; one who belongs to another
+ * and whom to move. An employee must exist and, to join, need attendance; one who belongs to another
  * group moves only when the caller said so.
  */
 async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attendanceGroupKey?: string) {
@@ -124,7 +124,8 @@ async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attenda
   const wanted = [...new Set(body.employeeKeys)];
   const unknown = wanted.filter((k) => !byKey.has(k));
   if (unknown.length) issues.push({ path: 'employeeKeys', message: 'attendance.staffMissing' });
-  const notNeeding = wanted.map((k) => byKey.get(k)).filter((m): m is StaffMember => !!m && !m.needsAttendance);
+  // Someone already in the group stays though they do not need attendance (kept from before the rule); joining needs it.
+  const notNeeding = wanted.map((k) => byKey.get(k)).filter((m): m is StaffMember => !!m && !m.needsAttendance && m.attendanceGroupKey !== attendanceGroupKey);
   if (notNeeding.length)
     issues.push({ path: 'employeeKeys', message: 'attendance.staffNotNeeding', params: { names: namesOf(notNeeding.map((m) => m.name)) } });
   if (issues.length) throw new ValidationError(issues);

@@ -19,6 +19,7 @@ import { findDepartment } from '#data/departments';
 import { findGroup } from '#data/groups';
 import { createPerson, deletePerson, requirePerson, updatePerson, type Person, type PersonChanges, type PersonInput } from '#data/people';
 import { listPeople, type PeopleFilter } from '#data/peopleLists';
+import { groupWithoutAttendance } from '#domain/people';
 import { ValidationError, type FieldIssue } from '#lib/errors';
 import { created, deleted, ok, queued, sessionRoute, type HandlerDef } from '#lib/http';
 import { deleteObject, objectExists, presignedGet } from '#lib/storage';
@@ -73,9 +74,14 @@ export async function personJson(person: Person): Promise<PersonJson> {
   return { visitorKey: person.personKey, ...(await sharedJson(person)) };
 }
 
-/** The group must exist and be of the person's kind, the department and attendance group must exist, the photo must be an upload of this tenant. */
-export async function checkReferences(tenantId: string, kind: PersonKind, input: PersonChanges): Promise<void> {
+/**
+ * The group must exist and be of the person's kind, the department and attendance group must exist,
+ * the photo must be an upload of this tenant; an employee in an attendance group needs attendance
+ * (`before`: the employee a change applies to, none for a new one).
+ */
+export async function checkReferences(tenantId: string, kind: PersonKind, input: PersonChanges, before?: Person): Promise<void> {
   const issues: FieldIssue[] = [];
+  if (kind === 'employee' && groupWithoutAttendance(before, input)) issues.push({ path: 'needsAttendance', message: 'people.groupNeedsAttendance' });
   if (input.groupKey) {
     const group = await findGroup(tenantId, input.groupKey);
     if (!group || group.type !== kind) issues.push({ path: 'groupKey', message: 'people.groupMissing' });
@@ -246,7 +252,7 @@ export function personRoutes<K extends PersonKind>(kind: K, schemas: PersonSchem
       async handle({ auth, params, body }) {
         const { version, ...changes } = body;
         const current = await requirePerson(auth.tenantId, kind, keyOf(params));
-        await checkReferences(auth.tenantId, kind, changes);
+        await checkReferences(auth.tenantId, kind, changes, current);
         const person = await updatePerson(current, version, changes);
         await noteAttendanceChange(current, person);
         return created(await personJson(person));

@@ -145,6 +145,7 @@ export const en_US = {
   'people.departmentMissing': 'Choose an existing department',
   'people.alreadyResigned': 'This employee has already resigned',
   'people.notResigned': 'This employee has not resigned',
+  'people.groupNeedsAttendance': 'An employee in an attendance group needs attendance: turn on Needs attendance, or choose no attendance group',
   'groups.inUse': 'People still belong to this group; move them first',
   'groups.nameTaken': 'A group named {name} already exists',
   'groups.defaultEmployees': 'Employees',

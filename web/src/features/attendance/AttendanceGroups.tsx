@@ -16,7 +16,7 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmAction, confirmDiscard } from '../confirm.tsx';
 import { FormButtons } from '../parts.tsx';
 import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
-import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type Weekday } from './api.ts';
+import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type StaffMember, type Weekday } from './api.ts';
 
 const PAGE_SIZE = 20;
 /** A Monday, from which the week's names are read in the reader's language. */
@@ -155,6 +155,12 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
       name: (value) => (value.trim() ? null : t`Enter the group name`),
       weekdays: (value) => (Object.values(value).some((v) => v !== REST) ? null : t`Choose a shift for at least one weekday`),
       workdayOvertimeAfter: (value, values) => (values.overtimeAfterOn && !value ? t`Choose the time` : null),
+      // Out of range, it is shown on the field as the server would refuse it, never changed to fit.
+      restDayMinHours: (value, values) => {
+        const [min, max] = [0, 24];
+        const hours = Number(value);
+        return !values.restDayOn || (value !== '' && hours >= min && hours <= max) ? null : t`Enter a value from ${min} to ${max}`;
+      },
     },
   });
   // A new group starts with the first shift on weekdays once the shifts are read, unless the days were chosen meanwhile.
@@ -218,13 +224,19 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
   const submit = form.onSubmit((values) => send(values, false));
 
   const shiftChoices = [{ value: REST, label: t`Rest` }, ...(shifts.data ?? []).map((s) => ({ value: s.shiftKey, label: s.name }))];
-  const staffChoices = (staff.data ?? []).map((m) => ({
-    value: m.employeeKey,
-    label:
-      m.attendanceGroupKey && m.attendanceGroupKey !== group?.attendanceGroupKey
-        ? `${m.name} · ${m.personId} (${m.attendanceGroupName ?? ''})`
-        : `${m.name} · ${m.personId}`,
-  }));
+  // The group's own staff are named from the group, so each keeps its name even when the list of
+  // whom to choose leaves them out (resigned, or not needing attendance).
+  const staffLabel = (m: StaffMember): string => {
+    const who = `${m.name || t`Employee without a name`} · ${m.personId}`;
+    if (m.attendanceGroupKey && m.attendanceGroupKey !== group?.attendanceGroupKey) return `${who} (${m.attendanceGroupName ?? t`another group`})`;
+    if (m.state === 'resigned') return `${who} (${t`resigned`})`;
+    if (!m.needsAttendance) return `${who} (${t`does not need attendance`})`;
+    return who;
+  };
+  const staffChoices = [
+    ...(group?.staff ?? []),
+    ...(staff.data ?? []).filter((m) => !group?.staff.some((s) => s.employeeKey === m.employeeKey)),
+  ].map((m) => ({ value: m.employeeKey, label: staffLabel(m) }));
   const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
 
   return (
@@ -306,6 +318,7 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
                 min={0}
                 max={24}
                 step={0.5}
+                clampBehavior="none"
                 w={100}
                 disabled={!form.values.restDayOn}
                 aria-label={t`Rest day and holiday overtime from (hours)`}

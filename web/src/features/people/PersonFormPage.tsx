@@ -370,6 +370,11 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                       placeholder={t`None`}
                       data={(attendanceGroups.data ?? []).map((g) => ({ value: g.attendanceGroupKey, label: g.name }))}
                       {...form.getInputProps('attendanceGroupKey')}
+                      onChange={(key) => {
+                        // Someone in an attendance group needs attendance: choosing a group switches it on.
+                        form.setFieldValue('attendanceGroupKey', key);
+                        if (key) form.setFieldValue('needsAttendance', true);
+                      }}
                       data-testid="attendance-group-select"
                     />
                   </Grid.Col>
@@ -377,7 +382,16 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 {kind === 'employee' && (
                   <Grid.Col span={{ base: 12, sm: 6 }}>
                     <Stack gap="xs" pt={24}>
-                      <Switch label={t`Needs attendance`} {...form.getInputProps('needsAttendance', { type: 'checkbox' })} />
+                      <Switch
+                        label={t`Needs attendance`}
+                        {...form.getInputProps('needsAttendance', { type: 'checkbox' })}
+                        onChange={(event) => {
+                          // Turning it off takes the employee out of their attendance group.
+                          form.setFieldValue('needsAttendance', event.currentTarget.checked);
+                          if (!event.currentTarget.checked && seesAttendance) form.setFieldValue('attendanceGroupKey', null);
+                        }}
+                        data-testid="needs-attendance"
+                      />
                       <Switch label={t`May open doors remotely`} {...form.getInputProps('remoteDoorOpen', { type: 'checkbox' })} />
                     </Stack>
                   </Grid.Col>
