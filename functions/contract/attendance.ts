@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { MAX_PERIODS, WEEKDAYS, shiftProblems, type ShiftProblemCode, type Weekday } from '#domain/attendance/index';
+import { MAX_PERIODS, TRACE_CODES, WEEKDAYS, shiftProblems, type ShiftProblemCode, type Weekday } from '#domain/attendance/index';
 import { isTimeZone } from '#domain/time';
 
 /**
@@ -241,6 +241,18 @@ const who = {
   computedAt: z.iso.datetime().meta({ description: 'When the service computed it' }),
 };
 
+/**
+ * One step of a day's trace: a code with its parameters (functions/domain/attendance/trace.ts), said
+ * in the reader's language by the console. A day computed before its steps had codes answers each
+ * line as `text`, with the engine's English in `params.text`.
+ */
+export const TRACE_STEP_CODES = [...TRACE_CODES, 'text'] as const;
+const traceStep = z.object({
+  code: z.enum(TRACE_STEP_CODES),
+  params: z.record(z.string(), z.union([z.string(), z.number()])).meta({ description: 'The step’s figures, times (HH:mm) and names' }),
+});
+export type TraceStepJson = z.output<typeof traceStep>;
+
 /** One employee's day, as the attendance engine computed it (docs: ATTENDANCE.md). */
 const dayJson = z.object({
   ...who,
@@ -261,7 +273,7 @@ const dayJson = z.object({
   overtimeRestDay: minutes('Overtime on a rest day'),
   overtimeHoliday: minutes('Overtime on a holiday'),
   temperature: z.number().nullable().meta({ description: 'The temperature of the first measured punch, or null' }),
-  trace: z.array(z.string()).meta({ description: 'How the engine reached it, step by step' }),
+  trace: z.array(traceStep).meta({ description: 'How the engine reached it, step by step' }),
 });
 export type DayJson = z.output<typeof dayJson>;
 

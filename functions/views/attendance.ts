@@ -1,4 +1,4 @@
-import type { AttendanceGroupJson, DayJson, HolidayJson, MonthJson, RecomputeJobJson, ShiftJson } from '#contract/attendance';
+import type { AttendanceGroupJson, DayJson, HolidayJson, MonthJson, RecomputeJobJson, ShiftJson, TraceStepJson } from '#contract/attendance';
 import { WEEKDAYS } from '#domain/attendance/index';
 import type { MonthTotals, StoredDay } from '#data/attendanceDays';
 import type { RecomputeJob } from '#data/attendanceJobs';
@@ -100,8 +100,11 @@ export const dayJson = (d: StoredDay): DayJson => ({
   overtimeRestDay: d.overtimeRestDay,
   overtimeHoliday: d.overtimeHoliday,
   temperature: d.temperature ?? null,
-  trace: d.trace,
+  trace: (d.trace as (TraceStepJson | string)[]).map(stepJson),
 });
+
+/** A step of trace; a line stored as English before steps had codes is answered as `text`. */
+const stepJson = (step: TraceStepJson | string): TraceStepJson => (typeof step === 'string' ? { code: 'text', params: { text: step } } : step);
 
 /** Stored month totals as the API answers them. */
 export const monthJson = (m: MonthTotals): MonthJson => ({

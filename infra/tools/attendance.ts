@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { attendanceDays, engineInputShape } from '@passcloud/functions/domain/attendance/index';
+import { attendanceDays, engineInputShape, explained } from '@passcloud/functions/domain/attendance/index';
 
 /**
  * Runs the attendance engine on a file, so a disputed day can be reproduced and explained outside
@@ -23,4 +23,4 @@ try {
 }
 const parsed = engineInputShape.safeParse(raw);
 if (!parsed.success) fail(parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('\n'));
-console.log(JSON.stringify({ days: attendanceDays(parsed.data) }, null, 2));
+console.log(JSON.stringify({ days: attendanceDays(parsed.data).map(explained) }, null, 2));

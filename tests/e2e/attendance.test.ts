@@ -224,7 +224,7 @@ describe('attendance rules', () => {
     await ana.getByTestId('day-late').click();
     const trace = page.getByTestId('day-trace');
     await trace.waitFor();
-    expect(await page.getByTestId('day-trace-lines').innerText()).toContain('late 12 min: clock-in 09:12, on duty 09:00, tolerance 10');
+    expect(await page.getByTestId('day-trace-lines').innerText()).toContain('Late 12 min: clock-in 09:12, on duty 09:00, tolerance 10 min');
     expect(await page.getByTestId('day-computed').innerText()).toMatch(/^Computed at /);
     await page.screenshot({ path: `${shotDir}/attendance-trace-en.png` });
     await page.getByTestId('day-trace-close').click();

@@ -93,7 +93,12 @@ describe('attendance statistics', () => {
     }
     const late = await until(() => dayOfWorker(first), (day) => !!day);
     expect(late).toMatchObject({ date: first, kind: 'workday', status: ['late'], late: 10, work: 530, overtimeWorkday: 40, shiftName: 'Day', open: false, attendanceGroupKey: groupKey });
-    expect(late!.trace).toEqual(expect.arrayContaining([expect.stringMatching(/^late 10 min: clock-in 09:10, on duty 09:00/), expect.stringMatching(/^workday overtime 40 min/)]));
+    expect(late!.trace).toEqual(
+      expect.arrayContaining([
+        { code: 'late', params: { minutes: 10, clockIn: '09:10', onDuty: '09:00', tolerance: expect.any(Number) } },
+        { code: 'workdayOvertime', params: expect.objectContaining({ minutes: 40 }) },
+      ]),
+    );
     const missing = await until(() => dayOfWorker(second), (day) => !!day);
     expect(missing).toMatchObject({ status: ['missingOut'], missingOut: 1, firstIn: expect.stringContaining('08:55') });
 

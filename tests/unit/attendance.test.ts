@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
-import { attendanceDays, engineInputShape, shiftProblems, type DayResult, type EngineInput, type Period } from '@passcloud/functions/domain/attendance/index';
+import { attendanceDays, engineInputShape, explained, shiftProblems, type DayResult, type EngineInput, type Period } from '@passcloud/functions/domain/attendance/index';
 import { addDays, atLocalTime } from '@passcloud/functions/domain/time';
 
 /**
@@ -87,7 +87,19 @@ describe('the worked examples of ATTENDANCE.md', () => {
   it('prints the example output of the format section, trace included', () => {
     const [monday] = attendanceDays(input({ punches: [{ at: '2026-03-02T00:12:00Z', temperature: 36.5 }] }));
     expect(monday).toMatchObject({ date: MONDAY, kind: 'workday', status: ['late', 'missingOut'], firstIn: '09:12', lastOut: null, late: 12, missingOut: 1, temperature: 36.5 });
-    expect(monday!.trace).toContain('late 12 min: clock-in 09:12, on duty 09:00, tolerance 5');
+    expect(monday!.trace).toContainEqual({ code: 'late', params: { minutes: 12, clockIn: '09:12', onDuty: '09:00', tolerance: 5 } });
+    expect(explained(monday!).trace).toContain('late 12 min: clock-in 09:12, on duty 09:00, tolerance 5');
+  });
+
+  it('says every step of a day off in English for the command line, as it said them before they had codes', () => {
+    const days = attendanceDays(input({ from: SATURDAY, to: addDays(SATURDAY, 1), punches: [...at(SATURDAY, '10:00', '10:27'), ...at(addDays(SATURDAY, 1), '10:00', '15:30')] }));
+    expect(days[0]!.trace.map((s) => s.code)).toEqual(['restDay', 'noOvertime']);
+    expect(days.flatMap((d) => explained(d).trace)).toEqual([
+      'rest day: no absence',
+      'no overtime: 27 min from first to last punch, less than 4 h',
+      'rest day: no absence',
+      'rest-day overtime 330 min: first punch 10:00, last punch 15:30, at least 4 h',
+    ]);
   });
 });
 
@@ -101,7 +113,7 @@ describe('the calendar', () => {
     expect(days.map((d) => d.kind)).toEqual(['workday', 'workday', 'holiday', 'workday', 'workday', 'workday', 'restDay']);
     expect(days[2]).toMatchObject({ overtimeHoliday: 360, absence: 0 });
     expect(days[5]).toMatchObject({ status: ['absence'], absence: 1 });
-    expect(days[5]!.trace).toContain('make-up workday: holiday Make-up');
+    expect(explained(days[5]!).trace).toContain('make-up workday: holiday Make-up');
   });
 
   it('produces nothing before the employee’s first day and after resignation', () => {

@@ -1,10 +1,12 @@
 import { addDays, atLocalTime, clockOf, dayOf } from '../time.ts';
 import { WEEKDAYS, minutesOf, shiftSpans, type EngineInput, type Holiday, type Period } from './input.ts';
+import { periodParams, type TraceCode, type TraceParams, type TraceStep } from './trace.ts';
 
 /**
  * The attendance engine: punches + rules + calendar → one result per employed day, each figure
- * with a line of trace. Pure: the daily statistics, the daily mail and `npm run attendance --
- * explain` all call `attendanceDays`. The arithmetic is `../shared/ATTENDANCE.md`'s; where it is
+ * with a step of trace (trace.ts: a code and its parameters; `explainStep` says it in English).
+ * Pure: the daily statistics, the daily mail and `npm run attendance -- explain` all call
+ * `attendanceDays`. The arithmetic is `../shared/ATTENDANCE.md`'s; where it is
  * silent, the choices (as ZKTeco BioTime and Hikvision HikCentral make them) are noted here.
  *
  * Choices:
@@ -47,7 +49,7 @@ export interface DayResult {
   overtimeRestDay: number;
   overtimeHoliday: number;
   temperature: number | null;
-  trace: string[];
+  trace: TraceStep[];
 }
 
 interface Instant {
@@ -120,6 +122,8 @@ function emptyDay(date: string, kind: DayKind): DayResult {
   };
 }
 
+const note = (day: DayResult, code: TraceCode, params: TraceParams): void => void day.trace.push({ code, params });
+
 function highest(punches: Instant[]): number | null {
   const measured = punches.map((p) => p.temperature).filter((t): t is number => t !== null);
   return measured.length ? Math.max(...measured) : null;
@@ -141,7 +145,7 @@ function workday(date: string, periods: readonly Period[], shiftName: string, in
   let absent = 0;
   spans.forEach((span, i) => {
     const period = periods[i]!;
-    const label = spans.length > 1 ? `period ${i + 1} (${period.onDuty}-${period.offDuty})` : `${period.onDuty}-${period.offDuty}`;
+    const label = periodParams(i, spans.length, period);
     const mid = span.on + Math.floor((span.off - span.on) / 2);
     const inWindow = between(punches, span.earliest, mid, false).filter((p) => !used.has(p.ms));
     const outWindow = between(punches, mid, span.latest, true).filter((p) => !used.has(p.ms));
@@ -151,7 +155,7 @@ function workday(date: string, periods: readonly Period[], shiftName: string, in
     if (clockOut) used.add(clockOut.ms);
     if (!clockIn && !clockOut) {
       absent++;
-      day.trace.push(`absent ${label}: no punch between ${clockAt(span.earliest, tz)} and ${clockAt(span.latest, tz)}`);
+      note(day, 'absentPeriod', { ...label, from: clockAt(span.earliest, tz), to: clockAt(span.latest, tz) });
       return;
     }
     if (clockIn) {
@@ -159,33 +163,33 @@ function workday(date: string, periods: readonly Period[], shiftName: string, in
       const late = whole(clockIn.ms - span.on);
       if (late > period.lateTolerance) {
         day.late += late;
-        day.trace.push(`late ${late} min: clock-in ${clockAt(clockIn.ms, tz)}, on duty ${period.onDuty}, tolerance ${period.lateTolerance}`);
-      } else day.trace.push(`on time: clock-in ${clockAt(clockIn.ms, tz)}, on duty ${period.onDuty}, tolerance ${period.lateTolerance}`);
+        note(day, 'late', { minutes: late, clockIn: clockAt(clockIn.ms, tz), onDuty: period.onDuty, tolerance: period.lateTolerance });
+      } else note(day, 'onTimeIn', { clockIn: clockAt(clockIn.ms, tz), onDuty: period.onDuty, tolerance: period.lateTolerance });
     } else {
       day.missingIn++;
-      day.trace.push(`missing clock-in for ${label}: no punch between ${clockAt(span.earliest, tz)} and ${clockAt(mid, tz)}`);
+      note(day, 'missingIn', { ...label, from: clockAt(span.earliest, tz), to: clockAt(mid, tz) });
     }
     if (clockOut) {
       clockOuts.push(clockOut.ms);
       const early = whole(span.off - clockOut.ms);
       if (early > period.earlyLeaveTolerance) {
         day.earlyLeave += early;
-        day.trace.push(`leave early ${early} min: clock-out ${clockAt(clockOut.ms, tz)}, off duty ${period.offDuty}, tolerance ${period.earlyLeaveTolerance}`);
-      } else day.trace.push(`on time: clock-out ${clockAt(clockOut.ms, tz)}, off duty ${period.offDuty}, tolerance ${period.earlyLeaveTolerance}`);
+        note(day, 'earlyLeave', { minutes: early, clockOut: clockAt(clockOut.ms, tz), offDuty: period.offDuty, tolerance: period.earlyLeaveTolerance });
+      } else note(day, 'onTimeOut', { clockOut: clockAt(clockOut.ms, tz), offDuty: period.offDuty, tolerance: period.earlyLeaveTolerance });
     } else {
       day.missingOut++;
-      day.trace.push(`missing clock-out for ${label}: no punch between ${clockAt(mid, tz)} and ${clockAt(span.latest, tz)}`);
+      note(day, 'missingOut', { ...label, from: clockAt(mid, tz), to: clockAt(span.latest, tz) });
     }
     if (clockIn && clockOut) {
       const work = whole(Math.min(clockOut.ms, span.off) - Math.max(clockIn.ms, span.on));
       day.work += work;
-      day.trace.push(`work ${work} min in ${label}: from ${clockAt(Math.max(clockIn.ms, span.on), tz)} to ${clockAt(Math.min(clockOut.ms, span.off), tz)}`);
+      note(day, 'work', { minutes: work, ...label, from: clockAt(Math.max(clockIn.ms, span.on), tz), to: clockAt(Math.min(clockOut.ms, span.off), tz) });
     }
   });
-  day.trace.unshift(`workday, shift ${shiftName}`);
+  day.trace.unshift({ code: 'workday', params: { shift: shiftName } });
   if (absent > 0) {
     day.absence = absent === spans.length ? 1 : Math.round((absent / spans.length) * 1000) / 1000;
-    day.trace.push(`absence ${day.absence} day: ${absent} of ${spans.length} period${spans.length > 1 ? 's' : ''} without a punch`);
+    note(day, 'absence', { days: day.absence, absent, periods: spans.length });
   }
   day.firstIn = clockIns.length ? clockAt(Math.min(...clockIns), tz) : null;
   day.lastOut = clockOuts.length ? clockAt(Math.max(...clockOuts), tz) : null;
@@ -200,11 +204,11 @@ function workday(date: string, periods: readonly Period[], shiftName: string, in
     const overtime = whole(last - from);
     if (overtime > 0) {
       day.overtimeWorkday = overtime;
-      day.trace.push(`workday overtime ${overtime} min: last punch ${clockAt(last, tz)}, overtime after ${after}`);
+      note(day, 'workdayOvertime', { minutes: overtime, lastPunch: clockAt(last, tz), after });
     }
   }
   day.temperature = highest(own);
-  if (day.temperature !== null) day.trace.push(`temperature ${day.temperature}: the highest of the day's punches`);
+  if (day.temperature !== null) note(day, 'temperature', { temperature: day.temperature });
 
   const flags: DayStatus[] = [];
   if (day.late > 0) flags.push('late');
@@ -220,7 +224,7 @@ function workday(date: string, periods: readonly Period[], shiftName: string, in
 function dayOff(date: string, kind: 'restDay' | 'holiday', holidayName: string | undefined, input: EngineInput, punches: Instant[]): DayResult {
   const tz = input.timezone;
   const day = emptyDay(date, kind);
-  day.trace.push(kind === 'holiday' ? `holiday ${holidayName}: no absence` : 'rest day: no absence');
+  note(day, kind === 'holiday' ? 'holiday' : 'restDay', kind === 'holiday' ? { holiday: holidayName ?? '' } : {});
   const own = punches.filter((p) => dateAt(p.ms, tz) === date);
   if (own.length === 0) return day;
   const first = own[0]!.ms;
@@ -232,12 +236,12 @@ function dayOff(date: string, kind: 'restDay' | 'holiday', holidayName: string |
   if (minHours !== null && own.length > 1 && span >= minHours * 60) {
     if (kind === 'holiday') day.overtimeHoliday = span;
     else day.overtimeRestDay = span;
-    day.trace.push(`${kind === 'holiday' ? 'holiday' : 'rest-day'} overtime ${span} min: first punch ${day.firstIn}, last punch ${day.lastOut}, at least ${minHours} h`);
+    note(day, kind === 'holiday' ? 'holidayOvertime' : 'restDayOvertime', { minutes: span, firstPunch: day.firstIn!, lastPunch: day.lastOut!, hours: minHours });
   } else if (minHours !== null) {
-    day.trace.push(`no overtime: ${span} min from first to last punch, less than ${minHours} h`);
+    note(day, 'noOvertime', { minutes: span, hours: minHours });
   }
   day.temperature = highest(own);
-  if (day.temperature !== null) day.trace.push(`temperature ${day.temperature}: the highest of the day's punches`);
+  if (day.temperature !== null) note(day, 'temperature', { temperature: day.temperature });
   return day;
 }
 
@@ -259,7 +263,7 @@ export function attendanceDays(input: EngineInput): DayResult[] {
       continue;
     }
     const day = workday(date, input.shifts[shiftName]!, shiftName, input, punches);
-    if (holiday?.workday) day.trace.splice(1, 0, `make-up workday: holiday ${holiday.name}`);
+    if (holiday?.workday) day.trace.splice(1, 0, { code: 'makeUpWorkday', params: { holiday: holiday.name } });
     days.push(day);
   }
   return days;

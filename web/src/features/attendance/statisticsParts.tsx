@@ -10,6 +10,7 @@ import { pickDepartments, type PickerDepartment } from '../../app/pickers.ts';
 import { getAuthorities } from '../../app/session.ts';
 import { CloseFooter } from '../parts.tsx';
 import type { Page } from './api.ts';
+import { useTraceText } from './traceText.ts';
 
 /** What the daily and monthly statistics share: days, statuses, durations, the filters of who, and one day's trace. */
 
@@ -124,6 +125,7 @@ export function WhoFilters({
 export function DayTrace({ day, onClose }: { day: StoredDay; onClose: () => void }) {
   const { t } = useLingui();
   const labels = useStatusLabels();
+  const traceText = useTraceText();
   return (
     <Modal opened onClose={onClose} title={`${day.name} · ${formatDate(day.date)}`} size="lg">
       <Stack gap="sm" data-testid="day-trace">
@@ -135,11 +137,9 @@ export function DayTrace({ day, onClose }: { day: StoredDay; onClose: () => void
           ))}
         </Group>
         <List size="sm" spacing={4} data-testid="day-trace-lines">
-          {day.trace.map((line, i) => (
-            <List.Item key={i}>
-              <Text size="sm" ff="monospace">
-                {line}
-              </Text>
+          {day.trace.map((step, i) => (
+            <List.Item key={i} data-code={step.code}>
+              <Text size="sm">{traceText(step)}</Text>
             </List.Item>
           ))}
         </List>
