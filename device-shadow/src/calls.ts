@@ -181,7 +181,7 @@ export class CallOutbox {
       }
       this.refused.push({ callId, reason });
       if (this.refused.length > 100) this.refused.shift();
-      this.agent.write('warn', 'other', {}, `call ${callId} refused: ${reason}`.slice(0, 1000));
+      this.agent.write('warn', 'callRefused', { id: callId, error: reason.slice(0, 500) });
     }
     if (changed) this.save();
     this.flush();

@@ -297,7 +297,7 @@ export class QuestionnaireBoard {
         this.lastError = undefined;
       } catch (error) {
         this.lastError = error instanceof Error ? error.message : String(error);
-        this.agent.write('warn', 'other', {}, `questionnaires not read: ${this.lastError}`.slice(0, 1000));
+        this.agent.write('warn', 'questionnairesFailed', { error: this.lastError.slice(0, 500) });
         this.retryLater();
       } finally {
         this.running = undefined;
@@ -317,13 +317,10 @@ export class QuestionnaireBoard {
     if (token !== shadowValueOf(items))
       this.agent.write('warn', 'other', {}, `questionnaires token "${token}" does not name the surveys read (${shadowValueOf(items)})`.slice(0, 1000));
     if (token !== before) {
-      const titles = items.map((q) => `${q.title} (${q.mode})`).join(', ');
-      this.agent.write(
-        'info',
-        'other',
-        {},
-        (items.length ? `showing ${items.length} questionnaire${items.length > 1 ? 's' : ''}: ${titles}` : 'no questionnaires to show').slice(0, 1000),
-      );
+      this.agent.write('info', 'questionnairesShown', {
+        count: items.length,
+        ...(items.length ? { titles: items.slice(0, 20).map((q) => q.title.slice(0, 200)) } : {}),
+      });
     }
     this.report(token);
   }
@@ -392,7 +389,7 @@ export class QuestionnaireBoard {
     } catch (error) {
       this.counts.failed++;
       if (error instanceof DeviceCallError && !error.retryable) {
-        this.agent.write('warn', 'other', {}, `answer ${body.answerId} to questionnaire ${body.questionnaireKey} refused: ${error.message}`.slice(0, 1000));
+        this.agent.write('warn', 'answerRefused', { id: body.answerId, error: error.message.slice(0, 500) });
         // The survey closed, changed or left this terminal's scope: what is shown is out of date.
         if (error.status === 409) void this.sync();
       }

@@ -92,7 +92,7 @@ export class RecordOutbox {
       if (this.entries.delete(recordId)) changed = true;
       this.refused.push({ recordId, reason });
       if (this.refused.length > 100) this.refused.shift();
-      this.agent.write('warn', 'other', {}, `pass record ${recordId} refused: ${reason}`.slice(0, 1000));
+      this.agent.write('warn', 'recordRefused', { id: recordId, error: reason.slice(0, 500) });
     }
     if (changed) this.save();
     this.flush();
@@ -144,7 +144,7 @@ export class RecordOutbox {
         } catch (error) {
           if (attempt === 3 || !(error instanceof TypeError)) {
             this.uploadCounts.failed++;
-            this.agent.write('warn', 'other', {}, `capture of ${recordId} not uploaded: ${error instanceof Error ? error.message : String(error)}`.slice(0, 1000));
+            this.agent.write('warn', 'captureFailed', { id: recordId, error: (error instanceof Error ? error.message : String(error)).slice(0, 500) });
             return;
           }
         }

@@ -200,6 +200,12 @@ export const DEVICE_LOG_CODES = [
   'recordingFailed',
   'other',
 ] as const;
+  'recordRefused',
+  'captureFailed',
+  'callRefused',
+  'questionnairesShown',
+  'questionnairesFailed',
+  'answerRefused',
 export type DeviceLogCode = (typeof DEVICE_LOG_CODES)[number];
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 /**
@@ -214,6 +220,10 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
  * (callEnded) the talk time in seconds; `error` (recordingFailed) why a recording did not upload.
  */
 /**
+ * What the cloud refused or a terminal could not send: `id` (recordRefused, captureFailed: the
+ * record's `recordId`; callRefused: the `callId`; answerRefused: the `answerId`) and `error` why.
+ * Questionnaires: `count` and `titles` (questionnairesShown) how many the terminal shows now and
+ * their titles, none when 0; `error` (questionnairesFailed) why they could not be read.
  * Times a terminal sends are milliseconds since 1970. A value below this (2001-09-09) is taken for
  * seconds, the common mistake, and the message is refused with that reason.
  */
@@ -222,6 +232,15 @@ export const epochMs = z.number().int().min(EPOCH_MS_MIN, { message: 'must be mi
 
 export const deviceLogParams = z
   .object({
+/**
+ * A log entry's code: one of DEVICE_LOG_CODES, or a code a newer firmware knows and this cloud does
+ * not yet, kept so that the console shows it with the entry's `message` as the terminal's own words.
+ */
+export const logCode = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { message: 'must be a log code: a letter, then up to 63 letters, digits, _, . or -' })
+  .meta({ description: 'One of the log codes (docs/device-protocol.md); a newer code is kept and shown with `message`' });
+
     settings: z.array(z.string().max(64)).max(64).optional(),
     command: z.string().max(32).optional(),
     error: z.string().max(500).optional(),
@@ -232,11 +251,13 @@ export const deviceLogParams = z
     number: z.string().max(32).optional(),
   })
   .strict();
+    id: z.string().max(64).optional(),
+    titles: z.array(z.string().max(200)).max(20).optional(),
 export const deviceLogEntry = z
   .object({
     time: epochMs,
     level: z.enum(LOG_LEVELS),
-    code: z.enum(DEVICE_LOG_CODES),
+    code: logCode,
     params: deviceLogParams.optional(),
     message: z.string().max(1000).optional(),
   })
@@ -435,7 +456,10 @@ export const deviceLogPage = z.object({
       logKey: z.string(),
       time: z.iso.datetime().meta({ description: 'When the device wrote it' }),
       level: z.enum(LOG_LEVELS),
-      code: z.enum(DEVICE_LOG_CODES).meta({ description: 'What happened; `params` fill it in (docs/device-protocol.md)' }),
+      code: z.string().meta({
+        description: 'What happened, one of the log codes (docs/device-protocol.md); `params` fill it in. A code of a newer firmware is answered as it came, with its `message`',
+        example: 'facesSynced',
+      }),
       params: deviceLogParams.meta({ description: 'The code’s parameters; empty when it has none' }),
       message: z.string().nullable().meta({ description: 'A vendor’s own text (code `other`), shown as it is; null when none' }),
     }),

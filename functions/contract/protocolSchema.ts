@@ -56,7 +56,10 @@ const MESSAGES: Record<string, { schema: z.ZodType; about: string }> = {
   questionnaireLink: { schema: questionnaireLink, about: 'POST /v1/deviceSync/questionnaireLinks: `data` of a 201 answer' },
   deviceSettings: { schema: deviceSettings, about: 'The settings of a terminal, by their API names (the shadow carries them by device keys)' },
   deviceReason: { schema: z.enum(DEVICE_REASONS), about: '`data.reason` of every refused answer of a device route' },
-  deviceLogCode: { schema: z.enum(DEVICE_LOG_CODES), about: '`code` of a device log entry' },
+  deviceLogCode: {
+    schema: z.enum(DEVICE_LOG_CODES),
+    about: 'The known `code`s of a device log entry (a newer code is kept too, and shown with its `message`)',
+  },
 };
 
 export function protocolJsonSchema(): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { DEVICE_COMMAND_TYPES, DEVICE_LOG_CODES, type CommandState, type DeviceCommandType, type DeviceLogEntry } from '#contract/devices';
+import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceLogEntry } from '#contract/devices';
 import { newId, newTimeId } from '#lib/crypto';
 import { privacySettings, retentionTtl } from './settings.ts';
 import { EVENTS_TABLE } from './tables.ts';
@@ -63,10 +63,10 @@ export const deviceLogs = lazy(
           logKey: { type: 'string', required: true },
           time: { type: 'string', required: true },
           level: { type: ['info', 'warn', 'error'] as const, required: true },
-          /** Shown translated by the console; `params` fill it in. */
-          code: { type: DEVICE_LOG_CODES, required: true },
+          /** Shown translated by the console; `params` fill it in. A code newer than DEVICE_LOG_CODES is kept as it came. */
+          code: { type: 'string', required: true },
           params: { type: 'any' },
-          /** A vendor's own text (code `other`). */
+          /** A vendor's own text (code `other`, or a code newer than this cloud). */
           message: { type: 'string' },
           ttl: { type: 'number', required: true },
         },

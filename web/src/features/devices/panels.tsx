@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, Group, Image, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
+import { plural } from '@lingui/core/macro';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { SETTING_NAMES, type CommandState, type DeviceCommandType, type SettingName } from '@passcloud/functions/contract/devices';
 import { useQuery } from '@tanstack/react-query';
@@ -223,7 +224,7 @@ export function CommandsPanel({ deviceKey }: { deviceKey: string }) {
 /**
  * A log entry as a sentence in the reader's language: the device sends a code with parameters,
  * and settings and commands are named as the console names them. Only a vendor's own text
- * (`other`) is shown as it came.
+ * (`other`, or a code newer than the console) is shown as it came, marked as the terminal's words.
  */
 export function useLogText(): (entry: LogEntry) => string {
   const { t } = useLingui();
@@ -277,10 +278,11 @@ export function useLogText(): (entry: LogEntry) => string {
         return t`Client update to version ${version} failed: ${error}`;
       }
       case 'facesSynced': {
-        const count = formatNumber(params.count ?? 0);
-        const failed = params.failed ?? 0;
-        const failedText = formatNumber(failed);
-        return failed ? t`Applied ${count} face changes; ${failedText} could not be applied` : t`Applied ${count} face changes`;
+        const count = params.count ?? 0;
+        const failed = formatNumber(params.failed ?? 0);
+        return params.failed
+          ? plural(count, { one: `Applied # face change; ${failed} could not be applied`, other: `Applied # face changes; ${failed} could not be applied` })
+          : plural(count, { one: 'Applied # face change', other: 'Applied # face changes' });
       }
       case 'faceSyncFailed': {
         const error = params.error ?? '';
@@ -312,8 +314,49 @@ export function useLogText(): (entry: LogEntry) => string {
         const error = params.error ?? '';
         return t`Call recording could not be uploaded: ${error}`;
       }
-      default:
-        return entry.message ?? entry.code;
+      case 'recordRefused': {
+        const id = params.id ?? '';
+        const error = params.error ?? '';
+        return t`The cloud refused pass record ${id}: ${error}`;
+      }
+      case 'captureFailed': {
+        const id = params.id ?? '';
+        const error = params.error ?? '';
+        return t`The capture of pass record ${id} could not be uploaded: ${error}`;
+      }
+      case 'callRefused': {
+        const id = params.id ?? '';
+        const error = params.error ?? '';
+        return t`The cloud refused call ${id}: ${error}`;
+      }
+      case 'questionnairesShown': {
+        const count = params.count ?? 0;
+        const titles = formatList(params.titles ?? []);
+        return count
+          ? plural(count, { one: `Showing # questionnaire: ${titles}`, other: `Showing # questionnaires: ${titles}` })
+          : t`No questionnaires to show`;
+      }
+      case 'questionnairesFailed': {
+        const error = params.error ?? '';
+        return t`Could not read the questionnaires: ${error}`;
+      }
+      case 'answerRefused': {
+        const id = params.id ?? '';
+        const error = params.error ?? '';
+        return t`The cloud refused questionnaire answer ${id}: ${error}`;
+      }
+      case 'other': {
+        const message = entry.message ?? '';
+        return t`In the terminal's own words: ${message}`;
+      }
+      default: {
+        // A code of a newer firmware than this console knows.
+        const code = entry.code;
+        const message = entry.message ?? '';
+        return message
+          ? t`${code} (a code this console does not know), in the terminal's own words: ${message}`
+          : t`${code} (a code this console does not know)`;
+      }
     }
   };
 }
