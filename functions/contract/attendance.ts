@@ -247,10 +247,12 @@ const who = {
  * line as `text`, with the engine's English in `params.text`.
  */
 export const TRACE_STEP_CODES = [...TRACE_CODES, 'text'] as const;
-const traceStep = z.object({
-  code: z.enum(TRACE_STEP_CODES),
-  params: z.record(z.string(), z.union([z.string(), z.number()])).meta({ description: 'The step’s figures, times (HH:mm) and names' }),
-});
+const traceStep = z
+  .object({
+    code: z.enum(TRACE_STEP_CODES),
+    params: z.record(z.string(), z.union([z.string(), z.number()])).meta({ description: 'The step’s figures, times (HH:mm) and names' }),
+  })
+  .meta({ example: { code: 'late', params: { minutes: 12, clockIn: '09:12', onDuty: '09:00', tolerance: 5 } } });
 export type TraceStepJson = z.output<typeof traceStep>;
 
 /** One employee's day, as the attendance engine computed it (docs: ATTENDANCE.md). */

@@ -8637,7 +8637,15 @@ export interface operations {
                      *             "overtimeHoliday": 1,
                      *             "temperature": 1,
                      *             "trace": [
-                     *               "example"
+                     *               {
+                     *                 "code": "late",
+                     *                 "params": {
+                     *                   "minutes": 12,
+                     *                   "clockIn": "09:12",
+                     *                   "onDuty": "09:00",
+                     *                   "tolerance": 5
+                     *                 }
+                     *               }
                      *             ]
                      *           }
                      *         ],
@@ -8692,7 +8700,14 @@ export interface operations {
                                 /** @description The temperature of the first measured punch, or null */
                                 temperature: number | null;
                                 /** @description How the engine reached it, step by step */
-                                trace: string[];
+                                trace: {
+                                    /** @enum {string} */
+                                    code: "workday" | "makeUpWorkday" | "absentPeriod" | "late" | "onTimeIn" | "missingIn" | "earlyLeave" | "onTimeOut" | "missingOut" | "work" | "absence" | "workdayOvertime" | "temperature" | "restDay" | "holiday" | "restDayOvertime" | "holidayOvertime" | "noOvertime" | "text";
+                                    /** @description The step’s figures, times (HH:mm) and names */
+                                    params: {
+                                        [key: string]: string | number;
+                                    };
+                                }[];
                             }[];
                             nextCursor: string | null;
                             /** @description When the company’s attendance rules last changed: days computed before it may be recomputed */
@@ -12942,7 +12957,7 @@ export interface operations {
                      *             "logKey": "xf2c9m58d6pyfcsb",
                      *             "time": "2026-11-28T09:30:00.000Z",
                      *             "level": "info",
-                     *             "code": "connected",
+                     *             "code": "facesSynced",
                      *             "params": {},
                      *             "message": "Success"
                      *           }
@@ -12963,10 +12978,10 @@ export interface operations {
                                 /** @enum {string} */
                                 level: "info" | "warn" | "error";
                                 /**
-                                 * @description What happened; `params` fill it in (docs/device-protocol.md)
-                                 * @enum {string}
+                                 * @description What happened, one of the log codes (docs/device-protocol.md); `params` fill it in. A code of a newer firmware is answered as it came, with its `message`
+                                 * @example facesSynced
                                  */
-                                code: "connected" | "awaitingApproval" | "rebinding" | "settingsApplied" | "settingsIgnored" | "doorOpened" | "doorClosed" | "photoCaptured" | "rebooting" | "commandFailed" | "appUpdated" | "appUpdateFailed" | "unreadableMessage" | "facesSynced" | "faceSyncFailed" | "faceCursorReset" | "messageRefused" | "callStarted" | "callEnded" | "callMissed" | "recordingUploaded" | "recordingFailed" | "other";
+                                code: string;
                                 /** @description The code’s parameters; empty when it has none */
                                 params: {
                                     settings?: string[];
@@ -13169,6 +13184,8 @@ export interface operations {
             422: components["responses"]["Invalid422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+                                    id?: string;
+                                    titles?: string[];
             default: components["responses"]["Error"];
         };
     };
@@ -13339,7 +13356,7 @@ export interface operations {
                      *             "logKey": "p8yv01gq3m4rb72y",
                      *             "time": "2026-11-28T09:30:00.000Z",
                      *             "level": "info",
-                     *             "code": "connected",
+                     *             "code": "facesSynced",
                      *             "params": {},
                      *             "message": "Success"
                      *           }
@@ -13360,10 +13377,10 @@ export interface operations {
                                 /** @enum {string} */
                                 level: "info" | "warn" | "error";
                                 /**
-                                 * @description What happened; `params` fill it in (docs/device-protocol.md)
-                                 * @enum {string}
+                                 * @description What happened, one of the log codes (docs/device-protocol.md); `params` fill it in. A code of a newer firmware is answered as it came, with its `message`
+                                 * @example facesSynced
                                  */
-                                code: "connected" | "awaitingApproval" | "rebinding" | "settingsApplied" | "settingsIgnored" | "doorOpened" | "doorClosed" | "photoCaptured" | "rebooting" | "commandFailed" | "appUpdated" | "appUpdateFailed" | "unreadableMessage" | "facesSynced" | "faceSyncFailed" | "faceCursorReset" | "messageRefused" | "callStarted" | "callEnded" | "callMissed" | "recordingUploaded" | "recordingFailed" | "other";
+                                code: string;
                                 /** @description The code’s parameters; empty when it has none */
                                 params: {
                                     settings?: string[];
@@ -13566,6 +13583,8 @@ export interface operations {
                                     size: number | null;
                                 };
                             }[];
+                                    id?: string;
+                                    titles?: string[];
                             nextCursor: string | null;
                         };
                     };
