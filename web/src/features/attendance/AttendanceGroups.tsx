@@ -16,7 +16,18 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { confirmAction, confirmDiscard } from '../confirm.tsx';
 import { FormButtons } from '../parts.tsx';
 import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
-import { GROUPS_PATH, WEEK, allShifts, allStaff, groupPath, type AttendanceGroup, type AttendanceGroupDetail, type Page, type StaffMember, type Weekday } from './api.ts';
+import {
+  GROUPS_PATH,
+  WEEK,
+  allShifts,
+  allStaff,
+  groupPath,
+  type AttendanceGroup,
+  type AttendanceGroupDetail,
+  type Page,
+  type StaffMember,
+  type Weekday,
+} from './api.ts';
 
 const PAGE_SIZE = 20;
 /** A Monday, from which the week's names are read in the reader's language. */
@@ -233,10 +244,10 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
     if (!m.needsAttendance) return `${who} (${t`does not need attendance`})`;
     return who;
   };
-  const staffChoices = [
-    ...(group?.staff ?? []),
-    ...(staff.data ?? []).filter((m) => !group?.staff.some((s) => s.employeeKey === m.employeeKey)),
-  ].map((m) => ({ value: m.employeeKey, label: staffLabel(m) }));
+  const staffChoices = [...(group?.staff ?? []), ...(staff.data ?? []).filter((m) => !group?.staff.some((s) => s.employeeKey === m.employeeKey))].map((m) => ({
+    value: m.employeeKey,
+    label: staffLabel(m),
+  }));
   const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
 
   return (
