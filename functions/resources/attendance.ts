@@ -116,8 +116,10 @@ async function prepareGroup(tenantId: string, body: AttendanceGroupBody, attenda
     const key = body.weekdays[day];
     if (key && !shiftKeys.has(key)) issues.push({ path: `weekdays.${day}`, message: 'attendance.shiftMissing' });
   }
-  const deviceKeys = [...new Set(body.deviceKeys)];
+  // A device removed since the group named it leaves the group; one never there must exist.
   const known = new Set(devices.map((d) => d.deviceKey));
+  const before = new Set(groups.find((g) => g.attendanceGroupKey === attendanceGroupKey)?.deviceKeys ?? []);
+  const deviceKeys = [...new Set(body.deviceKeys)].filter((k) => known.has(k) || !before.has(k));
   if (deviceKeys.some((k) => !known.has(k))) issues.push({ path: 'deviceKeys', message: 'attendance.deviceMissing' });
 
   const byKey = new Map(staff.map((m) => [m.personKey, m]));

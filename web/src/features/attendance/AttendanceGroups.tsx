@@ -248,7 +248,13 @@ function AttendanceGroupForm({ group }: { group?: AttendanceGroupDetail }) {
     value: m.employeeKey,
     label: staffLabel(m),
   }));
-  const deviceChoices = (devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name }));
+  // A device removed since the group named it is shown as such (never by its key), and leaves the group when it is saved.
+  const deviceChoices = [
+    ...(devices.data ?? []).map((d) => ({ value: d.deviceKey, label: d.name })),
+    ...(group?.deviceKeys ?? [])
+      .filter((k) => !devices.data?.some((d) => d.deviceKey === k))
+      .map((k) => ({ value: k, label: devices.data ? t`Removed device` : t`Loading…` })),
+  ];
 
   return (
     <Paper withBorder p="lg" radius="md">
