@@ -170,6 +170,8 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'GET /v1/licences': 'List licences with their seats used and remaining',
   'POST /v1/licences': 'Activate a licence with an activation code',
   'PATCH /v1/licences/reminder': 'Set how many days before expiry a licence is reminded',
+  'POST /v1/licences/trial': 'Start the company’s free trial (once per company)',
+  'GET /v1/licences/seats': 'Seats in force, used and remaining, and the free trial',
 
   'GET /v1/settings/system': 'Read the service addresses, versions and latest client package',
   'POST /v1/settings/system/packages': 'Announce a client package and get its upload link',

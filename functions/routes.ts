@@ -229,6 +229,9 @@ export const routes = [
   { method: 'GET', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'POST', path: '/v1/licences', resource: 'licences', access: 'session', authCode: 'settings:licence' },
   { method: 'PATCH', path: '/v1/licences/reminder', resource: 'licences', access: 'session', authCode: 'settings:licence' },
+  { method: 'POST', path: '/v1/licences/trial', resource: 'licences', access: 'session', authCode: 'settings:licence' },
+  // The seats left, as the device screens show them beside the binding code.
+  { method: 'GET', path: '/v1/licences/seats', resource: 'licences', access: 'session', authCodes: ['settings:licence', 'pass:device', 'intercom:device'] },
   // System settings (service addresses, versions, the client package) and privacy settings.
   { method: 'GET', path: '/v1/settings/system', resource: 'settings', access: 'session', authCode: 'settings:system' },
   { method: 'POST', path: '/v1/settings/system/packages', resource: 'settings', access: 'session', authCode: 'settings:system' },

@@ -1,8 +1,8 @@
 import { Entity, type EntityItem } from 'electrodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_REMINDER_DAYS, type LicenceTerms } from '#domain/licence';
+import { DEFAULT_REMINDER_DAYS, TRIAL_DAYS, TRIAL_LICENCE_ID, TRIAL_SEATS, type LicenceTerms } from '#domain/licence';
 import { dynamo } from '#lib/aws';
-import { fieldError } from '#lib/errors';
+import { ConflictError, fieldError } from '#lib/errors';
 import { claims } from './claims.ts';
 import { MAIN_TABLE, SYSTEM_SCOPE } from './tables.ts';
 import { tenants } from './tenants.ts';
@@ -70,6 +70,34 @@ export async function activateLicence(tenantId: string, code: string, terms: Lic
     throw error;
   }
   return (await licences().get({ tenantId, licenceId: terms.id }).go()).data!;
+}
+
+/** What the trial licence shows as its code: it has no activation code. */
+export const TRIAL_CODE = 'TRIAL';
+
+/**
+ * Grants the company its free trial: one conditional put of the licence under its fixed id, so
+ * however many requests race, the trial is granted once and a refused grant writes nothing.
+ */
+export async function grantTrial(tenantId: string, now: number): Promise<Licence> {
+  const at = new Date(now).toISOString();
+  try {
+    const written = await licences()
+      .create({
+        tenantId,
+        licenceId: TRIAL_LICENCE_ID,
+        code: TRIAL_CODE,
+        seats: TRIAL_SEATS,
+        expiresAt: new Date(now + TRIAL_DAYS * 86_400_000).toISOString(),
+        issuedAt: at,
+        activatedAt: at,
+      })
+      .go();
+    return written.data as Licence;
+  } catch (error) {
+    if (isConditionFailure(error)) throw new ConflictError('licence.trialUsed');
+    throw error;
+  }
 }
 
 /** The write that takes one seat of a licence, refused when it has none left or has expired. */

@@ -10,6 +10,16 @@ export const LICENCE_PREFIX = 'PCL1';
 /** Days before expiry from which a licence shows as expiring. */
 export const DEFAULT_REMINDER_DAYS = 30;
 
+/**
+ * The free trial: a licence of TRIAL_SEATS seats for TRIAL_DAYS days that a company gets once, when
+ * it registers (or, for a company without one, when its owner starts it under Settings > Licences).
+ * It is held under the fixed id TRIAL_LICENCE_ID, so a second grant is refused by the key itself.
+ * When it ends its seats end as any licence's do: devices already bound keep working, no new one binds.
+ */
+export const TRIAL_SEATS = 5;
+export const TRIAL_DAYS = 30;
+export const TRIAL_LICENCE_ID = 'trial';
+
 export interface LicenceTerms {
   /** Unique per code: a code activates one tenant, once. */
   id: string;

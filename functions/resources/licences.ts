@@ -1,6 +1,16 @@
-import { activateLicenceBody, licenceAnswer, licenceList, licenceReminderAnswer, licenceReminderBody, type LicenceJson } from '#contract/licences';
-import { licenceState, readLicenceCode, shortCode } from '#domain/licence';
-import { activateLicence, listLicences, reminderDays, setReminderDays, type Licence } from '#data/licences';
+import {
+  activateLicenceBody,
+  licenceAnswer,
+  licenceList,
+  licenceReminderAnswer,
+  licenceReminderBody,
+  seatSummary,
+  type LicenceJson,
+  type SeatSummary,
+} from '#contract/licences';
+import { TRIAL_DAYS, TRIAL_LICENCE_ID, TRIAL_SEATS, licenceState, readLicenceCode, shortCode } from '#domain/licence';
+import { everyDevice, isIntercom } from '#data/devices';
+import { activateLicence, grantTrial, listLicences, reminderDays, setReminderDays, type Licence } from '#data/licences';
 import { AppError, fieldError } from '#lib/errors';
 import { created, defineResource, ok, sessionRoute } from '#lib/http';
 import { env, declareEnvironment } from '#lib/env';
@@ -25,6 +35,31 @@ function licenceJson(licence: Licence, now: number, days: number): LicenceJson {
     seats: licence.seats,
     used: licence.used,
     remaining: Math.max(0, licence.seats - licence.used),
+    trial: licence.licenceId === TRIAL_LICENCE_ID,
+  };
+}
+
+/**
+ * The seats in force: those of the licences not expired, and of them the ones bound devices hold.
+ * Every bound device takes a seat, face terminal or intercom alike (data/deviceBinding.ts), so
+ * `used` counts them all. An expired licence's devices keep working but no new device can take
+ * its seats. The trial is one of the licences, under its fixed id.
+ */
+function seatsOf(held: Licence[], now: number): SeatSummary {
+  const live = held.filter((l) => Date.parse(l.expiresAt) > now);
+  const total = live.reduce((n, l) => n + l.seats, 0);
+  const used = live.reduce((n, l) => n + l.used, 0);
+  const trial = held.find((l) => l.licenceId === TRIAL_LICENCE_ID);
+  return {
+    total,
+    used,
+    remaining: Math.max(0, total - used),
+    trial: {
+      state: !trial ? 'available' : Date.parse(trial.expiresAt) > now ? 'active' : 'ended',
+      seats: trial?.seats ?? TRIAL_SEATS,
+      days: TRIAL_DAYS,
+      expireTime: trial?.expiresAt ?? null,
+    },
   };
 }
 
@@ -33,14 +68,28 @@ export const licences = defineResource('licences', {
     answer: licenceList,
     async handle({ auth }) {
       const now = Date.now();
-      const [held, days] = await Promise.all([listLicences(auth.tenantId), reminderDays(auth.tenantId)]);
+      const [held, days, bound] = await Promise.all([listLicences(auth.tenantId), reminderDays(auth.tenantId), everyDevice(auth.tenantId)]);
       const items = held.sort((a, b) => b.activatedAt.localeCompare(a.activatedAt)).map((l) => licenceJson(l, now, days));
-      // Seats count while their licence is in force; an expired licence's terminals keep working
-      // but no new terminal can take its seats.
-      const live = items.filter((l) => l.state !== 'expired');
-      const seats = live.reduce((n, l) => n + l.seats, 0);
-      const used = live.reduce((n, l) => n + l.used, 0);
-      return ok({ items, nextCursor: null, total: seats, used, remaining: Math.max(0, seats - used), reminderDays: days });
+      // Who holds the seats counted in `used`: the devices bound with a seat of a licence in force.
+      const live = new Set(held.filter((l) => Date.parse(l.expiresAt) > now).map((l) => l.licenceId));
+      const holders = bound.filter((d) => d.licenceId && live.has(d.licenceId));
+      const intercoms = holders.filter(isIntercom).length;
+      const usedBy = { faceTerminals: holders.length - intercoms, intercoms };
+      return ok({ items, nextCursor: null, ...seatsOf(held, now), usedBy, reminderDays: days });
+    },
+  }),
+  'GET /v1/licences/seats': sessionRoute({
+    answer: seatSummary,
+    async handle({ auth }) {
+      return ok(seatsOf(await listLicences(auth.tenantId), Date.now()));
+    },
+  }),
+  'POST /v1/licences/trial': sessionRoute({
+    answer: licenceAnswer,
+    async handle({ auth }) {
+      const now = Date.now();
+      const trial = await grantTrial(auth.tenantId, now);
+      return created(licenceJson(trial, now, await reminderDays(auth.tenantId)));
     },
   }),
   'POST /v1/licences': sessionRoute({

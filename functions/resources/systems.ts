@@ -39,6 +39,7 @@ import { menuAnswer } from '#contract/menuAnswer';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
 import { CODE_TTL_MINUTES } from '#domain/verification';
+import { TRIAL_DAYS, TRIAL_SEATS } from '#domain/licence';
 import {
   addressAttempt,
   clearAttempts,
@@ -49,6 +50,8 @@ import {
   findTenant,
   setPassword,
 } from '#data/identity';
+import { grantTrial } from '#data/licences';
+import { log } from '#lib/log';
 import { storeSecurityKey } from '#data/securityKeys';
 import { checkCode, dropCode, issueCode, spendCode } from '#data/verificationCodes';
 import { acceptInvitation, findInvitation } from '#data/invitations';
@@ -347,6 +350,11 @@ export const systems = defineResource('systems', {
         defaultGroups: { employee: translate(locale, 'groups.defaultEmployees'), visitor: translate(locale, 'groups.defaultVisitors') },
         locale,
       });
+      // The new company's free trial (domain/licence.ts), granted here once. Should this write
+      // fail, the company exists without it and its owner starts it under Settings > Licences.
+      await grantTrial(tenant.tenantId, Date.now()).catch((error: unknown) =>
+        log('error', 'the new company’s free trial was not granted', { tenantId: tenant.tenantId, error: String(error) }),
+      );
       return created({ username: body.username, userCode: tenant.userCode });
     },
   }),
@@ -356,7 +364,11 @@ export const systems = defineResource('systems', {
     query: termsQuery,
     async handle({ query, locale }) {
       const chosen = query.locale ?? locale;
-      return ok({ locale: chosen, title: translate(chosen, 'terms.title'), content: translate(chosen, 'terms.content') });
+      return ok({
+        locale: chosen,
+        title: translate(chosen, 'terms.title'),
+        content: translate(chosen, 'terms.content', { trialSeats: TRIAL_SEATS, trialDays: TRIAL_DAYS }),
+      });
     },
   }),
 

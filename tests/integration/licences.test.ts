@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
+import { createAccount } from '@passcloud/functions/data/identity';
 import { licences } from '@passcloud/functions/data/licences';
 import { sendLicenceReminders } from '@passcloud/functions/jobs/licenceReminders';
 import { generateLicenceKeys, issueLicenceCode } from '@passcloud/functions/domain/licence';
 import type { Locale } from '@passcloud/functions/contract/locales';
-import { call, login, mailsTo, newCompany, unique } from '../support/api.ts';
+import { call, login, mailsTo, newCompany, registerTenant, unique } from '../support/api.ts';
 import { licenceCode } from '../support/licence.ts';
 
 interface LicenceItem {
@@ -18,11 +19,19 @@ interface LicenceItem {
   remaining: number;
   expireTime: string;
 }
+interface Trial {
+  state: 'available' | 'active' | 'ended';
+  seats: number;
+  days: number;
+  expireTime: string | null;
+}
 interface LicenceList {
-  items: LicenceItem[];
+  items: (LicenceItem & { trial: boolean })[];
   total: number;
   used: number;
   remaining: number;
+  usedBy: { faceTerminals: number; intercoms: number };
+  trial: Trial;
   reminderDays: number;
 }
 type Issues = { issues: { path: string; message: string }[] };
@@ -164,6 +173,119 @@ describe('seats', () => {
     expect((await bind(c.userCode, unique('OT').toUpperCase())).status).toBe(409);
     expect((await bind(c.userCode, unique('MB').toUpperCase(), 1, mac)).body.code).toBe(201);
     expect((await list(c.token)).items[0]).toMatchObject({ used: 1, remaining: 0 });
+  });
+});
+
+const seatsOf = async (token: string) => (await call<Omit<LicenceList, 'items' | 'usedBy' | 'reminderDays'>>('GET', '/v1/licences/seats', { token })).body.data;
+const startTrial = (token: string) => call<LicenceItem & { trial: boolean }>('POST', '/v1/licences/trial', { token });
+
+function bindAs(userCode: string, kind: 'faceTerminal' | 'doorStation' | 'indoorMonitor') {
+  const { serial, ...info } = simulatedInfo(unique('SK').toUpperCase(), 1);
+  return call<{ state: string; deviceKey: string; reason?: string }>('POST', '/v1/devices/bind', { body: { kind, userCode, serial, info } });
+}
+
+describe('the free trial', () => {
+  it('is granted to a company that registers: 5 seats for 30 days, listed as the trial, and its terminals bind', async () => {
+    const registered = await registerTenant();
+    const { token, userCode } = await login(registered.username, registered.password);
+    const shown = await list(token);
+    expect(shown).toMatchObject({ total: 5, used: 0, remaining: 5, trial: { state: 'active', seats: 5, days: 30 } });
+    expect(shown.items).toHaveLength(1);
+    expect(shown.items[0]).toMatchObject({ trial: true, seats: 5, mac: null });
+    const days = (Date.parse(shown.trial.expireTime!) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    expect(await seatsOf(token)).toEqual({ total: 5, used: 0, remaining: 5, trial: shown.trial });
+    expect((await bind(userCode, unique('TR').toUpperCase())).body.code).toBe(201);
+    expect(await seatsOf(token)).toMatchObject({ used: 1, remaining: 4 });
+    // Registered with the trial, the company cannot start another.
+    const again = await startTrial(token);
+    expect(again.status).toBe(409);
+    expect(await list(token)).toEqual({
+      ...shown,
+      used: 1,
+      remaining: 4,
+      usedBy: { faceTerminals: 1, intercoms: 0 },
+      items: [{ ...shown.items[0]!, used: 1, remaining: 4 }],
+    });
+  });
+
+  it('is started once for a company without one, however many ask at the same moment, and a refused start changes nothing', async () => {
+    const c = await company();
+    expect((await list(c.token)).trial).toEqual({ state: 'available', seats: 5, days: 30, expireTime: null });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => startTrial(c.token)));
+    expect(answers.filter((a) => a.body.code === 201)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status === 409);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]!.body.message).toBe('This company has already had its free trial');
+    const after = await list(c.token);
+    expect(after.items).toHaveLength(1);
+    expect(after).toMatchObject({ total: 5, remaining: 5, trial: { state: 'active' } });
+    const stored = await licences().query.primary({ tenantId: c.tenantId }).go();
+    expect(stored.data).toHaveLength(1);
+
+    expect((await startTrial(c.token)).status).toBe(409);
+    expect(await list(c.token)).toEqual(after);
+    expect((await licences().query.primary({ tenantId: c.tenantId }).go()).data).toEqual(stored.data);
+  });
+
+  it('gives its seats to five devices only, and when it ends its seats end: bound devices stay, no new one binds, no second trial', async () => {
+    const c = await company();
+    const trial = (await startTrial(c.token)).body.data;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => bind(c.userCode, unique(`T${i}`).toUpperCase())));
+    expect(answers.filter((a) => a.body.code === 201)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(3);
+
+    await licences()
+      .patch({ tenantId: c.tenantId, licenceId: trial.licenceId })
+      .set({ expiresAt: new Date(Date.now() - 1000).toISOString() })
+      .go();
+    const ended = await list(c.token);
+    expect(ended).toMatchObject({ total: 0, used: 0, remaining: 0, trial: { state: 'ended' }, items: [{ trial: true, state: 'expired', used: 5 }] });
+    const refused = await bind(c.userCode, unique('TE').toUpperCase());
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/No licence is in force/);
+    expect((await call<{ total: number }>('GET', '/v1/devices', { token: c.token })).body.data.total).toBe(5);
+    expect((await startTrial(c.token)).status).toBe(409);
+    expect(await list(c.token)).toEqual(ended);
+  });
+
+  it('is stated in the service terms, in the reader’s language', async () => {
+    const terms = async (locale: string) => (await call<{ content: string }>('GET', `/v1/systems/terms?locale=${locale}`)).body.data.content;
+    expect(await terms('en_US')).toMatch(/free trial of 5 seats for 30 days, once/);
+    expect(await terms('de_DE')).toMatch(/5 Plätzen für 30 Tage/);
+    expect(await terms('ja_JP')).toMatch(/5 シート・30 日間/);
+  });
+});
+
+describe('what takes a seat', () => {
+  it('counts face terminals and intercoms alike, says which hold the seats, and refuses either kind once they are taken', async () => {
+    const c = await company();
+    expect((await activate(c.token, licenceCode({ seats: 5 }))).body.code).toBe(201);
+    const kinds = ['faceTerminal', 'faceTerminal', 'doorStation', 'indoorMonitor', 'indoorMonitor'] as const;
+    for (const kind of kinds) expect((await bindAs(c.userCode, kind)).body.code).toBe(201);
+    expect(await list(c.token)).toMatchObject({ total: 5, used: 5, remaining: 0, usedBy: { faceTerminals: 2, intercoms: 3 } });
+    expect(await seatsOf(c.token)).toMatchObject({ total: 5, used: 5, remaining: 0 });
+    for (const kind of ['faceTerminal', 'doorStation'] as const) {
+      const refused = await bindAs(c.userCode, kind);
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toMatch(/5 of 5/);
+    }
+    expect((await call<{ total: number }>('GET', '/v1/devices', { token: c.token })).body.data.total).toBe(2);
+    expect((await call<{ total: number }>('GET', '/v1/intercom/devices', { token: c.token })).body.data.total).toBe(3);
+    expect((await list(c.token)).usedBy).toEqual({ faceTerminals: 2, intercoms: 3 });
+  });
+
+  it('shows the seats to those who manage devices, and not to an account without device or licence rights', async () => {
+    const c = await company();
+    await activate(c.token, licenceCode({ seats: 3 }));
+    const make = async (authCodes: ('pass:device' | 'pass:employee')[]) => {
+      const username = unique('seat');
+      await createAccount(c.tenantId, { username, password: 'correct-horse-9', authCodes, email: `${username}@example.test` });
+      return (await login(username, 'correct-horse-9')).token;
+    };
+    expect(await seatsOf(await make(['pass:device']))).toMatchObject({ total: 3, remaining: 3, trial: { state: 'available' } });
+    expect((await call('GET', '/v1/licences/seats', { token: await make(['pass:employee']) })).status).toBe(401);
   });
 });
 

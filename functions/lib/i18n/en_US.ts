@@ -192,6 +192,7 @@ export const en_US = {
   'licence.expired': 'This licence has already expired',
   'licence.alreadyUsed': 'This activation code has already been used',
   'licence.notConfigured': 'Licences are not set up on this server; ask the operator',
+  'licence.trialUsed': 'This company has already had its free trial',
   'mail.licenceReminderSubject': 'Your Pass Cloud licence expires in {days} days',
   'mail.licenceReminderBody': 'The licence {code} ({seats} terminals) expires on {date}, in {days} days. Activate a new licence under Settings > Licences so your terminals can still be bound.',
   'devices.noLicence': 'No licence is in force: activate one under Settings > Licences before binding terminals',
@@ -466,7 +467,7 @@ export const en_US = {
     '1. Scope. These terms govern the use of Pass Cloud, a hosted console for face-recognition access control, temperature measurement and intercom devices, by the company that registers (the customer) and the accounts it creates.\n\n' +
     '2. Accounts. The customer keeps its passwords secret, gives each person their own account with only the permissions they need, and is responsible for everything done with its accounts.\n\n' +
     '3. Personal data. Face photos, names, body temperatures, pass records and call recordings are personal data of the customer\'s employees and visitors. The customer is the controller of that data and must have a lawful basis and give the notices the law requires before collecting it. Pass Cloud processes it only to provide the service, keeps each customer\'s data separate from every other customer\'s, and deletes it when the customer deletes it or closes its account.\n\n' +
-    '4. Devices. Face terminals and intercoms bound to the customer\'s device binding code act on its behalf. The customer keeps that code confidential and unbinds devices it no longer controls.\n\n' +
+    '4. Devices. Face terminals and intercoms bound to the customer\'s device binding code act on its behalf. The customer keeps that code confidential and unbinds devices it no longer controls. Each bound device, face terminal or intercom, takes one licence seat. A new company gets one free trial of {trialSeats} seats for {trialDays} days, once; when the trial ends its seats end: devices already bound keep working, and no new device can bind until a licence is activated.\n\n' +
     '5. Acceptable use. The service must not be used to track people unlawfully, to store data the customer has no right to hold, or to attack the service or other customers.\n\n' +
     '6. Availability. The service is provided as it is, with reasonable care. Planned upgrades are announced in the console in advance where possible.\n\n' +
     '7. Changes. These terms may change; the console shows the version in force, and continued use after a change means acceptance.',
