@@ -28,7 +28,10 @@ export const dashboardView = z.object({
       stranger: count,
       blacklist: count,
     })
-    .meta({ description: 'Today’s passes. `employee` and `visitor` are faces verified as such; `stranger` and `blacklist` faces identified as such' }),
+    .meta({
+      description:
+        'Today’s passes. `employee` and `visitor` are passes of known employees and visitors, by any means (face, IC card, QR code, remote opening); `stranger` and `blacklist` faces identified as such',
+    }),
   month: z.object({ total: count, stranger: count }).meta({ description: 'This month so far' }),
   days: z
     .array(z.object({ day: z.iso.date(), total: count, stranger: count, fever: count }))
@@ -56,6 +59,17 @@ export const dashboardView = z.object({
       ),
     })
     .meta({ description: `Terminals offline for more than ${OFFLINE_ALERT_MINUTES} minutes: how many, and the longest-offline first (at most ${OFFLINE_LIST_MAX})` }),
+  gettingStarted: z
+    .object({
+      terminal: z.boolean().meta({ description: 'A face terminal is bound' }),
+      people: z.boolean().meta({ description: 'An active employee or visitor exists' }),
+      authorized: z.boolean().meta({ description: 'Someone is authorized on a face terminal' }),
+      pass: z.boolean().meta({ description: 'A pass was recorded this month or in the last 10 days' }),
+    })
+    .meta({
+      description:
+        'The first steps of a company, each done or not from its data. The console shows them as a checklist while no face terminal is bound or no one has been added, in place of the health sentences that would be vacuously true',
+    }),
   attendance: z
     .object({ day: z.iso.date(), total: count, normal: count, late: count, earlyLeave: count, missing: count, absence: count })
     .nullable()

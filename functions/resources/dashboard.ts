@@ -87,6 +87,13 @@ export async function dashboardOf(tenantId: string, now = new Date()): Promise<D
         .slice(0, OFFLINE_LIST_MAX)
         .map((d) => ({ deviceKey: d.deviceKey, name: d.name, since: d.presenceAt > 0 ? new Date(d.presenceAt).toISOString() : null })),
     },
+    gettingStarted: {
+      terminal: devices.length > 0,
+      people: employees + visitors > 0,
+      authorized: authority.pending + authority.synced + authority.failed > 0,
+      // The counters read cover this month and the last ten days.
+      pass: counted.some((d) => d.counts.total > 0),
+    },
     attendance: attended.total
       ? {
           day: yesterday,

@@ -169,3 +169,39 @@ describe('the dashboard', () => {
     expect((await call('GET', '/v1/dashboard')).status).toBe(403);
   });
 });
+
+describe('the first steps of a company', () => {
+  it('are each done or not from the company’s own data: a terminal, people, an authorization, a pass', async () => {
+    const owner = await newCompany();
+    const own = (await login(owner.username, owner.password)).token;
+    const steps = async () => (await dashboard(own)).body.data.gettingStarted;
+    expect(await steps()).toEqual({ terminal: false, people: false, authorized: false, pass: false });
+
+    await grantSeats(own, 1);
+    const terminal = new DeviceAgent({ apiUrl: baseUrl(), userCode: owner.userCode, info: simulatedInfo(unique('GS').toUpperCase(), 1), heartbeatMs: 60_000 });
+    await terminal.start();
+    try {
+      expect(await steps()).toEqual({ terminal: true, people: false, authorized: false, pass: false });
+
+      const group = await call<{ groupKey: string }>('POST', '/v1/groups', { token: own, body: { name: 'First staff', type: 'employee' } });
+      const hired = await call<{ employeeKey: string }>('POST', '/v1/employees', {
+        token: own,
+        body: { personId: unique('G'), name: 'Gil First', role: 'Staff', gender: 'male', groupKey: group.body.data.groupKey },
+      });
+      expect(await steps()).toEqual({ terminal: true, people: true, authorized: false, pass: false });
+
+      const granted = await call('POST', '/v1/authorities', {
+        token: own,
+        body: { setType: 0, personKeys: [hired.body.data.employeeKey], deviceKeys: [terminal.deviceKey], validity: { permanent: true } },
+      });
+      expect(granted.body.code).toBe(201);
+      expect(await steps()).toEqual({ terminal: true, people: true, authorized: true, pass: false });
+
+      terminal.records.add(newPassRecord({ verifyTime: Date.now() }));
+      expect(await until(steps, (s) => s.pass)).toEqual({ terminal: true, people: true, authorized: true, pass: true });
+    } finally {
+      await terminal.stop();
+    }
+  });
+});
+
