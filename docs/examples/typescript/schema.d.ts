@@ -438,6 +438,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/files/photoRules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the rules a person’s photo must meet: the size the company’s face terminals need
+         * @description A console session whose account holds any one of `pass:employee`, `pass:visitor`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:employee | pass:visitor
+         */
+        get: operations["getFilesPhotoRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups": {
         parameters: {
             query?: never;
@@ -2528,6 +2550,50 @@ export interface paths {
          *     authCode: settings:licence
          */
         patch: operations["patchLicencesReminder"];
+        trace?: never;
+    };
+    "/v1/licences/trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the company’s free trial (once per company)
+         * @description A console session whose account holds `settings:licence`. An API key holding the code may call it too.
+         *
+         *     authCode: settings:licence
+         */
+        post: operations["postLicencesTrial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/licences/seats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Seats in force, used and remaining, and the free trial
+         * @description A console session whose account holds any one of `settings:licence`, `pass:device`, `intercom:device`. An API key holding the code may call it too.
+         *
+         *     authCode: settings:licence | pass:device | intercom:device
+         */
+        get: operations["getLicencesSeats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/settings/system": {
@@ -5133,6 +5199,72 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getFilesPhotoRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "minWidth": 1,
+                     *         "minHeight": 1,
+                     *         "maxWidth": 1,
+                     *         "maxHeight": 1,
+                     *         "maxBytes": 1,
+                     *         "terminals": [
+                     *           {
+                     *             "deviceKey": "57jsm6z96tdscr94",
+                     *             "name": "Ada Lovelace",
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           }
+                     *         ],
+                     *         "terminalCount": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description The long side, in pixels, at least */
+                            minWidth: number;
+                            /** @description The short side, in pixels, at least */
+                            minHeight: number;
+                            maxWidth: number;
+                            maxHeight: number;
+                            maxBytes: number;
+                            /** @description The face terminals that need more than 640 × 480, by name (the first 20) */
+                            terminals: {
+                                deviceKey: string;
+                                name: string;
+                                minWidth: number;
+                                minHeight: number;
+                            }[];
+                            /** @description How many face terminals need more than 640 × 480 */
+                            terminalCount: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];
@@ -10468,6 +10600,10 @@ export interface operations {
                  *           "count": 1,
                  *           "capacity": 1
                  *         },
+                 *         "enrolment": {
+                 *           "minWidth": 1,
+                 *           "minHeight": 1
+                 *         },
                  *         "signal": 0,
                  *         "clientName": "example"
                  *       }
@@ -10494,6 +10630,10 @@ export interface operations {
                         faces?: {
                             count: number;
                             capacity: number;
+                        };
+                        enrolment?: {
+                            minWidth: number;
+                            minHeight: number;
                         };
                         signal?: number;
                         clientName?: string;
@@ -10797,6 +10937,10 @@ export interface operations {
                                         count: number;
                                         capacity: number;
                                     };
+                                    enrolment?: {
+                                        minWidth: number;
+                                        minHeight: number;
+                                    };
                                     signal?: number;
                                     clientName?: string;
                                     /**
@@ -10997,6 +11141,10 @@ export interface operations {
                      *               "count": 1,
                      *               "capacity": 1
                      *             },
+                     *             "enrolment": {
+                     *               "minWidth": 1,
+                     *               "minHeight": 1
+                     *             },
                      *             "signal": 0,
                      *             "clientName": "example",
                      *             "requestKey": "2ez0b3r6ep15rbd8",
@@ -11029,6 +11177,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -11202,6 +11354,10 @@ export interface operations {
                      *             "count": 1,
                      *             "capacity": 1
                      *           },
+                     *           "enrolment": {
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           },
                      *           "signal": 0,
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
@@ -11340,6 +11496,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -11536,6 +11696,10 @@ export interface operations {
                      *             "count": 1,
                      *             "capacity": 1
                      *           },
+                     *           "enrolment": {
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           },
                      *           "signal": 0,
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
@@ -11674,6 +11838,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -11956,6 +12124,10 @@ export interface operations {
                      *             "count": 1,
                      *             "capacity": 1
                      *           },
+                     *           "enrolment": {
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           },
                      *           "signal": 0,
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
@@ -12094,6 +12266,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -12260,6 +12436,10 @@ export interface operations {
                      *             "count": 1,
                      *             "capacity": 1
                      *           },
+                     *           "enrolment": {
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           },
                      *           "signal": 0,
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
@@ -12398,6 +12578,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -12555,6 +12739,10 @@ export interface operations {
                      *             "count": 1,
                      *             "capacity": 1
                      *           },
+                     *           "enrolment": {
+                     *             "minWidth": 1,
+                     *             "minHeight": 1
+                     *           },
                      *           "signal": 0,
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
@@ -12693,6 +12881,10 @@ export interface operations {
                                 faces?: {
                                     count: number;
                                     capacity: number;
+                                };
+                                enrolment?: {
+                                    minWidth: number;
+                                    minHeight: number;
                                 };
                                 signal?: number;
                                 clientName?: string;
@@ -12992,6 +13184,8 @@ export interface operations {
                                     count?: number;
                                     failed?: number;
                                     number?: string;
+                                    id?: string;
+                                    titles?: string[];
                                 };
                                 /** @description A vendor’s own text (code `other`), shown as it is; null when none */
                                 message: string | null;
@@ -13184,8 +13378,6 @@ export interface operations {
             422: components["responses"]["Invalid422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
-                                    id?: string;
-                                    titles?: string[];
             default: components["responses"]["Error"];
         };
     };
@@ -13391,6 +13583,8 @@ export interface operations {
                                     count?: number;
                                     failed?: number;
                                     number?: string;
+                                    id?: string;
+                                    titles?: string[];
                                 };
                                 /** @description A vendor’s own text (code `other`), shown as it is; null when none */
                                 message: string | null;
@@ -13501,9 +13695,6 @@ export interface operations {
                      *           {
                      *             "callKey": "e2ef3ydynz02jvs6",
                      *             "callId": "example",
-                     *             "deviceKey": "33e8973a6kyhp1aq",
-                     *             "deviceName": "example",
-                     *             "direction": "incoming",
                      *             "status": 1,
                      *             "callTime": "2026-11-28T09:30:00.000Z",
                      *             "answerTime": "2026-11-28T09:30:00.000Z",
@@ -13511,13 +13702,13 @@ export interface operations {
                      *             "duration": 1,
                      *             "live": true,
                      *             "calling": {
-                     *               "deviceKey": "82wd4affg4j85g50",
+                     *               "deviceKey": "33e8973a6kyhp1aq",
                      *               "name": "Ada Lovelace",
                      *               "kind": "doorStation",
                      *               "number": "example"
                      *             },
                      *             "called": {
-                     *               "deviceKey": "68ag1dkdyj0g8gvt",
+                     *               "deviceKey": "82wd4affg4j85g50",
                      *               "name": "Ada Lovelace",
                      *               "kind": "doorStation",
                      *               "number": "example"
@@ -13528,7 +13719,29 @@ export interface operations {
                      *               "state": "none",
                      *               "contentType": "audio/ogg",
                      *               "size": 1
-                     *             }
+                     *             },
+                     *             "ends": [
+                     *               {
+                     *                 "deviceKey": "68ag1dkdyj0g8gvt",
+                     *                 "deviceName": "example",
+                     *                 "kind": "doorStation",
+                     *                 "direction": "incoming",
+                     *                 "status": 1,
+                     *                 "startTime": "2026-11-28T09:30:00.000Z",
+                     *                 "answerTime": "2026-11-28T09:30:00.000Z",
+                     *                 "endTime": "2026-11-28T09:30:00.000Z",
+                     *                 "duration": 1,
+                     *                 "live": true,
+                     *                 "peerNumber": "example",
+                     *                 "doorOpenedAt": "2026-11-28T09:30:00.000Z",
+                     *                 "recording": {
+                     *                   "state": "none",
+                     *                   "contentType": "audio/ogg",
+                     *                   "size": 1
+                     *                 },
+                     *                 "reportedAt": "2026-11-28T09:30:00.000Z"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
@@ -13538,16 +13751,11 @@ export interface operations {
                     "application/json": components["schemas"]["Success"] & {
                         data: {
                             items: {
-                                /** @description `<deviceKey>.<callId>` */
+                                /** @description `<deviceKey>.<callId>`, the deviceKey of the end that reported first (the other end’s works too) */
                                 callKey: string;
                                 callId: string;
-                                /** @description The intercom that reported the call; the status is as it saw it */
-                                deviceKey: string;
-                                deviceName: string;
-                                /** @enum {string} */
-                                direction: "incoming" | "outgoing";
                                 /**
-                                 * @description As the reporting intercom saw it: 1 answered (incoming), 2 answered (outgoing), 3 not connected
+                                 * @description The call’s: 1 incoming (from a door station or from outside) and answered, 2 outgoing (from an indoor monitor) and answered, 3 not connected
                                  * @enum {number}
                                  */
                                 status: 1 | 2 | 3;
@@ -13576,15 +13784,51 @@ export interface operations {
                                 doorOpenedAt: string | null;
                                 /** @description Live, answered and with a door station at one end: the console may open its door */
                                 canOpenDoor: boolean;
+                                /** @description The call’s recording (of the end that has one; the called end’s when both have) */
                                 recording: {
                                     /** @enum {string} */
                                     state: "none" | "pending" | "ready" | "expired";
                                     contentType: ("audio/ogg" | "audio/wav") | null;
                                     size: number | null;
                                 };
+                                /** @description Each end’s own report: the calling end first; an end that did not report (or is outside the company) is absent */
+                                ends: {
+                                    deviceKey: string;
+                                    /** @description Empty when the intercom was deleted */
+                                    deviceName: string;
+                                    kind: ("doorStation" | "indoorMonitor") | null;
+                                    /**
+                                     * @description `outgoing`: this end called; `incoming`: it was called
+                                     * @enum {string}
+                                     */
+                                    direction: "incoming" | "outgoing";
+                                    /**
+                                     * @description As this end saw it: 1 answered (incoming), 2 answered (outgoing), 3 not connected
+                                     * @enum {number}
+                                     */
+                                    status: 1 | 2 | 3;
+                                    /** Format: date-time */
+                                    startTime: string;
+                                    answerTime: string | null;
+                                    endTime: string | null;
+                                    duration: number | null;
+                                    live: boolean;
+                                    /** @description The number of the other end, as this end named it */
+                                    peerNumber: string;
+                                    doorOpenedAt: string | null;
+                                    recording: {
+                                        /** @enum {string} */
+                                        state: "none" | "pending" | "ready" | "expired";
+                                        contentType: ("audio/ogg" | "audio/wav") | null;
+                                        size: number | null;
+                                    };
+                                    /**
+                                     * Format: date-time
+                                     * @description When the cloud last stored this end’s report
+                                     */
+                                    reportedAt: string;
+                                }[];
                             }[];
-                                    id?: string;
-                                    titles?: string[];
                             nextCursor: string | null;
                         };
                     };
@@ -16243,6 +16487,7 @@ export interface operations {
                  */
                 "application/json": {
                     username: string;
+                    /** @description The name shown for the account; empty or left out on create, it is the username */
                     nickname?: string;
                     /** Format: email */
                     email?: string;
@@ -16463,6 +16708,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The name shown for the account; empty, it becomes the username again */
                     nickname?: string;
                     email?: string | null;
                     phone?: string | null;
@@ -16701,13 +16947,24 @@ export interface operations {
                      *             "state": "valid",
                      *             "seats": 1,
                      *             "used": 1,
-                     *             "remaining": 1
+                     *             "remaining": 1,
+                     *             "trial": true
                      *           }
                      *         ],
                      *         "nextCursor": null,
                      *         "total": 1,
                      *         "used": 1,
                      *         "remaining": 1,
+                     *         "trial": {
+                     *           "state": "available",
+                     *           "seats": 1,
+                     *           "days": 1,
+                     *           "expireTime": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "usedBy": {
+                     *           "faceTerminals": 1,
+                     *           "intercoms": 1
+                     *         },
                      *         "reminderDays": 1
                      *       }
                      *     }
@@ -16729,19 +16986,40 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 state: "valid" | "expiring" | "expired";
-                                /** @description Terminals it licenses */
+                                /** @description Devices it licenses: face terminals and intercoms alike */
                                 seats: number;
-                                /** @description Terminals holding one of its seats */
+                                /** @description Devices holding one of its seats */
                                 used: number;
                                 remaining: number;
+                                /** @description The company’s free trial, which has no activation code */
+                                trial: boolean;
                             }[];
                             /** @description Always null: every licence is on the one page */
                             nextCursor: null;
                             /** @description Seats of the licences not expired */
                             total: number;
-                            /** @description Of those, the seats terminals hold */
+                            /** @description Of those, the seats bound devices hold: every face terminal and every intercom takes one */
                             used: number;
                             remaining: number;
+                            /** @description The free trial: when it ends its seats end; devices already bound keep working, no new one can bind */
+                            trial: {
+                                /**
+                                 * @description `available`: never granted, the owner may start it; `active`: in force; `ended`: expired
+                                 * @enum {string}
+                                 */
+                                state: "available" | "active" | "ended";
+                                /** @description Seats the trial gives */
+                                seats: number;
+                                /** @description Days the trial lasts from its start */
+                                days: number;
+                                /** @description When the trial ends; null while it is available */
+                                expireTime: string | null;
+                            };
+                            /** @description The seats in use, by the kind of device holding them (intercoms: door stations and indoor monitors) */
+                            usedBy: {
+                                faceTerminals: number;
+                                intercoms: number;
+                            };
                             /** @description How many days before expiry the reminder mail goes out (and licences show as expiring) */
                             reminderDays: number;
                         };
@@ -16794,7 +17072,8 @@ export interface operations {
                      *         "state": "valid",
                      *         "seats": 1,
                      *         "used": 1,
-                     *         "remaining": 1
+                     *         "remaining": 1,
+                     *         "trial": true
                      *       }
                      *     }
                      */
@@ -16814,11 +17093,13 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "valid" | "expiring" | "expired";
-                            /** @description Terminals it licenses */
+                            /** @description Devices it licenses: face terminals and intercoms alike */
                             seats: number;
-                            /** @description Terminals holding one of its seats */
+                            /** @description Devices holding one of its seats */
                             used: number;
                             remaining: number;
+                            /** @description The company’s free trial, which has no activation code */
+                            trial: boolean;
                         };
                     };
                 };
@@ -16885,6 +17166,140 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    postLicencesTrial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "licenceId": "example",
+                     *         "code": "example",
+                     *         "mac": "example",
+                     *         "activateTime": "2026-11-28T09:30:00.000Z",
+                     *         "expireTime": "2026-11-28T09:30:00.000Z",
+                     *         "state": "valid",
+                     *         "seats": 1,
+                     *         "used": 1,
+                     *         "remaining": 1,
+                     *         "trial": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            licenceId: string;
+                            /** @description The activation code shortened (its start and end), enough to recognise it */
+                            code: string;
+                            /** @description The terminal’s MAC address a bound licence gives its seats to; null for a licence any terminal may use */
+                            mac: string | null;
+                            /** Format: date-time */
+                            activateTime: string;
+                            /** Format: date-time */
+                            expireTime: string;
+                            /**
+                             * @description `expiring`: within the reminder days of its expiry
+                             * @enum {string}
+                             */
+                            state: "valid" | "expiring" | "expired";
+                            /** @description Devices it licenses: face terminals and intercoms alike */
+                            seats: number;
+                            /** @description Devices holding one of its seats */
+                            used: number;
+                            remaining: number;
+                            /** @description The company’s free trial, which has no activation code */
+                            trial: boolean;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLicencesSeats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "total": 1,
+                     *         "used": 1,
+                     *         "remaining": 1,
+                     *         "trial": {
+                     *           "state": "available",
+                     *           "seats": 1,
+                     *           "days": 1,
+                     *           "expireTime": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @description Seats of the licences not expired */
+                            total: number;
+                            /** @description Of those, the seats bound devices hold: every face terminal and every intercom takes one */
+                            used: number;
+                            remaining: number;
+                            /** @description The free trial: when it ends its seats end; devices already bound keep working, no new one can bind */
+                            trial: {
+                                /**
+                                 * @description `available`: never granted, the owner may start it; `active`: in force; `ended`: expired
+                                 * @enum {string}
+                                 */
+                                state: "available" | "active" | "ended";
+                                /** @description Seats the trial gives */
+                                seats: number;
+                                /** @description Days the trial lasts from its start */
+                                days: number;
+                                /** @description When the trial ends; null while it is available */
+                                expireTime: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
     getSettingsSystem: {
         parameters: {
             query?: never;
@@ -16912,6 +17327,10 @@ export interface operations {
                      *           "wsPort": 1,
                      *           "wsPath": "example"
                      *         },
+                     *         "database": {
+                     *           "endpoint": "example",
+                     *           "port": 1
+                     *         },
                      *         "version": "example",
                      *         "buildId": "example",
                      *         "client": {
@@ -16937,6 +17356,13 @@ export interface operations {
                                 wsPort: number;
                                 /** @description The WebSocket path, `/mqtt` unless the broker’s address says otherwise */
                                 wsPath: string;
+                            };
+                            /** @description The database the service keeps its data in: only the service itself connects to it */
+                            database: {
+                                /** @description The DynamoDB endpoint’s host name or address (the region’s on AWS) */
+                                endpoint: string;
+                                /** @description Its port: 443 (HTTPS) on AWS */
+                                port: number;
                             };
                             /** @description The product’s code version */
                             version: string;
@@ -17664,6 +18090,12 @@ export interface operations {
                      *             "apiKey": "w3p95m77cx7cga6x",
                      *             "action": "example",
                      *             "target": {},
+                     *             "item": {
+                     *               "param": "example",
+                     *               "key": "example",
+                     *               "name": "Ada Lovelace",
+                     *               "exists": true
+                     *             },
                      *             "fields": [
                      *               "example"
                      *             ],
@@ -17695,6 +18127,16 @@ export interface operations {
                                 target: {
                                     [key: string]: string;
                                 };
+                                /** @description The item acted on, or null when the action names none (logins, exports, settings) or it was written before items were named */
+                                item: {
+                                    /** @description The path parameter that carries the item’s key, such as `accountKey` */
+                                    param: string;
+                                    key: string;
+                                    /** @description The item’s name when the action was taken (an account’s username, a person’s or device’s name) */
+                                    name: string;
+                                    /** @description The item is still there, so the console links it */
+                                    exists: boolean;
+                                } | null;
                                 /** @description The names of the fields the request sent (never their values), or the filters of an export */
                                 fields: string[];
                                 /** @description The answer’s code, or the failed login’s */
@@ -19139,6 +19581,12 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "gettingStarted": {
+                     *           "terminal": true,
+                     *           "people": true,
+                     *           "authorized": true,
+                     *           "pass": true
+                     *         },
                      *         "attendance": {
                      *           "day": "2026-11-28",
                      *           "total": 1,
@@ -19157,7 +19605,7 @@ export interface operations {
                             timezone: string;
                             /** Format: date */
                             today: string;
-                            /** @description Today’s passes. `employee` and `visitor` are faces verified as such; `stranger` and `blacklist` faces identified as such */
+                            /** @description Today’s passes. `employee` and `visitor` are passes of known employees and visitors, by any means (face, IC card, QR code, remote opening); `stranger` and `blacklist` faces identified as such */
                             todayCounts: {
                                 total: number;
                                 passed: number;
@@ -19213,6 +19661,17 @@ export interface operations {
                                     /** @description When the broker saw it leave; null for a terminal that was bound but never connected */
                                     since: string | null;
                                 }[];
+                            };
+                            /** @description The first steps of a company, each done or not from its data. The console shows them as a checklist while no face terminal is bound or no one has been added, in place of the health sentences that would be vacuously true */
+                            gettingStarted: {
+                                /** @description A face terminal is bound */
+                                terminal: boolean;
+                                /** @description An active employee or visitor exists */
+                                people: boolean;
+                                /** @description Someone is authorized on a face terminal */
+                                authorized: boolean;
+                                /** @description A pass was recorded this month or in the last 10 days */
+                                pass: boolean;
                             };
                             /** @description Yesterday’s attendance (company calendar): how many employee-days were counted, and how many had each status; null when none were */
                             attendance: {
@@ -19341,11 +19800,12 @@ export interface operations {
                 from?: string;
                 to?: string;
                 deviceKey?: string;
+                personKey?: string;
                 type?: "employee" | "visitor" | "stranger" | "blacklist";
                 temperature?: "normal" | "fever";
                 passState?: "passed" | "refused";
                 keyword?: string;
-                pageSize?: number;
+                pageSize?: 20 | 50 | 100;
                 cursor?: string;
             };
             header?: never;
@@ -19386,7 +19846,8 @@ export interface operations {
                      *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
                      *           }
                      *         ],
-                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
                      *       }
                      *     }
                      */
@@ -19435,6 +19896,8 @@ export interface operations {
                             }[];
                             /** @description Send it as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
+                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device or keyword, at most one of type, temperature and pass state) */
+                            total?: number;
                         };
                     };
                 };
@@ -19461,6 +19924,7 @@ export interface operations {
                  *       "from": "6255-07-18",
                  *       "to": "7029-12-27",
                  *       "deviceKey": "k6tzpmp29120ad5s",
+                 *       "personKey": "rvxckjzbaxnz3nn0",
                  *       "type": "employee",
                  *       "temperature": "normal",
                  *       "passState": "passed",
@@ -19471,6 +19935,7 @@ export interface operations {
                     from?: string;
                     to?: string;
                     deviceKey?: string;
+                    personKey?: string;
                     /** @enum {string} */
                     type?: "employee" | "visitor" | "stranger" | "blacklist";
                     /** @enum {string} */
@@ -19677,11 +20142,12 @@ export interface operations {
                 from?: string;
                 to?: string;
                 deviceKey?: string;
+                personKey?: string;
                 type?: "blacklist";
                 temperature?: "normal" | "fever";
                 passState?: "passed" | "refused";
                 keyword?: string;
-                pageSize?: number;
+                pageSize?: 20 | 50 | 100;
                 cursor?: string;
             };
             header?: never;
@@ -19722,7 +20188,8 @@ export interface operations {
                      *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
                      *           }
                      *         ],
-                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg",
+                     *         "total": 1
                      *       }
                      *     }
                      */
@@ -19771,6 +20238,8 @@ export interface operations {
                             }[];
                             /** @description Send it as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
+                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device or keyword, at most one of type, temperature and pass state) */
+                            total?: number;
                         };
                     };
                 };
@@ -19797,6 +20266,7 @@ export interface operations {
                  *       "from": "6942-11-18",
                  *       "to": "6913-02-31",
                  *       "deviceKey": "v1vw1gs8ar9f144d",
+                 *       "personKey": "8e0zbydsqxp8pjtm",
                  *       "type": "blacklist",
                  *       "temperature": "normal",
                  *       "passState": "passed",
@@ -19807,6 +20277,7 @@ export interface operations {
                     from?: string;
                     to?: string;
                     deviceKey?: string;
+                    personKey?: string;
                     /** @constant */
                     type?: "blacklist";
                     /** @enum {string} */
