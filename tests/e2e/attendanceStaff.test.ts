@@ -112,7 +112,8 @@ describe('the staff of an attendance group', () => {
     const found = await call<{ items: { name: string; attendanceGroupKey: string | null; needsAttendance: boolean }[] }>(
       'GET',
       `/v1/employees?keyword=${encodeURIComponent(name)}`,
-      { token },
+      // The browser's login ended the session the test began with.
+      { token: (await page.evaluate(() => localStorage.getItem('token')))! },
     );
     expect(found.body.data.items).toEqual([expect.objectContaining({ name, attendanceGroupKey: groupKey, needsAttendance: true })]);
     await context.close();
