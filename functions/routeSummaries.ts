@@ -36,6 +36,7 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'POST /v1/files/uploads': 'Upload a client package or another small file in the request',
   'POST /v1/files/uploads/presign': 'Get a presigned link to upload a photo',
   'POST /v1/files/uploads/{uploadKey}/complete': 'Complete a presigned photo upload and store the photo',
+  'GET /v1/files/photoRules': 'Get the rules a person’s photo must meet: the size the company’s face terminals need',
 
   'GET /v1/groups': 'List the employee, visitor or device groups of a type',
   'POST /v1/groups': 'Create an employee, visitor or device group',

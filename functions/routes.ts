@@ -86,6 +86,8 @@ export const routes = [
   { method: 'POST', path: '/v1/files/uploads', resource: 'files', access: 'session', binary: true },
   { method: 'POST', path: '/v1/files/uploads/presign', resource: 'files', access: 'session' },
   { method: 'POST', path: '/v1/files/uploads/{uploadKey}/complete', resource: 'files', access: 'session' },
+  // What a person's photo must be in this company: SPEC's minimum raised to its face terminals' needs.
+  { method: 'GET', path: '/v1/files/photoRules', resource: 'files', access: 'session', authCodes: ['pass:employee', 'pass:visitor'] },
   // Groups serve employees and visitors alike; the handler checks the code of the group's type.
   { method: 'GET', path: '/v1/groups', resource: 'groups', access: 'session' },
   { method: 'POST', path: '/v1/groups', resource: 'groups', access: 'session' },

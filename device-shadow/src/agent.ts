@@ -28,7 +28,7 @@ import { capture } from './camera.ts';
 import { CommandRunner } from './commands.ts';
 import { connectOptions, firstConnack } from './connection.ts';
 import { deviceCall } from './deviceCalls.ts';
-import { FaceLibrary } from './faces.ts';
+import { ENROL_MIN, FaceLibrary } from './faces.ts';
 import { QuestionnaireBoard, splitDesired, type SurveyOutcome, type SurveyRequest } from './questionnaires.ts';
 import { RecordOutbox } from './records.ts';
 import { decide, type Sighting } from './traffic.ts';
@@ -79,6 +79,11 @@ export interface AgentOptions {
   approvalRetryMs?: number;
   /** How many faces the terminal can hold (default 10,000). */
   faceCapacity?: number;
+  /**
+   * Whether the terminal reports what it needs of a photo (`info.enrolment`, ENROL_MIN) when it
+   * binds and with every heartbeat, as current firmware does; false plays an older one that says nothing.
+   */
+  reportsEnrolment?: boolean;
   /** First wait before an HTTPS call that met a throttle or a server failure is tried again (default 1 s, doubling, with jitter). */
   retryBaseMs?: number;
 }
@@ -283,9 +288,15 @@ export class DeviceAgent {
    * `info.signal`) and its client name.
    */
   get info(): DeviceInfo {
-    if (!this.isIntercom) return { ...this.options.info, faces: { count: this.faces.size, capacity: this.faces.capacity } };
+    if (!this.isIntercom) return { ...this.options.info, ...this.enrolment, faces: { count: this.faces.size, capacity: this.faces.capacity } };
     const { signal } = this.options.info;
     return { ...this.options.info, ...(signal !== undefined ? { signal: Math.max(-120, Math.min(0, signal + Math.round((Math.random() - 0.5) * 6))) } : {}) };
+  }
+
+  /** What a face terminal says it needs of a photo to enrol a face (nothing from an intercom, or from older firmware). */
+  get enrolment(): Pick<DeviceInfo, 'enrolment'> {
+    if (this.isIntercom || this.options.reportsEnrolment === false) return {};
+    return { enrolment: { minWidth: ENROL_MIN.width, minHeight: ENROL_MIN.height } };
   }
 
   sendHeartbeat(): void {

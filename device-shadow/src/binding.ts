@@ -70,7 +70,8 @@ export class TerminalBinding {
    */
   async bind(): Promise<BindResult> {
     const { options } = this.agent;
-    const { serial, ...info } = options.info;
+    const { serial, ...facts } = options.info;
+    const info = { ...facts, ...this.agent.enrolment };
     const response = await fetch(new URL('/v1/devices/bind', options.apiUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -22,7 +22,11 @@ interface Flash {
   faces: Face[];
 }
 
-/** The simulated model enrols faces from photos of at least 800×600; the cloud accepts 640×480, so a small photo is refused here. */
+/**
+ * The simulated model enrols faces from photos of at least 800×600, and says so when it binds and
+ * with every heartbeat (`info.enrolment`): the cloud then takes no smaller photo for its company.
+ * A photo stored before (or one of an older terminal that says nothing) is still refused here.
+ */
 export const ENROL_MIN = { width: 800, height: 600 } as const;
 export const DEFAULT_FACE_CAPACITY = 10_000;
 /** A terminal looks for changes this often even without a notification, in case one was lost. */

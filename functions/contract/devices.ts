@@ -162,6 +162,8 @@ export const deviceInfo = z
     previewResolution: z.string().max(32),
     /** How many faces the terminal holds and how many it can hold; the grant wizard warns before the capacity is passed. */
     faces: z.object({ count: z.number().int().min(0), capacity: z.number().int().min(0) }).strict().optional(),
+    /** The smallest photo the terminal enrols a face from, long side × short side; the console refuses smaller ones while it is bound. */
+    enrolment: z.object({ minWidth: z.number().int().min(1).max(4096), minHeight: z.number().int().min(1).max(2688) }).strict().optional(),
     /** Intercoms: the strength of the network signal in dBm (-120 weakest to 0). */
     signal: z.number().int().min(-120).max(0).optional(),
     /** Intercoms: the name of the intercom client software the device runs. */

@@ -36,3 +36,21 @@ export const storedFile = z.object({
   url: z.string().meta({ description: 'A short-lived link to the file' }),
 });
 export type StoredFile = z.output<typeof storedFile>;
+
+/**
+ * `GET /v1/files/photoRules`: the rules a person's photo must meet in this company. SPEC's
+ * minimum (640 × 480) raised to what its face terminals report they need to enrol a face; an
+ * upload below it is refused naming the terminals that could not enrol it.
+ */
+export const photoRulesView = z.object({
+  minWidth: z.number().int().meta({ description: 'The long side, in pixels, at least' }),
+  minHeight: z.number().int().meta({ description: 'The short side, in pixels, at least' }),
+  maxWidth: z.number().int(),
+  maxHeight: z.number().int(),
+  maxBytes: z.number().int(),
+  terminals: z
+    .array(z.object({ deviceKey: z.string(), name: z.string(), minWidth: z.number().int(), minHeight: z.number().int() }))
+    .meta({ description: 'The face terminals that need more than 640 × 480, by name (the first 20)' }),
+  terminalCount: z.number().int().meta({ description: 'How many face terminals need more than 640 × 480' }),
+});
+export type PhotoRulesView = z.output<typeof photoRulesView>;

@@ -24,6 +24,8 @@ const infoAttributes = {
   previewResolution: { type: 'string', required: true },
   /** `{ count, capacity }` of the terminal's face library, as it last reported. */
   faces: { type: 'any' },
+  /** `{ minWidth, minHeight }`: the smallest photo the terminal enrols a face from, as it last reported; absent when it says nothing. */
+  enrolment: { type: 'any' },
   /** Intercoms: network signal in dBm, and the name of their client software. */
   signal: { type: 'number' },
   clientName: { type: 'string' },
@@ -349,10 +351,11 @@ export async function setPresence(tenantId: string, deviceKey: string, online: b
 
 export async function recordHeartbeat(tenantId: string, deviceKey: string, info: Omit<DeviceInfo, 'serial'>): Promise<void> {
   try {
-    await devices()
+    const op = devices()
       .patch({ tenantId, deviceKey })
-      .set({ ...info, lastSeenAt: nowIso() })
-      .go();
+      .set({ ...info, lastSeenAt: nowIso() });
+    // A terminal that stopped reporting its enrolment needs (older firmware again) keeps SPEC's photo rules.
+    await (info.enrolment ? op : op.remove(['enrolment'])).go();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

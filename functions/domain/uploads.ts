@@ -35,8 +35,8 @@ export type ImageVerdict =
   | { ok: false; problem: 'upload.notImage' | 'upload.unreadableImage' }
   | { ok: false; problem: 'upload.tooFewPixels' | 'upload.tooManyPixels'; width: number; height: number };
 
-/** Judges an image by its bytes; the name and the declared type are never trusted. */
-export function judgeImage(bytes: Buffer): ImageVerdict {
+/** Judges an image by its bytes; the name and the declared type are never trusted. `min` is a company's photo rules' (companyPhotoRules). */
+export function judgeImage(bytes: Buffer, min: { width: number; height: number } = IMAGE_MIN): ImageVerdict {
   const type = sniffImage(bytes);
   if (!type) return { ok: false, problem: 'upload.notImage' };
   let size: { width?: number; height?: number; orientation?: number };
@@ -49,7 +49,57 @@ export function judgeImage(bytes: Buffer): ImageVerdict {
   // EXIF orientations 5-8 rotate the picture a quarter turn: judge it as it is shown.
   const [width, height] = size.orientation && size.orientation >= 5 ? [size.height, size.width] : [size.width, size.height];
   const landscape = { w: Math.max(width, height), h: Math.min(width, height) };
-  if (landscape.w < IMAGE_MIN.width || landscape.h < IMAGE_MIN.height) return { ok: false, problem: 'upload.tooFewPixels', width, height };
+  if (landscape.w < min.width || landscape.h < min.height) return { ok: false, problem: 'upload.tooFewPixels', width, height };
   if (landscape.w > IMAGE_MAX.width || landscape.h > IMAGE_MAX.height) return { ok: false, problem: 'upload.tooManyPixels', width, height };
   return { ok: true, type, width, height };
+}
+
+/** What a face terminal reported it needs of a photo to enrol a face from it: long side × short side, in pixels. */
+export interface EnrolmentNeeds {
+  minWidth: number;
+  minHeight: number;
+}
+
+/** A terminal that needs more of a photo than SPEC's minimum. */
+export interface NeedyTerminal {
+  deviceKey: string;
+  name: string;
+  minWidth: number;
+  minHeight: number;
+}
+
+/**
+ * The photo rules of a company's people: SPEC's minimum raised to what its bound face terminals
+ * report they need, so a photo it takes is one every terminal can enrol. Terminals that report
+ * nothing keep SPEC's minimum. `terminals` are those that need more, by name.
+ */
+export interface PhotoRules {
+  min: { width: number; height: number };
+  terminals: NeedyTerminal[];
+}
+
+export function photoRulesOf(terminals: readonly { deviceKey: string; name: string; enrolment?: EnrolmentNeeds | undefined }[]): PhotoRules {
+  const needy: NeedyTerminal[] = [];
+  for (const t of terminals) {
+    if (!t.enrolment) continue;
+    // Either orientation: what matters is the long side and the short side.
+    const minWidth = Math.max(t.enrolment.minWidth, t.enrolment.minHeight);
+    const minHeight = Math.min(t.enrolment.minWidth, t.enrolment.minHeight);
+    if (minWidth > IMAGE_MIN.width || minHeight > IMAGE_MIN.height) needy.push({ deviceKey: t.deviceKey, name: t.name, minWidth, minHeight });
+  }
+  needy.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }) || (a.deviceKey < b.deviceKey ? -1 : 1));
+  return {
+    min: {
+      width: Math.min(IMAGE_MAX.width, Math.max(IMAGE_MIN.width, ...needy.map((t) => t.minWidth))),
+      height: Math.min(IMAGE_MAX.height, Math.max(IMAGE_MIN.height, ...needy.map((t) => t.minHeight))),
+    },
+    terminals: needy,
+  };
+}
+
+/** The terminals of the rules that could not enrol a face from a photo of this size (either orientation). */
+export function refusingTerminals(rules: PhotoRules, width: number, height: number): NeedyTerminal[] {
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  return rules.terminals.filter((t) => long < t.minWidth || short < t.minHeight);
 }

@@ -22,13 +22,14 @@ import { findClaims, findPeople, findPerson, personUniques, updatePerson, type P
 import { createPeople } from '#data/peopleBatch';
 import { newId } from '#lib/crypto';
 import { AppError, ConflictError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
-import { catalogs, translate, type MessageId } from '#lib/i18n';
+import { catalogs, translate, type MessageId, type MessageParams } from '#lib/i18n';
 import { conflictIssue, issueSentence, zodIssues } from '#lib/issues';
 import { parseMultipart } from '#lib/multipart';
 import { pool } from '#lib/pool';
 import { deleteObject, putObject } from '#lib/storage';
 import { readFirstSheet } from '#lib/xlsx';
 import { isZip, listZip, type ZipEntry } from '#lib/zip';
+import { companyPhotoRules, tooSmall } from '#views/photoRules';
 import { PERSON_UNIQUE } from '#data/keys/main';
 
 /** Two-step import (workbook, then photo archive) of employees and visitors; their export is jobs/peopleExports.ts's. */
@@ -364,8 +365,10 @@ export async function importArchive(
     if (unpacked > ZIP_MAX_UNPACKED_BYTES) throw fieldError('file', 'zip.tooLarge', { max: ZIP_MAX_UNPACKED_BYTES / 1024 / 1024 });
     progress?.(0, archive.entries.length);
     let done = 0;
+    // Judged as an upload is: by the company's photo rules, which its face terminals raise.
+    const rules = await companyPhotoRules(tenantId);
 
-    const skip = (name: string, reason: MessageId, params?: Record<string, number>, personId?: string): PhotoEntry => ({
+    const skip = (name: string, reason: MessageId, params?: MessageParams, personId?: string): PhotoEntry => ({
       name,
       status: 'skipped',
       ...(personId ? { personId } : {}),
@@ -391,9 +394,13 @@ export async function importArchive(
       } catch {
         return skip(entry.name, 'zip.notImage', undefined, personId);
       }
-      const image = judgeImage(bytes);
+      const image = judgeImage(bytes, rules.min);
       if (!image.ok) {
         if (!('width' in image)) return skip(entry.name, 'zip.notImage', undefined, personId);
+        if (image.problem === 'upload.tooFewPixels') {
+          const small = tooSmall(rules, image.width, image.height);
+          return skip(entry.name, small.message, small.params, personId);
+        }
         const sizes = {
           width: image.width,
           height: image.height,

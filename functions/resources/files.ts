@@ -1,9 +1,10 @@
 import * as z from 'zod';
-import { UPLOAD_KEY, presignBody, presignedUpload, storedFile, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
+import { UPLOAD_KEY, photoRulesView, presignBody, presignedUpload, storedFile, uploadFields, type PhotoKind, type PresignedUpload, type StoredFile } from '#contract/files';
 import { IMAGE_MAX, IMAGE_MAX_BYTES, IMAGE_MIN, ONE_REQUEST_MAX_BYTES, PACKAGE_MAX_BYTES, judgeImage, looksLikeZip, type ImageVerdict } from '#domain/uploads';
+import { companyPhotoRules, photoRulesView as rulesView, tooSmall } from '#views/photoRules';
 import { newId } from '#lib/crypto';
-import { NotFoundError, fieldError, type ValidationError } from '#lib/errors';
-import { created, defineResource, parse, sessionRoute } from '#lib/http';
+import { NotFoundError, ValidationError, fieldError } from '#lib/errors';
+import { created, defineResource, ok, parse, sessionRoute } from '#lib/http';
 import { parseMultipart } from '#lib/multipart';
 import { PRESIGN_SECONDS, deleteObject, getObjectBytes, objectSize, presignedGet, presignedPut, putObject, type BucketName } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
@@ -38,6 +39,24 @@ function imageRefusal(verdict: Extract<ImageVerdict, { ok: false }>): Validation
   return fieldError('file', verdict.problem, params);
 }
 
+/**
+ * Judges an image of its kind: a person's photo (avatar) by the company's photo rules, so one its
+ * face terminals could not enrol is refused naming them; a capture by SPEC's rules alone.
+ */
+async function judgeUpload(tenantId: string, kind: PhotoKind, bytes: Buffer): Promise<Extract<ImageVerdict, { ok: true }>> {
+  if (kind !== 'avatar') {
+    const verdict = judgeImage(bytes);
+    if (!verdict.ok) throw imageRefusal(verdict);
+    return verdict;
+  }
+  const rules = await companyPhotoRules(tenantId);
+  const verdict = judgeImage(bytes, rules.min);
+  if (verdict.ok) return verdict;
+  if (verdict.problem !== 'upload.tooFewPixels') throw imageRefusal(verdict);
+  const { message, params } = tooSmall(rules, verdict.width, verdict.height);
+  throw fieldError('file', message, params);
+}
+
 /** Stores the file under a new key of its kind; answers the key and a short-lived link to it. */
 async function store(tenantId: string, kind: keyof typeof bucketOf, data: Buffer, extension: string, contentType: string): Promise<StoredFile> {
   const month = new Date().toISOString().slice(0, 7).replace('-', '/');
@@ -57,6 +76,13 @@ async function stagedBytes(tenantId: string, key: string): Promise<Buffer | unde
 }
 
 export const files = defineResource('files', {
+  'GET /v1/files/photoRules': sessionRoute({
+    answer: photoRulesView,
+    async handle({ auth }) {
+      return ok(rulesView(await companyPhotoRules(auth.tenantId)));
+    },
+  }),
+
   'POST /v1/files/uploads': sessionRoute({
     raw: true,
     answer: storedFile,
@@ -74,8 +100,7 @@ export const files = defineResource('files', {
         const extension = file.filename.toLowerCase().endsWith('.apk') ? 'apk' : 'zip';
         return created(await store(auth.tenantId, kind, file.data, extension, extension === 'apk' ? 'application/vnd.android.package-archive' : 'application/zip'));
       }
-      const verdict = judgeImage(file.data);
-      if (!verdict.ok) throw imageRefusal(verdict);
+      const verdict = await judgeUpload(auth.tenantId, kind, file.data);
       return created(await store(auth.tenantId, kind, file.data, verdict.type, verdict.type === 'jpg' ? 'image/jpeg' : 'image/png'));
     },
   }),
@@ -114,8 +139,13 @@ export const files = defineResource('files', {
       if (!bytes) throw new NotFoundError();
       if (bytes.length === 0) return refuse(fieldError('file', 'upload.fileMissing'));
       if (bytes.length > IMAGE_MAX_BYTES) return refuse(tooBig());
-      const verdict = judgeImage(bytes);
-      if (!verdict.ok) return refuse(imageRefusal(verdict));
+      let verdict: Extract<ImageVerdict, { ok: true }>;
+      try {
+        verdict = await judgeUpload(auth.tenantId, kind, bytes);
+      } catch (error) {
+        if (error instanceof ValidationError) return refuse(error);
+        throw error;
+      }
       const stored = await store(auth.tenantId, kind, bytes, verdict.type, verdict.type === 'jpg' ? 'image/jpeg' : 'image/png');
       await deleteObject(STAGING_BUCKET, auth.tenantId, key);
       return created(stored);

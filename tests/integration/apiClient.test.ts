@@ -128,7 +128,8 @@ describe('a client generated from the document', () => {
   it('and the Python example, with the standard library and a key only, does the same', async () => {
     const made = await makeApiKey(person, sessionKey, password, 'Python', ['pass:employee', 'pass:visitor', 'pass:authority', 'pass:record']);
     const photo = join(mkdtempSync(join(tmpdir(), 'passcloud-py-')), 'visitor.png');
-    writeFileSync(photo, makePng(640, 480));
+    // As large as the company's simulated terminal says it needs to enrol a face.
+    writeFileSync(photo, makePng(800, 600));
     const personId = unique('PY');
     const script = new URL('../../docs/examples/python/sync_visitors.py', import.meta.url).pathname;
     const run = spawnSync('python3', [script, '--device', device.deviceKey!, '--photo', photo, '--name', 'Pia Python', '--person-id', personId], {

@@ -30,6 +30,8 @@ let userCode: string;
 let tenantId: string;
 let otherToken: string;
 let groupKey: string;
+/** A 640 × 480 photo stored before the company's first terminal bound: the terminals, which need 800 × 600, refuse it. */
+let smallPhoto: string;
 const agents: DeviceAgent[] = [];
 const stateDir = mkdtempSync(join(tmpdir(), 'facesync-'));
 
@@ -93,6 +95,7 @@ beforeAll(async () => {
   const other = await newCompany();
   otherToken = (await login(other.username, other.password)).token;
   groupKey = (await call<{ groupKey: string }>('POST', '/v1/groups', { token, body: { name: unique('Sync staff '), type: 'employee' } })).body.data.groupKey;
+  smallPhoto = await photo(640, 480);
 });
 
 afterAll(async () => {
@@ -195,7 +198,7 @@ describe('face sync with simulated terminals', () => {
     side = agent({ capacity: 2, flash: true });
     await Promise.all([front.start(), side.start()]);
     ada = await employee('Ada Sync', await photo(800, 600));
-    small = await employee('Small Photo', await photo(640, 480));
+    small = await employee('Small Photo', smallPhoto);
     nophoto = await employee('No Photo');
   });
 

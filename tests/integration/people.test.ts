@@ -108,7 +108,8 @@ describe('employees', () => {
   it('keeps the uploaded photo and removes it with the employee', async () => {
     const form = new FormData();
     form.set('kind', 'avatar');
-    form.set('file', new Blob([new Uint8Array(makePng(640, 480))]), 'face.png');
+    // As large as the simulated terminals other test files bind to this (the demo) company need.
+    form.set('file', new Blob([new Uint8Array(makePng(800, 600))]), 'face.png');
     const upload = await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form });
     const created = await employee({ avatar: upload.body.data.fileKey });
     expect(created.body.data.avatarUrl).toContain(upload.body.data.fileKey);

@@ -128,6 +128,8 @@ export const en_US = {
   'upload.tooBig': 'Must be at most {max} MB',
   'upload.tooFewPixels': 'Must be at least {minWidth} × {minHeight} pixels; this one is {width} × {height}',
   'upload.tooManyPixels': 'Must be at most {maxWidth} × {maxHeight} pixels; this one is {width} × {height}',
+  'upload.terminalsNeedMore': 'Must be at least {minWidth} × {minHeight} pixels, which the terminals {terminals} need to enrol a face; this one is {width} × {height}',
+  'upload.manyTerminalsNeedMore': 'Must be at least {minWidth} × {minHeight} pixels, which the terminals {terminals} and {more} more need to enrol a face; this one is {width} × {height}',
   'upload.notPackage': 'Must be a ZIP or APK package',
   'upload.notMultipart': 'Send the file as multipart/form-data',
   'settings.versionFormat': 'Must be a version such as 3.2.1',
