@@ -1,11 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RECORD_RANGE_MAX_DAYS, type PassState, type RecordType } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { fieldError } from '#lib/errors';
-import { HIGH, decodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
-import { RECORD, RECORD_FLAG, recordPartition as dayPartition } from './keys/events.ts';
-import { type PassRecord, RECORD_SHARDS, type SparseFlag, flagPartition, readMarker, recordSk, sparseSk, utcDay } from './passRecords.ts';
+import { HIGH, decodeCursor, encodeCursor, readNewestFirst, readSpreadNewestFirst } from './newestFirst.ts';
+import { PUNCH, RECORD, RECORD_FLAG, punchPartition, recordPartition as dayPartition } from './keys/events.ts';
+import { type PassRecord, RECORD_SHARDS, type SparseFlag, flagPartition, readMarker, recordPartition, recordSk, sparseSk, utcDay } from './passRecords.ts';
 import { dayCounters, previousDay, type CounterName } from './passCounters.ts';
 import { recordDevicePartition } from './keys/events.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
@@ -26,6 +26,8 @@ export interface RecordFilter {
   fromIso: string;
   toIso: string;
   deviceKey?: string;
+  /** One known person's passes (employee or visitor). */
+  personKey?: string;
   type?: RecordType;
   temperature?: 'normal' | 'fever';
   passState?: PassState;
@@ -41,10 +43,14 @@ export interface RecordPage {
 /** One list request reads at most this many items when filters skip most of them; the cursor goes on from there. */
 export const READ_BUDGET = 500;
 
-type Source = { kind: 'all' } | { kind: 'device'; deviceKey: string } | { kind: 'flag'; flag: SparseFlag };
+type Source = { kind: 'all' } | { kind: 'device'; deviceKey: string } | { kind: 'flag'; flag: SparseFlag } | { kind: 'person'; personKey: string };
 
-/** Where a filtered list reads from: the copies of the rarest flag asked for, else the device's index, else all records. */
+/**
+ * Where a filtered list reads from: one person's own partition (their passes, data/passRecords.ts),
+ * else the copies of the rarest flag asked for, else the device's index, else all records.
+ */
 function sourceOf(filter: RecordFilter): Source {
+  if (filter.personKey) return { kind: 'person', personKey: filter.personKey };
   if (filter.type === 'blacklist' || filter.type === 'stranger') return { kind: 'flag', flag: filter.type };
   if (filter.temperature === 'fever') return { kind: 'flag', flag: 'fever' };
   if (filter.passState === 'refused') return { kind: 'flag', flag: 'refused' };
@@ -59,6 +65,7 @@ function sourceOf(filter: RecordFilter): Source {
  */
 export async function listRecords(tenantId: string, filter: RecordFilter, pageSize: number, cursor?: string, budget = READ_BUDGET): Promise<RecordPage> {
   const source = sourceOf(filter);
+  if (source.kind === 'person') return personRecords(tenantId, source.personKey, filter, pageSize, cursor, budget);
   const prefix = source.kind === 'all' ? RECORD.prefix() : source.kind === 'flag' ? RECORD_FLAG.prefix(source.flag) : '';
   const skName = source.kind === 'device' ? 'gsi1sk' : 'sk';
   const after = cursor ? decodeCursor(cursor, prefix, 'issue.invalid') : undefined;
@@ -108,6 +115,87 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
 
 const keyIn = (source: Source, r: PassRecord): string => (source.kind === 'flag' ? sparseSk(source.flag, r) : recordSk(r));
 
+/** Whether a record passes the filters a person's passes cannot be read by (their partition holds when, where and the temperature). */
+function matchesRest(r: PassRecord, filter: RecordFilter): boolean {
+  return (
+    (!filter.type || r.type === filter.type) &&
+    (filter.temperature !== 'fever' || r.fever) &&
+    (filter.temperature !== 'normal' || (r.measured && !r.fever)) &&
+    (!filter.passState || r.passState === filter.passState) &&
+    (!filter.keyword || (r.nameLower ?? '').includes(filter.keyword))
+  );
+}
+
+/**
+ * One person's passes: their partition read newest first within the range (the device filtered
+ * there), then the records themselves, read together, and the other filters applied to them;
+ * round after round until the page is full, the range ends or READ_BUDGET passes were read (the
+ * cursor then goes on after the last pass read), as every list reads.
+ */
+async function personRecords(
+  tenantId: string,
+  personKey: string,
+  filter: RecordFilter,
+  pageSize: number,
+  cursor: string | undefined,
+  budget: number,
+): Promise<RecordPage> {
+  const prefix = PUNCH.prefix();
+  const narrowed = !!(filter.type || filter.temperature || filter.passState || filter.keyword);
+  const byDevice = filter.deviceKey
+    ? { conditions: ['#dk = :dk'], names: { '#dk': 'deviceKey' }, values: { ':dk': filter.deviceKey } }
+    : { conditions: [], names: {}, values: {} };
+  const items: { record: PassRecord; sk: string }[] = [];
+  let after = cursor ? decodeCursor(cursor, prefix, 'issue.invalid') : undefined;
+  let read = 0;
+  for (;;) {
+    const passes = await readNewestFirst<{ sk: string; verifyTime: string; deviceKey: string }>({
+      table: table(),
+      partition: { name: 'pk', value: punchPartition(tenantId, personKey) },
+      sortKey: 'sk',
+      lower: `${prefix}${filter.fromIso}`,
+      upper: `${prefix}${filter.toIso}#${HIGH}`,
+      after,
+      filter: byDevice,
+      // Without other filters every pass read is given: one more than the page tells whether another follows.
+      pageSize: narrowed ? Math.max(1, Math.min(100, budget - read)) : pageSize + 1 - items.length,
+      budget: budget - read,
+      keyOf: (last) => last.sk,
+    });
+    read += passes.items.length;
+    const records = await recordsOf(tenantId, passes.items);
+    for (const pass of passes.items) {
+      const record = records.get(pass.sk);
+      // A record its retention has just ended is left out.
+      if (record && matchesRest(record, filter)) items.push({ record, sk: pass.sk });
+      if (items.length > pageSize) return { items: items.slice(0, pageSize).map((i) => i.record), nextCursor: encodeCursor(items[pageSize - 1]!.sk) };
+    }
+    if (!passes.nextCursor) return { items: items.map((i) => i.record), nextCursor: null };
+    // The budget is spent, or the device filter spent a read's own budget on other devices' passes.
+    if (read >= budget || passes.items.length === 0) return { items: items.map((i) => i.record), nextCursor: passes.nextCursor };
+    after = decodeCursor(passes.nextCursor, prefix);
+  }
+}
+
+/** The records of these passes of a person, by the pass's sort key. */
+async function recordsOf(tenantId: string, passes: readonly { sk: string; verifyTime: string; deviceKey: string }[]): Promise<Map<string, PassRecord>> {
+  const keyed = passes.map((p) => {
+    const r = { verifyTime: p.verifyTime, deviceKey: p.deviceKey, recordId: p.sk.slice(PUNCH.prefix(p.verifyTime, p.deviceKey).length) };
+    return { pass: p.sk, key: { pk: recordPartition(tenantId, r), sk: recordSk(r) } };
+  });
+  const bySk = new Map(keyed.map((k) => [k.key.sk, k.pass]));
+  const found = new Map<string, PassRecord>();
+  for (let i = 0; i < keyed.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = { [table()]: { Keys: keyed.slice(i, i + 100).map((k) => k.key) } };
+    while (request && Object.keys(request).length > 0) {
+      const out = await dynamo().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of (out.Responses?.[table()] ?? []) as (PassRecord & { sk: string })[]) found.set(bySk.get(item.sk)!, item);
+      request = out.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
+}
+
 /** One record by its key (`<deviceKey>.<recordId>`), through its marker. */
 export async function findRecord(tenantId: string, recordKey: string): Promise<PassRecord | undefined> {
   const [deviceKey, recordId] = recordKey.split('.') as [string, string | undefined];
@@ -124,6 +212,7 @@ export interface RecordQuery {
   from?: string;
   to?: string;
   deviceKey?: string;
+  personKey?: string;
   type?: RecordType;
   temperature?: 'normal' | 'fever';
   passState?: PassState;
@@ -148,6 +237,7 @@ export function recordFilterOf(query: RecordQuery, timeZone: string, now = new D
     fromIso: startOfDay(fromDay, timeZone).toISOString(),
     toIso: endOfDay(toDay, timeZone).toISOString(),
     ...(query.deviceKey ? { deviceKey: query.deviceKey } : {}),
+    ...(query.personKey ? { personKey: query.personKey } : {}),
     ...(query.type ? { type: query.type } : {}),
     ...(query.temperature ? { temperature: query.temperature } : {}),
     ...(query.passState ? { passState: query.passState } : {}),
@@ -157,7 +247,7 @@ export function recordFilterOf(query: RecordQuery, timeZone: string, now = new D
 
 /** How many records a filter matches, from the day counters alone; undefined when they cannot tell. */
 export async function countedTotal(tenantId: string, filter: RecordFilter & { fromDay: string; toDay: string }): Promise<number | undefined> {
-  if (filter.deviceKey || filter.keyword) return undefined;
+  if (filter.deviceKey || filter.personKey || filter.keyword) return undefined;
   const picked = [filter.type, filter.temperature, filter.passState].filter((v): v is NonNullable<typeof v> => !!v);
   if (picked.length > 1) return undefined;
   const name = (picked[0] ?? 'total') as CounterName;
