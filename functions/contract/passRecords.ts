@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_PAGE_SIZE, PAGE_SIZES } from './paging.ts';
 import { PASS_SOURCES, PASS_STATES, type PassSource, type PassState } from './protocol.ts';
 
 /**
@@ -18,10 +19,17 @@ export const RECORD_RANGE_MAX_DAYS = 92;
 
 const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
 const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
+/** Rows per page: only PAGE_SIZES, each within a request's read budget; anything else is refused, naming the field. */
+const pageSize = z.coerce
+  .number()
+  .pipe(z.literal(PAGE_SIZES))
+  .default(DEFAULT_PAGE_SIZE)
+  .meta({ description: 'Rows per page: 20, 50 or 100', type: 'integer', enum: [...PAGE_SIZES] });
 
 /**
  * `GET /v1/passRecords`: `from` and `to` are days in the company's time zone (both default to
- * today), at most RECORD_RANGE_MAX_DAYS apart. Newest first.
+ * today), at most RECORD_RANGE_MAX_DAYS apart. Newest first: a list that should start at a day
+ * (the console's jump to a date) asks with that day as `to`. Pages of 20, 50 or 100.
  */
 export const passRecordQuery = z
   .object({
@@ -33,7 +41,7 @@ export const passRecordQuery = z
     temperature: z.enum(TEMPERATURE_FILTERS).optional(),
     passState: z.enum(PASS_STATES).optional(),
     keyword: z.string().trim().max(64).optional(),
-    pageSize: z.coerce.number().int().min(1).max(200).default(20),
+    pageSize,
     cursor: z.string().max(500).optional(),
   })
   .strict()
@@ -73,6 +81,10 @@ export type PassRecordItem = z.output<typeof passRecordItem>;
 export const passRecordPage = z.object({
   items: z.array(passRecordItem),
   nextCursor: z.string().nullable().meta({ description: 'Send it as `cursor` for the next page; null on the last page' }),
+  total: z.number().int().min(0).optional().meta({
+    description:
+      'How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device, person or keyword, at most one of type, temperature and pass state)',
+  }),
 });
 export type PassRecordPage = z.output<typeof passRecordPage>;
 

@@ -11,7 +11,7 @@ import {
   recordKeyParams,
   type PassRecordPage,
 } from '#contract/passRecords';
-import { findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecordLists';
+import { countedTotal, findRecord, listRecords, recordFilterOf, type RecordQuery } from '#data/passRecordLists';
 import { companyTimezone } from '#data/tenants';
 import { NotFoundError } from '#lib/errors';
 import { defineResource, ok, sessionRoute } from '#lib/http';
@@ -43,10 +43,14 @@ async function checkRange(tenantId: string, query: RecordQuery): Promise<void> {
   recordFilterOf(query, await companyTimezone(tenantId));
 }
 
+/** A page of records; the first page says how many the filter matches when the day counters tell (a bounded read, never the records). */
 async function page(tenantId: string, query: RecordQuery & { pageSize: number; cursor?: string | undefined }): Promise<PassRecordPage> {
   const filter = recordFilterOf(query, await companyTimezone(tenantId));
-  const found = await listRecords(tenantId, filter, query.pageSize, query.cursor);
-  return { items: await recordItems(tenantId, found.items), nextCursor: found.nextCursor };
+  const [found, total] = await Promise.all([
+    listRecords(tenantId, filter, query.pageSize, query.cursor),
+    query.cursor ? undefined : countedTotal(tenantId, filter),
+  ]);
+  return { items: await recordItems(tenantId, found.items), nextCursor: found.nextCursor, ...(total === undefined ? {} : { total }) };
 }
 
 export const passRecords = defineResource('passRecords', {

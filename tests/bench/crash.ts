@@ -79,7 +79,7 @@ export async function recordsCrashBench(): Promise<string[]> {
     const seen = new Map<string, number>();
     let cursor: string | null = null;
     do {
-      const res: Response = await fetch(`${url}/v1/passRecords?pageSize=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+      const res: Response = await fetch(`${url}/v1/passRecords?pageSize=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
       const page: PassRecordPage = ((await res.json()) as { data: PassRecordPage }).data;
       for (const item of page.items) {
         const recordId = item.recordKey.split('.').at(-1)!;

@@ -223,7 +223,7 @@ export async function recordsIngestBench(host: OwnHost): Promise<string[]> {
       let cursor: string | null = null;
       do {
         const res: Response = await fetch(
-          `${url}/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          `${url}/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
           { headers: { authorization: `Bearer ${token}` } },
         );
         const page: { items: { recordKey: string }[]; nextCursor: string | null } = (

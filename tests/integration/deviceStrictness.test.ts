@@ -112,7 +112,7 @@ describe('device messages', () => {
     expect(device.acks[0]!.refused[0]!.reason).toBe('message: unknown field topic');
     const refused = await until(() => refusals(device.deviceKey), (list) => list.length === 1);
     expect(refused[0]!.params).toEqual({ topic: device.topics.records, error: 'message: unknown field topic' });
-    const stored = (await call<{ items: unknown[] }>('GET', `/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=10`, { token })).body.data.items;
+    const stored = (await call<{ items: unknown[] }>('GET', `/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=20`, { token })).body.data.items;
     expect(stored).toEqual([]);
   });
 

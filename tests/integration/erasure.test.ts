@@ -83,7 +83,7 @@ async function objects(bucket: BucketName): Promise<string[]> {
 }
 
 async function records(): Promise<PassRecordItem[]> {
-  const answer = await call<{ items: PassRecordItem[] }>('GET', `/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=200`, { token });
+  const answer = await call<{ items: PassRecordItem[] }>('GET', `/v1/passRecords?deviceKey=${device.deviceKey}&pageSize=100`, { token });
   expect(answer.body.code).toBe(200);
   return answer.body.data.items;
 }

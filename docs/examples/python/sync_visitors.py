@@ -61,10 +61,10 @@ class PassCloud:
                 raise ApiError(error.code, envelope) from None
 
     def pages(self, path, query=None):
-        """Every item of a list, following `nextCursor` until it is null."""
+        """Every item of a list, following `nextCursor` until it is null, 100 at a time (a size every list takes)."""
         cursor = None
         while True:
-            page = self.call("GET", path, query={**(query or {}), "pageSize": 200, "cursor": cursor})
+            page = self.call("GET", path, query={**(query or {}), "pageSize": 100, "cursor": cursor})
             yield from page["items"]
             cursor = page.get("nextCursor")
             if not cursor:

@@ -95,8 +95,8 @@ export async function grant(api: PassCloud, personKeys: string[], deviceKeys: st
   return answer.data.data;
 }
 
-/** Every pass record of a day on one terminal, following the cursor. */
-export async function passRecords(api: PassCloud, deviceKey: string, pageSize = 50) {
+/** Every pass record of a day on one terminal, following the cursor, in pages of 20, 50 or 100. */
+export async function passRecords(api: PassCloud, deviceKey: string, pageSize: 20 | 50 | 100 = 50) {
   const records: { recordKey: string; verifyTime: string; name: string | null }[] = [];
   let cursor: string | undefined;
   do {

@@ -19896,7 +19896,7 @@ export interface operations {
                             }[];
                             /** @description Send it as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
-                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device or keyword, at most one of type, temperature and pass state) */
+                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device, person or keyword, at most one of type, temperature and pass state) */
                             total?: number;
                         };
                     };
@@ -20238,7 +20238,7 @@ export interface operations {
                             }[];
                             /** @description Send it as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
-                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device or keyword, at most one of type, temperature and pass state) */
+                            /** @description How many records the filter matches, from the day counters: first page only (no `cursor`), and only when the counters tell (no device, person or keyword, at most one of type, temperature and pass state) */
                             total?: number;
                         };
                     };

@@ -5,6 +5,7 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { t } from '@lingui/core/macro';
 import { Trans } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
+import { DEFAULT_PAGE_SIZE } from '@passcloud/functions/contract/paging';
 import { api } from '../../../app/api.ts';
 import { formatShortTime } from '../../../app/format.ts';
 import { getAuthorities } from '../../../app/session.ts';
@@ -16,6 +17,7 @@ import { AlertLink } from '../../parts.tsx';
 import { alertStore as alerts } from '../../../app/layout/AlertArea.tsx';
 
 const POLL_MS = 15_000;
+/** The newest records each read looks at (of the smallest page the list answers). */
 const LATEST = 5;
 
 /**
@@ -78,8 +80,8 @@ export function BlacklistAlerts() {
     reading.current = true;
     try {
       // In the background: no loading bar and no toast every 15 s when the network is down.
-      const page = await api.get<PassRecordPage>('/v1/blacklistRecords', { query: { from: today(), pageSize: LATEST }, quiet: true, silent: true });
-      const next = unseenRecords(seen.current, page.items);
+      const page = await api.get<PassRecordPage>('/v1/blacklistRecords', { query: { from: today(), pageSize: DEFAULT_PAGE_SIZE }, quiet: true, silent: true });
+      const next = unseenRecords(seen.current, page.items.slice(0, LATEST));
       seen.current = next.seen;
       next.fresh.forEach(show);
     } catch {
