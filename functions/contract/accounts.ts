@@ -8,6 +8,8 @@ const accountKey = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNo
 const cipher = sealed('session', 'The password the administrator types');
 const authCodes = z.array(z.enum(AUTH_CODES)).max(AUTH_CODES.length);
 const optionalText = (max: number) => z.string().trim().max(max).optional();
+/** The name the console shows for the account: optional on create and on change alike; left empty, it is the username. */
+const nickname = optionalText(64).meta({ description: 'The name shown for the account; empty or left out on create, it is the username' });
 
 export const accountKeyParams = z.object({ accountKey });
 export const accountListQuery = z.object({
@@ -23,7 +25,7 @@ export const accountListQuery = z.object({
 export const accountCreateBody = z
   .object({
     username: usernameSchema,
-    nickname: optionalText(64),
+    nickname,
     email: z.email().max(254).optional(),
     phone: z
       .string()
@@ -41,7 +43,7 @@ export const accountCreateBody = z
 
 export const accountPatchBody = z
   .object({
-    nickname: z.string().trim().min(1).max(64).optional(),
+    nickname: nickname.meta({ description: 'The name shown for the account; empty, it becomes the username again' }),
     email: z.union([z.email().max(254), z.null()]).optional(),
     phone: z.union([z.string().trim().regex(/^[0-9 +()-]{3,32}$/, { message: 'people.phoneFormat' }), z.null()]).optional(),
     remark: z.union([z.string().trim().max(500), z.null()]).optional(),

@@ -158,6 +158,8 @@ export const accounts = defineResource('accounts', {
       if (body.disabled === true && target.owner) throw fieldError('disabled', 'accounts.ownerProtected');
       if (body.disabled === true && self) throw fieldError('disabled', 'accounts.notYourself');
       const { version, ...changes } = body;
+      // The rule of creation: a nickname left empty is the username.
+      if (changes.nickname === '') changes.nickname = target.username;
       const sameCodes = changes.authCodes && [...changes.authCodes].sort().join() === [...target.authCodes].sort().join();
       if (sameCodes) delete changes.authCodes;
       if (changes.disabled === target.disabled) delete changes.disabled;

@@ -334,6 +334,10 @@ describe('a simulated terminal and its questionnaires', () => {
     deliver(agent, shadow.getAccepted, { state: { desired: toDocument(agent.settings) }, metadata: {}, version: 10, timestamp: 2 });
     expect(agent.questionnaires.items).toEqual([]);
     expect(seen).toHaveLength(1);
+    // What it shows is logged as a code with its figures, for the console to say in its reader's language.
+    expect(agent.log.filter((e) => e.code === 'questionnairesShown').map((e) => [e.params, e.message])).toEqual([
+      [{ count: 2, titles: ['Health declaration', 'Visitor survey'] }, undefined],
+    ]);
   });
 
   it('answers a screen survey once per person, sending an unanswered attempt again under the same answerId', async () => {

@@ -7,7 +7,8 @@ import { api } from '../../app/api.ts';
 import { encryptText } from '../../app/crypto.ts';
 import { useWrite } from '../../app/queries.ts';
 import { getAuthorities, getPublicKey } from '../../app/session.ts';
-import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { menuTitle } from '../../app/menuTitles.ts';
+import { SettingsFrame } from './SettingsFrame.tsx';
 import { confirmDiscard } from '../confirm.tsx';
 import { FormButtons } from '../parts.tsx';
 import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
@@ -73,7 +74,7 @@ export function AccountCreatePage() {
   });
 
   return (
-    <ScreenPage>
+    <SettingsFrame section="/settings/account" page={menuTitle('menu.settingsAccountCreate')}>
       <Paper withBorder p="lg" radius="md">
         <form onSubmit={submit} noValidate>
           <Stack gap="lg">
@@ -116,6 +117,6 @@ export function AccountCreatePage() {
           </Stack>
         </form>
       </Paper>
-    </ScreenPage>
+    </SettingsFrame>
   );
 }

@@ -11,7 +11,8 @@ import { formatDateTime } from '../../app/format.ts';
 import { listKey, useItem, useWrite } from '../../app/queries.ts';
 import { RequestError } from '../../app/request.ts';
 import { getAuthorities, getUser } from '../../app/session.ts';
-import { ScreenPage } from '../../components/ScreenPage.tsx';
+import { menuTitle } from '../../app/menuTitles.ts';
+import { SettingsFrame } from './SettingsFrame.tsx';
 import { confirmAction, confirmDiscard } from '../confirm.tsx';
 import { MissingItem } from '../parts.tsx';
 import { ACCOUNTS_PATH, showRefusal, type Account } from './api.ts';
@@ -61,7 +62,7 @@ export function AccountDetailPage() {
     mode: 'controlled',
     validateInputOnBlur: true,
     initialValues: { username: '', nickname: '', email: '', phone: '', remark: '', authCodes: [] },
-    validate: { ...accountValidators, username: () => null, nickname: (value) => (value.trim() ? null : t`Enter the nickname`) },
+    validate: { ...accountValidators, username: () => null },
   });
 
   /** Fills the form with the account as stored. */
@@ -123,16 +124,16 @@ export function AccountDetailPage() {
 
   if (read.gone) {
     return (
-      <ScreenPage>
+      <SettingsFrame section="/settings/account" page={menuTitle('menu.settingsAccountDetail')}>
         <MissingItem text={<Trans>This account does not exist or was deleted.</Trans>} back={ACCOUNTS_PATH} testId="account-missing" />
-      </ScreenPage>
+      </SettingsFrame>
     );
   }
   if (!account) {
     return (
-      <ScreenPage>
+      <SettingsFrame section="/settings/account" page={menuTitle('menu.settingsAccountDetail')}>
         <Loader />
-      </ScreenPage>
+      </SettingsFrame>
     );
   }
 
@@ -188,7 +189,7 @@ export function AccountDetailPage() {
   const cancel = () => confirmDiscard(form.isDirty(), () => navigate(ACCOUNTS_PATH));
 
   return (
-    <ScreenPage>
+    <SettingsFrame section="/settings/account" page={menuTitle('menu.settingsAccountDetail')}>
       <Paper withBorder p="lg" radius="md">
         <form onSubmit={submit} noValidate>
           <Stack gap="lg">
@@ -291,6 +292,6 @@ export function AccountDetailPage() {
           show(saved);
         }}
       />
-    </ScreenPage>
+    </SettingsFrame>
   );
 }

@@ -25,11 +25,12 @@ export const accountValidators = {
     !value.trim() ? t`Enter the username` : USERNAME.test(value.trim()) ? null : t`Use 3 to 32 letters, digits, dots, dashes, underscores or @`,
   email: (value: string) => (!value.trim() || EMAIL.test(value.trim()) ? null : t`Enter the email in the correct format`),
   phone: (value: string) => (!value.trim() || PHONE.test(value.trim()) ? null : t`Use 3 to 32 digits, spaces, plus signs, brackets or dashes`),
+  nickname: (value: string) => (value.trim().length > 64 ? t`At most 64 characters` : null),
   remark: (value: string) => (value.trim().length > 500 ? t`At most 500 characters` : null),
   authCodes: (value: AuthCode[]) => (value.length ? null : t`Choose at least one permission`),
 };
 
-/** Username, nickname, contact, remark and the permission tree of an account. */
+/** Username, nickname (optional, on create as on change), contact, remark and the permission tree of an account. */
 export function AccountFields({
   input,
   codes,
@@ -65,7 +66,13 @@ export function AccountFields({
             {...input('username')}
             data-testid="account-username"
           />
-          <TextInput label={tr`Nickname`} required={usernameLocked} disabled={disabled} {...input('nickname')} data-testid="account-nickname" />
+          <TextInput
+            label={tr`Nickname`}
+            description={tr`Optional: left empty, the username is shown`}
+            disabled={disabled}
+            {...input('nickname')}
+            data-testid="account-nickname"
+          />
           <TextInput label={tr`Email`} type="email" disabled={disabled} {...input('email')} data-testid="account-email" />
           <TextInput label={tr`Phone`} disabled={disabled} {...input('phone')} data-testid="account-phone" />
           <Textarea label={tr`Remark`} autosize minRows={2} maxRows={5} disabled={disabled} {...input('remark')} data-testid="account-remark" />
