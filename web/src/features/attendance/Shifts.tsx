@@ -19,6 +19,8 @@ import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx
 import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
 
 const PAGE_SIZE = 20;
+/** The longest late or early-leave tolerance the server accepts (functions/contract/attendance.ts): a day, in minutes. */
+const MAX_TOLERANCE = 24 * 60;
 
 /** Shifts: their periods, the groups that use them; search by name, add, edit, delete. */
 export function ShiftListPage() {
@@ -115,11 +117,17 @@ function shiftIssues(error: unknown): Record<string, string> {
 function ShiftForm({ shift }: { shift?: Shift }) {
   const { t } = useLingui();
   const navigate = useNavigate();
+  // A tolerance out of range is shown on its field as the server would refuse it, never changed to fit.
+  const toleranceError = (value: number | string) => {
+    const [min, max] = [0, MAX_TOLERANCE];
+    return value === '' || (Number.isInteger(Number(value)) && Number(value) >= min && Number(value) <= max) ? null : t`Enter a value from ${min} to ${max}`;
+  };
   const form = useForm<ShiftValues>({
     mode: 'controlled',
     initialValues: shift ? { name: shift.name, periods: shift.periods } : { name: '', periods: [blankPeriod()] },
     validate: {
       name: (value) => (value.trim() ? null : t`Enter the shift name`),
+      periods: { lateTolerance: toleranceError, earlyLeaveTolerance: toleranceError },
     },
   });
   const back = () => navigate(SHIFTS_PATH);
@@ -183,8 +191,9 @@ function ShiftForm({ shift }: { shift?: Shift }) {
                 <NumberInput
                   label={t`Late tolerance (minutes)`}
                   min={0}
-                  max={1440}
+                  max={MAX_TOLERANCE}
                   allowDecimal={false}
+                  clampBehavior="none"
                   {...form.getInputProps(`periods.${i}.lateTolerance`)}
                   data-testid={`period-${i}-lateTolerance`}
                 />
@@ -205,8 +214,9 @@ function ShiftForm({ shift }: { shift?: Shift }) {
                 <NumberInput
                   label={t`Early-leave tolerance (minutes)`}
                   min={0}
-                  max={1440}
+                  max={MAX_TOLERANCE}
                   allowDecimal={false}
+                  clampBehavior="none"
                   {...form.getInputProps(`periods.${i}.earlyLeaveTolerance`)}
                   data-testid={`period-${i}-earlyLeaveTolerance`}
                 />

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Badge, Checkbox, Group, NumberInput, PasswordInput, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { TimePicker } from '@mantine/dates';
 // The time picker's own styles, loaded with the device screens that use it.
@@ -225,6 +225,9 @@ export function SettingInput({
 }) {
   const { t } = useLingui();
   const widget = WIDGETS[name];
+  // A number out of range is named on its field as soon as it is left, in the words of the check before saving; it is never changed to fit.
+  const [leftError, setLeftError] = useState<string | undefined>();
+  const checkOnLeave = () => setLeftError(value === '' || value === undefined ? undefined : texts.validate({ [name]: value } as Partial<DeviceSettings>)[name]);
   const label: ReactNode = (
     <Group gap={6} wrap="nowrap" component="span">
       <span>{texts.labels[name]}</span>
@@ -260,7 +263,7 @@ export function SettingInput({
   const field = {
     label,
     description,
-    error,
+    error: error ?? leftError,
     disabled,
     inputWrapperOrder: ['label', 'input', 'description', 'error'] as ('label' | 'input' | 'description' | 'error')[],
     classNames: { root: classes.contents },
@@ -287,7 +290,11 @@ export function SettingInput({
         <NumberInput
           {...field}
           value={typeof value === 'number' ? value : ''}
-          onChange={(v) => onChange(typeof v === 'number' ? v : v === '' ? '' : Number(v))}
+          onChange={(v) => {
+            setLeftError(undefined);
+            onChange(typeof v === 'number' ? v : v === '' ? '' : Number(v));
+          }}
+          onBlur={checkOnLeave}
           min={low}
           max={high}
           step={temperature ? 0.1 : 1}
@@ -296,7 +303,7 @@ export function SettingInput({
           allowDecimal={temperature}
           decimalSeparator={decimalSeparator()}
           suffix={temperature ? temperatureSuffix() : PERCENT.has(name) ? percentSuffix() : undefined}
-          clampBehavior="blur"
+          clampBehavior="none"
         />
       );
       break;
