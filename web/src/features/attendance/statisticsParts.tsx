@@ -65,6 +65,7 @@ export function useDuration() {
 
 /** Filters both statistics screens share: department, attendance group, keyword. */
 export function useFilterChoices() {
+  const { t } = useLingui();
   const departments = useQuery({
     queryKey: ['pickers', 'departments'],
     queryFn: pickDepartments,
@@ -75,9 +76,11 @@ export function useFilterChoices() {
     queryFn: () => api.get<Page<{ attendanceGroupKey: string; name: string }>>('/v1/attendance/groupNames').then((p) => p.items),
   });
   const departmentChoices = useMemo(() => flatDepartments(departments.data ?? []), [departments.data]);
-  const departmentName = (key: string | null) => (key ? (departmentChoices.find((d) => d.value === key)?.label.trim() ?? '') : '');
+  // A department or group deleted since the day was computed is said to be so, never shown by its key.
+  const departmentName = (key: string | null) =>
+    key ? (departmentChoices.find((d) => d.value === key)?.label.trim() ?? (departments.data ? t`Deleted department` : '')) : '';
   const groupChoices = (groups.data ?? []).map((g) => ({ value: g.attendanceGroupKey, label: g.name }));
-  const groupName = (key: string) => groupChoices.find((g) => g.value === key)?.label ?? '';
+  const groupName = (key: string) => groupChoices.find((g) => g.value === key)?.label ?? (groups.data ? t`Deleted attendance group` : '');
   return { departmentChoices, departmentName, groupChoices, groupName };
 }
 

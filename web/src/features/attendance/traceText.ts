@@ -57,7 +57,8 @@ export function useTraceText(): (step: TraceStepJson) => string {
       case 'absence': {
         const days = formatNumber(Number(p.days ?? 0), { maximumFractionDigits: 3 });
         const absent = number('absent');
-        return plural(Number(p.periods ?? 0), {
+        const periods = Number(p.periods ?? 0);
+        return plural(periods, {
           one: `Absence ${days} day: ${absent} of # period without a punch`,
           other: `Absence ${days} day: ${absent} of # periods without a punch`,
         });
