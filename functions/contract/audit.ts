@@ -55,6 +55,15 @@ const auditEntry = z.object({
   apiKey: z.string().nullable().meta({ description: 'The API key (`apiKeyKey`) the change was made with; null when a person made it' }),
   action: z.string().nullable().meta({ description: 'The route, as the route table spells it: `PATCH /v1/employees/{employeeKey}`; null for logins' }),
   target: z.record(z.string(), z.string()).meta({ description: 'The route’s path parameters: which item' }),
+  item: z
+    .object({
+      param: z.string().meta({ description: 'The path parameter that carries the item’s key, such as `accountKey`' }),
+      key: z.string(),
+      name: z.string().meta({ description: 'The item’s name when the action was taken (an account’s username, a person’s or device’s name)' }),
+      exists: z.boolean().meta({ description: 'The item is still there, so the console links it' }),
+    })
+    .nullable()
+    .meta({ description: 'The item acted on, or null when the action names none (logins, exports, settings) or it was written before items were named' }),
   fields: z.array(z.string()).meta({ description: 'The names of the fields the request sent (never their values), or the filters of an export' }),
   code: z.number().int().meta({ description: 'The answer’s code, or the failed login’s' }),
   reason: z.string().nullable().meta({

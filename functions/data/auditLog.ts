@@ -5,6 +5,7 @@ import { newId } from '#lib/crypto';
 import { AUDIT_TABLE, SYSTEM_SCOPE, tableName } from './tables.ts';
 import { epochSeconds } from './entity.ts';
 import { AUDIT_ENTRY, auditPartition } from './keys/audit.ts';
+import type { AuditItem } from './auditItems.ts';
 
 /**
  * The audit log, in its own table (tables.ts AUDIT_TABLE): one partition per company,
@@ -21,6 +22,8 @@ export interface AuditEntry {
   username: string;
   action: string | null;
   target: Record<string, string>;
+  /** The item acted on, named as it was then (absent from entries written before items were named). */
+  item?: AuditItem | null;
   fields: string[];
   code: number;
   reason: string | null;

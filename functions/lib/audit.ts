@@ -1,5 +1,6 @@
 import type { AuditKind } from '#contract/audit';
 import { UNKNOWN_TENANT, type NewAuditEntry } from '#data/auditLog';
+import { itemMade, itemOfPath, type AuditItem } from '#data/auditItems';
 import type { RouteEntry } from '../routes.ts';
 import type { Auth } from './auth.ts';
 import { log } from './log.ts';
@@ -31,10 +32,26 @@ function fieldNames(method: RouteEntry['method'], body: unknown, query: Record<s
   return Object.keys(source).slice(0, MAX_FIELDS).map(clip);
 }
 
+/**
+ * The item an audited request acts on, named before its handler runs, so that an item the request
+ * deletes is still named in its entry. A name that cannot be read leaves the entry without one.
+ */
+export async function auditedItemBefore(route: RouteEntry, auth: Auth, params: Record<string, string | undefined>): Promise<AuditItem | null> {
+  if (!auditKindOf(route)) return null;
+  return itemOfPath(auth.tenantId, params).catch((error: unknown) => {
+    log('warn', 'audited item not named', { error: error instanceof Error ? error.message : String(error) });
+    return null;
+  });
+}
+
 export interface AuditedRequest {
   route: RouteEntry;
   auth: Auth;
   params: Record<string, string | undefined> | undefined;
+  /** The item named before the handler ran (auditedItemBefore). */
+  item: AuditItem | null;
+  /** What the handler answered: the item a `POST` to a collection made is read from it. */
+  answer: unknown;
   body: unknown;
   query: Record<string, string | undefined> | undefined;
   code: number;
@@ -53,6 +70,11 @@ export async function auditRequest(request: AuditedRequest): Promise<void> {
   const kind = auditKindOf(request.route);
   if (!kind) return;
   const target = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name, clip(String(value ?? ''))]));
+  const made =
+    !request.item && request.route.method === 'POST' && request.code < 300
+      ? await itemMade(request.auth.tenantId, request.route.path, request.answer).catch(() => null)
+      : null;
+  const item = request.item ?? made;
   await write({
     tenantId: request.auth.tenantId,
     kind,
@@ -60,6 +82,7 @@ export async function auditRequest(request: AuditedRequest): Promise<void> {
     username: request.auth.account.username,
     action: `${request.route.method} ${request.route.path}`,
     target,
+    item: item && { ...item, name: clip(item.name) },
     fields: fieldNames(request.route.method, request.body, request.query),
     code: request.code,
     reason: null,
@@ -89,6 +112,7 @@ export async function auditLogin(
     username: clip(account?.username ?? attempted),
     action: null,
     target: {},
+    item: null,
     fields: [],
     code: outcome.code,
     reason: outcome.reason ?? null,

@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Locale } from '#contract/locales';
 import { findEntry, keyMayUse, routeKey, routes, type Access, type Resource, type RouteEntry, type RouteKey, type RouteKeyOf, type RouteOf } from '../routes.ts';
 import { CONFIRM_PASSWORD_HEADER, authenticate, confirmPassword, sessionOf, type Auth, type SessionAuth } from './auth.ts';
-import { auditRequest } from './audit.ts';
+import { auditRequest, auditedItemBefore } from './audit.ts';
+import type { AuditItem } from '#data/auditItems';
 import { AppError, ConflictError, LoginRequiredError, NotFoundError, ThrottledError, UnsupportedEncodingError, ValidationError, fieldError, retryAfterSeconds } from './errors.ts';
 import { DEVICE_REASONS, type DeviceReason } from '#contract/protocol';
 import { safeEqualText, sha256 } from './crypto.ts';
@@ -258,11 +259,15 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
   // unexpectedly (5xx) may have changed something before the error (an account made, then its
   // invitation mail refused). A refusal (4xx) changes nothing, as the sweep and the fuzz prove.
   let handled = false;
+  let item: AuditItem | null = null;
+  let answer: unknown;
   const audit = (code: number) =>
     auditRequest({
       route: route!,
       auth: auth!,
       params: Object.keys(found!.params).length ? found!.params : undefined,
+      item,
+      answer,
       body: sent,
       query: event.queryStringParameters,
       code,
@@ -288,6 +293,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
     sent = def.raw ? undefined : parseJson(rawBody);
     const body = def.raw ? undefined : parse(def.body, sent, locale, '');
     if (route.reauth && auth) await confirmPassword(sessionOf(auth), headers[CONFIRM_PASSWORD_HEADER]);
+    if (auth) item = await auditedItemBefore(route, auth, found.params);
     handled = true;
     const reply: Reply = await def.handle({
       body,
@@ -301,6 +307,7 @@ async function dispatch(entries: readonly RouteEntry[], handlers: Record<string,
       rawBody,
     });
     checkAnswer(key!, def, reply);
+    if (!('raw' in reply)) answer = reply.data;
     result =
       'raw' in reply
         ? reply.raw

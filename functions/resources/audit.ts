@@ -2,10 +2,12 @@ import { API_KEY_ACTOR } from '#lib/auth';
 import { AUDIT_EXPORT_LIMIT, auditExportQuery, auditListQuery, auditPage, type AuditEntryJson } from '#contract/audit';
 import type { Locale } from '#contract/locales';
 import { auditKeyOf, listAudit, readAuditForExport, type AuditEntry } from '#data/auditLog';
+import { currentItemName } from '#data/auditItems';
 import { fieldError } from '#lib/errors';
 import { defineResource, ok, sessionRoute } from '#lib/http';
 import { translate, type MessageId } from '#lib/i18n';
-import { writeSheet, xlsxDownload } from '#lib/xlsx';
+import { sheetTime, writeSheet, xlsxDownload } from '#lib/xlsx';
+import { companyTimezone } from '#data/tenants';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -14,7 +16,14 @@ export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'AUDIT_TABLE',
 /** The API key an entry's change was made with, or null when a person made it. */
 const keyOf = (entry: AuditEntry): string | null => (entry.accountId?.startsWith(API_KEY_ACTOR) ? entry.accountId.slice(API_KEY_ACTOR.length) : null);
 
-function entryJson(entry: AuditEntry): AuditEntryJson {
+/** Whether each item the entries name is still there (one read per item), by `param:key`. */
+async function itemsThere(tenantId: string, entries: AuditEntry[]): Promise<Set<string>> {
+  const ids = [...new Set(entries.flatMap((e) => (e.item ? [`${e.item.param}:${e.item.key}`] : [])))];
+  const there = await Promise.all(ids.map(async (id) => (await currentItemName(tenantId, id.split(':')[0]!, id.slice(id.indexOf(':') + 1))) !== undefined));
+  return new Set(ids.filter((_, i) => there[i]));
+}
+
+function entryJson(entry: AuditEntry, there: Set<string>): AuditEntryJson {
   return {
     auditKey: auditKeyOf(entry),
     time: entry.at,
@@ -23,6 +32,7 @@ function entryJson(entry: AuditEntry): AuditEntryJson {
     apiKey: keyOf(entry),
     action: entry.action,
     target: entry.target,
+    item: entry.item ? { ...entry.item, exists: there.has(`${entry.item.param}:${entry.item.key}`) } : null,
     fields: entry.fields,
     code: entry.code,
     reason: entry.reason,
@@ -31,14 +41,16 @@ function entryJson(entry: AuditEntry): AuditEntryJson {
   };
 }
 
-async function workbook(entries: AuditEntry[], locale: Locale): Promise<Buffer> {
+async function workbook(entries: AuditEntry[], locale: Locale, timeZone: string): Promise<Buffer> {
   const t = (id: MessageId) => translate(locale, id);
+  const when = sheetTime(timeZone);
   const columns = [
     { header: t('column.auditTime'), width: 26 },
     { header: t('column.auditKind'), width: 16 },
     { header: t('column.account'), width: 22 },
     { header: t('column.auditAction'), width: 48 },
     { header: t('column.auditTarget'), width: 36 },
+    { header: t('column.auditItemName'), width: 30 },
     { header: t('column.auditFields'), width: 36 },
     { header: t('column.auditCode'), width: 10 },
     { header: t('column.auditReason'), width: 18 },
@@ -46,7 +58,7 @@ async function workbook(entries: AuditEntry[], locale: Locale): Promise<Buffer> 
     { header: t('column.userAgent'), width: 40 },
   ];
   const rows = entries.map((e) => [
-    e.at,
+    when(e.at),
     t(`audit.kind.${e.kind}`),
     // A key's name could be any account's: the workbook says which entries a key made, as the list does.
     keyOf(e) ? `${e.username} (${t('field.apiKey')})` : e.username,
@@ -54,6 +66,7 @@ async function workbook(entries: AuditEntry[], locale: Locale): Promise<Buffer> 
     Object.entries(e.target)
       .map(([name, value]) => `${name}=${value}`)
       .join(', '),
+    e.item?.name ?? '',
     e.fields.join(', '),
     e.code,
     e.reason ? t(`audit.reason.${e.reason}` as MessageId) : '',
@@ -73,7 +86,8 @@ export const audit = defineResource('audit', {
     query: auditListQuery,
     async handle({ auth, query }) {
       const page = await listAudit(auth.tenantId, query, query.pageSize);
-      return ok({ items: page.items.map(entryJson), nextCursor: page.nextCursor });
+      const there = await itemsThere(auth.tenantId, page.items);
+      return ok({ items: page.items.map((entry) => entryJson(entry, there)), nextCursor: page.nextCursor });
     },
   }),
   'GET /v1/audit/export': sessionRoute({
@@ -81,7 +95,7 @@ export const audit = defineResource('audit', {
     async handle({ auth, query, locale }) {
       const read = await readAuditForExport(auth.tenantId, query, AUDIT_EXPORT_LIMIT);
       if ('refused' in read) throw fieldError('from', read.refused === 'tooMany' ? 'audit.exportTooLarge' : 'audit.exportTooWide', { limit: AUDIT_EXPORT_LIMIT });
-      return xlsxDownload(`audit-${new Date().toISOString().slice(0, 10)}.xlsx`, await workbook(read.entries, locale));
+      return xlsxDownload(`audit-${new Date().toISOString().slice(0, 10)}.xlsx`, await workbook(read.entries, locale, await companyTimezone(auth.tenantId)));
     },
   }),
 });

@@ -89,7 +89,7 @@ describe('system settings', () => {
     await page.getByTestId('audit-search').click();
     await page.waitForURL('**/settings/audit?*kind=change*');
     await expect.poll(() => entries.count()).toBe(1);
-    expect(await entries.first().getByTestId('audit-action').innerText()).toBe('POST /v1/departments');
+    expect(await entries.first().getByTestId('audit-action').innerText()).toBe(`Created department ${dept}`);
 
     const download = page.waitForEvent('download');
     await page.getByTestId('audit-export').click();

@@ -70,7 +70,9 @@ describe('audit log', () => {
       fields: ['name', 'version'],
     });
     expect(changes[1]).toMatchObject({ action: 'POST /v1/departments', target: {}, fields: ['name'] });
-    expect(JSON.stringify(await stored())).not.toContain('secret-value');
+    // The department is named as it was before the change; the new name the request sent is nowhere.
+    expect(changes[0]!.item).toMatchObject({ param: 'departmentKey', key, name });
+    expect(JSON.stringify(await stored())).not.toContain(`${name}-2`);
   });
 
   it('records nothing for a read, or for a change that was refused', async () => {

@@ -657,6 +657,7 @@ export const en_US = {
   'column.account': 'Account',
   'column.auditAction': 'Action',
   'column.auditTarget': 'Item',
+  'column.auditItemName': 'Item name',
   'column.auditFields': 'Fields sent',
   'column.auditCode': 'Answer code',
   'column.auditReason': 'Reason',

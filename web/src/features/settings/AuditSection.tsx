@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Code, Group, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { type DatesRangeValue } from '@mantine/dates';
 // The date picker's own styles, loaded with the screens that use it.
 import '@mantine/dates/styles.css';
@@ -13,6 +13,7 @@ import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
 import { DaysFilter, SearchButtons } from '../filters.tsx';
+import { AuditAction } from './AuditAction.tsx';
 
 const PAGE_SIZE = 20;
 const KIND_COLOR: Record<AuditKind, string> = { change: 'blue', login: 'teal', loginFailed: 'red', logout: 'gray', export: 'grape', playback: 'orange' };
@@ -56,6 +57,7 @@ export function AuditSection() {
     badCredentials: t`Wrong username or password`,
     disabled: t`Account disabled`,
     throttled: t`Too many tries`,
+    secondFactor: t`Wrong two-factor code`,
   };
 
   const [from, to] = filters.range;
@@ -72,10 +74,6 @@ export function AuditSection() {
 
   /** The key's id, which its prefix in the API keys section also shows. */
   const apiKeyNote = (key: string) => t`Made with the API key ${key}`;
-  const target = (entry: AuditEntryJson) =>
-    Object.entries(entry.target)
-      .map(([name, value]) => `${name}: ${value}`)
-      .join(', ');
   const filtered = !!(filters.range[0] || filters.kind || filters.username);
   const columns: Column<AuditEntryJson>[] = [
     { key: 'time', title: t`Time`, sticky: 'start', render: (entry) => formatTime(entry.time) },
@@ -110,26 +108,18 @@ export function AuditSection() {
     {
       key: 'action',
       title: t`Action`,
-      render: (entry) =>
-        entry.action ? (
-          <Code style={{ whiteSpace: 'nowrap' }} data-testid="audit-action">
-            {entry.action}
-          </Code>
-        ) : (
-          <Text size="sm">{entry.reason ? (reasonLabel[entry.reason] ?? entry.reason) : '—'}</Text>
-        ),
+      wrap: true,
+      render: (entry) => <AuditAction entry={entry} reason={entry.reason ? (reasonLabel[entry.reason] ?? entry.reason) : null} />,
     },
-    { key: 'target', title: t`Item`, render: (entry) => <Truncated text={target(entry) || null} maw={220} /> },
-    { key: 'fields', title: t`Fields sent`, render: (entry) => <Truncated text={entry.fields.join(', ') || null} maw={200} /> },
     {
       key: 'address',
       title: t`Address`,
+      wrap: true,
+      // The whole address, wrapped where it must be (an IPv6 one is long); the browser is in the entry's details.
       render: (entry) => (
-        <Tooltip label={entry.userAgent ?? '—'} multiline maw={360} withinPortal>
-          <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-            {entry.sourceIp}
-          </Text>
-        </Tooltip>
+        <Text size="sm" miw={120} style={{ overflowWrap: 'anywhere' }} data-testid="audit-address">
+          {entry.sourceIp}
+        </Text>
       ),
     },
     { key: 'code', title: t`Answer code`, render: (entry) => entry.code },
