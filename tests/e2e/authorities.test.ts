@@ -153,8 +153,9 @@ describe('the authorization wizard', () => {
     await expect.poll(() => row(BEN, front.deviceKey!).getAttribute('data-state'), { timeout: 20_000 }).toBe('failed');
     expect(await row(BEN, front.deviceKey!).getByTestId('sync-reason').innerText()).toBe('No face photo');
     expect(await row(ADA, front.deviceKey!).getByTestId('validity').innerText()).toMatch(/Permanent\s*In effect/i);
-    // Both rows are employees: the type is said once above the table.
-    expect(await page.getByTestId('authority-folded').innerText()).toContain('Type: Employee');
+    // Both rows are employees: the type is said once above the table, as a sentence rather than a filter's "Type: Employee".
+    expect(await page.getByTestId('authority-folded').innerText()).toContain('Everyone on this page is an employee.');
+    expect(await page.getByTestId('authority-folded').innerText()).not.toContain('Type:');
     await page.screenshot({ path: `${shots}/list-en.png` });
 
     // Filters: failed ones only.

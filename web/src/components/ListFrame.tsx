@@ -25,6 +25,11 @@ export interface Column<T> {
    * and the value is said once above the table.
    */
   folds?(row: T): string;
+  /**
+   * How a folded column is said above the table, as a sentence about the page's rows ("Everyone
+   * on this page is a visitor.") rather than as "Title: value", which reads like a filter.
+   */
+  caption?(row: T): string;
   /** For a column that is empty in many rows (a failed mail's Resend): it shows only when a row of the page has something in it. */
   present?(row: T): boolean;
 }
@@ -120,14 +125,20 @@ export function ListFrame<T>({
       )}
       {folded.length > 0 && (
         <Group gap="lg" data-testid={`${name}-folded`}>
-          {folded.map((column) => (
-            <Text key={column.key} size="sm" c="dimmed" data-column={column.key}>
-              {column.title}:{' '}
-              <Text span inherit c="var(--mantine-color-text)">
-                {column.folds!(items[0]!)}
+          {folded.map((column) =>
+            column.caption ? (
+              <Text key={column.key} size="sm" c="dimmed" fs="italic" data-column={column.key}>
+                {column.caption(items[0]!)}
               </Text>
-            </Text>
-          ))}
+            ) : (
+              <Text key={column.key} size="sm" c="dimmed" data-column={column.key}>
+                {column.title}:{' '}
+                <Text span inherit c="var(--mantine-color-text)">
+                  {column.folds!(items[0]!)}
+                </Text>
+              </Text>
+            ),
+          )}
         </Group>
       )}
       <ScrollTable>
