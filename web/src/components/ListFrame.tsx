@@ -14,7 +14,10 @@ export interface Column<T> {
   key: string;
   title?: ReactNode;
   render(row: T): ReactNode;
-  /** Stays in place while the table scrolls sideways: who or what the row is, or its actions. */
+  /**
+   * Stays in place while the table scrolls sideways: who or what the row is, or its actions. When
+   * no column is pinned at the start, the first one is.
+   */
   sticky?: 'start' | 'end';
   width?: number;
   /** Long text that wraps onto more lines rather than being cut (a log message). */
@@ -95,6 +98,11 @@ export function ListFrame<T>({
   const keys = items.map(rowKey);
   const folded = items.length > 1 ? columns.filter((c) => c.folds && items.every((row) => c.folds!(row) === c.folds!(items[0]!))) : [];
   const shownColumns = columns.filter((c) => !folded.includes(c) && (!c.present || items.some(c.present)));
+  const pinned = shownColumns.some((c) => c.sticky === 'start') ? undefined : shownColumns[0];
+  const stickyClass = (column: Column<T>): string | undefined => {
+    const sticky = column === pinned ? 'start' : column.sticky;
+    return sticky === 'start' ? tables.stickyStart : sticky === 'end' ? tables.stickyEnd : undefined;
+  };
   const choosable = selection ? keys.filter((_, i) => selection.selectable?.(items[i]!) ?? true) : [];
   const allChecked = choosable.length > 0 && choosable.every((k) => selection!.selected.has(k));
   const choose = (chosen: string[], on: boolean) => {
@@ -107,8 +115,8 @@ export function ListFrame<T>({
     selection.onChange(next);
   };
   // With a pinned first column, the checkboxes stay in place too, and the column beside them.
-  const pinSelection = !!selection && columns[0]?.sticky === 'start';
-  const offset = (column: Column<T>) => (pinSelection && column === columns[0] ? ({ '--sticky-offset': '40px' } as CSSProperties) : undefined);
+  const pinSelection = !!selection && !!shownColumns[0] && stickyClass(shownColumns[0]) === tables.stickyStart;
+  const offset = (column: Column<T>) => (pinSelection && column === shownColumns[0] ? ({ '--sticky-offset': '40px' } as CSSProperties) : undefined);
   const firstLoad = list.isPending && !list.page;
   const total = showTotal ? list.count : undefined;
   const count = formatNumber(total ? total.value : items.length);
@@ -243,10 +251,6 @@ export function ListFrame<T>({
       )}
     </Stack>
   );
-}
-
-function stickyClass<T>(column: Column<T>): string | undefined {
-  return column.sticky === 'start' ? tables.stickyStart : column.sticky === 'end' ? tables.stickyEnd : undefined;
 }
 
 /** A row's name that opens its own screen: a link, cut at `maw` with the whole name on hover. */

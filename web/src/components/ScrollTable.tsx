@@ -2,8 +2,10 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import classes from './DataTable.module.css';
 
 /**
- * Lets a wide table scroll sideways inside its card, and marks the sides where columns are
- * hidden (`data-more-start`, `data-more-end`) so the cells that stay in place cast a shade there.
+ * Lets a wide table scroll sideways inside its card, with a scroll bar that stays in sight, and
+ * marks the sides where columns are hidden (`data-more-start`, `data-more-end`): the cells that
+ * stay in place cast a shade there, or else the edge itself does, so a column cut at the edge
+ * reads as one more to scroll to.
  */
 export function ScrollTable({ children }: { children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -27,8 +29,10 @@ export function ScrollTable({ children }: { children: ReactNode }) {
     };
   }, []);
   return (
-    <div ref={ref} className={classes.scroll} data-more-start={more.start || undefined} data-more-end={more.end || undefined}>
-      {children}
+    <div className={classes.frame} data-more-start={more.start || undefined} data-more-end={more.end || undefined}>
+      <div ref={ref} className={classes.scroll}>
+        {children}
+      </div>
     </div>
   );
 }

@@ -113,6 +113,8 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
     {
       key: 'name',
       title: t`Name`,
+      // The photos scroll away under the name, which stays in place.
+      sticky: 'start',
       render: (record) => {
         const name = personName(record, labels);
         return (
