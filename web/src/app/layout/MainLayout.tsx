@@ -15,7 +15,7 @@ import { Header } from './Header.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
 import { QuestionnaireAlerts } from '../../features/questionnaires/QuestionnaireAlerts.tsx';
-import { AlertArea } from './AlertArea.tsx';
+import { ALERT_COLUMN, AlertArea, useAlerting } from './AlertArea.tsx';
 
 export const MENU_EXPANDED = 250;
 export const MENU_COLLAPSED = 65;
@@ -38,6 +38,8 @@ export default function MainLayout() {
   const platform = platformOf(menu, pathname);
   const sideItems = platform && platform.path !== '/settings' ? (platform.children ?? []) : [];
   const dark = pathname === '/pass-platform/dashboard';
+  const alerting = useAlerting() && !waiting;
+  const background = dark ? '#0b1727' : '#f0f2f5';
 
   const titleKey = [...matches].reverse().find((m) => (m.handle as RouteHandle | undefined)?.title)?.handle as RouteHandle | undefined;
   useEffect(() => {
@@ -54,8 +56,9 @@ export default function MainLayout() {
       <AppShell
         header={{ height: 56 }}
         navbar={sideItems.length ? { width: collapsed ? MENU_COLLAPSED : MENU_EXPANDED, breakpoint: 0 } : undefined}
+        aside={{ width: ALERT_COLUMN, breakpoint: 0, collapsed: { desktop: !alerting, mobile: !alerting } }}
         padding="md"
-        styles={{ main: { background: dark ? '#0b1727' : '#f0f2f5', color: dark ? '#e9ecef' : undefined, minHeight: '100vh' } }}
+        styles={{ main: { background, color: dark ? '#e9ecef' : undefined, minHeight: '100vh' }, aside: { background, overflowY: 'auto' } }}
       >
         <AppShell.Header>
           <Header menu={menu} />
@@ -72,10 +75,13 @@ export default function MainLayout() {
             <>
               <BlacklistAlerts />
               <QuestionnaireAlerts />
-              <AlertArea />
             </>
           )}
         </AppShell.Main>
+        {/* Live alerts stack in a column of their own at the right edge while any shows; the screen narrows beside it. */}
+        <AppShell.Aside p="sm" data-testid="alert-column">
+          {!waiting && <AlertArea />}
+        </AppShell.Aside>
       </AppShell>
     </QueryClientProvider>
   );
