@@ -13,6 +13,7 @@ import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { CAPTURE_RETRIES, RecordPhoto, Temperature } from '../passage/records/parts.tsx';
 import { useRecordLabels } from '../passage/records/labels.ts';
 import classes from './Dashboard.module.css';
+import { GettingStarted, isStarting } from './GettingStarted.tsx';
 import { DaysChart, OfflineTerminals, Panel, SyncHealth, Tile, YesterdayAttendance } from './panels.tsx';
 
 /** The figures are read again this often, and the capture feed more often while the live channel is not open. */
@@ -92,7 +93,7 @@ export function DashboardPage() {
           </Text>
         )}
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
-          <Tile label={t`Face verifications today`} value={n(view?.todayCounts.employee)} testId="tile-faces" />
+          <Tile label={t`Employee passes today`} value={n(view?.todayCounts.employee)} testId="tile-faces" />
           <Tile label={t`Visitor passes today`} value={n(view?.todayCounts.visitor)} testId="tile-visitors" />
           <Tile label={t`Strangers today`} value={n(view?.todayCounts.stranger)} testId="tile-strangers" tone="orange" />
           <Tile label={t`Blacklist hits today`} value={n(view?.todayCounts.blacklist)} testId="tile-blacklist" tone="red" />
@@ -121,10 +122,16 @@ export function DashboardPage() {
           </Panel>
           <CapturePanel />
         </Box>
-        <Box className={classes.health} mt="md">
-          <SyncHealth view={view} />
-          <OfflineTerminals view={view} />
-        </Box>
+        {view && isStarting(view) ? (
+          <Box mt="md">
+            <GettingStarted view={view} />
+          </Box>
+        ) : (
+          <Box className={classes.health} mt="md">
+            <SyncHealth view={view} />
+            <OfflineTerminals view={view} />
+          </Box>
+        )}
         <Paper className={classes.panel} p="md" mt="md" data-testid="dashboard-attendance">
           <Title order={3} size="h5" c="gray.1" mb="xs">
             <Trans>Yesterday’s attendance</Trans>

@@ -15,6 +15,7 @@ import { GroupManager } from '../people/GroupManager.tsx';
 import { useGroups } from '../people/api.ts';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
 import { RequestsPanel } from './RequestsPanel.tsx';
+import { SeatsLine } from './SeatsLine.tsx';
 import { commandsKey, devicePath, deviceScreen, sendCommand, type Device, type DevicePage } from './api.ts';
 import { DeviceNameCell, OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from './parts.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
@@ -176,6 +177,7 @@ export function DeviceListPage() {
       <Paper withBorder radius="md" p="md">
         <Stack gap="md">
           <PresenceTotals page={page} testId="device-totals" />
+          <SeatsLine />
           <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
             <Group align="flex-end" gap="sm" wrap="wrap" style={{ flex: '1 1 auto' }}>
               <KeywordInput

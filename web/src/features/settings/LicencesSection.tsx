@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
@@ -13,7 +13,7 @@ const STATE_COLOR: Record<LicenceState, string> = { valid: 'teal', expiring: 'or
 const REMINDER_MIN = 1;
 const REMINDER_MAX = 365;
 
-function Stat({ label, value, testId }: { label: string; value: number; testId: string }) {
+function Stat({ label, value, testId, children }: { label: string; value: number; testId: string; children?: ReactNode }) {
   return (
     <Paper withBorder radius="md" p="md">
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
@@ -22,6 +22,7 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
       <Text fz={28} fw={700} data-testid={testId}>
         {formatNumber(value)}
       </Text>
+      {children}
     </Paper>
   );
 }
@@ -76,6 +77,11 @@ export function LicencesSection() {
   });
   const activate = activation.onSubmit(({ activationCode }) => activating.mutate(activationCode.trim()));
 
+  const startingTrial = useWrite(() => api.post('/v1/licences/trial'), {
+    touches: ['licences', 'devices'],
+    success: t`Free trial started`,
+  });
+
   const savingDays = useWrite((reminderDays: number) => api.patch('/v1/licences/reminder', { reminderDays }, { silent: true }), {
     touches: ['licences'],
     success: t`Saved`,
@@ -93,7 +99,7 @@ export function LicencesSection() {
       key: 'code',
       title: t`Activation code`,
       sticky: 'start',
-      render: (licence) => <MonoCell text={licence.code} />,
+      render: (licence) => (licence.trial ? <Text size="sm">{t`Free trial`}</Text> : <MonoCell text={licence.code} />),
     },
     {
       key: 'state',
@@ -115,12 +121,15 @@ export function LicencesSection() {
     <Stack gap="lg">
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
         <Stat label={t`Total seats`} value={list?.total ?? 0} testId="licence-total" />
-        <Stat label={t`Used`} value={list?.used ?? 0} testId="licence-used" />
+        <Stat label={t`Used`} value={list?.used ?? 0} testId="licence-used">
+          {list && <UsedBy faceTerminals={list.usedBy.faceTerminals} intercoms={list.usedBy.intercoms} />}
+        </Stat>
         <Stat label={t`Remaining`} value={list?.remaining ?? 0} testId="licence-remaining" />
       </SimpleGrid>
       <Text size="xs" c="dimmed">
-        <Trans>Seats count while their licence is in force. Each bound face terminal takes one seat.</Trans>
+        <Trans>Seats count while their licence is in force. Each bound device takes one seat: face terminals and intercoms alike.</Trans>
       </Text>
+      {list && <TrialNote trial={list.trial} starting={startingTrial.isPending} onStart={() => startingTrial.mutate()} />}
 
       <ListFrame
         list={licences}
@@ -130,7 +139,7 @@ export function LicencesSection() {
         rowProps={() => ({ 'data-testid': 'licence-row' })}
         empty={
           <Text c="dimmed">
-            <Trans>No licence is activated yet. Face terminals cannot bind until one is.</Trans>
+            <Trans>No licence is activated yet. No device can bind until one is.</Trans>
           </Text>
         }
         paged={false}
@@ -143,6 +152,9 @@ export function LicencesSection() {
               <Title order={3} size="h5">
                 <Trans>Activate a licence</Trans>
               </Title>
+              <Text size="sm" c="dimmed">
+                <Trans>Your service provider issues activation codes: each gives a number of seats until a date.</Trans>
+              </Text>
               <Textarea
                 label={t`Activation code`}
                 description={t`Paste the code exactly as you received it.`}
@@ -197,5 +209,51 @@ export function LicencesSection() {
         </Paper>
       </SimpleGrid>
     </Stack>
+  );
+}
+
+/** Who holds the seats counted as used: face terminals and intercoms each take one. */
+function UsedBy({ faceTerminals, intercoms }: { faceTerminals: number; intercoms: number }) {
+  const terminals = formatNumber(faceTerminals);
+  const phones = formatNumber(intercoms);
+  return (
+    <Text size="xs" c="dimmed" data-testid="licence-used-by">
+      <Trans>
+        Face terminals: {terminals} · Intercoms: {phones}
+      </Trans>
+    </Text>
+  );
+}
+
+/** The free trial: what it gives and until when, or the button that starts it for a company without one. */
+function TrialNote({ trial, starting, onStart }: { trial: LicenceList['trial']; starting: boolean; onStart: () => void }) {
+  const seats = formatNumber(trial.seats);
+  const days = formatNumber(trial.days);
+  const end = formatDate(trial.expireTime);
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="licence-trial" data-state={trial.state}>
+      <Group justify="space-between" gap="sm" wrap="wrap">
+        <Text size="sm" style={{ flex: '1 1 320px' }}>
+          {trial.state === 'available' && (
+            <Trans>
+              Each company may use one free trial: {seats} seats for {days} days. When it ends its seats end: devices already bound keep working, but no new
+              device can bind until a licence is activated.
+            </Trans>
+          )}
+          {trial.state === 'active' && (
+            <Trans>
+              Free trial: {seats} seats until {end}. When it ends its seats end: devices already bound keep working, but no new device can bind until a licence
+              is activated.
+            </Trans>
+          )}
+          {trial.state === 'ended' && <Trans>The free trial ended on {end}. Devices bound with its seats keep working; activate a licence to bind more.</Trans>}
+        </Text>
+        {trial.state === 'available' && (
+          <Button variant="light" loading={starting} onClick={onStart} data-testid="licence-trial-start">
+            <Trans>Start the free trial</Trans>
+          </Button>
+        )}
+      </Group>
+    </Paper>
   );
 }
