@@ -21,6 +21,7 @@ let fleet: Fleet;
 let owner: Awaited<ReturnType<typeof newCompany>>;
 let tenantId: string;
 let employeeKey: string;
+let attendanceGroupKey: string;
 const name = unique('Mia Sato ');
 
 /** The last Saturday before today, in the company's time zone (UTC for a new company). */
@@ -46,11 +47,12 @@ beforeAll(async () => {
   const period = { onDuty: '09:00', offDuty: '18:00', earliestCheckIn: '07:00', latestCheckOut: '21:00', lateTolerance: 0, earlyLeaveTolerance: 0 };
   const shiftKey = (await call<{ shiftKey: string }>('POST', '/v1/attendance/shifts', { token, body: { name: 'Day', periods: [period] } })).body.data.shiftKey;
   const weekdays = { sun: null, mon: shiftKey, tue: shiftKey, wed: shiftKey, thu: shiftKey, fri: shiftKey, sat: null };
-  const group = await call('POST', '/v1/attendance/groups', {
+  const group = await call<{ attendanceGroupKey: string }>('POST', '/v1/attendance/groups', {
     token,
     body: { name: 'Front desk', employeeKeys: [employeeKey], weekdays, workdayOvertimeAfter: null, restDayMinHours: 4 },
   });
   expect(group.body.code).toBe(201);
+  attendanceGroupKey = group.body.data.attendanceGroupKey;
   fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('TX').toUpperCase() });
 });
 afterAll(async () => {
@@ -116,6 +118,14 @@ describe('texts of the server and the terminals, in Japanese', () => {
     await expect.poll(() => lines.innerText()).toContain('No overtime: 27 min from the first to the last punch, less than 4 h');
     expect(await lines.innerText()).toContain('Rest day: no absence');
     await page.screenshot({ path: `${shotDir}/attendance-trace-rest-day-en.png` });
+
+    // The month keeps the group it was computed under; deleted since, the group is said to be so.
+    const token = (await page.evaluate(() => localStorage.getItem('token')))!;
+    expect((await call('DELETE', `/v1/attendance/groups/${attendanceGroupKey}?version=1`, { token })).body.code).toBe(204);
+    await page.goto(`/pass-platform/enterprise/attendance/statistics/monthly?month=${saturday.slice(0, 7)}`);
+    const month = page.locator('tr', { hasText: name });
+    await expect.poll(() => month.innerText()).toContain('Deleted attendance group');
+    expect(await month.innerText()).not.toContain(attendanceGroupKey);
     await context.close();
   });
 
