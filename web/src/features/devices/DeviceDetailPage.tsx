@@ -15,6 +15,7 @@ import { CommandsPanel, LogsPanel, PhotoPanel, usePhotoCapture } from './panels.
 import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
+import { RecentPasses } from '../passage/records/RecentPasses.tsx';
 import { OnlineBadge } from './parts.tsx';
 import { formatBytes, formatTime } from '../../app/format.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
@@ -365,6 +366,7 @@ export function DeviceDetailPage() {
         <CommandsPanel deviceKey={deviceKey} />
       </SimpleGrid>
       <LogsPanel deviceKey={deviceKey} />
+      <RecentPasses filter={{ deviceKey }} />
       <SyncStatePanel deviceKey={deviceKey} />
     </ScreenPage>
   );

@@ -1,22 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import {
-  Avatar,
-  Button,
-  FileButton,
-  Grid,
-  Group,
-  Input,
-  Loader,
-  Paper,
-  Progress,
-  SegmentedControl,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
+import { Button, Grid, Group, Input, Loader, Paper, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
 import { useDisclosure } from '@mantine/hooks';
@@ -28,22 +11,12 @@ import { RequestError } from '../../app/request.ts';
 import { showFailure, useItem, useWrite } from '../../app/queries.ts';
 import { getAuthorities } from '../../app/session.ts';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
-import {
-  basePath,
-  flattenDepartments,
-  keyOf,
-  screens,
-  uploadPhoto,
-  useDepartments,
-  useGroups,
-  type Group as PersonGroup,
-  type Kind,
-  type Person,
-} from './api.ts';
-import { checkPhoto, photoContentType, type PhotoContentType, type PhotoProblem } from './photoCheck.ts';
+import { basePath, flattenDepartments, keyOf, screens, useDepartments, useGroups, type Group as PersonGroup, type Kind, type Person } from './api.ts';
+import { PhotoField } from './PhotoField.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { EraseDialog } from './EraseDialog.tsx';
 import { NewGroupField } from './NewGroupField.tsx';
+import { RecentPasses } from '../passage/records/RecentPasses.tsx';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The last entry of the Group dropdown: not a group, it opens the inline "new group" field. */
@@ -101,9 +74,8 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
     enabled: kind === 'employee' && seesAttendance,
   });
   const [preview, setPreview] = useState<string | null>(null);
-  const [photoError, setPhotoError] = useState<string | null>(null);
-  /** The photo on its way to storage, in percent. */
-  const [upload, setUpload] = useState<{ percent: number } | null>(null);
+  /** A photo is on its way to storage: saving waits for it. */
+  const [uploading, setUploading] = useState(false);
   const [erasing, setErasing] = useState(false);
   const [erased, setErased] = useState(false);
 
@@ -152,39 +124,6 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
     });
     form.resetDirty();
   }, [person]); // The form object is stable.
-
-  const photoMessages: Record<PhotoProblem, string> = {
-    type: t`Choose a JPG or PNG image`,
-    size: t`The photo must be at most 5 MB`,
-    small: t`The photo must be at least 640 × 480 pixels`,
-    large: t`The photo must be at most 4096 × 2688 pixels`,
-    unreadable: t`This image cannot be read`,
-  };
-
-  // The photo goes to storage with its progress; the saved person takes it only when saved.
-  const uploading = useWrite(
-    ({ file, contentType }: { file: File; contentType: PhotoContentType }) => uploadPhoto(file, contentType, (percent) => setUpload({ percent })),
-    {
-      onSuccess: (uploaded) => {
-        form.setFieldValue('avatar', uploaded.fileKey);
-        setPreview(uploaded.url);
-      },
-      onError: (error) => setPhotoError(error instanceof RequestError ? (error.issues[0]?.message ?? error.message) : t`The photo could not be uploaded`),
-    },
-  );
-  const choosePhoto = async (file: File | null) => {
-    if (!file) return;
-    setPhotoError(null);
-    const problem = await checkPhoto(file);
-    if (problem) {
-      setPhotoError(photoMessages[problem]);
-      return;
-    }
-    const contentType = await photoContentType(file);
-    if (!contentType) return setPhotoError(photoMessages.type);
-    setUpload({ percent: 0 });
-    uploading.mutate({ file, contentType }, { onSettled: () => setUpload(null) });
-  };
 
   // The problems the server names go to their fields; anything else to the toast.
   const refused = (error: unknown) => {
@@ -269,32 +208,14 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
         <form onSubmit={submit} noValidate>
           <Grid gap="lg">
             <Grid.Col span={{ base: 12, md: 3 }}>
-              <Stack align="center" gap="xs">
-                <Avatar src={preview} size={140} radius="md" alt={t`Photo`} data-testid="photo-preview" />
-                <FileButton onChange={(f) => void choosePhoto(f)} accept="image/png,image/jpeg">
-                  {(props) => (
-                    <Button {...props} variant="light" loading={!!upload} data-testid="photo-button">
-                      <Trans>Choose photo</Trans>
-                    </Button>
-                  )}
-                </FileButton>
-                {upload && (
-                  <Stack gap={4} w="100%" data-testid="photo-progress">
-                    <Text size="xs" c="dimmed" ta="center">
-                      <Trans>Uploading the file… {upload.percent}%</Trans>
-                    </Text>
-                    <Progress value={upload.percent} size="sm" />
-                  </Stack>
-                )}
-                <Text size="xs" c="dimmed" ta="center">
-                  <Trans>JPG or PNG, at most 5 MB, 640 × 480 to 4096 × 2688 pixels, the face at least a third of the photo.</Trans>
-                </Text>
-                {photoError && (
-                  <Text size="sm" c="red" role="alert">
-                    {photoError}
-                  </Text>
-                )}
-              </Stack>
+              <PhotoField
+                preview={preview}
+                onBusy={setUploading}
+                onUploaded={(uploaded) => {
+                  form.setFieldValue('avatar', uploaded.fileKey);
+                  setPreview(uploaded.url);
+                }}
+              />
             </Grid.Col>
             <Grid.Col span={{ base: 12, md: 9 }}>
               <Grid>
@@ -414,7 +335,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
                 <Button variant="default" onClick={() => navigate(screens(kind).list)}>
                   <Trans>Back</Trans>
                 </Button>
-                <Button type="submit" loading={update.isPending || create.isPending} disabled={!!upload}>
+                <Button type="submit" loading={update.isPending || create.isPending} disabled={uploading}>
                   <Trans>Save</Trans>
                 </Button>
               </Group>
@@ -423,6 +344,7 @@ export function PersonFormPage({ kind }: { kind: Kind }) {
         </form>
       </Paper>
       {person && <SyncStatePanel personKey={keyOf(person)} />}
+      {person && <RecentPasses filter={{ personKey: keyOf(person) }} />}
     </ScreenPage>
   );
 }

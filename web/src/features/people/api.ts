@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import type { PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
+import type { PhotoRulesView, PresignedUpload, StoredFile } from '@passcloud/functions/contract/files';
 import type { DepartmentNodeJson, Employee, GroupJson, Visitor } from '@passcloud/functions/contract/people';
 import { api } from '../../app/api.ts';
 import { putFile } from '../../app/upload.ts';
@@ -70,3 +70,6 @@ export async function uploadPhoto(file: File, contentType: PhotoContentType, onP
   await putFile(presigned.upload, file, onPercent);
   return api.post<StoredFile>(`/v1/files/uploads/${presigned.uploadKey}/complete`, undefined, { silent: true });
 }
+
+/** What a person's photo must be in this company: SPEC's minimum raised to what its face terminals need. */
+export const usePhotoRules = () => useQuery({ queryKey: ['photoRules'], queryFn: () => api.get<PhotoRulesView>('/v1/files/photoRules') });

@@ -14,13 +14,14 @@ import { Truncated } from '../../../components/Truncated.tsx';
 import { useListFilters } from '../../../components/useListFilters.ts';
 import classes from './RecordListPage.module.css';
 import { loadRecord, recordsPath, useDeviceOptions, type PassRecordItem, type PassRecordPage } from './api.ts';
-import { defaultFilters, filtersNarrowed, rangeAllowed, recordQuery, type RecordFilters, type RecordScreen } from './filters.ts';
+import { defaultFilters, filtersNarrowed, rangeAllowed, recordQuery, useRecordUrlFilters, type RecordFilters, type RecordScreen } from './filters.ts';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
 import { RecordDetail } from './RecordDetail.tsx';
 import { ExportDialog } from './ExportDialog.tsx';
 import { DeviceFilter } from '../../filters.tsx';
 import { EmptyRecords, RecordFilterBar } from './RecordFilterBar.tsx';
+import { PersonFilterChip } from './PersonFilterChip.tsx';
 
 const PAGE_SIZE = 20;
 /** Without the live channel, the first page follows new records this often while it is shown and no record is open. */
@@ -36,7 +37,9 @@ const LIVE_READ_MS = 1000;
 export function RecordListPage({ screen }: { screen: RecordScreen }) {
   const { t } = useLingui();
   const labels = useRecordLabels();
-  const filterState = useListFilters<RecordFilters>(() => defaultFilters(), { check: (draft) => rangeAllowed(draft.range) });
+  // The applied filters live in the URL: a link to one person's or terminal's passes survives a reload.
+  const applied = useRecordUrlFilters();
+  const filterState = useListFilters<RecordFilters>(() => defaultFilters(), { check: (draft) => rangeAllowed(draft.range), applied });
   const { draft, filters } = filterState;
   const [open, setOpen] = useState<PassRecordItem | null>(null);
   const [exporting, setExporting] = useState(false);
@@ -154,6 +157,12 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               w={200}
               testId="record-device"
             />
+            {filters.personKey && (
+              <PersonFilterChip
+                name={items.find((r) => r.personKey === filters.personKey)?.name ?? null}
+                onClear={() => filterState.apply({ ...draft, personKey: null })}
+              />
+            )}
             {screen === 'pass' && (
               <Select
                 label={t`Type`}

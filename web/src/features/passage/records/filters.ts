@@ -1,5 +1,14 @@
+import { useCallback, useMemo } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import dayjs from 'dayjs';
-import { RECORD_RANGE_MAX_DAYS, type PassState, type RecordType } from '@passcloud/functions/contract/passRecords';
+import {
+  PASS_STATES,
+  RECORD_RANGE_MAX_DAYS,
+  RECORD_TYPES,
+  TEMPERATURE_FILTERS,
+  type PassState,
+  type RecordType,
+} from '@passcloud/functions/contract/passRecords';
 import { today } from './alerts.ts';
 
 /** The general record screen, or the blacklist's own (the same filters, the type fixed). */
@@ -9,6 +18,8 @@ export interface RecordFilters {
   /** Days (`YYYY-MM-DD`); the second may be missing while only one day is picked. */
   range: [string | null, string | null];
   deviceKey: string | null;
+  /** One employee's or visitor's passes: set by the link of a person's recent passes. */
+  personKey: string | null;
   type: RecordType | null;
   temperature: 'normal' | 'fever' | null;
   passState: PassState | null;
@@ -19,7 +30,7 @@ const DAY = 'YYYY-MM-DD';
 
 export const defaultFilters = (now: Date = new Date()): RecordFilters => {
   const day = today(now);
-  return { range: [day, day], deviceKey: null, type: null, temperature: null, passState: null, keyword: '' };
+  return { range: [day, day], deviceKey: null, personKey: null, type: null, temperature: null, passState: null, keyword: '' };
 };
 
 /** Days covered by a range, both ends counted. */
@@ -51,6 +62,7 @@ export function recordQuery(filters: RecordFilters, screen: RecordScreen): Recor
   return {
     ...rangeQuery(filters.range),
     deviceKey: filters.deviceKey ?? undefined,
+    personKey: filters.personKey ?? undefined,
     type: screen === 'pass' ? (filters.type ?? undefined) : undefined,
     temperature: filters.temperature ?? undefined,
     passState: filters.passState ?? undefined,
@@ -59,4 +71,76 @@ export function recordQuery(filters: RecordFilters, screen: RecordScreen): Recor
 }
 
 export const filtersNarrowed = (filters: RecordFilters): boolean =>
-  !!(filters.deviceKey || filters.type || filters.temperature || filters.passState || filters.keyword.trim());
+  !!(filters.deviceKey || filters.personKey || filters.type || filters.temperature || filters.passState || filters.keyword.trim());
+
+/** The URL parameters of the filters; other parameters (`record`, an alert's link) are left alone. */
+const URL_NAMES = ['from', 'to', 'deviceKey', 'personKey', 'type', 'temperature', 'passState', 'keyword'] as const;
+const KEY = /^[0-9a-z]{8,32}$/;
+const DAY_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
+const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => (values.includes(value as T) ? (value as T) : null);
+
+/** The filters a URL names, the defaults for what it leaves out or names wrongly. */
+export function filtersOfUrl(params: URLSearchParams, now: Date = new Date()): RecordFilters {
+  const base = defaultFilters(now);
+  const day = (name: string) => (DAY_FORMAT.test(params.get(name) ?? '') ? params.get(name) : null);
+  const key = (name: string) => (KEY.test(params.get(name) ?? '') ? params.get(name) : null);
+  const from = day('from');
+  return {
+    range: from ? [from, day('to') ?? from] : base.range,
+    deviceKey: key('deviceKey'),
+    personKey: key('personKey'),
+    type: oneOf(RECORD_TYPES, params.get('type')),
+    temperature: oneOf(TEMPERATURE_FILTERS, params.get('temperature')),
+    passState: oneOf(PASS_STATES, params.get('passState')),
+    keyword: params.get('keyword') ?? '',
+  };
+}
+
+/** The link to the record list with these filters (a person's or a terminal's recent passes). */
+export function recordsLink(path: string, filters: Partial<Record<(typeof URL_NAMES)[number], string | undefined>>): string {
+  const params = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => !!e[1]));
+  return `${path}?${params.toString()}`;
+}
+
+/**
+ * The applied filters of a record list, kept in the URL so a filtered list (a link to one
+ * person's passes) survives a reload; today's range and empty filters are left out of it.
+ */
+export function useRecordUrlFilters(): [RecordFilters, (next: RecordFilters) => boolean] {
+  const [params, setParams] = useSearchParams();
+  const serialized = params.toString();
+  // The filters change only with the URL.
+  const filters = useMemo(() => filtersOfUrl(params), [serialized]);
+  const setFilters = useCallback(
+    (next: RecordFilters) => {
+      if (JSON.stringify(next) === JSON.stringify(filtersOfUrl(params))) return false;
+      const today = defaultFilters().range;
+      const { from, to } = rangeQuery(next.range);
+      const values: Record<(typeof URL_NAMES)[number], string | null | undefined> = {
+        from: from === today[0] && to === today[1] ? null : from,
+        to: from === today[0] && to === today[1] ? null : to,
+        deviceKey: next.deviceKey,
+        personKey: next.personKey,
+        type: next.type,
+        temperature: next.temperature,
+        passState: next.passState,
+        keyword: next.keyword.trim(),
+      };
+      setParams(
+        (current) => {
+          const updated = new URLSearchParams(current);
+          for (const name of URL_NAMES) {
+            const value = values[name];
+            if (value) updated.set(name, value);
+            else updated.delete(name);
+          }
+          return updated;
+        },
+        { replace: true },
+      );
+      return true;
+    },
+    [serialized, setParams],
+  );
+  return [filters, setFilters];
+}
