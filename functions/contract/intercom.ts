@@ -90,7 +90,7 @@ const callFilter = z.object({
 });
 const rangeInOrder = (q: { from?: string | undefined; to?: string | undefined }) => !q.from || !q.to || q.from <= q.to;
 
-/** `GET /v1/intercom/calls`: company days as for pass records (both default to today), status and the reporting intercom. */
+/** `GET /v1/intercom/calls`: company days as for pass records (both default to today), status and an intercom at either end. */
 export const callQuery = callFilter
   .extend({ pageSize: z.coerce.number().int().min(1).max(200).default(20), cursor: z.string().max(500).optional() })
   .strict()
@@ -117,13 +117,40 @@ export type CallParty = z.output<typeof callParty>;
 
 export type RecordingState = 'none' | 'pending' | 'ready' | 'expired';
 
+const recordingInfo = z.object({
+  state: z.enum(['none', 'pending', 'ready', 'expired']),
+  contentType: z.enum(RECORDING_TYPES).nullable(),
+  size: z.number().int().min(0).nullable(),
+});
+
+/** One end's own report of a call. */
+const callEnd = z
+  .object({
+    deviceKey: z.string(),
+    deviceName: z.string().meta({ description: 'Empty when the intercom was deleted' }),
+    kind: z.enum(INTERCOM_KINDS).nullable(),
+    direction: z.enum(['incoming', 'outgoing']).meta({ description: '`outgoing`: this end called; `incoming`: it was called' }),
+    status: z.literal(CALL_STATUSES).meta({ description: 'As this end saw it: 1 answered (incoming), 2 answered (outgoing), 3 not connected' }),
+    startTime: z.iso.datetime(),
+    answerTime: z.iso.datetime().nullable(),
+    endTime: z.iso.datetime().nullable(),
+    duration: z.number().int().min(0).nullable(),
+    live: z.boolean(),
+    peerNumber: z.string().meta({ description: 'The number of the other end, as this end named it' }),
+    doorOpenedAt: z.iso.datetime().nullable(),
+    recording: recordingInfo,
+    reportedAt: z.iso.datetime().meta({ description: 'When the cloud last stored this end’s report' }),
+  })
+  .meta({ description: 'One end’s own report of a call' });
+export type CallEndItem = z.output<typeof callEnd>;
+
+/** One row per call: both ends report it under one call id (docs/device-protocol.md). */
 const callItem = z.object({
-  callKey: z.string().meta({ description: '`<deviceKey>.<callId>`' }),
+  callKey: z.string().meta({ description: '`<deviceKey>.<callId>`, the deviceKey of the end that reported first (the other end’s works too)' }),
   callId: z.string(),
-  deviceKey: z.string().meta({ description: 'The intercom that reported the call; the status is as it saw it' }),
-  deviceName: z.string(),
-  direction: z.enum(['incoming', 'outgoing']),
-  status: z.literal(CALL_STATUSES).meta({ description: 'As the reporting intercom saw it: 1 answered (incoming), 2 answered (outgoing), 3 not connected' }),
+  status: z.literal(CALL_STATUSES).meta({
+    description: 'The call’s: 1 incoming (from a door station or from outside) and answered, 2 outgoing (from an indoor monitor) and answered, 3 not connected',
+  }),
   callTime: z.iso.datetime(),
   answerTime: z.iso.datetime().nullable(),
   endTime: z.iso.datetime().nullable(),
@@ -133,11 +160,10 @@ const callItem = z.object({
   called: callParty,
   doorOpenedAt: z.iso.datetime().nullable(),
   canOpenDoor: z.boolean().meta({ description: 'Live, answered and with a door station at one end: the console may open its door' }),
-  recording: z.object({
-    state: z.enum(['none', 'pending', 'ready', 'expired']),
-    contentType: z.enum(RECORDING_TYPES).nullable(),
-    size: z.number().int().min(0).nullable(),
-  }),
+  recording: recordingInfo.meta({ description: 'The call’s recording (of the end that has one; the called end’s when both have)' }),
+  ends: z
+    .array(callEnd)
+    .meta({ description: 'Each end’s own report: the calling end first; an end that did not report (or is outside the company) is absent' }),
 });
 export type CallItem = z.output<typeof callItem>;
 
@@ -145,7 +171,6 @@ export type CallItem = z.output<typeof callItem>;
 export const callPage = z.object({ items: z.array(callItem), nextCursor: z.string().nullable() });
 export type CallPage = z.output<typeof callPage>;
 
-/** `GET /v1/intercom/calls/{callKey}/recording`: a short-lived link to the recording. */
 /** `GET /v1/intercom/calls/{callKey}/recording`: a short-lived link to the recording. */
 export const recordingLink = z.object({
   url: z.string(),

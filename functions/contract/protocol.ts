@@ -194,7 +194,8 @@ export const CALL_MAX_SECONDS = 86_400;
 /**
  * One call as one intercom saw it. `callId` is the call's own id (a SIP Call-ID or the vendor's),
  * the same at both ends; an intercom reports each call once it rings (`endTime` absent: a live
- * call) and again when it ends, under the same id: the cloud keeps one record per (intercom, call).
+ * call) and again when it ends, under the same id: the cloud keeps one call per call id, with the
+ * `outgoing` report as its calling end and the `incoming` one as its called end.
  *
  * `direction` says who called: `outgoing` this intercom, `incoming` the other end, named by its
  * intercom `number` (the number set in the console). `status` is SPEC.md's: 1 incoming and
@@ -275,7 +276,7 @@ export const callsAckMessage = z
 /**
  * `pc/<thing>/calls/open`: an indoor monitor that answered a door station's call asks for its
  * door. The cloud sends that door station an `openDoor` command carrying the `callId`; when the
- * station reports it done, both call records say when the door opened.
+ * station reports it done, the call says when the door opened.
  */
 export const openDoorRequest = z.object({ callId: z.string().regex(/^[0-9A-Za-z_-]{1,64}$/) }).strict();
 export type OpenDoorRequest = z.output<typeof openDoorRequest>;

@@ -125,9 +125,13 @@ const party = z.object({ deviceKey: z.string().nullable(), name: z.string().null
 const callRecordData = z
   .object({
     callKey: z.string().describe('The call, as `/v1/intercom/calls` lists it.'),
-    device: deviceRef.describe('The intercom that reported the call.'),
+    device: deviceRef.describe('The intercom that reported the call first.'),
     direction: z.enum(['incoming', 'outgoing']),
-    status: z.union(CALL_STATUSES.map((s) => z.literal(s))).describe('As the reporting intercom saw it: 1 incoming, 2 outgoing, 3 not connected (docs/device-protocol.md).'),
+    status: z
+      .union(CALL_STATUSES.map((s) => z.literal(s)))
+      .describe(
+        'The call’s: 1 incoming (from a door station or from outside) and answered, 2 outgoing (from an indoor monitor) and answered, 3 not connected.',
+      ),
     callTime: iso,
     answerTime: iso.nullable(),
     endTime: iso.nullable(),

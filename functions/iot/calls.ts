@@ -11,7 +11,7 @@ import {
   type RecordingType,
 } from '#contract/protocol';
 import { findDevice, isIntercom, kindOf, type Device } from '#data/devices';
-import { findCall, storeCall, type CallRecord } from '#data/intercomCalls';
+import { callStatus, endsOf, findCall, storeCallEnd, type CallEnd } from '#data/intercomCalls';
 import { callEvent } from './webhookProducers.ts';
 import { openDoorDuringCall } from './openDoor.ts';
 import { intercomByNumber } from '#data/intercoms';
@@ -24,8 +24,9 @@ import { issuesLine } from './records.ts';
 
 /**
  * `pc/<thing>/calls`: calls an intercom reports, each checked on its own (a malformed one is
- * answered in `refused`, the rest go on), stored once per (intercom, call id) and ended once
- * (data/intercomCalls.ts), and answered with one ack on `pc/<thing>/calls/ack`.
+ * answered in `refused`, the rest go on), stored as this end's report of the call, one item per
+ * call id whichever end reports first (data/intercomCalls.ts), ended once, and answered with one
+ * ack on `pc/<thing>/calls/ack`.
  *
  * Decisions:
  * - The other end is named by its number; the company's intercom with that number when the call
@@ -37,6 +38,9 @@ import { issuesLine } from './records.ts';
  *   stored (`recordingUntil`; the retention sweep deletes the object), the call itself for the
  *   longer of that and the pass-record retention.
  * - A message from a device that is gone, or from a face terminal, is dropped with a log line.
+ * - A report of a call whose end of that direction another intercom already reported is refused
+ *   (`callId: another intercom already reported…`): a call has one calling and one called end.
+ * - The `call.record` webhook goes once the call has ended at every end that reported it.
  */
 
 const FUTURE_SLACK_MS = 24 * 3600_000;
@@ -57,10 +61,10 @@ function recordingRefusal(call: z.output<typeof callUp>): string | undefined {
   return undefined;
 }
 
-async function uploadOf(call: CallRecord): Promise<{ url: string; headers: Record<string, string> } | undefined> {
-  if (!call.recordingKey || !call.recordingType || !call.recordingSize) return undefined;
-  const url = await presignedPut('recordings', call.tenantId, call.recordingKey, call.recordingType, UPLOAD_SECONDS, { contentLength: call.recordingSize });
-  return { url, headers: { 'content-type': call.recordingType, 'content-length': String(call.recordingSize) } };
+async function uploadOf(tenantId: string, end: CallEnd): Promise<{ url: string; headers: Record<string, string> } | undefined> {
+  if (!end.recordingKey || !end.recordingType || !end.recordingSize) return undefined;
+  const url = await presignedPut('recordings', tenantId, end.recordingKey, end.recordingType, UPLOAD_SECONDS, { contentLength: end.recordingSize });
+  return { url, headers: { 'content-type': end.recordingType, 'content-length': String(end.recordingSize) } };
 }
 
 export async function ingestCalls(tenantId: string, deviceKey: string, message: unknown): Promise<void> {
@@ -108,15 +112,15 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
   const recordingDays = privacy.retentionDays.recordings;
   const ttl = Math.max(retentionTtl(privacy, 'passRecords', now), retentionTtl(privacy, 'recordings', now));
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  const reporterIsMonitor = kindOf(device) === 'indoorMonitor';
   const answers = await pool(checked, STORE_WIDTH, async (up) => {
     const refusal = recordingRefusal(up);
     if (refusal) log('info', 'recording not wanted', { tenantId, deviceKey, callId: up.callId, refusal });
     const recording = up.recording && !refusal ? { contentType: up.recording.contentType as RecordingType, size: up.recording.size } : undefined;
     const peer = peers.get(up.peer.number);
-    const record: CallRecord = {
-      tenantId,
+    const callerIsMonitor = up.direction === 'outgoing' ? reporterIsMonitor : !!peer && kindOf(peer) === 'indoorMonitor';
+    const end: CallEnd = {
       deviceKey,
-      callId: up.callId,
       direction: up.direction,
       status: up.status,
       startTime: iso(up.startTime)!,
@@ -136,30 +140,38 @@ export async function ingestCalls(tenantId: string, deviceKey: string, message: 
           }
         : {}),
       time: now.toISOString(),
-      ttl,
     };
     try {
-      const outcome = await storeCall(record);
-      const stored = outcome.call;
-      if (outcome.stored === 'ended' || (outcome.stored === 'new' && !stored.live)) await callEvent(stored);
+      const outcome = await storeCallEnd({ tenantId, callId: up.callId, end, answeredStatus: callStatus(callerIsMonitor), ttl });
+      if (outcome.stored === 'taken') {
+        const reason = `callId: another intercom already reported this call as its ${outcome.end.direction} end`;
+        log('warn', 'call refused', { tenantId, deviceKey, callId: up.callId, reason });
+        return { refused: { callId: up.callId, reason } };
+      }
+      const stored = outcome.end;
+      const endedNow = outcome.stored === 'ended' || ((outcome.stored === 'new' || outcome.stored === 'joined') && !stored.live);
+      if (endedNow && !endsOf(outcome.call).some((e) => e.live && e.deviceKey !== deviceKey)) await callEvent(outcome.call);
       const answer: CallsAckMessage['stored'][number] = { callId: up.callId };
       if (refusal) answer.recordingRefused = refusal;
       if (stored.recordingKey && !stored.live) {
         if (stored.recordingAt || (outcome.stored === 'duplicate' && (await objectExists('recordings', tenantId, stored.recordingKey))))
           answer.recordingStored = true;
         else {
-          const link = await uploadOf(stored);
+          const link = await uploadOf(tenantId, stored);
           if (link) answer.upload = link;
         }
       }
-      return answer;
+      return { stored: answer };
     } catch (error) {
       // Neither stored nor refused: the intercom sends it again.
       log('error', 'call not stored', { tenantId, deviceKey, callId: up.callId, error: String(error) });
       return undefined;
     }
   });
-  ack.stored = answers.filter((a): a is NonNullable<typeof a> => !!a);
+  for (const answer of answers) {
+    if (answer?.refused) ack.refused.push(answer.refused);
+    else if (answer?.stored) ack.stored.push(answer.stored);
+  }
   if (ack.stored.length > 0 || ack.refused.length > 0) await publish(deviceTopics(thingName(tenantId, deviceKey)).callsAck, ack);
 }
 
@@ -173,13 +185,15 @@ export async function ingestOpenDoor(tenantId: string, deviceKey: string, messag
   const { callId } = openDoorRequest.parse(message);
   const monitor = await findDevice(tenantId, deviceKey);
   if (!monitor || kindOf(monitor) !== 'indoorMonitor') return 'only an indoor monitor may ask for a door';
-  const call = await findCall(tenantId, deviceKey, callId);
-  if (!call) return `callId: no call ${callId} of this monitor is stored; report the call first`;
-  if (!call.live || !call.answerTime) return 'callId: the call is not live and answered';
-  const station = call.peerKey ? await findDevice(tenantId, call.peerKey) : undefined;
+  const call = await findCall(tenantId, callId);
+  const mine = call && [call.calling, call.called].find((e) => e?.deviceKey === deviceKey);
+  if (!call || !mine) return `callId: no call ${callId} of this monitor is stored; report the call first`;
+  if (!mine.live || !mine.answerTime) return 'callId: the call is not live and answered';
+  const station = mine.peerKey ? await findDevice(tenantId, mine.peerKey) : undefined;
   if (!station || kindOf(station) !== 'doorStation') return 'callId: the other end of the call is not a door station';
-  const own = await findCall(tenantId, station.deviceKey, callId);
-  if (!own || !own.live || !own.answerTime || own.peerKey !== deviceKey) return 'callId: the door station reports no live call with this monitor that was answered';
+  const own = [call.calling, call.called].find((e) => e?.deviceKey === station.deviceKey);
+  if (!own || !own.live || !own.answerTime || own.peerKey !== deviceKey)
+    return 'callId: the door station reports no live call with this monitor that was answered';
   if (!station.online) return 'the door station is offline';
   await openDoorDuringCall(station, callId, deviceKey);
   return undefined;

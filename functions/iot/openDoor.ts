@@ -4,7 +4,7 @@ import { createCommand, type DeviceCommand } from '#data/deviceEvents';
 import { noteDoorOpened } from '#data/intercomCalls';
 import { publish } from '#lib/iot';
 
-/** Sends a door station `openDoor` for a call; the call records say when it opened once the station reports it done. */
+/** Sends a door station `openDoor` for a call; the call says when it opened once the station reports it done. */
 export async function openDoorDuringCall(station: Device, callId: string, otherEnd?: string): Promise<DeviceCommand> {
   const command = await createCommand(station.tenantId, station.deviceKey, 'openDoor', { callId, ...(otherEnd ? { askedBy: otherEnd } : {}) });
   const message: CommandMessage = { commandKey: command.commandKey, type: 'openDoor', issuedAt: Date.parse(command.createdAt), callId };
@@ -12,12 +12,8 @@ export async function openDoorDuringCall(station: Device, callId: string, otherE
   return command;
 }
 
-/** A door station reported an `openDoor` of a call done: both ends' records say when. */
+/** A door station reported an `openDoor` of a call done: the call says when. */
 export async function doorOpenedDuringCall(tenantId: string, command: DeviceCommand, at: Date): Promise<void> {
   if (!command.callId) return;
-  const when = at.toISOString();
-  await Promise.all([
-    noteDoorOpened(tenantId, command.deviceKey, command.callId, when),
-    ...(command.askedBy ? [noteDoorOpened(tenantId, command.askedBy, command.callId, when)] : []),
-  ]);
+  await noteDoorOpened(tenantId, command.callId, at.toISOString());
 }

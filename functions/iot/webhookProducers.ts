@@ -68,14 +68,15 @@ export async function deviceStateEvent(tenantId: string, deviceKey: string, onli
   await emitEvent(tenantId, online ? 'device.online' : 'device.offline', `${deviceKey}#${at}`, time, async () => ({ device: await deviceRef(tenantId, deviceKey), online, time }));
 }
 
-/** A call that ended (stored ended, or reported ended at once). */
+/** A call that ended at every end that reported it: one event per call (its start is the event's time, the same whichever end ends last). */
 export async function callEvent(call: CallRecord): Promise<void> {
-  await emitEvent(call.tenantId, 'call.record', callKeyOf(call), call.endTime ?? call.startTime, async () => {
-    const [item] = await callItems(call.tenantId, [{ ...call, sk: '' }], { checkRecordings: false });
+  await emitEvent(call.tenantId, 'call.record', callKeyOf(call), call.startTime, async () => {
+    const [item] = await callItems(call.tenantId, [call], { checkRecordings: false });
+    const first = item!.ends.find((e) => e.deviceKey === call.firstKey) ?? item!.ends[0]!;
     return {
       callKey: item!.callKey,
-      device: await deviceRef(call.tenantId, call.deviceKey),
-      direction: item!.direction,
+      device: await deviceRef(call.tenantId, first.deviceKey),
+      direction: first.direction,
       status: item!.status,
       callTime: item!.callTime,
       answerTime: item!.answerTime,

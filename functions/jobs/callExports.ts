@@ -16,10 +16,9 @@ const COLUMNS: [MessageId, number][] = [
   ['column.duration', 12],
   ['column.doorOpened', 21],
   ['column.recording', 12],
-  ['column.reportedBy', 24],
 ];
 
-/** The rows of an export of intercom calls: the list's filter, newest first, in the language of the caller who asked. */
+/** The rows of an export of intercom calls, one per call: the list's filter, newest first, in the language of the caller who asked. */
 export async function callRows(job: ExportJob, timeZone: string, t: (id: MessageId) => string): Promise<ExportSource> {
   const { tenantId } = job;
   const query = job.query as CallFilterQuery;
@@ -45,7 +44,6 @@ export async function callRows(job: ExportJob, timeZone: string, t: (id: Message
           call.duration ?? '',
           call.doorOpenedAt ? when(call.doorOpenedAt) : '',
           t(call.recording.state === 'none' ? 'value.no' : 'value.yes'),
-          `${call.deviceName}`,
         ];
       }
       cursor = page.nextCursor ?? undefined;

@@ -31,7 +31,7 @@ import { objectExists, presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { removeDevice } from '#flows/deviceRemoval';
 import { exportJson, requireExport, startExport } from '#flows/exportJobs';
-import { callItems, doorStationOf, intercomJson, isLive } from '#views/intercomItems';
+import { answerTimeOf, callItems, doorStationOf, endKeysOf, intercomJson, isLive, recordingEndOf } from '#views/intercomItems';
 import { openDoorDuringCall } from '../iot/openDoor.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -67,7 +67,7 @@ async function callFilterOf(
   };
 }
 
-async function requireCall(tenantId: string, callKey: string): Promise<CallRecord & { sk: string }> {
+async function requireCall(tenantId: string, callKey: string): Promise<CallRecord> {
   const call = await findCallByKey(tenantId, callKey);
   if (!call) throw new NotFoundError();
   return call;
@@ -162,19 +162,20 @@ export const intercom = defineResource('intercom', {
     query: recordingQuery,
     async handle({ auth, params, query }) {
       const call = await requireCall(auth.tenantId, params.callKey);
-      if (!call.recordingKey || !call.recordingType || call.status === 3) throw new NotFoundError('intercom.noRecording');
-      if (call.recordingUntil && Date.parse(call.recordingUntil) <= Date.now()) throw new NotFoundError('intercom.recordingExpired');
-      if (!call.recordingAt) {
-        if (!(await objectExists('recordings', auth.tenantId, call.recordingKey))) throw new NotFoundError('intercom.recordingPending');
-        await noteRecordingArrived(call);
+      const end = recordingEndOf(call);
+      if (!end?.recordingKey || !end.recordingType) throw new NotFoundError('intercom.noRecording');
+      if (end.recordingUntil && Date.parse(end.recordingUntil) <= Date.now()) throw new NotFoundError('intercom.recordingExpired');
+      if (!end.recordingAt) {
+        if (!(await objectExists('recordings', auth.tenantId, end.recordingKey))) throw new NotFoundError('intercom.recordingPending');
+        await noteRecordingArrived(call, end);
       }
-      const extension = call.recordingType === 'audio/ogg' ? 'ogg' : 'wav';
+      const extension = end.recordingType === 'audio/ogg' ? 'ogg' : 'wav';
       const download = query.download === 'true' ? `recording-${call.startTime.slice(0, 19).replace(/[:T]/g, '-')}.${extension}` : undefined;
       const link: RecordingLink = {
-        url: await presignedGet('recordings', auth.tenantId, call.recordingKey, RECORDING_LINK_SECONDS, download ? { downloadAs: download } : {}),
-        contentType: call.recordingType,
-        size: call.recordingSize ?? 0,
-        duration: call.duration ?? null,
+        url: await presignedGet('recordings', auth.tenantId, end.recordingKey, RECORDING_LINK_SECONDS, download ? { downloadAs: download } : {}),
+        contentType: end.recordingType,
+        size: end.recordingSize ?? 0,
+        duration: end.duration ?? null,
         expiresAt: new Date(Date.now() + RECORDING_LINK_SECONDS * 1000).toISOString(),
       };
       return ok(link);
@@ -185,16 +186,16 @@ export const intercom = defineResource('intercom', {
     params: callKeyParams,
     async handle({ auth, params }) {
       const call = await requireCall(auth.tenantId, params.callKey);
-      const [reporter, peer] = await Promise.all([
-        findDevice(auth.tenantId, call.deviceKey),
-        call.peerKey ? findDevice(auth.tenantId, call.peerKey) : undefined,
+      const keys = endKeysOf(call);
+      const [calling, called] = await Promise.all([
+        keys.calling ? findDevice(auth.tenantId, keys.calling) : undefined,
+        keys.called ? findDevice(auth.tenantId, keys.called) : undefined,
       ]);
-      const station = doorStationOf(call, reporter, peer);
+      const station = doorStationOf(calling, called);
       if (!station) throw new ConflictError('intercom.noDoorStation');
-      if (!isLive(call) || !call.answerTime) throw new ConflictError('intercom.callNotLive');
+      if (!isLive(call) || !answerTimeOf(call)) throw new ConflictError('intercom.callNotLive');
       if (!station.online) throw new ConflictError('intercom.doorStationOffline');
-      // The other end's record notes the door too.
-      const other = station.deviceKey === call.deviceKey ? call.peerKey : call.deviceKey;
+      const other = station.deviceKey === keys.calling ? keys.called : keys.calling;
       const command = await openDoorDuringCall(station, call.callId, other);
       return queued({ commandKey: command.commandKey, type: command.type, state: command.state, createTime: command.createdAt });
     },

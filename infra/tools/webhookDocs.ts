@@ -203,7 +203,7 @@ const DATA_NOTES = new Map<z.ZodType, Record<string, string>>([
   [
     callRecordData,
     {
-      direction: '`outgoing`: the reporting intercom called; `incoming`: it was called.',
+      direction: '`outgoing`: that intercom called; `incoming`: it was called.',
       callTime: 'When the call started ringing.',
       answerTime: 'When it was answered; null when it was not connected.',
       endTime: 'When it ended.',
@@ -233,7 +233,7 @@ const EVENT_SUMMARY: Record<AnyEventType, string> = {
   'questionnaire.abnormal':
     'Someone answered a questionnaire with at least one choice the questionnaire marks abnormal (`alarm`). Answers without such a choice raise no event.',
   'call.record':
-    'An intercom call ended. Each intercom reports its own side of a call, so a call between two intercoms of the company gives two events, one per `device`. `status` is as in docs/device-protocol.md: `1` incoming and answered, `2` outgoing and answered, `3` not connected (nobody answered, or it was refused).',
+    'An intercom call ended: one event per call, once every end of the company that reported it has reported its end. Both ends of a call between two intercoms of the company report it under one call id and are one call, as `/v1/intercom/calls` lists it. `status` is the call’s: `1` incoming (from a door station or from outside) and answered, `2` outgoing (from an indoor monitor) and answered, `3` not connected (nobody answered, or it was refused).',
   'authorization.syncFailed': 'A terminal could not enrol a person’s face on its pass list or blacklist.',
   'webhook.test':
     'Sent by “Send a test event” (`POST /v1/webhooks/{webhookKey}/test`) to that one subscription, whatever events it chose; never sent otherwise.',

@@ -1,35 +1,19 @@
 import '../support/localEnv.ts';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { CallItem, CallPage, IntercomItem, IntercomPage, RecordingLink } from '@passcloud/functions/contract/intercom';
-import {
-  RECORDING_MAX_BYTES,
-  deviceTopics,
-  type BindResult,
-  type CallUp,
-  type CallsAckMessage,
-  type CommandMessage,
-} from '@passcloud/functions/contract/protocol';
+import { RECORDING_MAX_BYTES, deviceTopics } from '@passcloud/functions/contract/protocol';
 import type { RecordExportJob } from '@passcloud/functions/contract/passRecords';
-import { storeCall } from '@passcloud/functions/data/intercomCalls';
+import { storeCallEnd } from '@passcloud/functions/data/intercomCalls';
 import { presignedGet } from '@passcloud/functions/lib/storage';
 import { readFirstSheet } from '@passcloud/functions/lib/xlsx';
 import { call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { sleep, until } from '../support/wait.ts';
+import { ackFor, answered, bindIntercom, ended, ringing, type Intercom } from '../support/intercoms.ts';
 
 type Issues = { issues: { path: string; message: string }[] };
-
-/** An intercom spoken for by hand: bound through the API, connected on its credentials, collecting what the cloud sends it. */
-interface Intercom {
-  deviceKey: string;
-  thing: string;
-  client: MqttClient;
-  acks: CallsAckMessage[];
-  commands: CommandMessage[];
-  send(calls: unknown[]): void;
-}
 
 let token: string;
 let tenantId: string;
@@ -39,31 +23,7 @@ let door: Intercom;
 let monitor: Intercom;
 const clients: MqttClient[] = [];
 
-async function bind(code: string, kind: 'doorStation' | 'indoorMonitor' | 'faceTerminal'): Promise<Intercom> {
-  const { serial, ...info } = simulatedInfo(unique('IC').toUpperCase(), 1);
-  const answer = await call<BindResult>('POST', '/v1/devices/bind', { body: { kind, userCode: code, serial, info } });
-  expect(answer.body.code, answer.body.message).toBe(201);
-  const m = answer.body.data.mqtt;
-  const client = await mqtt.connectAsync(m.url, { clientId: m.clientId, username: m.username, password: m.password, reconnectPeriod: 0, connectTimeout: 5000 });
-  clients.push(client);
-  const thing = answer.body.data.thingName;
-  const acks: CallsAckMessage[] = [];
-  const commands: CommandMessage[] = [];
-  await client.subscribeAsync([deviceTopics(thing).callsAck, deviceTopics(thing).commands], { qos: 1 });
-  client.on('message', (topic, payload) => {
-    const message = JSON.parse(payload.toString()) as unknown;
-    if (topic === deviceTopics(thing).callsAck) acks.push(message as CallsAckMessage);
-    else commands.push(message as CommandMessage);
-  });
-  return {
-    deviceKey: answer.body.data.deviceKey,
-    thing,
-    client,
-    acks,
-    commands,
-    send: (calls) => client.publish(deviceTopics(thing).calls, JSON.stringify({ calls }), { qos: 1 }),
-  };
-}
+const bind = (code: string, kind: 'doorStation' | 'indoorMonitor' | 'faceTerminal') => bindIntercom(code, kind, clients);
 
 async function detail(deviceKey: string, as = token) {
   return call<IntercomItem & Issues>('GET', `/v1/intercom/devices/${deviceKey}`, { token: as });
@@ -78,21 +38,6 @@ async function calls(query = '', as = token) {
   return call<CallPage & Issues>('GET', `/v1/intercom/calls?pageSize=200${query}`, { token: as });
 }
 const callOf = async (deviceKey: string, callId: string) => (await calls(`&deviceKey=${deviceKey}`)).body.data.items.find((c) => c.callId === callId);
-const ackFor = (device: Intercom, callId: string) =>
-  until(
-    () => device.acks.flatMap((a) => [...a.stored, ...a.refused.map((r) => ({ ...r, refused: true as const }))]).filter((s) => s.callId === callId),
-    (found) => found.length > 0,
-  );
-
-/** A call as both ends report it: the door station calls monitor 101. */
-function ringing(callId: string, side: 'door' | 'monitor', start = Date.now() - 20_000): CallUp {
-  return side === 'door'
-    ? { callId, direction: 'outgoing', status: 3, peer: { number: '101' }, startTime: start }
-    : { callId, direction: 'incoming', status: 3, peer: { number: '01' }, startTime: start };
-}
-const answered = (c: CallUp): CallUp => ({ ...c, status: c.direction === 'incoming' ? 1 : 2, answerTime: c.startTime + 4000 });
-const ended = (c: CallUp, extra: Partial<CallUp> = {}): CallUp => ({ ...answered(c), endTime: c.startTime + 14_000, duration: 10, ...extra });
-
 beforeAll(async () => {
   const owner = await newCompany();
   userCode = owner.userCode;
@@ -207,19 +152,25 @@ describe('calls', () => {
       (c) => c?.live === false,
     );
     await sleep(300);
+    // One row for the call, with both ends' own reports.
     const all = (await calls()).body.data.items.filter((c) => c.callId === callId);
-    expect(all).toHaveLength(2);
-    expect(all.find((c) => c.deviceKey === door.deviceKey)).toMatchObject({ status: 2, direction: 'outgoing', duration: 10, live: false });
-    expect(all.find((c) => c.deviceKey === monitor.deviceKey)).toMatchObject({
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({
       status: 1,
-      direction: 'incoming',
       duration: 10,
       live: false,
       recording: { state: 'none' },
+      calling: { deviceKey: door.deviceKey },
+      called: { deviceKey: monitor.deviceKey },
     });
+    expect(all[0]!.ends).toHaveLength(2);
+    expect(all[0]!.ends[0]).toMatchObject({ deviceKey: door.deviceKey, direction: 'outgoing', status: 2, duration: 10, live: false, peerNumber: '101' });
+    expect(all[0]!.ends[1]).toMatchObject({ deviceKey: monitor.deviceKey, direction: 'incoming', status: 1, duration: 10, live: false, peerNumber: '01' });
+    // Both intercoms' lists show that row.
+    expect((await callOf(door.deviceKey, callId))!.callKey).toBe(all[0]!.callKey);
   });
 
-  it('opens the door of the station when the answering monitor asks, and both calls say when', async () => {
+  it('opens the door of the station when the answering monitor asks, and the call says when', async () => {
     const callId = unique('open');
     const m = answered(ringing(callId, 'monitor'));
     door.send([answered(ringing(callId, 'door', m.startTime))]);
@@ -393,25 +344,28 @@ describe('calls', () => {
   it('shows an expired recording as expired and gives no link to it', async () => {
     const callId = unique('old');
     const start = Date.now() - 3 * 86_400_000;
-    await storeCall({
+    await storeCallEnd({
       tenantId,
-      deviceKey: monitor.deviceKey,
       callId,
-      direction: 'incoming',
-      status: 1,
-      startTime: new Date(start).toISOString(),
-      answerTime: new Date(start + 3000).toISOString(),
-      endTime: new Date(start + 9000).toISOString(),
-      duration: 6,
-      live: false,
-      peerNumber: '01',
-      peerKey: door.deviceKey,
-      recordingKey: `recording/${monitor.deviceKey}/${callId}.wav`,
-      recordingType: 'audio/wav',
-      recordingSize: 100,
-      recordingUntil: new Date(Date.now() - 1000).toISOString(),
-      time: new Date(start).toISOString(),
+      answeredStatus: 1,
       ttl: Math.floor(Date.now() / 1000) + 86_400,
+      end: {
+        deviceKey: monitor.deviceKey,
+        direction: 'incoming',
+        status: 1,
+        startTime: new Date(start).toISOString(),
+        answerTime: new Date(start + 3000).toISOString(),
+        endTime: new Date(start + 9000).toISOString(),
+        duration: 6,
+        live: false,
+        peerNumber: '01',
+        peerKey: door.deviceKey,
+        recordingKey: `recording/${monitor.deviceKey}/${callId}.wav`,
+        recordingType: 'audio/wav',
+        recordingSize: 100,
+        recordingUntil: new Date(Date.now() - 1000).toISOString(),
+        time: new Date(start).toISOString(),
+      },
     });
     const day = new Date(start).toISOString().slice(0, 10);
     const row = (await calls(`&from=${day}&to=${day}`)).body.data.items.find((c) => c.callId === callId)!;

@@ -532,7 +532,8 @@ describe('events of the other modules', () => {
     expect({ online: count('device.online'), offline: count('device.offline'), call: count('call.record'), sync: count('authorization.syncFailed'), abnormal: count('questionnaire.abnormal') }).toEqual({ online: 1, offline: 1, call: 1, sync: 1, abnormal: 1 });
     const byType = (type: string) => all.find((b) => b.type === type)!;
     expect(byType('device.online').data).toMatchObject({ online: true, device: { deviceKey: door.deviceKey, serial: expect.any(String) } });
-    expect(byType('call.record').data).toMatchObject({ callKey: `${door.deviceKey}.${ended.callId}`, direction: 'outgoing', status: 2, duration: 10, called: { number: '101' } });
+    // The call's status: a door station's answered call is an incoming one (a visitor calling in), whichever end reported it.
+    expect(byType('call.record').data).toMatchObject({ callKey: `${door.deviceKey}.${ended.callId}`, direction: 'outgoing', status: 1, duration: 10, called: { number: '101' } });
     expect(byType('authorization.syncFailed').data).toMatchObject({ list: 'pass', reason: 'photoRejected', detail: 'no face found', person: { personKey: employeeKey, kind: 'employee', name: 'Hook Person' }, device: { deviceKey: terminal.deviceKey } });
     expect(byType('questionnaire.abnormal').data).toMatchObject({ title: 'Hook survey', answers: [{ question: 'Fever?', choices: ['Yes'], alarm: true }], device: { deviceKey: terminal.deviceKey } });
     for (const b of bodiesAt(path)) eventEnvelope(b.type as 'call.record').parse(b);

@@ -1,6 +1,6 @@
 import { routes, routeKey, type RouteEntry } from '@passcloud/functions/routes';
 import { recordKeyOf, storeRecord } from '@passcloud/functions/data/passRecords';
-import { storeCall } from '@passcloud/functions/data/intercomCalls';
+import { storeCallEnd } from '@passcloud/functions/data/intercomCalls';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { call, login, unique } from './api.ts';
 import { grantSeats, licenceCode } from './licence.ts';
@@ -176,21 +176,24 @@ export const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
     const deviceKey = (ctx as Tenant).keys.intercomKey!;
     const now = new Date();
     const callId = unique('sweepcall');
-    await storeCall({
+    await storeCallEnd({
       tenantId: ctx.tenantId,
-      deviceKey,
       callId,
-      direction: 'outgoing',
-      status: 2,
-      startTime: new Date(now.getTime() - 10_000).toISOString(),
-      answerTime: new Date(now.getTime() - 5000).toISOString(),
-      live: true,
-      peerNumber: '101',
-      recordingKey: `recording/${deviceKey}/${callId}.wav`,
-      recordingType: 'audio/wav',
-      recordingSize: 100,
-      time: now.toISOString(),
+      answeredStatus: 1,
       ttl: Math.floor(now.getTime() / 1000) + 86_400,
+      end: {
+        deviceKey,
+        direction: 'outgoing',
+        status: 2,
+        startTime: new Date(now.getTime() - 10_000).toISOString(),
+        answerTime: new Date(now.getTime() - 5000).toISOString(),
+        live: true,
+        peerNumber: '101',
+        recordingKey: `recording/${deviceKey}/${callId}.wav`,
+        recordingType: 'audio/wav',
+        recordingSize: 100,
+        time: now.toISOString(),
+      },
     });
     return `${deviceKey}.${callId}`;
   },

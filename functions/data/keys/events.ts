@@ -19,7 +19,7 @@ export const recordFlagPartition = (tenantId: string, flag: string, day: string)
 export const recordMarkerPartition = (tenantId: string, deviceKey: string): string => `${tenantId}#recid#${deviceKey}`;
 export const punchPartition = (tenantId: string, personKey: string): string => `${tenantId}#punch#${personKey}`;
 export const recordCounterPartition = (tenantId: string, day: string, shard: number): string => `${tenantId}#cnt#${day}#${shard}`;
-/** gsi1 sort key of a record or a call in its device's partition: time, then its id. */
+/** gsi1 sort key of a record in its device's partition: time, then its id. */
 export const byDeviceSk = (time: string, id: string): string => `${time}#${id}`;
 
 // Attendance results.
@@ -30,9 +30,10 @@ export const ATTENDANCE_MAIL_SENT = sortKey('attMail', ['day'] as const);
 export const ATTENDANCE_RECOMPUTE = sortKey('attRecompute', ['jobKey'] as const);
 
 // Calls of the intercoms.
-export const CALL = sortKey('call', ['startTime', 'deviceKey', 'callId'] as const);
-export const CALL_MARKER = sortKey('callid', ['deviceKey', 'callId'] as const);
-export const callDevicePartition = (tenantId: string, deviceKey: string): string => `${tenantId}#call#${deviceKey}`;
+export const CALL = sortKey('call', ['startTime', 'callId'] as const);
+export const CALL_MARKER = sortKey('callid', ['callId'] as const);
+/** Calls stored before both ends shared one item: one per (reporting intercom, call), read until retention ends them. */
+export const LEGACY_CALL_MARKER = sortKey('callid', ['deviceKey', 'callId'] as const);
 
 // Questionnaire answers.
 export const QUESTIONNAIRE_RESULT = sortKey('qresult', ['questionnaireKey', 'answeredAt', 'resultId'] as const);

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Badge, Button, Paper, Select, Stack, Text, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { IconDoorEnter, IconPlayerPlay } from '@tabler/icons-react';
+import { IconDoorEnter, IconListDetails, IconPlayerPlay } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { CALL_STATUSES, type CallStatus } from '@passcloud/functions/contract/intercom';
 import { api } from '../../app/api.ts';
@@ -17,6 +17,7 @@ import { EmptyRecords, RecordFilterBar } from '../passage/records/RecordFilterBa
 import { today } from '../passage/records/alerts.ts';
 import { CALLS_PATH, callPath, loadIntercomNames, type CallItem, type CallPage } from './api.ts';
 import { StatusBadge, formatDuration, useKindLabels, useStatusLabels } from './parts.tsx';
+import { CallDetail } from './CallDetail.tsx';
 import { RecordingPlayer } from './RecordingPlayer.tsx';
 
 const PAGE_SIZE = 20;
@@ -38,7 +39,8 @@ const queryOf = (filters: Filters): Record<string, string | undefined> => ({
 });
 
 /**
- * Call records, newest first: days (today unless chosen), status and intercom; server-side pages;
+ * Call records, newest first, one row per call with both ends (each end's own report in its
+ * details): days (today unless chosen), status and an intercom at either end; server-side pages;
  * a recording plays in the browser; a live, answered call with a door station can open its door;
  * the filtered calls export as a background job.
  */
@@ -50,6 +52,7 @@ export function CallRecordPage() {
   const { draft, filters } = filterState;
   const names = useQuery({ queryKey: ['intercom', 'names'], queryFn: () => loadIntercomNames() }).data ?? [];
   const [playing, setPlaying] = useState<CallItem | null>(null);
+  const [shown, setShown] = useState<CallItem | null>(null);
   const [exporting, setExporting] = useState(false);
   const query = useMemo(() => queryOf(filters), [filters]);
   const list = useList<CallItem, CallPage>({
@@ -57,7 +60,8 @@ export function CallRecordPage() {
     path: CALLS_PATH,
     query,
     pageSize: PAGE_SIZE,
-    refreshMs: (page, pageIndex) => (playing || exporting ? false : page?.items.some((c) => c.live) ? LIVE_REFRESH_MS : pageIndex === 0 ? REFRESH_MS : false),
+    refreshMs: (page, pageIndex) =>
+      playing || exporting || shown ? false : page?.items.some((c) => c.live) ? LIVE_REFRESH_MS : pageIndex === 0 ? REFRESH_MS : false,
   });
   const page = list.page;
 
@@ -154,12 +158,12 @@ export function CallRecordPage() {
       },
     },
     {
-      key: 'reportedBy',
-      title: t`Reported by`,
+      key: 'details',
+      title: t`Details`,
       render: (call) => (
-        <Text size="sm" truncate="end" maw={180}>
-          {call.deviceName}
-        </Text>
+        <Button size="xs" variant="subtle" leftSection={<IconListDetails size={14} />} onClick={() => setShown(call)} data-testid="call-details">
+          <Trans>Details</Trans>
+        </Button>
       ),
     },
   ];
@@ -205,6 +209,7 @@ export function CallRecordPage() {
         </Stack>
       </Paper>
       <RecordingPlayer call={playing} onClose={() => setPlaying(null)} />
+      <CallDetail call={shown} onClose={() => setShown(null)} />
       <ExportDialog path={CALLS_PATH} title={t`Export call records`} body={query} opened={exporting} onClose={() => setExporting(false)} />
     </ScreenPage>
   );

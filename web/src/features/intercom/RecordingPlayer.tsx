@@ -69,7 +69,8 @@ function Waveform({ peaks, progress, onSeek }: { peaks: number[]; progress: numb
 
 /**
  * Plays a call's recording in the browser from a short-lived link: the waveform (decoded in the
- * browser) shows the progress and seeks, the audio element plays; the recording can be saved.
+ * browser) shows the progress and seeks, the audio element plays at once (the click that opened
+ * the player is the one that plays it); the recording can be saved.
  */
 export function RecordingPlayer({ call, onClose }: { call: CallItem | null; onClose: () => void }) {
   const { t } = useLingui();
@@ -109,6 +110,12 @@ export function RecordingPlayer({ call, onClose }: { call: CallItem | null; onCl
       live = false;
     };
   }, [call, t]);
+
+  // The click on Play is the one the listener gives: the recording starts as soon as its link is here.
+  useEffect(() => {
+    const element = audio.current;
+    if (link && element) element.play().catch(() => undefined);
+  }, [link]);
 
   const save = () => {
     if (!call) return;
