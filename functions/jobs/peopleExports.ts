@@ -5,6 +5,7 @@ import { listGroups } from '#data/groups';
 import { listPeople, type PeopleFilter } from '#data/peopleLists';
 import type { ExportJob } from '#data/exportJobs';
 import type { MessageId } from '#lib/i18n';
+import { sheetTime } from '#lib/xlsx';
 import type { ExportSource } from './recordExports.ts';
 
 const PAGE = 500;
@@ -12,10 +13,12 @@ const PAGE = 500;
 /**
  * The rows of an export of employees or visitors: the list's filters, with headers in the
  * language of the caller who asked, in the columns of the import template (so the workbook can be
- * imported again), then state and leaving date (employees) and when each was added.
+ * imported again), then state and leaving date (employees) and when each was added (times in the
+ * company's time zone, as date cells).
  */
-export async function peopleRows(job: ExportJob, t: (id: MessageId) => string): Promise<ExportSource> {
+export async function peopleRows(job: ExportJob, timeZone: string, t: (id: MessageId) => string): Promise<ExportSource> {
   const { tenantId } = job;
+  const when = sheetTime(timeZone);
   const kind: PersonKind = job.list === 'employees' ? 'employee' : 'visitor';
   const filter = job.query as PeopleFilter;
   const groups = new Map((await listGroups(tenantId, kind)).map((g) => [g.groupKey, g.name]));
@@ -30,7 +33,7 @@ export async function peopleRows(job: ExportJob, t: (id: MessageId) => string): 
     let page = first;
     for (;;) {
       for (const p of page.items) {
-        const row: string[] = [
+        const row: (string | Date)[] = [
           p.personId,
           p.name,
           p.role,
@@ -42,8 +45,8 @@ export async function peopleRows(job: ExportJob, t: (id: MessageId) => string): 
           ...(kind === 'employee' ? [p.departmentKey ? (departments.get(p.departmentKey) ?? '') : ''] : []),
           p.remark ?? '',
         ];
-        if (kind === 'employee') row.push(t(p.state === 'resigned' ? 'value.resigned' : 'value.active'), p.resignedAt ?? '');
-        row.push(p.createdAt);
+        if (kind === 'employee') row.push(t(p.state === 'resigned' ? 'value.resigned' : 'value.active'), when(p.resignedAt));
+        row.push(when(p.createdAt));
         yield row;
       }
       if (!page.nextCursor) return;

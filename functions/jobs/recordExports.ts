@@ -16,7 +16,7 @@ import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
 import { log, logged } from '#lib/log';
 import { deleteObject, putObject } from '#lib/storage';
-import { XLSX_TYPE, loadExcel } from '#lib/xlsx';
+import { XLSX_TYPE, loadExcel, sheetTime, timeCells } from '#lib/xlsx';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -62,19 +62,8 @@ const COLUMNS: [MessageId, number][] = [
   ['column.recordedAt', 21],
 ];
 
-export function localTime(timeZone: string): (iso: string) => string {
-  const format = new Intl.DateTimeFormat('sv-SE', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  });
-  return (iso) => format.format(new Date(iso));
-}
+/** Times of the company's time zone as spreadsheet date cells. */
+export const localTime = (timeZone: string): ((iso: string | null | undefined) => Date | '') => sheetTime(timeZone);
 
 export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void> {
   const job = await findExportJob(tenantId, jobKey);
@@ -93,7 +82,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
         : job.list === 'questionnaireResults'
           ? await questionnaireRows(job, timeZone, t)
           : job.list === 'employees' || job.list === 'visitors'
-            ? await peopleRows(job, t)
+            ? await peopleRows(job, timeZone, t)
             : await passRecordRows(job, timeZone, t);
     if (source.total !== undefined) await updateExportJob(tenantId, jobKey, 'running', 'running', { total: Math.min(source.total, RECORD_EXPORT_MAX_ROWS) });
     const file = join(dir, 'export.xlsx');
@@ -111,7 +100,7 @@ export async function runExport({ tenantId, jobKey }: ExportTask): Promise<void>
         truncated = true;
         break;
       }
-      sheet.addRow(values).commit();
+      timeCells(sheet.addRow(values)).commit();
       done++;
       if (Date.now() - reported >= PROGRESS_EVERY_MS) {
         reported = Date.now();
@@ -140,7 +129,7 @@ export interface ExportSource {
   columns: [MessageId, number][];
   fileName: string;
   total: number | undefined;
-  rows: AsyncIterable<(string | number)[]>;
+  rows: AsyncIterable<(string | number | Date)[]>;
 }
 
 /** Reads names once per key. */

@@ -37,14 +37,52 @@ function cellText(value: ExcelJS.CellValue): string {
   return String(value).trim();
 }
 
-/** A one-sheet workbook with a bold header row. */
-export async function writeSheet(name: string, columns: { header: string; width: number }[], rows: (string | number | null)[][]): Promise<Buffer> {
+/** What a cell of an exported sheet holds: a Date is a time (see sheetTime). */
+export type SheetValue = string | number | Date | null;
+
+/** How a time cell shows: a date and a time of day, as the spreadsheet's own date value. */
+export const TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+
+/**
+ * Times as spreadsheet date cells in `timeZone` (the company's): a spreadsheet date has no zone,
+ * so the cell holds the wall-clock time there (to the second), shown with TIME_FORMAT once the row
+ * is written (timeCells). No time, or one that is not a time, is an empty cell.
+ */
+export function sheetTime(timeZone: string): (iso: string | null | undefined) => Date | '' {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  return (iso) => {
+    const at = iso ? new Date(iso) : undefined;
+    if (!at || Number.isNaN(at.getTime())) return '';
+    const part = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, Number(p.value)]));
+    return new Date(Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!));
+  };
+}
+
+/** Gives the time cells of a written row their format. */
+export function timeCells(row: ExcelJS.Row): ExcelJS.Row {
+  row.eachCell((cell) => {
+    if (cell.value instanceof Date) cell.numFmt = TIME_FORMAT;
+  });
+  return row;
+}
+
+/** A one-sheet workbook with a bold header row; Date values are time cells (sheetTime). */
+export async function writeSheet(name: string, columns: { header: string; width: number }[], rows: SheetValue[][]): Promise<Buffer> {
   const workbook = new (await loadExcel()).Workbook();
   workbook.creator = 'Pass Cloud';
   const sheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = columns.map((c) => ({ header: c.header, width: c.width }));
   sheet.getRow(1).font = { bold: true };
-  for (const row of rows) sheet.addRow(row);
+  for (const row of rows) timeCells(sheet.addRow(row));
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 

@@ -3,17 +3,20 @@ import { type MonthTotals, type StoredDay } from '#data/attendanceDays';
 import { listDays, listMonths, type DayFilter } from '#data/attendanceLists';
 import { listAttendanceGroups } from '#data/attendanceRules';
 import { listDepartments } from '#data/departments';
+import { companyTimezone } from '#data/tenants';
 import { translate, type MessageId } from '#lib/i18n';
-import { writeSheet, xlsxDownload } from '#lib/xlsx';
+import { sheetTime, writeSheet, xlsxDownload } from '#lib/xlsx';
 
 /** Rows one export holds at most: a month of days of a large company. */
 export const EXPORT_ROWS_MAX = 60_000;
 
+/** Department and group names, and the company's time zone (when a day was computed is a date cell there). */
 async function names(tenantId: string) {
-  const [departments, groups] = await Promise.all([listDepartments(tenantId), listAttendanceGroups(tenantId)]);
+  const [departments, groups, timeZone] = await Promise.all([listDepartments(tenantId), listAttendanceGroups(tenantId), companyTimezone(tenantId)]);
   return {
     department: new Map(departments.map((d) => [d.departmentKey, d.name])),
     group: new Map(groups.map((g) => [g.attendanceGroupKey, g.name])),
+    when: sheetTime(timeZone),
   };
 }
 
@@ -79,7 +82,7 @@ export async function dailyWorkbook(tenantId: string, filter: DayFilter, locale:
     d.overtimeHoliday,
     d.work,
     d.temperature,
-    d.computedAt,
+    named.when(d.computedAt),
   ]);
   const workbook = await writeSheet(
     t('sheet.attendanceDaily'),
@@ -131,7 +134,7 @@ export async function monthlyWorkbook(tenantId: string, month: string, filter: O
     m.overtimeWorkday,
     m.overtimeRestDay,
     m.overtimeHoliday,
-    m.computedAt,
+    named.when(m.computedAt),
   ]);
   const workbook = await writeSheet(
     t('sheet.attendanceMonthly'),
