@@ -6,7 +6,7 @@ import {
   IconGauge,
   IconId,
   IconPhone,
-  IconPlayerRecord,
+  IconPhoneCall,
   IconSettings,
   IconShield,
   IconUsers,
@@ -23,7 +23,8 @@ const ICONS = {
   door: IconDoor,
   device: IconDeviceDesktop,
   phone: IconPhone,
-  record: IconPlayerRecord,
+  // Call records: a handset with its call, not a bare recording dot.
+  record: IconPhoneCall,
   settings: IconSettings,
 } as const;
 

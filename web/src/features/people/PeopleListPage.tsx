@@ -163,11 +163,13 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
               {kind === 'employee' && (
                 <Select
                   label={t`Department`}
+                  placeholder={t`Any department`}
                   clearable
                   data={departmentOptions}
                   value={draft.departmentKey || null}
                   onChange={(v) => filterState.change({ departmentKey: v ?? '' })}
                   w={180}
+                  data-testid="people-department-filter"
                 />
               )}
               <Button leftSection={<IconSearch size={16} />} onClick={search} data-testid="people-search">

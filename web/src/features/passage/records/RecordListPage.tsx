@@ -140,7 +140,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
     { key: 'temperature', title: t`Temperature`, render: (record) => <Temperature record={record} /> },
     { key: 'passState', title: t`Pass state`, render: (record) => <StateBadge record={record} labels={labels} /> },
     { key: 'device', title: t`Device`, render: (record) => <Truncated text={record.deviceName} maw={180} /> },
-    { key: 'time', title: t`Time`, render: (record) => formatShortTime(record.time) },
+    // When the cloud stored the record is nearly always the verify time: the detail shows both.
     { key: 'verifyTime', title: t`Verify time`, render: (record) => formatShortTime(record.verifyTime) },
     { key: 'source', title: t`Source`, render: (record) => labels.source[record.source] },
   ];
