@@ -61,6 +61,12 @@ export const systemInfo = z.object({
       wsPath: z.string().meta({ description: 'The WebSocket path, `/mqtt` unless the broker’s address says otherwise' }),
     })
     .meta({ description: 'The MQTT broker as devices reach it' }),
+  database: z
+    .object({
+      endpoint: z.string().meta({ description: 'The DynamoDB endpoint’s host name or address (the region’s on AWS)' }),
+      port: z.number().int().meta({ description: 'Its port: 443 (HTTPS) on AWS' }),
+    })
+    .meta({ description: 'The database the service keeps its data in: only the service itself connects to it' }),
   version: z.string().meta({ description: 'The product’s code version' }),
   buildId: z.string().meta({ description: 'The deployed build; `dev` on a local stack' }),
   client: clientRelease.nullable().meta({ description: 'The latest client install package; null when none was uploaded' }),

@@ -45,17 +45,43 @@ function port(url: URL, fallback: number): number {
   return url.port ? Number(url.port) : fallback;
 }
 
-/** The broker as devices reach it: from the URLs the stack hands to devices (IOT_MQTT_URL, IOT_WS_URL). */
-function mqttAddress(): SystemInfo['mqtt'] {
+/** An address a browser elsewhere cannot use for this machine: a listener on every interface, or loopback. */
+const MACHINE_LOCAL = /^(0\.0\.0\.0|::|::1|127(\.\d{1,3}){3}|localhost)$/i;
+
+/** The host name (no port) of a Host header, when it is one. */
+function requestHost(host: string | undefined): string | undefined {
+  const name = host?.trim().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return name && /^[0-9A-Za-z.:-]{1,253}$/.test(name) ? name : undefined;
+}
+
+/**
+ * The broker as devices reach it: from the URLs the stack hands to devices (IOT_MQTT_URL,
+ * IOT_WS_URL). On one machine the broker listens where the console does: when that address is
+ * every interface or loopback, the reader is told the host name their browser reached the console
+ * by (the request's Host), which is the machine's address as they see it. On AWS it is the IoT endpoint.
+ */
+function mqttAddress(hostHeader: string | undefined): SystemInfo['mqtt'] {
   const tcp = new URL(env('IOT_MQTT_URL') ?? 'mqtts://localhost:8883');
   const ws = new URL(env('IOT_WS_URL') ?? `wss://${tcp.hostname}:443/mqtt`);
   const secure = (protocol: string) => protocol === 'mqtts:' || protocol === 'wss:' || protocol === 'ssl:' || protocol === 'tls:';
+  const configured = tcp.hostname.replace(/^\[|\]$/g, '');
+  const seen = requestHost(hostHeader);
   return {
-    endpoint: tcp.hostname.replace(/^\[|\]$/g, ''),
+    endpoint: MACHINE_LOCAL.test(configured) && seen ? seen : configured,
     tcpPort: port(tcp, secure(tcp.protocol) ? 8883 : 1883),
     wsPort: port(ws, secure(ws.protocol) ? 443 : 80),
     wsPath: ws.pathname || '/mqtt',
   };
+}
+
+/** The database: DynamoDB Local's address on one machine, the region's DynamoDB endpoint (HTTPS) on AWS. */
+function databaseAddress(): SystemInfo['database'] {
+  const local = env('DYNAMODB_ENDPOINT');
+  if (local) {
+    const url = new URL(local);
+    return { endpoint: url.hostname.replace(/^\[|\]$/g, ''), port: port(url, url.protocol === 'https:' ? 443 : 80) };
+  }
+  return { endpoint: `dynamodb.${env('AWS_REGION') ?? 'us-east-1'}.amazonaws.com`, port: 443 };
 }
 
 function apiBaseUrl(headers: Record<string, string | undefined>): string {
@@ -75,7 +101,8 @@ export const settings = defineResource('settings', {
     async handle({ auth, headers }) {
       const info: SystemInfo = {
         apiBaseUrl: apiBaseUrl(headers),
-        mqtt: mqttAddress(),
+        mqtt: mqttAddress(headers.host),
+        database: databaseAddress(),
         version: CODE_VERSION,
         buildId: env('BUILD_ID') || 'dev',
         client: await latestRelease(auth.tenantId),

@@ -1,6 +1,7 @@
 import '../support/localEnv.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { deviceTopics } from '@passcloud/functions/contract/protocol';
@@ -14,6 +15,7 @@ import { grantSeats } from '../support/licence.ts';
 interface SystemInfo {
   apiBaseUrl: string;
   mqtt: { endpoint: string; tcpPort: number; wsPort: number; wsPath: string };
+  database: { endpoint: string; port: number };
   version: string;
   buildId: string;
   client: { version: string; size: number; sha256: string; uploadTime: string } | null;
@@ -23,6 +25,24 @@ interface Presigned {
   upload: { url: string; method: string; headers: Record<string, string> };
 }
 type Issues = { issues: { path: string; message: string }[] };
+
+/** `GET /v1/settings/system` as a browser that reached the console by `host`. */
+function systemInfoAs(host: string): Promise<SystemInfo> {
+  const url = new URL('/v1/settings/system', baseUrl());
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host, authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code: number; data: SystemInfo };
+        if (body.code !== 200) reject(new Error(`answered ${body.code}`));
+        else resolve(body.data);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 let token: string;
 let tenantId: string;
@@ -70,7 +90,8 @@ describe('system settings', () => {
     expect(info.version).toBe('3.2.0');
     expect(info.buildId).toMatch(/^([0-9a-f]{7,40}|dev|.+)$/);
     expect(info.buildId.length).toBeGreaterThan(0);
-    expect(info.mqtt.endpoint).toBe('127.0.0.1');
+    // The broker listens on loopback here: it is named as this client reached the console.
+    expect(info.mqtt.endpoint).toBe(new URL(baseUrl()).hostname);
     for (const p of [info.mqtt.tcpPort, info.mqtt.wsPort]) {
       expect(Number.isInteger(p)).toBe(true);
       expect(p).toBeGreaterThanOrEqual(1);
@@ -79,6 +100,19 @@ describe('system settings', () => {
     expect(info.mqtt.tcpPort).not.toBe(info.mqtt.wsPort);
     expect(info.mqtt.wsPath).toBe('/mqtt');
     expect(info.client).toBeNull();
+    // SPEC §3's database port: the one the service's DynamoDB listens on (DynamoDB Local's here).
+    expect(info.database).toEqual({ endpoint: new URL(process.env.DYNAMODB_ENDPOINT!).hostname, port: Number(new URL(process.env.DYNAMODB_ENDPOINT!).port) });
+  });
+
+  it('tells a browser on another machine the broker at the address it reached the console by', async () => {
+    // The broker listens where the console does (127.0.0.1 in the tests): a browser that came by
+    // another name is told that name, the ports unchanged.
+    const viaName = await systemInfoAs('pass-cloud.example.test:8443');
+    expect(viaName.mqtt.endpoint).toBe('pass-cloud.example.test');
+    const local = (await call<SystemInfo>('GET', '/v1/settings/system', { token })).body.data;
+    expect(viaName.mqtt).toEqual({ ...local.mqtt, endpoint: 'pass-cloud.example.test' });
+    expect((await systemInfoAs('192.168.10.20:3000')).mqtt.endpoint).toBe('192.168.10.20');
+    expect((await systemInfoAs('[fd00::5]:3000')).mqtt.endpoint).toBe('fd00::5');
   });
 
   it('uploads a client package through a presigned PUT; an online terminal downloads it, checks it and reports the new version', async () => {

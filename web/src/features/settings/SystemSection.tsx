@@ -168,6 +168,14 @@ export function SystemSection() {
                 ) : null,
               ],
               [t`WebSocket path`, info ? <Code>{info.mqtt.wsPath}</Code> : null],
+              [
+                t`Database port`,
+                info ? (
+                  <Text size="sm" data-testid="system-database-port" title={info.database.endpoint}>
+                    {info.database.port}
+                  </Text>
+                ) : null,
+              ],
             ]}
           />
           <Text size="xs" c="dimmed" mt="xs">
