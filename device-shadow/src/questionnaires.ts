@@ -39,11 +39,12 @@ import { CALL_ATTEMPTS, DeviceCallError, type DeviceAgent } from './agent.ts';
 /** A survey as the terminal holds it (the answer of `GET /v1/deviceSync/questionnaires`, defaults filled in). */
 export type ShownQuestionnaire = z.output<typeof deviceQuestionnaires>['items'][number];
 
-/** What answer generation needs of a question: its type, whether it must be answered, and its options. */
+/** What answer generation needs of a question: its type, whether it must be answered, and its options (their texts, when known, make the answers fit). */
 export interface AskedQuestion {
   type: QuestionType;
+  text?: string | undefined;
   mandatory?: boolean | undefined;
-  options?: { alarm?: boolean | undefined }[] | undefined;
+  options?: { text?: string | undefined; alarm?: boolean | undefined }[] | undefined;
 }
 
 // The shadow value
@@ -105,19 +106,32 @@ export function surveyLinkToken(url: string): string | undefined {
 
 // Answers
 
-/** Short answers people type into a free-text question. */
-export const SENTENCES = [
+/** What people type when asked how they are, or anything else. */
+export const WELLBEING_SENTENCES = [
   'All fine, thank you.',
   'No symptoms today.',
   'Feeling well.',
-  'Here for a meeting with the facilities team.',
-  'Delivering parcels to the front desk.',
   'Back from a trip last week, no problems.',
   'Nothing to declare.',
   'Slight cold last week, fully recovered.',
+] as const;
+/** What visitors type when asked whom they visit, or why they came. */
+export const VISIT_SENTENCES = [
+  'Here for a meeting with the facilities team.',
+  'Delivering parcels to the front desk.',
   'Visiting the Engineering department.',
   'Maintenance of the ventilation on floor 2.',
 ] as const;
+/** Short answers people type into a free-text question. */
+export const SENTENCES = [...WELLBEING_SENTENCES, ...VISIT_SENTENCES] as const;
+
+/** A question about a visit (whom, why), in the console's languages. */
+const ABOUT_A_VISIT = /visit|whom|purpose|拜访|拜訪|来访|來訪|訪問|来訪|방문|besuch|visite|visita|kunjung|посещ/i;
+/** The sentences that answer a free-text question. */
+export const sentencesFor = (question: string | undefined): readonly string[] =>
+  question && ABOUT_A_VISIT.test(question) ? VISIT_SENTENCES : WELLBEING_SENTENCES;
+/** An option saying that none of the others apply ("None of these"): never ticked together with another. */
+const NONE_OF_THESE = /^(none|nothing)\b|以上都没有|以上皆無|以上都沒有|いずれもない|해당 없음|^keine|^aucun|^ninguno|^nessuno|^tidak ada|^ничего|^никаки/i;
 
 export interface AnswerOptions {
   /** Make the result abnormal: one question that has an alarm option gets one (when the survey has any). */
@@ -146,9 +160,11 @@ function some(items: readonly number[], count: number, random: () => number): nu
 
 /**
  * Plausible answers of one person: every mandatory question is answered, an optional one at
- * `optionalShare`; a `single` question gets exactly one option, a `multiple` one one to three, a
- * `text` question a short sentence. Alarm options are avoided unless `abnormal` (then one question
- * that has an alarm option, chosen at random, gets one) or a mandatory question offers nothing else.
+ * `optionalShare`; a `single` question gets exactly one option, a `multiple` one one to three (an
+ * option saying none of the others apply only on its own), a `text` question a short sentence that
+ * fits it (a visit's purpose when it asks about the visit). Alarm options are avoided unless
+ * `abnormal` (then one question that has an alarm option, chosen at random, gets one) or a
+ * mandatory question offers nothing else.
  */
 export function generateAnswers(questions: readonly AskedQuestion[], options: AnswerOptions): GeneratedAnswers {
   const random = options.random ?? Math.random;
@@ -158,19 +174,26 @@ export function generateAnswers(questions: readonly AskedQuestion[], options: An
   const target = options.abnormal && alarming.length > 0 ? pick(alarming, random) : undefined;
   let alarm = false;
   const answers = questions.map((q, i): Answer => {
-    if (q.type === 'text') return q.mandatory || random() < optionalShare ? { text: pick(SENTENCES, random).slice(0, QUESTIONNAIRE_LIMITS.answerText) } : null;
+    if (q.type === 'text')
+      return q.mandatory || random() < optionalShare ? { text: pick(sentencesFor(q.text), random).slice(0, QUESTIONNAIRE_LIMITS.answerText) } : null;
     const safe = indexes(q, false);
     const alarms = indexes(q, true);
+    const alone = (q.options ?? []).flatMap((o, n) => (q.type === 'multiple' && o.text && NONE_OF_THESE.test(o.text.trim()) ? [n] : []));
+    const besides = safe.filter((n) => !alone.includes(n));
     let choices: number[];
     if (i === target) {
       choices = [pick(alarms, random)];
       // Someone ticking several boxes may tick a harmless one besides.
-      if (q.type === 'multiple' && safe.length > 0 && random() < 0.5) choices = [...choices, pick(safe, random)].sort((a, b) => a - b);
+      if (q.type === 'multiple' && besides.length > 0 && random() < 0.5) choices = [...choices, pick(besides, random)].sort((a, b) => a - b);
     } else {
       if (!q.mandatory && random() >= optionalShare) return null;
       const from = safe.length > 0 ? safe : alarms;
       if (from.length === 0 || (!q.mandatory && safe.length === 0)) return null;
-      choices = q.type === 'single' ? [pick(from, random)] : some(from, 1 + Math.floor(random() * Math.min(3, from.length)), random);
+      const several = from.filter((n) => !alone.includes(n));
+      const only = from.filter((n) => alone.includes(n));
+      if (q.type === 'single') choices = [pick(from, random)];
+      else if (only.length > 0 && (several.length === 0 || random() < 0.5)) choices = [pick(only, random)];
+      else choices = some(several, 1 + Math.floor(random() * Math.min(3, several.length)), random);
     }
     if (choices.some((c) => alarms.includes(c))) alarm = true;
     return { choices };

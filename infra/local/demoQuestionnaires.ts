@@ -13,7 +13,7 @@ import { chance } from './demoAttendance.ts';
  * earlier answers (about one in eight abnormal) so the results screen has history. Made once;
  * the simulated terminals answer them from then on.
  */
-const HEALTH: Question[] = [
+export const HEALTH: Question[] = [
   {
     text: 'Do you have a temperature of 37.3 °C or more?',
     type: 'single',
@@ -63,7 +63,7 @@ const HEALTH_TRANSLATIONS: SurveyTranslations = {
     ],
   },
 };
-const VISITOR: Question[] = [
+export const VISITOR: Question[] = [
   { text: 'Whom are you visiting?', type: 'text', mandatory: true, options: [] },
   {
     text: 'Do you feel unwell today?',
