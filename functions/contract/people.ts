@@ -59,10 +59,13 @@ const personFields = {
   remark: optionalText(500),
 };
 
+/** The rule both fields of attendance follow (resources/people.ts checks it). */
+const IN_GROUP = 'An employee in an attendance group needs attendance: a group with `needsAttendance` false (given, or as stored when only the group is given) answers 422 on `needsAttendance`';
+
 const employeeFields = {
   ...personFields,
   departmentKey: key.optional(),
-  attendanceGroupKey: key.optional(),
+  attendanceGroupKey: key.optional().meta({ description: IN_GROUP }),
   needsAttendance: z.boolean().default(false),
   remoteDoorOpen: z.boolean().default(false),
 };
@@ -96,8 +99,8 @@ export const employeePatchBody = z
   .object({
     ...personPatchFields,
     departmentKey: clearable(key),
-    attendanceGroupKey: clearable(key),
-    needsAttendance: z.boolean().optional(),
+    attendanceGroupKey: clearable(key).meta({ description: IN_GROUP }),
+    needsAttendance: z.boolean().optional().meta({ description: IN_GROUP }),
     remoteDoorOpen: z.boolean().optional(),
   })
   .strict();

@@ -5902,6 +5902,7 @@ export interface operations {
                     avatar?: string;
                     remark?: string;
                     departmentKey?: string;
+                    /** @description An employee in an attendance group needs attendance: a group with `needsAttendance` false (given, or as stored when only the group is given) answers 422 on `needsAttendance` */
                     attendanceGroupKey?: string;
                     /** @default false */
                     needsAttendance?: boolean;
@@ -6827,7 +6828,9 @@ export interface operations {
                     remark?: "" | null | string;
                     version: number;
                     departmentKey?: "" | null | string;
+                    /** @description An employee in an attendance group needs attendance: a group with `needsAttendance` false (given, or as stored when only the group is given) answers 422 on `needsAttendance` */
                     attendanceGroupKey?: "" | null | string;
+                    /** @description An employee in an attendance group needs attendance: a group with `needsAttendance` false (given, or as stored when only the group is given) answers 422 on `needsAttendance` */
                     needsAttendance?: boolean;
                     remoteDoorOpen?: boolean;
                 };
