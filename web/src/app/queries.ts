@@ -143,11 +143,11 @@ export interface ListOptions<P> {
 /**
  * One cursor-paged list: the pages read so far (Previous goes back through them), the page on
  * screen with the previous one kept in view while the next loads, and a reset to the first page
- * whenever the query changes. The first read of a page shows the loading bar and toasts a failure;
- * refreshes of a page already shown are quiet.
+ * whenever the query or the page size changes. The first read of a page shows the loading bar
+ * and toasts a failure; refreshes of a page already shown are quiet.
  */
 export function useList<T, P extends ListPage<T> = ListPage<T>>({ resource, path, query = {}, pageSize, refreshMs = false, enabled = true }: ListOptions<P>) {
-  const queryText = JSON.stringify(query);
+  const queryText = JSON.stringify([query, pageSize ?? null]);
   const [cursors, setCursors] = useState<{ of: string; stack: (string | undefined)[] }>({ of: queryText, stack: [undefined] });
   const stack = cursors.of === queryText ? cursors.stack : [undefined];
   const cursor = stack.at(-1);

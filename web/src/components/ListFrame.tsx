@@ -6,6 +6,7 @@ import { Link } from 'react-router-dom';
 import type { FrameList } from '../app/queries.ts';
 import { formatNumber } from '../app/format.ts';
 import { CursorPager } from './CursorPager.tsx';
+import type { PageSizeChoice } from './usePageSize.ts';
 import { ScrollTable } from './ScrollTable.tsx';
 import tables from './DataTable.module.css';
 
@@ -71,6 +72,10 @@ export interface ListFrameProps<T> {
   striped?: boolean;
   /** False for a list that comes whole: no pager, no count. */
   paged?: boolean;
+  /** The rows per page the person chose (usePageSize): the pager offers 20, 50 and 100. */
+  pageSize?: PageSizeChoice;
+  /** In the pager, in place of the page number (a jump to a date). */
+  position?: ReactNode;
 }
 
 /**
@@ -92,6 +97,8 @@ export function ListFrame<T>({
   footer,
   striped = true,
   paged = true,
+  pageSize,
+  position,
 }: ListFrameProps<T>) {
   const { t } = useLingui();
   const items = list.items;
@@ -242,11 +249,13 @@ export function ListFrame<T>({
                   ) : (
                     <Trans>{count} in all</Trans>
                   )
+                ) : list.page.nextCursor && items.length > 0 ? (
+                  <Trans>{count} on this page, more follow</Trans>
                 ) : (
                   items.length > 0 && <Trans>{count} on this page</Trans>
                 )))}
           </Text>
-          <CursorPager cursors={list.cursors} nextCursor={list.page?.nextCursor} onChange={list.setCursors} />
+          <CursorPager name={name} cursors={list.cursors} nextCursor={list.page?.nextCursor} onChange={list.setCursors} size={pageSize} position={position} />
         </Group>
       )}
     </Stack>

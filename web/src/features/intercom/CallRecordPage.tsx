@@ -10,6 +10,7 @@ import { useList, useWrite } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { rangeAllowed, rangeQuery } from '../passage/records/filters.ts';
 import { DeviceFilter } from '../filters.tsx';
@@ -20,7 +21,6 @@ import { StatusBadge, formatDuration, useKindLabels, useStatusLabels } from './p
 import { CallDetail } from './CallDetail.tsx';
 import { RecordingPlayer } from './RecordingPlayer.tsx';
 
-const PAGE_SIZE = 20;
 /** Live calls ring and end within seconds: while one is on the page it is read this often. */
 const LIVE_REFRESH_MS = 2000;
 const REFRESH_MS = 10_000;
@@ -55,11 +55,12 @@ export function CallRecordPage() {
   const [shown, setShown] = useState<CallItem | null>(null);
   const [exporting, setExporting] = useState(false);
   const query = useMemo(() => queryOf(filters), [filters]);
+  const pageSize = usePageSize('intercomCalls');
   const list = useList<CallItem, CallPage>({
     resource: 'intercom',
     path: CALLS_PATH,
     query,
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
     refreshMs: (page, pageIndex) =>
       playing || exporting || shown ? false : page?.items.some((c) => c.live) ? LIVE_REFRESH_MS : pageIndex === 0 ? REFRESH_MS : false,
   });
@@ -195,6 +196,7 @@ export function CallRecordPage() {
           <ListFrame
             list={list}
             name="call"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(call) => call.callKey}
             rowProps={(call) => ({ 'data-testid': 'call-row', 'data-call': call.callKey, 'data-live': call.live || undefined })}

@@ -10,12 +10,12 @@ import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 
 import { DeviceNameCell, OnlineBadge, PresenceFilter, PresenceTotals, type Presence } from '../devices/parts.tsx';
 import { intercomScreen, type IntercomItem, type IntercomPage } from './api.ts';
 import { KindBadge, SignalBars, useDeleteIntercom } from './parts.tsx';
 
-const PAGE_SIZE = 20;
 /** Presence changes at any time; the list follows it this often. */
 const REFRESH_MS = 15_000;
 
@@ -29,6 +29,7 @@ export function IntercomListPage() {
   const filterState = useListFilters(() => NO_FILTERS, { applied: useUrlFilters<Filters>(NO_FILTERS) });
   const { draft, filters } = filterState;
 
+  const pageSize = usePageSize('intercoms');
   const list = useList<IntercomItem, IntercomPage>({
     resource: 'intercom',
     path: '/v1/intercom/devices',
@@ -37,7 +38,7 @@ export function IntercomListPage() {
       kind: filters.kind === 'all' ? undefined : filters.kind,
       online: filters.presence === 'all' ? undefined : String(filters.presence === 'online'),
     },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
     refreshMs: REFRESH_MS,
   });
   const page = list.page;
@@ -143,6 +144,7 @@ export function IntercomListPage() {
           <ListFrame
             list={list}
             name="intercom"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(device) => device.deviceKey}
             rowProps={(device) => ({ 'data-testid': `intercom-row-${device.deviceKey}`, className: 'intercom-row' })}

@@ -11,6 +11,7 @@ import { ListFrame, RowMenu, type Column } from '../../components/ListFrame.tsx'
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { confirmAction } from '../confirm.tsx';
 import { basePath, flattenDepartments, keyOf, screens, useDepartments, useGroups, type Kind, type Page, type Person } from './api.ts';
 import { EraseDialog } from './EraseDialog.tsx';
@@ -19,8 +20,6 @@ import { ExportDialog } from '../passage/records/ExportDialog.tsx';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { PersonName } from '../../components/PersonName.tsx';
 import { GroupFilter } from '../../components/GroupFilter.tsx';
-
-const PAGE_SIZE = 20;
 
 type Filters = {
   keyword: string;
@@ -50,7 +49,8 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
     departmentKey: filters.departmentKey || undefined,
     ...(kind === 'employee' ? { state: resigned ? 'resigned' : 'active' } : {}),
   };
-  const list = useList<Person, Page<Person>>({ resource: 'people', path: basePath(kind), query, pageSize: PAGE_SIZE });
+  const pageSize = usePageSize(`${kind}s`);
+  const list = useList<Person, Page<Person>>({ resource: 'people', path: basePath(kind), query, pageSize: pageSize.value });
   const items = list.items;
   // A new page, or new filters, start with nothing chosen.
   const shown = items.map(keyOf).join();
@@ -204,6 +204,7 @@ export function PeopleListPage({ kind, resigned = false }: { kind: Kind; resigne
           <ListFrame
             list={list}
             name="people"
+            pageSize={pageSize}
             columns={columns}
             rowKey={keyOf}
             rowProps={() => ({ 'data-testid': 'people-row' })}

@@ -12,10 +12,10 @@ import { showFailure, useList, useUrlFilters } from '../../app/queries.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { DaysFilter, SearchButtons } from '../filters.tsx';
 import { AuditAction } from './AuditAction.tsx';
 
-const PAGE_SIZE = 20;
 const KIND_COLOR: Record<AuditKind, string> = { change: 'blue', login: 'teal', loginFailed: 'red', logout: 'gray', export: 'grape', playback: 'orange' };
 
 interface Filters {
@@ -62,7 +62,8 @@ export function AuditSection() {
 
   const [from, to] = filters.range;
   const query = { from: dayBound(from), to: dayBound(to ?? from, true), kind: filters.kind ?? undefined, username: filters.username || undefined };
-  const list = useList<AuditEntryJson>({ resource: 'audit', path: '/v1/audit', query, pageSize: PAGE_SIZE });
+  const pageSize = usePageSize('audit');
+  const list = useList<AuditEntryJson>({ resource: 'audit', path: '/v1/audit', query, pageSize: pageSize.value });
 
   const search = () => filterState.search(list.refetch);
   const exportAll = () => {
@@ -163,6 +164,7 @@ export function AuditSection() {
       <ListFrame
         list={list}
         name="audit"
+        pageSize={pageSize}
         columns={columns}
         rowKey={(entry) => entry.auditKey}
         rowProps={(entry) => ({ 'data-testid': 'audit-row', 'data-kind': entry.kind })}

@@ -13,11 +13,11 @@ import { itemKey, useList, useUrlFilters, useWrite } from '../../app/queries.ts'
 import { ListFrame, OpenCell, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { useListFilters } from '../../components/useListFilters.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { confirmAction } from '../confirm.tsx';
 import { DaysFilter, SearchButtons } from '../filters.tsx';
 import { FactsTable } from '../parts.tsx';
 
-const PAGE_SIZE = 20;
 const STATUS_COLOR: Record<MailStatus, string> = { queued: 'blue', sent: 'teal', failed: 'red', retrying: 'orange' };
 
 interface Filters {
@@ -66,11 +66,12 @@ export function MailRecordsSection() {
   const groupName = (group: string) => groupLabel[group] ?? group;
 
   const [from, to] = filters.range;
+  const pageSize = usePageSize('mailRecords');
   const list = useList<MailRecordJson>({
     resource: 'mailRecords',
     path: '/v1/mailRecords',
     query: { from: dayBound(from), to: dayBound(to ?? from, true), status: filters.status ?? undefined, group: filters.group ?? undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
 
   const search = () => filterState.search(list.refetch);
@@ -176,6 +177,7 @@ export function MailRecordsSection() {
       <ListFrame
         list={list}
         name="mail"
+        pageSize={pageSize}
         columns={columns}
         rowKey={(record) => record.mailKey}
         rowProps={(record) => ({ 'data-testid': 'mail-row', 'data-group': record.group, 'data-status': record.status })}

@@ -12,6 +12,7 @@ import { ListFrame, openingRow, type Column } from '../../../components/ListFram
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
 import { useListFilters } from '../../../components/useListFilters.ts';
+import { usePageSize } from '../../../components/usePageSize.ts';
 import classes from './RecordListPage.module.css';
 import { loadRecord, recordsPath, useDeviceOptions, type PassRecordItem, type PassRecordPage } from './api.ts';
 import { defaultFilters, filtersNarrowed, rangeAllowed, recordQuery, useRecordUrlFilters, type RecordFilters, type RecordScreen } from './filters.ts';
@@ -22,8 +23,8 @@ import { ExportDialog } from './ExportDialog.tsx';
 import { DeviceFilter } from '../../filters.tsx';
 import { EmptyRecords, RecordFilterBar } from './RecordFilterBar.tsx';
 import { PersonFilterChip } from './PersonFilterChip.tsx';
+import { JumpToDay } from './JumpToDay.tsx';
 
-const PAGE_SIZE = 20;
 /** Without the live channel, the first page follows new records this often while it is shown and no record is open. */
 const LIVE_REFRESH_MS = 5000;
 /** With it, the first page is read again as records arrive, at most this often. */
@@ -65,6 +66,16 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   };
 
   const query = useMemo(() => recordQuery(filters, screen), [filters, screen]);
+  const pageSize = usePageSize(screen === 'blacklist' ? 'blacklistRecords' : 'passRecords');
+  // A jump to a day starts the list there, within the filter's days: the day becomes the list's
+  // last day. Other filters forget it; the export keeps the filter's own days.
+  const queryText = JSON.stringify(query);
+  const [jump, setJump] = useState<{ of: string; day: string | null }>({ of: '', day: null });
+  useEffect(() => setJump((current) => (current.day && current.of !== queryText ? { of: '', day: null } : current)), [queryText]);
+  const jumpDay = jump.of === queryText ? jump.day : null;
+  const startDay = jumpDay && jumpDay !== query.to ? jumpDay : null;
+  const jumped = !!startDay;
+  const listQuery = useMemo(() => (startDay ? { ...query, to: startDay } : query), [query, startDay]);
 
   // The first page follows new records on its own: read again as the live channel announces them,
   // or every LIVE_REFRESH_MS while it is not open. A later page, or an open record, stays as it is.
@@ -72,12 +83,12 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   const list = useList<PassRecordItem, PassRecordPage>({
     resource: 'passRecords',
     path: recordsPath(screen),
-    query,
-    pageSize: PAGE_SIZE,
-    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting && !liveOpen ? LIVE_REFRESH_MS : false),
+    query: listQuery,
+    pageSize: pageSize.value,
+    refreshMs: (_page, pageIndex) => (pageIndex === 0 && !jumped && !open && !exporting && !liveOpen ? LIVE_REFRESH_MS : false),
   });
   const page = list.page;
-  const following = list.cursors.length === 1 && !open && !exporting;
+  const following = list.cursors.length === 1 && !jumped && !open && !exporting;
   const refetch = useThrottledCallback(() => void list.refetch(), LIVE_READ_MS);
   const live = useLive(screen === 'blacklist' ? 'blacklist' : 'passes', refetch, { enabled: following, onOpen: refetch });
   useEffect(() => setLiveOpen(live), [live]);
@@ -85,7 +96,7 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
   // Records that arrived since the page was first shown are marked as new.
   const seen = useRef<{ of: string; keys: Set<string> }>({ of: '', keys: new Set() });
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
-  const pageOf = JSON.stringify([query, list.cursors.at(-1) ?? null]);
+  const pageOf = JSON.stringify([listQuery, list.cursors.at(-1) ?? null]);
   useEffect(() => {
     if (!page || list.isPlaceholderData) return;
     const keys = page.items.map((r) => r.recordKey);
@@ -212,6 +223,9 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
             name="record"
             columns={columns}
             rowKey={(record) => record.recordKey}
+            showTotal
+            pageSize={pageSize}
+            position={<JumpToDay name="record" value={jumpDay} from={query.from} to={query.to} onChange={(day) => setJump({ of: queryText, day })} />}
             rowProps={(record) => ({
               ...openingRow(() => setOpen(record)),
               'aria-label': personName(record, labels),
