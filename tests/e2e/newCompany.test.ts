@@ -88,6 +88,9 @@ describe('a new company', () => {
     expect(await page.getByTestId('licence-total').innerText()).toBe('5');
     expect(await page.getByTestId('licence-row').innerText()).toContain('Free trial');
     await shot(page, 'licences-trial-en_US.png');
+    // And the licences lead back to where terminals are bound.
+    await page.getByTestId('licence-devices-link').click();
+    await page.waitForURL('**/pass-platform/device/management');
 
     // The server address the hint points to: Settings, Ports and versions.
     await page.goto('/settings/system');

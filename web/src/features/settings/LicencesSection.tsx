@@ -1,10 +1,12 @@
 import { useEffect, type ReactNode } from 'react';
-import { Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { Trans, useLingui } from '@lingui/react/macro';
+import { Link } from 'react-router-dom';
 import { api } from '../../app/api.ts';
 import { formatDate, formatDateTime, formatNumber } from '../../app/format.ts';
 import { RequestError } from '../../app/request.ts';
+import { getAuthorities } from '../../app/session.ts';
 import { showFailure, useList, useWrite } from '../../app/queries.ts';
 import { ListFrame, MonoCell, type Column } from '../../components/ListFrame.tsx';
 import { fieldIssues, type Licence, type LicenceList, type LicenceState } from './api.ts';
@@ -12,6 +14,8 @@ import { fieldIssues, type Licence, type LicenceList, type LicenceState } from '
 const STATE_COLOR: Record<LicenceState, string> = { valid: 'teal', expiring: 'orange', expired: 'red' };
 const REMINDER_MIN = 1;
 const REMINDER_MAX = 365;
+/** Where terminals are bound with the company's binding code and take these seats. */
+const DEVICES_PATH = '/pass-platform/device/management';
 
 function Stat({ label, value, testId, children }: { label: string; value: number; testId: string; children?: ReactNode }) {
   return (
@@ -128,6 +132,14 @@ export function LicencesSection() {
       </SimpleGrid>
       <Text size="xs" c="dimmed">
         <Trans>Seats count while their licence is in force. Each bound device takes one seat: face terminals and intercoms alike.</Trans>
+        {getAuthorities().includes('pass:device') && (
+          <>
+            {' '}
+            <Anchor component={Link} to={DEVICES_PATH} size="xs" data-testid="licence-devices-link">
+              {t`Devices`}
+            </Anchor>
+          </>
+        )}
       </Text>
       {list && <TrialNote trial={list.trial} starting={startingTrial.isPending} onStart={() => startingTrial.mutate()} />}
 
