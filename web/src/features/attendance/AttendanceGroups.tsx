@@ -10,6 +10,7 @@ import { api } from '../../app/api.ts';
 import { currentTag, dayPeriods, formatDateTime, formatNumber, uses12HourClock } from '../../app/format.ts';
 import { pickDevices } from '../../app/pickers.ts';
 import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { RequestError } from '../../app/request.ts';
 import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
@@ -29,7 +30,6 @@ import {
   type Weekday,
 } from './api.ts';
 
-const PAGE_SIZE = 20;
 /** A Monday, from which the week's names are read in the reader's language. */
 const MONDAY = Date.UTC(2026, 10, 23, 12);
 const WEEK_INDEX: Record<Weekday, number> = { mon: 0, tue: 1, wed: 2, thu: 3, fri: 4, sat: 5, sun: 6 };
@@ -50,11 +50,12 @@ export function AttendanceGroupListPage() {
   const { t } = useLingui();
   const [filters, setFilters] = useUrlFilters({ keyword: '' });
   const [draft, setDraft] = useState(filters.keyword);
+  const pageSize = usePageSize('attendanceGroups');
   const list = useList<AttendanceGroup, Page<AttendanceGroup>>({
     resource: 'attendanceGroups',
     path: '/v1/attendance/groups',
     query: { keyword: filters.keyword || undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
@@ -103,6 +104,7 @@ export function AttendanceGroupListPage() {
           <ListFrame
             list={list}
             name="group"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(group) => group.attendanceGroupKey}
             rowProps={() => ({ 'data-testid': 'group-row' })}

@@ -8,6 +8,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { api } from '../../app/api.ts';
 import { formatDate } from '../../app/format.ts';
 import { showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { RequestError } from '../../app/request.ts';
 import { ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
@@ -16,7 +17,6 @@ import { EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { allShifts, type Holiday, type Page } from './api.ts';
 
-const PAGE_SIZE = 20;
 const THIS_YEAR = new Date().getFullYear();
 
 /** Holidays and make-up workdays: by year and keyword; added, edited and deleted in place. */
@@ -25,11 +25,12 @@ export function HolidayPage() {
   const [filters, setFilters] = useUrlFilters({ keyword: '', year: String(THIS_YEAR) });
   const [draft, setDraft] = useState(filters.keyword);
   const [editing, setEditing] = useState<Holiday | 'new' | null>(null);
+  const pageSize = usePageSize('holidays');
   const list = useList<Holiday, Page<Holiday>>({
     resource: 'attendanceHolidays',
     path: '/v1/attendance/holidays',
     query: { keyword: filters.keyword || undefined, year: filters.year || undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
   const shifts = useQuery({ queryKey: ['attendanceShifts', 'all'], queryFn: allShifts });
   const shiftName = (key: string | null) => shifts.data?.find((s) => s.shiftKey === key)?.name ?? '';
@@ -92,6 +93,7 @@ export function HolidayPage() {
           <ListFrame
             list={list}
             name="holiday"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(h) => h.holidayKey}
             rowProps={() => ({ 'data-testid': 'holiday-row' })}

@@ -10,6 +10,7 @@ import { MAX_PERIODS } from '@passcloud/functions/domain/attendance/index';
 import { api } from '../../app/api.ts';
 import { dayPeriods, formatDateTime, uses12HourClock } from '../../app/format.ts';
 import { listKey, showFailure, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { RequestError } from '../../app/request.ts';
 import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
@@ -18,7 +19,6 @@ import { FormButtons } from '../parts.tsx';
 import { Detail, EditDeleteMenu, SearchBar, useConfirmDelete } from './parts.tsx';
 import { SHIFTS_PATH, blankPeriod, nextPeriod, periodText, shiftPath, type Page, type Period, type Shift } from './api.ts';
 
-const PAGE_SIZE = 20;
 /** The longest late or early-leave tolerance the server accepts (functions/contract/attendance.ts): a day, in minutes. */
 const MAX_TOLERANCE = 24 * 60;
 
@@ -27,11 +27,12 @@ export function ShiftListPage() {
   const { t } = useLingui();
   const [filters, setFilters] = useUrlFilters({ keyword: '' });
   const [draft, setDraft] = useState(filters.keyword);
+  const pageSize = usePageSize('shifts');
   const list = useList<Shift, Page<Shift>>({
     resource: 'attendanceShifts',
     path: '/v1/attendance/shifts',
     query: { keyword: filters.keyword || undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
@@ -87,6 +88,7 @@ export function ShiftListPage() {
           <ListFrame
             list={list}
             name="shift"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(shift) => shift.shiftKey}
             rowProps={() => ({ 'data-testid': 'shift-row' })}

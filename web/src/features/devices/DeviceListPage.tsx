@@ -6,6 +6,7 @@ import { useNavigate } from 'react-router-dom';
 import { api } from '../../app/api.ts';
 import { getUser } from '../../app/session.ts';
 import { invalidate, useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { ListFrame, MonoCell, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
@@ -21,7 +22,6 @@ import { DeviceNameCell, OnlineBadge, PresenceFilter, PresenceTotals, type Prese
 import { KeywordInput } from '../../components/KeywordInput.tsx';
 import { GroupFilter } from '../../components/GroupFilter.tsx';
 
-const PAGE_SIZE = 20;
 /** While some online device on the page has unconfirmed settings, the page refreshes this often. */
 const PENDING_REFRESH_MS = 3000;
 /** Offline devices confirm nothing until they are back; their pending settings are followed slowly. */
@@ -44,6 +44,7 @@ export function DeviceListPage() {
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [batchOpen, setBatchOpen] = useState(false);
 
+  const pageSize = usePageSize('devices');
   const list = useList<Device, DevicePage>({
     resource: 'devices',
     path: '/v1/devices',
@@ -52,7 +53,7 @@ export function DeviceListPage() {
       groupKey: filters.groupKey || undefined,
       online: filters.presence === 'all' ? undefined : String(filters.presence === 'online'),
     },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
     // Settings just sent are confirmed within seconds by online devices; offline ones confirm
     // nothing until they are back; presence changes at any time.
     refreshMs: (page) => {
@@ -209,6 +210,7 @@ export function DeviceListPage() {
           <ListFrame
             list={list}
             name="device"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(device) => device.deviceKey}
             rowProps={(device) => ({ 'data-testid': `device-row-${device.deviceKey}`, className: 'device-row' })}

@@ -10,6 +10,7 @@ import { QUESTIONNAIRE_RESULTS, type QuestionnaireResult } from '@passcloud/func
 import { formatNumber, formatShortTime, formatTime } from '../../app/format.ts';
 import { useLive } from '../../app/live/channel.ts';
 import { useList } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { ListFrame, openingRow, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
@@ -33,7 +34,6 @@ import {
   type QuestionnaireResultPage,
 } from './api.ts';
 
-const PAGE_SIZE = 20;
 /** The first page follows new answers this often while it is shown. */
 const REFRESH_MS = 10_000;
 
@@ -86,11 +86,12 @@ export function QuestionnaireResultsPage() {
 
   const query = useMemo(() => queryOf(filters), [filters]);
   const path = resultsPath(chosen ?? '');
+  const pageSize = usePageSize('questionnaireResults');
   const list = useList<QuestionnaireResultItem, QuestionnaireResultPage>({
     resource: RESOURCE,
     path,
     query,
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
     enabled: !!survey,
     refreshMs: (_page, pageIndex) => (pageIndex === 0 && !open && !exporting ? REFRESH_MS : false),
   });
@@ -223,6 +224,7 @@ export function QuestionnaireResultsPage() {
           <ListFrame
             list={list}
             name="result"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(result) => result.resultKey}
             rowProps={(result) => ({

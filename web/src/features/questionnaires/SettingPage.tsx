@@ -7,6 +7,7 @@ import { QUESTIONNAIRE_STATES } from '@passcloud/functions/contract/questionnair
 import { api } from '../../app/api.ts';
 import { formatDateTime, formatNumber } from '../../app/format.ts';
 import { useList, useUrlFilters, useWrite } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { ListFrame, OpenCell, RowMenu, type Column } from '../../components/ListFrame.tsx';
 import { ScreenPage } from '../../components/ScreenPage.tsx';
 import { SearchBar, useConfirmDelete } from '../attendance/parts.tsx';
@@ -24,8 +25,6 @@ import {
   type QuestionnairePage,
 } from './api.ts';
 
-const PAGE_SIZE = 20;
-
 /**
  * The company's surveys: title, how they are answered, open or closed, revision, terminals in
  * scope, questions and the last change; search by title, filter by state; add and edit in a
@@ -37,11 +36,12 @@ export function QuestionnaireSettingPage() {
   const [filters, setFilters] = useUrlFilters({ keyword: '', state: '' });
   const [draft, setDraft] = useState(filters.keyword);
   const [editing, setEditing] = useState<QuestionnaireItem | 'new' | null>(null);
+  const pageSize = usePageSize('questionnaires');
   const list = useList<QuestionnaireItem, QuestionnairePage>({
     resource: RESOURCE,
     path: QUESTIONNAIRES_PATH,
     query: { keyword: filters.keyword || undefined, state: filters.state || undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
   const search = () => setFilters({ ...filters, keyword: draft.trim() }) || void list.refetch();
 
@@ -162,6 +162,7 @@ export function QuestionnaireSettingPage() {
           <ListFrame
             list={list}
             name="questionnaire"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(item) => item.questionnaireKey}
             rowProps={(item) => ({ 'data-testid': 'questionnaire-row', 'data-key': item.questionnaireKey, 'data-state': item.state })}

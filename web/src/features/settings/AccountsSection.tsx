@@ -5,12 +5,11 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { formatDateTime } from '../../app/format.ts';
 import { useList, useUrlFilters } from '../../app/queries.ts';
+import { usePageSize } from '../../components/usePageSize.ts';
 import { LinkCell, ListFrame, type Column } from '../../components/ListFrame.tsx';
 import { Truncated } from '../../components/Truncated.tsx';
 import { ACCOUNTS_PATH, accountPath, type Account, type AccountPage } from './api.ts';
 import { KeywordInput } from '../../components/KeywordInput.tsx';
-
-const PAGE_SIZE = 20;
 
 /** Owner, disabled and must-change-password marks of an account. */
 export function AccountBadges({ account }: { account: Account }) {
@@ -45,11 +44,12 @@ export function AccountsSection() {
   const { t } = useLingui();
   const [filters, setFilters] = useUrlFilters({ keyword: '' });
   const [draft, setDraft] = useState(filters.keyword);
+  const pageSize = usePageSize('accounts');
   const list = useList<Account, AccountPage>({
     resource: 'accounts',
     path: '/v1/accounts',
     query: { keyword: filters.keyword || undefined },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
   });
   const search = () => setFilters({ keyword: draft.trim() }) || void list.refetch();
 
@@ -91,6 +91,7 @@ export function AccountsSection() {
       <ListFrame
         list={list}
         name="account"
+        pageSize={pageSize}
         columns={columns}
         rowKey={(account) => account.accountKey}
         rowProps={() => ({ 'data-testid': 'account-row' })}

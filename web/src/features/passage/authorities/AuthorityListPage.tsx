@@ -6,6 +6,7 @@ import { Trans, useLingui } from '@lingui/react/macro';
 import { Link } from 'react-router-dom';
 import { SYNC_STATES, VALIDITY_STATES } from '@passcloud/functions/contract/authorities';
 import { invalidate, useList, useUrlFilters, useWrite } from '../../../app/queries.ts';
+import { usePageSize } from '../../../components/usePageSize.ts';
 import { ListFrame, RowMenu, type Column } from '../../../components/ListFrame.tsx';
 import { ScreenPage } from '../../../components/ScreenPage.tsx';
 import { Truncated } from '../../../components/Truncated.tsx';
@@ -29,8 +30,6 @@ import { useListFilters } from '../../../components/useListFilters.ts';
 import { confirmAction } from '../../confirm.tsx';
 import { SearchButtons } from '../../filters.tsx';
 
-const PAGE_SIZE = 20;
-
 type Filters = {
   keyword: string;
   deviceKey: string;
@@ -53,6 +52,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<AuthorityItem | null>(null);
 
+  const pageSize = usePageSize('authorities');
   const list = useList<AuthorityItem, AuthorityPage>({
     resource: 'authorities',
     path: '/v1/authorities',
@@ -63,7 +63,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       validity: filters.validity || undefined,
       state: filters.state || undefined,
     },
-    pageSize: PAGE_SIZE,
+    pageSize: pageSize.value,
     // Rows waiting for their device are read again every few seconds.
     refreshMs: (page) => (page?.items.some((i) => i.syncState === 'pending') ? PENDING_REFRESH_MS : false),
   });
@@ -206,6 +206,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
           <ListFrame
             list={list}
             name="authority"
+            pageSize={pageSize}
             columns={columns}
             rowKey={(item) => item.authorityKey}
             rowProps={(item) => ({ 'data-testid': 'authority-row', 'data-key': item.authorityKey, 'data-state': item.syncState })}
