@@ -2,7 +2,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
+import { AUTH_CODES } from '@passcloud/functions/contract/menu';
 import { findDevice } from '@passcloud/functions/data/devices';
+import { createAccount } from '@passcloud/functions/data/identity';
 import { launchBrowser } from '../support/browser.ts';
 import { unique } from '../support/api.ts';
 import { base, demoAdmin, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -67,6 +69,26 @@ describe('numbers out of range', () => {
     await input.press('Tab');
     await expect.poll(() => field.innerText()).not.toContain('Enter a value from');
     await page.getByRole('button', { name: 'Discard changes' }).click();
+  });
+
+  it('says the range in Japanese on the field, in the words of the check before saving', async () => {
+    // An account of its own: a second login of the English page's account would end that page's session.
+    const username = unique('rangeja');
+    await createAccount(inject('demo').tenantId, { username, password: 'range-ja-pass-1', authCodes: [...AUTH_CODES] });
+    const ja = await newPage(browser, { locale: 'ja_JP' });
+    watchConsole(ja.page);
+    await loginInBrowser(ja.page, username, 'range-ja-pass-1');
+    await ja.page.goto(`/pass-platform/device/management/${deviceKey}`);
+    await ja.page.getByTestId('tab-pass').click();
+    const field = ja.page.getByTestId('setting-relayDelay');
+    await field.locator('input').fill('99');
+    await field.locator('input').press('Tab');
+    await expect.poll(() => field.getByText(/1.*60/).count()).toBeGreaterThan(1);
+    expect(await field.locator('input').inputValue()).toBe('99');
+    expect(await field.innerText()).not.toContain('Enter a value');
+    expect(await field.innerText()).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    await ja.page.screenshot({ path: `${shotDir}/range-relay-ja.png` });
+    await ja.context.close();
   });
 
   it('names a late tolerance over a day on its field and creates no shift', async () => {
