@@ -59,7 +59,12 @@ describe('the audit log’s sentences', () => {
   });
 
   it('links an item that is still there to its screen', () => {
-    renderConsole(<AuditAction entry={entry({ action: 'PATCH /v1/accounts/{accountKey}', item: { param: 'accountKey', key: 'k7f3m2x9q1w8e5r4', name: 'reception2', exists: true } })} reason={null} />);
+    renderConsole(
+      <AuditAction
+        entry={entry({ action: 'PATCH /v1/accounts/{accountKey}', item: { param: 'accountKey', key: 'k7f3m2x9q1w8e5r4', name: 'reception2', exists: true } })}
+        reason={null}
+      />,
+    );
     expect(screen.getByTestId('audit-action').textContent).toBe('Changed account reception2');
     expect(screen.getByTestId('audit-item-link').getAttribute('href')).toBe('/settings/account/k7f3m2x9q1w8e5r4');
   });

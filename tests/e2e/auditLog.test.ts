@@ -47,7 +47,12 @@ describe('the audit log', () => {
     await page.goto('/settings/audit?kind=change');
     await expect.poll(() => page.getByTestId('audit-row').count()).toBe(4);
     const said = await page.getByTestId('audit-action').allInnerTexts();
-    expect(said).toEqual([`Deleted account ${names.gone}`, `Created account ${names.gone}`, `Created account ${names.kept}`, `Created department ${names.dept}`]);
+    expect(said).toEqual([
+      `Deleted account ${names.gone}`,
+      `Created account ${names.gone}`,
+      `Created account ${names.kept}`,
+      `Created department ${names.dept}`,
+    ]);
     // Nowhere a route or a key where the name belongs.
     const table = await page.getByTestId('audit-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText).join('\n'));
     expect(table).not.toMatch(/\/v1\/|accountKey|departmentKey/);

@@ -25,13 +25,19 @@ describe('audit items', () => {
     const made = await call<{ departmentKey: string; version: number }>('POST', '/v1/departments', { token: owner.token, body: { name } });
     expect(made.body.code).toBe(201);
     const key = made.body.data.departmentKey;
-    const renamed = await call<{ version: number }>('PATCH', `/v1/departments/${key}`, { token: owner.token, body: { name: `${name}-2`, version: made.body.data.version } });
+    const renamed = await call<{ version: number }>('PATCH', `/v1/departments/${key}`, {
+      token: owner.token,
+      body: { name: `${name}-2`, version: made.body.data.version },
+    });
     expect(renamed.body.code).toBe(201);
     const kept = unique('Kept-');
     const other = await call<{ departmentKey: string }>('POST', '/v1/departments', { token: owner.token, body: { name: kept } });
 
     let entries = await changes();
-    expect(entries[0]).toMatchObject({ action: 'POST /v1/departments', item: { param: 'departmentKey', key: other.body.data.departmentKey, name: kept, exists: true } });
+    expect(entries[0]).toMatchObject({
+      action: 'POST /v1/departments',
+      item: { param: 'departmentKey', key: other.body.data.departmentKey, name: kept, exists: true },
+    });
     expect(entries[1]).toMatchObject({ action: 'PATCH /v1/departments/{departmentKey}', target: { departmentKey: key }, item: { key, name, exists: true } });
     expect(entries[2]).toMatchObject({ action: 'POST /v1/departments', target: {}, item: { key, name, exists: true } });
 

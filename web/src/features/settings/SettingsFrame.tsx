@@ -28,7 +28,8 @@ export function useSettingsSections(): { settings: MenuItem | undefined; section
   const held = new Set(getAuthorities());
   const settings = menu.find((m) => m.path === '/settings');
   const sections = (settings?.children ?? []).filter(
-    (item): item is MenuItem & { path: SectionPath } => isSection(item.path) && item.authCode === SECTION_CODES[item.path] && held.has(SECTION_CODES[item.path]),
+    (item): item is MenuItem & { path: SectionPath } =>
+      isSection(item.path) && item.authCode === SECTION_CODES[item.path] && held.has(SECTION_CODES[item.path]),
   );
   return { settings, sections };
 }
