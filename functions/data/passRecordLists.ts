@@ -142,7 +142,7 @@ async function personRecords(
 ): Promise<RecordPage> {
   const prefix = PUNCH.prefix();
   const narrowed = !!(filter.type || filter.temperature || filter.passState || filter.keyword);
-  const byDevice = filter.deviceKey
+  const byDevice: { conditions: string[]; names: Record<string, string>; values: Record<string, unknown> } = filter.deviceKey
     ? { conditions: ['#dk = :dk'], names: { '#dk': 'deviceKey' }, values: { ':dk': filter.deviceKey } }
     : { conditions: [], names: {}, values: {} };
   const items: { record: PassRecord; sk: string }[] = [];
