@@ -4,10 +4,9 @@ import {
   type DeviceCommandType,
   type DeviceInfo,
   type DeviceKind,
-  type DeviceLogCode,
-  type DeviceLogEntry,
   type DeviceSettings,
 } from '@passcloud/functions/contract/devices';
+import type { DeviceLogCode, DeviceLogEntry } from '@passcloud/functions/contract/deviceLogs';
 import { fromDocument, settingNameOf, toDocument, type DeviceDocument } from '@passcloud/functions/contract/shadow';
 import {
   QUESTIONNAIRES_SHADOW_KEY,

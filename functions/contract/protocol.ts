@@ -1,6 +1,7 @@
 // Long by nature: the whole device protocol (topics, payloads, reasons) in one file, as docs/device-protocol.md is written from it.
 import * as z from 'zod';
-import { deviceInfo, deviceLogEntry, epochMs, type DeviceCommandType, type DeviceInfo, type DeviceLogEntry } from './devices.ts';
+import { deviceInfo, type DeviceCommandType, type DeviceInfo } from './devices.ts';
+import { deviceLogEntry, epochMs, type DeviceLogEntry } from './deviceLogs.ts';
 import { DEVICE_COMMAND_TYPES } from './devices.ts';
 import { QUESTIONNAIRE_MODES, QUESTIONNAIRE_RESULTS, answers, question, surveyTranslations } from './questionnaires.ts';
 

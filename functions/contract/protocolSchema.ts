@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { DEVICE_LOG_CODES, bindBody, deviceInfo, deviceSettings } from './devices.ts';
+import { bindBody, deviceInfo, deviceSettings } from './devices.ts';
+import { DEVICE_LOG_CODES } from './deviceLogs.ts';
 import {
   DEVICE_REASONS,
   bindResult,

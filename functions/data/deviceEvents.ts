@@ -1,5 +1,6 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType, type DeviceLogEntry } from '#contract/devices';
+import { DEVICE_COMMAND_TYPES, type CommandState, type DeviceCommandType } from '#contract/devices';
+import type { DeviceLogEntry } from '#contract/deviceLogs';
 import { newId, newTimeId } from '#lib/crypto';
 import { privacySettings, retentionTtl } from './settings.ts';
 import { EVENTS_TABLE } from './tables.ts';

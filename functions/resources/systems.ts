@@ -38,7 +38,6 @@ import type { AuthCode } from '#contract/menu';
 import { menuAnswer } from '#contract/menuAnswer';
 import { permittedMenu } from '#domain/menu';
 import { passwordProblem } from '#domain/passwords';
-import { CODE_TTL_MINUTES } from '#domain/verification';
 import { TRIAL_DAYS, TRIAL_SEATS } from '#domain/licence';
 import {
   addressAttempt,
@@ -53,23 +52,21 @@ import {
 import { grantTrial } from '#data/licences';
 import { log } from '#lib/log';
 import { storeSecurityKey } from '#data/securityKeys';
-import { checkCode, dropCode, issueCode, spendCode } from '#data/verificationCodes';
+import { checkCode, issueCode, spendCode } from '#data/verificationCodes';
 import { acceptInvitation, findInvitation } from '#data/invitations';
 
 import { disableTwoFactor, enableTwoFactor, openTotpSecret, replaceRecoveryCodes, startEnrolment, useSecondFactor } from '#data/twoFactor';
 
-import { SYSTEM_SCOPE } from '#data/tables';
 import { holdsAny, mustEnrolTwoFactor, type SessionAuth } from '#lib/auth';
 import { nextRsaKeyPair, rsaDecrypt, verifyPassword } from '#lib/crypto';
-import { AppError, ConflictError, NotFoundError, ValidationError, fieldError } from '#lib/errors';
+import { ConflictError, NotFoundError, ValidationError, fieldError } from '#lib/errors';
 import { matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from '#lib/totp';
 
 import { created, defineResource, deleted, ok, publicRoute, sessionOnlyRoute } from '#lib/http';
 import { translate } from '#lib/i18n';
-import { sendMail } from '#lib/mail';
-import type { Locale } from '#contract/locales';
 import { declareEnvironment, env } from '#lib/env';
 import { decrypt, loginKey, passwordLogin, secondFactorLogin, userInfo } from '#flows/login';
+import { codeMail, mailRegisterCode } from '#flows/codeMails';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
@@ -119,28 +116,6 @@ async function inConstantTime<T>(ms: number, work: () => Promise<T>): Promise<T>
   } finally {
     const left = ms - (Date.now() - started);
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-  }
-}
-
-/** Mails a code; the mail record keeps it masked. False when it could not be sent. */
-const codeMail = (tenantId: string, to: string, code: string, locale: Locale): Promise<boolean> =>
-  sendMail(tenantId, {
-    to,
-    kind: 'verification',
-    subject: translate(locale, 'mail.codeSubject'),
-    text: translate(locale, 'mail.codeBody', { code, minutes: CODE_TTL_MINUTES }),
-    secrets: [code],
-  });
-
-/**
- * Mails a sign-up code. When the mail cannot be sent the code is forgotten (so the user may ask
- * again at once) and the user is told: the address is their own, so this tells nobody else anything.
- */
-async function mailRegisterCode(email: string, code: string, locale: Locale): Promise<void> {
-  const sent = await codeMail(SYSTEM_SCOPE, email, code, locale);
-  if (!sent) {
-    await dropCode('register', email);
-    throw new AppError(503, 'mail.notSent');
   }
 }
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
-import type { DeviceLogCode } from '@passcloud/functions/contract/devices';
+import type { DeviceLogCode } from '@passcloud/functions/contract/deviceLogs';
 import { storeRecord } from '@passcloud/functions/data/passRecords';
 import { addDays, atLocalTime, dayOf } from '@passcloud/functions/domain/time';
 import { launchBrowser } from '../support/browser.ts';

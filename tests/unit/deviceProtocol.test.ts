@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as protocol from '@passcloud/functions/contract/protocol';
 import * as devices from '@passcloud/functions/contract/devices';
+import * as deviceLogs from '@passcloud/functions/contract/deviceLogs';
 import { protocolJsonSchemaText } from '@passcloud/functions/contract/protocolSchema';
 import { CODECS, fromCompleteDocument, fromDocument, toDocument } from '@passcloud/functions/contract/shadow';
 import { LOOKBACK } from '@passcloud/functions/data/authoritySync';
@@ -12,7 +13,7 @@ import { routes } from '@passcloud/functions/routes';
 /**
  * docs/device-protocol.md is what terminal vendors build devices from, so it must not fall behind
  * the code. Every ```json block carries `example=<schema>` (a zod schema exported from
- * functions/contract/protocol.ts or devices.ts, or one of the shadow and presence shapes below)
+ * functions/contract/protocol.ts, devices.ts or deviceLogs.ts, or one of the shadow and presence shapes below)
  * and optionally `envelope=<code>` for an HTTPS answer; each must satisfy its schema. Topics,
  * rule filters, device routes, log codes, sync failure reasons and the settings mapping table are
  * compared with the code in both directions.
@@ -387,8 +388,8 @@ describe('docs/device-protocol.md keeps up with the code', () => {
 
   it('lists every log code once with its parameters', () => {
     const codes = LOG_TABLE.rows.map((row) => plain(row[0]!));
-    expect(codes).toEqual([...devices.DEVICE_LOG_CODES]);
-    const params = new Set(Object.keys(devices.deviceLogParams.shape));
+    expect(codes).toEqual([...deviceLogs.DEVICE_LOG_CODES]);
+    const params = new Set(Object.keys(deviceLogs.deviceLogParams.shape));
     const used = new Set<string>();
     for (const [code, names] of LOG_PARAMS) {
       for (const name of names) {
