@@ -213,6 +213,11 @@ export const routes = [
   { method: 'POST', path: '/v1/authorities/sync/retry', resource: 'authorities', access: 'session' },
   { method: 'PATCH', path: '/v1/authorities/{authorityKey}', resource: 'authorities', access: 'session' },
   { method: 'DELETE', path: '/v1/authorities/{authorityKey}', resource: 'authorities', access: 'session' },
+  { method: 'GET', path: '/v1/schedules', resource: 'authorities', access: 'session', authCode: 'pass:authority' },
+  { method: 'POST', path: '/v1/schedules', resource: 'authorities', access: 'session', authCode: 'pass:authority' },
+  { method: 'GET', path: '/v1/schedules/{scheduleKey}', resource: 'authorities', access: 'session', authCode: 'pass:authority' },
+  { method: 'PATCH', path: '/v1/schedules/{scheduleKey}', resource: 'authorities', access: 'session', authCode: 'pass:authority' },
+  { method: 'DELETE', path: '/v1/schedules/{scheduleKey}', resource: 'authorities', access: 'session', authCode: 'pass:authority' },
   // Face sync, called by the terminals with their own credentials.
   { method: 'GET', path: '/v1/deviceSync/faces', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/results', resource: 'deviceSync', access: 'device' },

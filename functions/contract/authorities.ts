@@ -54,6 +54,10 @@ export const grantBody = z
     deviceKeys: z.array(key).max(GRANT_MAX_DEVICES).default([]),
     deviceGroupKeys: z.array(key).max(50).default([]),
     validity: validityBody,
+    scheduleKey: key
+      .nullable()
+      .optional()
+      .meta({ description: 'Pass authority only: the access schedule (`/v1/schedules`) within the validity; null or absent: at any time' }),
   })
   .strict();
 export type GrantBody = z.output<typeof grantBody>;
@@ -137,6 +141,7 @@ export const authorityListQuery = z.object({
   keyword: z.string().trim().max(64).optional(),
   validity: z.enum(VALIDITY_STATES).optional(),
   state: z.enum(SYNC_STATES).optional(),
+  scheduleKey: key.optional().meta({ description: 'Only the authorizations that use this access schedule' }),
 });
 
 /** `GET /v1/authorities/sync`: the sync state of each pair, for a person, a device or both; `setType` absent gives both lists. */
@@ -149,7 +154,13 @@ export const syncQuery = z.object({
   cursor: z.string().max(500).optional(),
 });
 
-export const authorityPatchBody = z.object({ validity: validityBody, version: z.number().int().min(1) }).strict();
+export const authorityPatchBody = z
+  .object({
+    validity: validityBody,
+    scheduleKey: key.nullable().optional().meta({ description: 'Pass authority only: the access schedule; null: at any time; absent: unchanged' }),
+    version: z.number().int().min(1),
+  })
+  .strict();
 export const authorityDeleteQuery = z.object({ version: z.coerce.number().int().min(1) });
 /**
  * `POST /v1/authorities/sync/retry`: sends these authorizations to their devices again, or every
@@ -188,6 +199,8 @@ export const authorityItem = z.object({
   start: z.iso.date().nullable().meta({ description: 'The first day of the validity, in the company’s time zone; null for a permanent authorization' }),
   end: z.iso.date().nullable().meta({ description: 'The last day of the validity, in the company’s time zone; null for a permanent authorization' }),
   validityState: z.enum(VALIDITY_STATES),
+  scheduleKey: z.string().nullable().meta({ description: 'The access schedule within the validity; null: at any time' }),
+  scheduleName: z.string().nullable().meta({ description: 'The schedule’s name; null without one' }),
   syncState: z.enum(SYNC_STATES),
   syncReason: z.enum(SYNC_FAILURES).nullable().meta({ description: 'Why the device refused it; null unless `syncState` is `failed` with a known reason' }),
   syncDetail: z.string().nullable().meta({ description: 'The device’s own words on why the sync failed (not translated); null when it gave none' }),

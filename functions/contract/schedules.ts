@@ -18,7 +18,8 @@ export const DAYS_IN_WEEK = 7;
 
 const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
 /** A time of day, `HH:MM`; `24:00` is the end of the day and only ends a period. */
-const clock = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, { message: 'schedules.timeFormat' });
+const CLOCK = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+const clock = z.string().regex(CLOCK, { message: 'schedules.timeFormat' });
 const dateOnly = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'schedules.dateFormat' })
@@ -33,7 +34,8 @@ function isCalendarDate(d: string): boolean {
 export const schedulePeriod = z
   .object({ from: clock, to: clock })
   .strict()
-  .refine((p) => p.from < p.to, { message: 'schedules.periodReversed', path: ['to'] })
+  // Compared only once both are times: a malformed one says so on its own.
+  .refine((p) => !CLOCK.test(p.from) || !CLOCK.test(p.to) || p.from < p.to, { message: 'schedules.periodReversed', path: ['to'] })
   .meta({ description: 'Open from `from` (inclusive) to `to` (exclusive), `HH:MM`; `to` may be `24:00`' });
 export type SchedulePeriod = z.output<typeof schedulePeriod>;
 
@@ -42,24 +44,32 @@ const dayPeriods = z
   .array(schedulePeriod)
   .max(MAX_DAY_PERIODS, { message: 'schedules.tooManyPeriods' })
   .superRefine((periods, ctx) => {
-    const order = periods.map((p, index) => ({ ...p, index })).sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+    const order = periods
+      .map((p, index) => ({ ...p, index }))
+      .filter((p) => CLOCK.test(p.from) && CLOCK.test(p.to) && p.from < p.to)
+      .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
     for (let i = 1; i < order.length; i++) {
       const before = order[i - 1]!;
       const here = order[i]!;
       if (here.from < before.to) {
-        ctx.addIssue({ code: 'custom', path: [here.index, 'from'], message: 'schedules.periodsOverlap', params: { period: here.index + 1, other: before.index + 1 } });
+        ctx.addIssue({
+          code: 'custom',
+          path: [here.index, 'from'],
+          message: 'schedules.periodsOverlap',
+          params: { period: here.index + 1, other: before.index + 1 },
+        });
       }
     }
   })
   .transform((periods) => [...periods].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)))
   .meta({ description: `At most ${MAX_DAY_PERIODS} periods that do not overlap; an empty list: closed all day` });
 
-const weekly = z
-  .array(dayPeriods)
-  .length(DAYS_IN_WEEK, { message: 'schedules.sevenDays' })
-  .meta({ description: 'Seven days of periods, Monday first' });
+const weekly = z.array(dayPeriods).length(DAYS_IN_WEEK, { message: 'schedules.sevenDays' }).meta({ description: 'Seven days of periods, Monday first' });
 
-const exception = z.object({ date: dateOnly, periods: dayPeriods }).strict().meta({ description: 'A date whose periods replace its weekday’s; no periods: closed' });
+const exception = z
+  .object({ date: dateOnly, periods: dayPeriods })
+  .strict()
+  .meta({ description: 'A date whose periods replace its weekday’s; no periods: closed' });
 const exceptions = z
   .array(exception)
   .max(MAX_SCHEDULE_EXCEPTIONS, { message: 'schedules.tooManyExceptions' })
@@ -67,7 +77,8 @@ const exceptions = z
     const seen = new Map<string, number>();
     list.forEach((e, index) => {
       const first = seen.get(e.date);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: [index, 'date'], message: 'schedules.dateTwice', params: { date: e.date, other: first + 1 } });
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: [index, 'date'], message: 'schedules.dateTwice', params: { date: e.date, other: first + 1 } });
       else seen.set(e.date, index);
     });
   })
@@ -96,7 +107,11 @@ export const scheduleVersionQuery = z.object({ version: z.coerce.number().int().
 export const scheduleListQuery = z
   .object({
     pageSize: z.coerce.number().int().min(1).max(200).default(20),
-    cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+    cursor: z
+      .string()
+      .max(400)
+      .regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' })
+      .optional(),
     keyword: z.string().trim().max(SCHEDULE_NAME_MAX).optional(),
   })
   .strict();

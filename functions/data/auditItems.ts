@@ -6,6 +6,7 @@ import { findGroup } from './groups.ts';
 import { requireAccount } from './identity.ts';
 import { findPerson } from './people.ts';
 import { findQuestionnaire } from './questionnaires.ts';
+import { findSchedule } from './schedules.ts';
 import { findWebhook } from './webhooks.ts';
 
 /** What an audited request acted on: the path parameter that names it, its key, and its name then. */
@@ -29,6 +30,7 @@ const ITEMS: Record<string, { collection?: string; name: (tenantId: string, key:
   shiftKey: { collection: '/v1/attendance/shifts', name: async (t, k) => (await findShift(t, k))?.name },
   attendanceGroupKey: { collection: '/v1/attendance/groups', name: async (t, k) => (await findAttendanceGroup(t, k))?.name },
   holidayKey: { collection: '/v1/attendance/holidays', name: async (t, k) => (await findHoliday(t, k))?.name },
+  scheduleKey: { collection: '/v1/schedules', name: async (t, k) => (await findSchedule(t, k))?.name },
   deviceKey: { name: async (t, k) => (await findDevice(t, k))?.name },
   intercomKey: { name: async (t, k) => (await findDevice(t, k))?.name },
   requestKey: { name: async (t, k) => (await findRequest(t, k))?.serial },

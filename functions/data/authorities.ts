@@ -50,6 +50,8 @@ export const authorities = lazy(
           /** The same bounds as moments (ISO), as the device receives them. */
           validFrom: { type: 'string' },
           validTo: { type: 'string' },
+          /** The access schedule of a pass authority (setType 0); absent: at any time within the validity. */
+          scheduleKey: { type: 'string' },
           revoked: { type: 'boolean', required: true, default: false },
           seq: { type: 'number', required: true },
           /** `seq` zero-padded, the index's sort key. */
@@ -157,6 +159,8 @@ export interface Bounds {
   endDay?: string | undefined;
   validFrom?: string | undefined;
   validTo?: string | undefined;
+  /** The access schedule that goes with the validity (pass authority only). */
+  scheduleKey?: string | undefined;
 }
 
 /** The device's answer to the console: notifications go out after every change, best effort (a terminal also pulls when it connects and every few minutes). */
@@ -174,7 +178,7 @@ export async function notifyDevices(tenantId: string, deviceSeqs: Map<string, nu
 
 export const searchText = (person: Pick<FacePerson, 'name' | 'personId'>): string => `${person.name}\n${person.personId}`.toLowerCase();
 
-const BOUND_KEYS = ['startDay', 'endDay', 'validFrom', 'validTo'] as const;
+const BOUND_KEYS = ['startDay', 'endDay', 'validFrom', 'validTo', 'scheduleKey'] as const;
 
 export function definedBounds(bounds: Bounds): Bounds {
   const out: Bounds = {};

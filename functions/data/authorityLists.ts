@@ -19,6 +19,7 @@ export interface AuthorityFilter {
   keyword?: string | undefined;
   validity?: ValidityState | undefined;
   state?: SyncState | undefined;
+  scheduleKey?: string | undefined;
 }
 
 function encodeCursor(item: Record<string, unknown>, index: boolean): string {
@@ -81,6 +82,7 @@ export async function listAuthorities(
   if (filter.setType !== undefined) add('setType', (n) => `${n} = :setType`, filter.setType);
   if (filter.personKey && filter.deviceKey) add('deviceKey', (n) => `${n} = :deviceKey`, filter.deviceKey);
   if (filter.state) add('syncState', (n) => `${n} = :syncState`, filter.state);
+  if (filter.scheduleKey) add('scheduleKey', (n) => `${n} = :scheduleKey`, filter.scheduleKey);
   if (filter.keyword) add('search', (n) => `contains(${n}, :search)`, filter.keyword.toLowerCase());
   if (filter.validity) {
     if (filter.validity !== 'expired') names['#from'] = 'validFrom';

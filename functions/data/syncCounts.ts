@@ -14,25 +14,35 @@ import { AUTHORITY, SYNC_COUNTS, facesPartition } from './keys/main.ts';
  * their own, at most two per device of the company, and are counted from it when asked.
  */
 
-type Bucket = `c${SetType}${SyncState}`;
+/**
+ * `c<setType><state>`: authorizations by list and sync state; `s<scheduleKey>`: authorizations
+ * (not revoked) that use an access schedule, summed over the devices as the schedule's `usedBy`.
+ */
+type Bucket = `c${SetType}${SyncState}` | `s${string}`;
 export type StateCounts = Record<SyncState, number>;
 
-/** What an authorization counts as: its list and state, or nothing when it is revoked or gone. */
+/** What an authorization counts as: its list and state, or nothing when it is revoked or gone; and its schedule. */
 export interface Countable {
   setType: number;
   syncState: string;
   revoked: boolean;
+  scheduleKey?: string | undefined;
 }
 
 const bucketOf = (item: Countable | undefined): Bucket | null => (!item || item.revoked ? null : (`c${item.setType}${item.syncState}` as Bucket));
+/** The usage bucket of a schedule. */
+export const scheduleBucket = (scheduleKey: string): Bucket => `s${scheduleKey}`;
+const scheduleOf = (item: Countable | undefined): Bucket | null => (!item || item.revoked || !item.scheduleKey ? null : scheduleBucket(item.scheduleKey));
 
 /** The change of the counts when an authorization goes from `before` to `after` (either may be absent). */
 export function countDelta(before: Countable | undefined, after: Countable | undefined, into: Map<Bucket, number> = new Map()): Map<Bucket, number> {
-  const from = bucketOf(before);
-  const to = bucketOf(after);
-  if (from === to) return into;
-  if (from) into.set(from, (into.get(from) ?? 0) - 1);
-  if (to) into.set(to, (into.get(to) ?? 0) + 1);
+  for (const of of [bucketOf, scheduleOf]) {
+    const from = of(before);
+    const to = of(after);
+    if (from === to) continue;
+    if (from) into.set(from, (into.get(from) ?? 0) - 1);
+    if (to) into.set(to, (into.get(to) ?? 0) + 1);
+  }
   return into;
 }
 
@@ -138,7 +148,7 @@ export async function personSyncCounts(tenantId: string, personKey: string, setT
   return sum(Object.fromEntries(counted), setTypes);
 }
 
-/** Counts the authorizations of a key range by bucket, reading only the three attributes it needs. */
+/** Counts the authorizations of a key range by bucket, reading only the attributes it needs. */
 async function countRange(input: {
   IndexName?: string;
   KeyConditionExpression: string;
@@ -152,8 +162,14 @@ async function countRange(input: {
       new QueryCommand({
         TableName: tableName(MAIN_TABLE),
         ...input,
-        ProjectionExpression: '#setType, #syncState, #revoked',
-        ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#setType': 'setType', '#syncState': 'syncState', '#revoked': 'revoked' },
+        ProjectionExpression: '#setType, #syncState, #revoked, #scheduleKey',
+        ExpressionAttributeNames: {
+          ...input.ExpressionAttributeNames,
+          '#setType': 'setType',
+          '#syncState': 'syncState',
+          '#revoked': 'revoked',
+          '#scheduleKey': 'scheduleKey',
+        },
         ExclusiveStartKey: start,
       }),
     );
@@ -165,3 +181,33 @@ async function countRange(input: {
 
 /** A device is gone, and its counts with it. */
 export const dropCountsItem = (tenantId: string, deviceKey: string) => ({ TableName: tableName(MAIN_TABLE), Key: counterKey(tenantId, deviceKey) });
+
+/**
+ * How many authorizations use each schedule: every device's counter in one range (one item per
+ * device), its schedule buckets summed. A device without a counter holds none written since
+ * schedules exist.
+ */
+export async function scheduleUsage(tenantId: string): Promise<Map<string, number>> {
+  const usage = new Map<string, number>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(MAIN_TABLE),
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': tenantId, ':prefix': SYNC_COUNTS.prefix() },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      for (const [name, value] of Object.entries(item)) {
+        if (name.startsWith('s') && name !== 'sk' && typeof value === 'number' && value !== 0)
+          usage.set(name.slice(1), (usage.get(name.slice(1)) ?? 0) + value);
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return usage;
+}

@@ -125,6 +125,7 @@ const FIELD_LABELS: Record<string, MessageId> = {
   translations: 'field.translations',
   attendanceSummary: 'field.attendanceSummary',
   attendanceSummaryTime: 'field.attendanceSummaryTime',
+  scheduleKey: 'field.schedule',
   from: 'field.from',
   to: 'field.to',
   status: 'field.status',

@@ -44,6 +44,8 @@ import { importJobParams } from '#contract/people';
 import { inProcess, startWorker } from '#lib/jobs';
 import { presignedGet } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
+import { allSchedules, findSchedule } from '#data/schedules';
+import { scheduleHandlers } from './schedules.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
@@ -92,8 +94,20 @@ export function validityState(item: Pick<Authority, 'validFrom' | 'validTo'>, no
   return 'active';
 }
 
+/**
+ * The access schedule an authorization takes: one of the company's, on the pass list only; null
+ * or absent, none (at any time within the validity).
+ */
+async function scheduleOf(tenantId: string, setType: SetType, scheduleKey: string | null | undefined): Promise<string | undefined> {
+  if (!scheduleKey) return undefined;
+  if (setType !== 0) throw fieldError('scheduleKey', 'schedules.notOnBlacklist');
+  if (!(await findSchedule(tenantId, scheduleKey, true))) throw fieldError('scheduleKey', 'schedules.unknown');
+  return scheduleKey;
+}
+
 async function itemsJson(tenantId: string, items: Authority[]): Promise<AuthorityItem[]> {
   const names = new Map((await allFaceTerminals(tenantId)).map((d) => [d.deviceKey, d.name]));
+  const schedules = new Map(items.some((a) => a.scheduleKey) ? (await allSchedules(tenantId)).map((s) => [s.scheduleKey, s.name] as const) : []);
   const now = new Date().toISOString();
   return Promise.all(
     items.map(async (a) => ({
@@ -109,6 +123,8 @@ async function itemsJson(tenantId: string, items: Authority[]): Promise<Authorit
       start: a.startDay ?? null,
       end: a.endDay ?? null,
       validityState: validityState(a, now),
+      scheduleKey: a.scheduleKey ?? null,
+      scheduleName: a.scheduleKey ? (schedules.get(a.scheduleKey) ?? null) : null,
       syncState: a.syncState,
       syncReason: a.syncReason ?? null,
       syncDetail: a.syncDetail ?? null,
@@ -169,6 +185,7 @@ async function resendFailed(
 }
 
 export const authorities = defineResource('authorities', {
+  ...scheduleHandlers,
   'GET /v1/authorities': sessionRoute({
     answer: authorityPage,
     query: authorityListQuery,
@@ -184,7 +201,7 @@ export const authorities = defineResource('authorities', {
     body: grantBody,
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
-      const bounds = await boundsOf(auth.tenantId, body.validity);
+      const bounds = { ...(await boundsOf(auth.tenantId, body.validity)), scheduleKey: await scheduleOf(auth.tenantId, body.setType, body.scheduleKey) };
       const { persons, devices } = await resolveSelection(auth.tenantId, body);
       // Counted after groups and departments are expanded.
       const total = persons.length * devices.length;
@@ -310,7 +327,12 @@ export const authorities = defineResource('authorities', {
       const key = parseAuthorityKey(params.authorityKey);
       mayUse(auth, key.setType);
       const bounds = await boundsOf(auth.tenantId, body.validity);
-      const item = await changeValidity(auth.tenantId, key, body.version, bounds);
+      // Absent: the schedule stays as it is (a stale version is refused by the change itself).
+      const scheduleKey =
+        body.scheduleKey === undefined
+          ? (await findAuthority(auth.tenantId, key.setType, key.personKey, key.deviceKey))?.scheduleKey
+          : await scheduleOf(auth.tenantId, key.setType, body.scheduleKey);
+      const item = await changeValidity(auth.tenantId, key, body.version, { ...bounds, scheduleKey });
       return created((await itemsJson(auth.tenantId, [item]))[0]);
     },
   }),

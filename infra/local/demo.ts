@@ -15,14 +15,15 @@ import { addDays, dayOf, endOfDay, startOfDay } from '@passcloud/functions/domai
 import { putObject } from '@passcloud/functions/lib/storage';
 import { seedDemoAttendance } from './demoAttendance.ts';
 import { seedDemoQuestionnaires } from './demoQuestionnaires.ts';
+import { seedDemoSchedules } from './demoSchedules.ts';
 
 /**
  * The demo company's people and authorizations, made on the first start so that a newcomer sees
  * a living product: about 60 employees in departments and 15 visitors with drawn portraits (no
  * photo of a real person), everyone authorized on the simulated terminals, one employee without a
  * photo and one whose photo is too small for the terminals (so failed syncs show), and one visitor
- * on the blacklist, and a month of attendance (demoAttendance.ts). Then the terminals make passes
- * at SIMULATE_TRAFFIC a minute.
+ * on the blacklist, a month of attendance (demoAttendance.ts) and two access schedules
+ * (demoSchedules.ts). Then the terminals make passes at SIMULATE_TRAFFIC a minute.
  */
 
 const FIRST = [
@@ -161,6 +162,7 @@ export async function authorizeDemo(tenantId: string, people: DemoPeople, device
 /** Seeds people and authorizations (first start only) and starts the traffic; answers the traffic to stop. */
 export async function startDemo(tenantId: string, fleet: Fleet | undefined, perMinute: number): Promise<Traffic | undefined> {
   const people = await seedDemoPeople(tenantId);
+  if (people) await seedDemoSchedules(tenantId);
   if (fleet && people) {
     const deviceKeys = fleet.agents.map((a) => a.deviceKey).filter((k): k is string => !!k);
     await authorizeDemo(tenantId, people, deviceKeys);

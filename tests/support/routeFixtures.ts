@@ -43,6 +43,14 @@ export const sweepAttendanceGroup = (shiftKey: string) => ({
   restDayMinHours: null,
 });
 
+const sweepDay = [{ from: '07:00', to: '19:00' }];
+export const sweepSchedule = {
+  name: 'Sweep schedule',
+  weekly: [sweepDay, sweepDay, sweepDay, sweepDay, sweepDay, [], []],
+  exceptions: [],
+  holidaysClosed: true,
+};
+
 export const sweepQuestionnaire = (deviceKey: string) => ({
   title: 'Sweep health declaration',
   mode: 'qr',
@@ -56,6 +64,7 @@ export const fixtures: Record<string, (ctx: Ctx) => Promise<string>> = {
   groupKey: (ctx) => made(ctx, '/v1/groups', { name: 'Sweep staff', type: 'employee' }, 'groupKey'),
   departmentKey: (ctx) => made(ctx, '/v1/departments', { name: 'Sweep department' }, 'departmentKey'),
   shiftKey: (ctx) => made(ctx, '/v1/attendance/shifts', sweepShift, 'shiftKey'),
+  scheduleKey: (ctx) => made(ctx, '/v1/schedules', sweepSchedule, 'scheduleKey'),
   attendanceGroupKey: async (ctx) => {
     const shiftKey = await made(ctx, '/v1/attendance/shifts', sweepShift, 'shiftKey');
     return made(ctx, '/v1/attendance/groups', sweepAttendanceGroup(shiftKey), 'attendanceGroupKey');
@@ -250,6 +259,8 @@ export const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'PATCH /v1/departments/{departmentKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'POST /v1/attendance/shifts': () => ({ ...sweepShift, name: 'Intruder shift' }),
   'PATCH /v1/attendance/shifts/{shiftKey}': () => ({ ...sweepShift, name: 'Renamed by sweep', version: 1 }),
+  'POST /v1/schedules': () => ({ ...sweepSchedule, name: 'Intruder schedule' }),
+  'PATCH /v1/schedules/{scheduleKey}': () => ({ name: 'Renamed by sweep', version: 1 }),
   'POST /v1/attendance/groups': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Intruder group' }),
   'PATCH /v1/attendance/groups/{attendanceGroupKey}': (t) => ({ ...sweepAttendanceGroup(t.keys.shiftKey!), name: 'Renamed by sweep', version: 1 }),
   'POST /v1/attendance/recompute': () => ({ from: '2026-01-01', to: '2026-01-03' }),
@@ -323,6 +334,7 @@ export const queries: Record<string, string> = {
   'DELETE /v1/groups/{groupKey}': '?version=1',
   'DELETE /v1/departments/{departmentKey}': '?version=1',
   'DELETE /v1/attendance/shifts/{shiftKey}': '?version=1',
+  'DELETE /v1/schedules/{scheduleKey}': '?version=1',
   'DELETE /v1/attendance/groups/{attendanceGroupKey}': '?version=1',
   'DELETE /v1/attendance/holidays/{holidayKey}': '?version=1',
   'DELETE /v1/employees/{employeeKey}': '?version=1',

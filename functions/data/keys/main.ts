@@ -47,6 +47,9 @@ export const facesPartition = (tenantId: string, deviceKey: string): string =>
   FACES_PARTITION_TEMPLATE.replace('${tenantId}', tenantId).replace('${deviceKey}', deviceKey);
 export const FACE_SEQ = sortKey('faceSeq', ['deviceKey'] as const);
 export const SYNC_COUNTS = sortKey('syncCounts', ['deviceKey'] as const);
+/** Access schedules, and the company's count of them. */
+export const SCHEDULE = sortKey('schedule', ['scheduleKey'] as const);
+export const SCHEDULE_COUNT_SK = 'scheduleCount';
 
 // Attendance rules.
 export const ATTENDANCE_SHIFT = sortKey('attendanceShift', ['shiftKey'] as const);

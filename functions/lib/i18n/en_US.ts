@@ -693,6 +693,19 @@ export const en_US = {
   'apiKey.codesRequired': 'Choose at least one section the key may use',
   'apiKey.expiryPast': '{field} must be in the future',
   'apiKey.codeNotHeld': 'A key may use only sections your own account may use: {codes}',
+  'schedules.timeFormat': 'Use a time of day as HH:MM, from 00:00 to 24:00',
+  'schedules.dateFormat': 'Enter a date as YYYY-MM-DD',
+  'schedules.periodReversed': 'The end must be later than the start',
+  'schedules.periodsOverlap': 'Period {period} overlaps period {other}',
+  'schedules.tooManyPeriods': 'A day may have at most {max} periods',
+  'schedules.sevenDays': 'Give the periods of seven days, Monday first',
+  'schedules.tooManyExceptions': 'A schedule may have at most {max} exception dates',
+  'schedules.dateTwice': 'The date {date} is already exception {other}',
+  'schedules.limitReached': 'A company may have at most {limit} access schedules; delete one first',
+  'schedules.inUse': 'Authorizations that use this schedule: {count}; give them another schedule first',
+  'schedules.unknown': 'No such access schedule',
+  'schedules.notOnBlacklist': 'A blacklist entry has no access schedule',
+  'field.schedule': 'Access schedule',
 } as const;
 
 export type MessageId = keyof typeof en_US;
