@@ -1,6 +1,6 @@
 import type { AuditKind } from '#contract/audit';
 import { UNKNOWN_TENANT, type NewAuditEntry } from '#data/auditLog';
-import { itemMade, itemOfPath, type AuditItem } from '#data/auditItems';
+import type { AuditItem } from '#data/auditItems';
 import type { RouteEntry } from '../routes.ts';
 import type { Auth } from './auth.ts';
 import { log } from './log.ts';
@@ -33,15 +33,23 @@ function fieldNames(method: RouteEntry['method'], body: unknown, query: Record<s
 }
 
 /**
+ * Naming an item reads it through its data module; those modules load with the first audited
+ * request, so that a function does not carry every other function's data modules at start.
+ */
+const itemNames = () => import('../data/auditItems.ts');
+
+/**
  * The item an audited request acts on, named before its handler runs, so that an item the request
  * deletes is still named in its entry. A name that cannot be read leaves the entry without one.
  */
 export async function auditedItemBefore(route: RouteEntry, auth: Auth, params: Record<string, string | undefined>): Promise<AuditItem | null> {
   if (!auditKindOf(route)) return null;
-  return itemOfPath(auth.tenantId, params).catch((error: unknown) => {
-    log('warn', 'audited item not named', { error: error instanceof Error ? error.message : String(error) });
-    return null;
-  });
+  return itemNames()
+    .then((names) => names.itemOfPath(auth.tenantId, params))
+    .catch((error: unknown) => {
+      log('warn', 'audited item not named', { error: error instanceof Error ? error.message : String(error) });
+      return null;
+    });
 }
 
 export interface AuditedRequest {
@@ -72,7 +80,9 @@ export async function auditRequest(request: AuditedRequest): Promise<void> {
   const target = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name, clip(String(value ?? ''))]));
   const made =
     !request.item && request.route.method === 'POST' && request.code < 300
-      ? await itemMade(request.auth.tenantId, request.route.path, request.answer).catch(() => null)
+      ? await itemNames()
+          .then((names) => names.itemMade(request.auth.tenantId, request.route.path, request.answer))
+          .catch(() => null)
       : null;
   const item = request.item ?? made;
   await write({

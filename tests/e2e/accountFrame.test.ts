@@ -67,6 +67,8 @@ describe('account pages', () => {
 
     // On edit as on create: emptied, it is the username again; saved, not refused.
     await nickname.fill('Reception');
+    // The toast of the creation has gone first, so the one read next is the save's.
+    await expect.poll(() => page.locator('.mantine-Notification-root').count(), { timeout: 15_000 }).toBe(0);
     await page.getByTestId('account-save').click();
     expect(await toastText(page)).toContain('Saved');
     await expect.poll(async () => (await stored(key)).nickname).toBe('Reception');
