@@ -119,6 +119,11 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'GET /v1/devices/{deviceKey}/commands': 'List a face terminal’s recent commands and their outcomes',
   'GET /v1/devices/{deviceKey}/photo': 'Read the newest photo a face terminal captured on command',
   'GET /v1/devices/{deviceKey}/logs': 'List a face terminal’s log, newest first',
+  'GET /v1/doorModes': 'List the door modes in force (lockdown, doors held open) and the terminals that have not applied theirs',
+  'PUT /v1/doorModes': 'Set a door mode for all face terminals, device groups or chosen terminals, or end one (password confirmation)',
+  'GET /v1/doorModes/exemptions': 'Read the people a lockdown lets pass',
+  'PUT /v1/doorModes/exemptions': 'Replace the people a lockdown lets pass (password confirmation)',
+
 
   'GET /v1/intercom/devices': 'List intercoms with online counts, filtered and paged by cursor',
   'GET /v1/intercom/devices/{intercomKey}': 'Read an intercom',
@@ -164,6 +169,7 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'GET /v1/deviceSync/questionnaires': 'Fetch the open questionnaires a terminal shows',
   'POST /v1/deviceSync/questionnaireAnswers': 'Submit a questionnaire answer given on a terminal’s screen',
   'POST /v1/deviceSync/questionnaireLinks': 'Get a questionnaire link for a terminal’s QR code',
+  'GET /v1/deviceSync/doorModeExemptions': 'Get the people a lockdown lets pass, for the calling terminal',
 
   'GET /v1/accounts': 'List accounts, the owner first, filtered by keyword',
   'POST /v1/accounts': 'Create an account with a password or an invitation mail',

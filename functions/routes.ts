@@ -174,6 +174,11 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}/commands', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/photo', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  // Door modes (contract/doorModes.ts): lockdown or doors held open for all terminals, groups or chosen ones; who a lockdown lets pass.
+  { method: 'GET', path: '/v1/doorModes', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'PUT', path: '/v1/doorModes', resource: 'devices', access: 'session', authCode: 'pass:device', reauth: true },
+  { method: 'GET', path: '/v1/doorModes/exemptions', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  { method: 'PUT', path: '/v1/doorModes/exemptions', resource: 'devices', access: 'session', authCode: 'pass:device', reauth: true },
   // The intercom platform: door stations and indoor monitors (bound through /v1/devices/bind), and their calls.
   { method: 'GET', path: '/v1/intercom/devices', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
   { method: 'GET', path: '/v1/intercom/devices/{intercomKey}', resource: 'intercom', access: 'session', authCode: 'intercom:device' },
@@ -225,6 +230,7 @@ export const routes = [
   { method: 'GET', path: '/v1/deviceSync/questionnaires', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/questionnaireAnswers', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/questionnaireLinks', resource: 'deviceSync', access: 'device' },
+  { method: 'GET', path: '/v1/deviceSync/doorModeExemptions', resource: 'deviceSync', access: 'device' },
   { method: 'GET', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'POST', path: '/v1/accounts', resource: 'accounts', access: 'session', authCode: 'settings:account' },
   { method: 'GET', path: '/v1/accounts/{accountKey}', resource: 'accounts', access: 'session', authCode: 'settings:account' },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { LOG_LEVELS, deviceLogParams } from './deviceLogs.ts';
+import { deviceDoorMode } from './doorModes.ts';
 
 /**
  * Face-terminal settings of SPEC.md §3 "Device", as the API and the console name them. The
@@ -289,6 +290,7 @@ export const deviceView = z.object({
       description:
         'Another unit that bound itself under this device’s serial number (a replaced or factory-reset terminal, or someone posing as one), with what it said about itself: it works only once approved. Null when none waits',
     }),
+  doorMode: deviceDoorMode.meta({ description: 'The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes)' }),
   version: z.number().int().meta({ description: 'Send it back to change the device' }),
 });
 

@@ -26,7 +26,7 @@ export const MAIL_FAILURES = ['blocked', 'connect', 'tls', 'auth', 'refused', 'o
 export type MailFailureCategory = (typeof MAIL_FAILURES)[number];
 
 /** What mails are for (the record's `group`); other parts of the product add theirs. */
-export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'questionnaireAlert', 'attendanceSummary', 'licenceReminder', 'webhookDisabled'] as const;
+export const MAIL_GROUPS = ['verification', 'invitation', 'test', 'feverAlert', 'blacklistAlert', 'questionnaireAlert', 'attendanceSummary', 'licenceReminder', 'webhookDisabled', 'doorMode'] as const;
 
 export const MAX_RECIPIENTS = 20;
 /** The ports a company's SMTP server may use: SMTP, SMTPS, submission and the common alternative. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RECORD_TYPES } from './passRecords.ts';
+import { DOOR_MODES } from './doorModes.ts';
 import { CALL_STATUSES, FACE_LISTS, PASS_SOURCES, PASS_STATES, SYNC_FAILURES } from './protocol.ts';
 
 /**
@@ -20,6 +21,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'questionnaire.abnormal',
   'call.record',
   'authorization.syncFailed',
+  'door.mode',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The event "send a test event" delivers, to one subscription only. */
@@ -155,6 +157,24 @@ const syncFailedData = z
   .strict();
 export type SyncFailedData = z.output<typeof syncFailedData>;
 
+const doorModeData = z
+  .object({
+    mode: z.enum(DOOR_MODES).describe('`lockdown`: nobody passes but the exempt; `open`: doors held open; `normal`: a mode ended.'),
+    scope: z
+      .union([
+        z.object({ all: z.literal(true).describe('Every face terminal of the company.') }).strict(),
+        z.object({ groupKeys: z.array(z.string()).describe('The device groups, as `/v1/groups` names them.') }).strict(),
+        z.object({ deviceKeys: z.array(z.string()).describe('The face terminals, as `/v1/devices` names them.') }).strict(),
+      ])
+      .describe('Every face terminal, device groups, or chosen terminals.'),
+    reason: z.string().describe('Why, as the administrator gave it.'),
+    setBy: z.string().describe('The account that set the mode.'),
+    devices: z.number().int().describe('How many terminals were given the mode.'),
+    time: iso.describe('When the mode was set.'),
+  })
+  .strict();
+export type DoorModeData = z.output<typeof doorModeData>;
+
 const testData = z.object({ message: z.string() }).strict();
 
 /** The `data` of each event type. */
@@ -168,6 +188,7 @@ export const EVENT_DATA = {
   'questionnaire.abnormal': questionnaireAbnormalData,
   'call.record': callRecordData,
   'authorization.syncFailed': syncFailedData,
+  'door.mode': doorModeData,
   'webhook.test': testData,
 } as const satisfies Record<AnyEventType, z.ZodType>;
 export type EventData<T extends AnyEventType> = z.output<(typeof EVENT_DATA)[T]>;

@@ -22,6 +22,7 @@ import { doorOpenedDuringCall } from './openDoor.ts';
 // Alert mails (fever, blacklist) hook into every newly stored record.
 // Webhook events (pass records and what they raise, presence, calls) likewise.
 import { deviceStateEvent } from './webhookProducers.ts';
+import { recordReportedDoorMode } from './doorModes.ts';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -143,6 +144,7 @@ const ROUTES: [RegExp, Handler][] = [
       const { current } = documents.parse(message);
       const { settings } = fromDocument(current.state.reported ?? {});
       await recordReported(tenantId, deviceKey, settings, current.version);
+      await recordReportedDoorMode(tenantId, deviceKey, current.state.reported ?? {}, current.version);
     },
   ],
 ];

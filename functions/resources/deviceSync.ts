@@ -33,6 +33,9 @@ import { DEFAULT_LOCALE } from '#contract/locales';
 import { presignedGet } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { findPerson } from '#data/people';
+import { deviceExemptions } from '#contract/doorModes';
+import { readExemptions } from '#data/doorModes';
+import { exemptionToken } from '#flows/doorModes';
 import { raiseAbnormal } from '#flows/questionnaireAlerts';
 import { syncFailedEvents } from '../iot/webhookProducers.ts';
 import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from '#views/questionnaireItems';
@@ -209,6 +212,15 @@ export const deviceSync = defineResource('deviceSync', {
       });
       const answer: QuestionnaireLink = { url: `${consoleLink('/survey')}#${tenantId}.${linkId}.${secret}`, expiresAt };
       return created(answer);
+    },
+  }),
+  'GET /v1/deviceSync/doorModeExemptions': deviceRoute({
+    answer: deviceExemptions,
+    refused: logRefusal,
+    async handle({ headers }) {
+      const { tenantId } = await authenticateDevice(headers.authorization);
+      const { personKeys, version } = await readExemptions(tenantId);
+      return ok({ personKeys, token: exemptionToken(version) });
     },
   }),
 });

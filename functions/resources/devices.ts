@@ -47,6 +47,9 @@ import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { removeDevice } from '#flows/deviceRemoval';
 import { questionnairesDesired } from '#flows/questionnaireDelivery';
+import { allDoorModes, findDoorMode, type DeviceDoorModeItem } from '#data/doorModes';
+import { doorModeJson } from '#views/doorModes';
+import { doorModeHandlers } from './doorModes.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment([
@@ -58,18 +61,21 @@ export const environment = declareEnvironment([
   'IOT_DATA_ENDPOINT',
   'IOT_MQTT_URL',
   'IOT_THING_TYPE',
+  'MAIL_FROM',
+  'MAIL_WORKER_FUNCTION',
   'MAIN_TABLE',
   'ORIGIN_VERIFY_SECRET',
   'PACKAGES_BUCKET',
   'PHOTOS_BUCKET',
   'RECORDINGS_BUCKET',
+  'WEBHOOK_QUEUE_URL',
 ]);
 
 async function companyName(tenantId: string): Promise<string> {
   return (await findTenant(tenantId))?.companyName ?? '';
 }
 
-function deviceJson(device: Device, company: string) {
+function deviceJson(device: Device, company: string, doorMode: DeviceDoorModeItem | undefined) {
   return {
     deviceKey: device.deviceKey,
     thingName: thingName(device.tenantId, device.deviceKey),
@@ -93,6 +99,7 @@ function deviceJson(device: Device, company: string) {
     pending: pendingSettings(device.settings, device.reported),
     createTime: device.createdAt,
     replacement: replacementFacts(device),
+    doorMode: doorModeJson(doorMode),
     version: device.version,
   };
 }
@@ -192,7 +199,7 @@ export const devices = defineResource('devices', {
     async handle({ auth, params, body }) {
       const device = await approveRequest(auth.tenantId, params.requestKey, body.version, DEFAULT_SETTINGS);
       await makeThing(device);
-      return created(deviceJson(device, await companyName(auth.tenantId)));
+      return created(deviceJson(device, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, device.deviceKey)));
     },
   }),
   'DELETE /v1/devices/requests/{requestKey}': sessionRoute({
@@ -209,10 +216,11 @@ export const devices = defineResource('devices', {
     query: deviceListQuery,
     async handle({ auth, query }) {
       const { page, nextCursor, filtered } = await deviceListPage(auth.tenantId, query);
-      const company = await companyName(auth.tenantId);
+      const [company, modes] = await Promise.all([companyName(auth.tenantId), allDoorModes(auth.tenantId)]);
+      const modeOf = new Map(modes.map((m) => [m.deviceKey, m]));
       const online = filtered.filter((d) => d.online).length;
       return ok({
-        items: page.map((d) => deviceJson(d, company)),
+        items: page.map((d) => deviceJson(d, company, modeOf.get(d.deviceKey))),
         nextCursor,
         total: filtered.length,
         online,
@@ -254,7 +262,7 @@ export const devices = defineResource('devices', {
     params: deviceKeyParams,
     async handle({ auth, params }) {
       const device = await requireDevice(auth.tenantId, params.deviceKey);
-      return ok(deviceJson(device, await companyName(auth.tenantId)));
+      return ok(deviceJson(device, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, device.deviceKey)));
     },
   }),
   'PATCH /v1/devices/{deviceKey}': sessionRoute({
@@ -272,7 +280,7 @@ export const devices = defineResource('devices', {
       });
       // A terminal that moved to another device group may gain or lose the surveys of that group.
       if (settings || (body.groupKey !== undefined && (body.groupKey ?? undefined) !== device.groupKey)) await pushSettings(updated);
-      return created(deviceJson(updated, await companyName(auth.tenantId)));
+      return created(deviceJson(updated, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, updated.deviceKey)));
     },
   }),
   'DELETE /v1/devices/{deviceKey}': sessionRoute({
@@ -292,7 +300,7 @@ export const devices = defineResource('devices', {
       const device = await settleReplacement(auth.tenantId, params.deviceKey, body.version, true);
       // The unit it supersedes is still connected under the same thing: it goes now, and is told why when it asks.
       await disconnect(thingName(device.tenantId, device.deviceKey));
-      return created(deviceJson(device, await companyName(auth.tenantId)));
+      return created(deviceJson(device, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, device.deviceKey)));
     },
   }),
   'DELETE /v1/devices/{deviceKey}/replacement': sessionRoute({
@@ -301,7 +309,7 @@ export const devices = defineResource('devices', {
     query: versionQuery,
     async handle({ auth, params, query }) {
       const device = await settleReplacement(auth.tenantId, params.deviceKey, query.version, false);
-      return created(deviceJson(device, await companyName(auth.tenantId)));
+      return created(deviceJson(device, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, device.deviceKey)));
     },
   }),
   'POST /v1/devices/{deviceKey}/commands': sessionRoute({
@@ -346,6 +354,7 @@ export const devices = defineResource('devices', {
       });
     },
   }),
+  ...doorModeHandlers,
   'GET /v1/devices/{deviceKey}/logs': sessionRoute({
     answer: deviceLogPage,
     params: deviceKeyParams,

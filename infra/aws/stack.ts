@@ -292,6 +292,8 @@ export class PassCloudStack extends Stack {
     this.grantObjects(devices, [buckets.data.captures], ['s3:PutObject', 's3:GetObject']);
     grantListing(devices, buckets.data.captures);
     iot.grantDeviceManagement(devices);
+    // Door modes (flows/doorModes.ts): the alert recipients' mails, which the mail service sends.
+    devices.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [mail.retryFunction.functionArn] }));
     // Authorizations (main table, photo links) and the terminals' side of face sync; changes of
     // people (employees, visitors, photo imports) and authorizations are announced to the terminals.
     const { authorities, deviceSync } = this.api.functions;
@@ -558,7 +560,7 @@ export class PassCloudStack extends Stack {
     grantTable(this.api.functions.apiKeys, main, 'readWrite');
     grantTable(webhooksFn, events, 'readWrite');
     webhookService.grantSecrets(webhooksFn, true);
-    for (const fn of [webhooksFn, iot.ingestFunction, deviceSync, questionnaires]) webhookService.grantSend(fn);
+    for (const fn of [webhooksFn, iot.ingestFunction, deviceSync, questionnaires, this.api.functions.devices]) webhookService.grantSend(fn);
     const sender = webhookService.sender;
     grantTable(sender, main, 'readWrite');
     grantTable(sender, events, 'readWrite');

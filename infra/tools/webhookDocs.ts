@@ -168,6 +168,14 @@ export const EXAMPLE_EVENTS: { [T in AnyEventType]: WebhookEvent<T> } = {
     detail: 'No face found in the photo',
     time: '2026-01-14T10:02:37.866Z',
   }),
+  'door.mode': event('door.mode', '2026-01-14T10:45:12.004Z#lockdown', '2026-01-14T10:45:12.004Z', {
+    mode: 'lockdown',
+    scope: { groupKeys: ['g4m8q2w7k3x9c5tn'] },
+    reason: 'Intruder reported at the loading bay',
+    setBy: 'security.lead',
+    devices: 6,
+    time: '2026-01-14T10:45:12.004Z',
+  }),
   'webhook.test': event('webhook.test', '5f0c2a9e7b1d4c36a8e2f917', '2026-01-14T11:00:00.250Z', { message: 'This is a test event from Pass Cloud.' }),
 };
 
@@ -235,6 +243,8 @@ const EVENT_SUMMARY: Record<AnyEventType, string> = {
   'call.record':
     'An intercom call ended: one event per call, once every end of the company that reported it has reported its end. Both ends of a call between two intercoms of the company report it under one call id and are one call, as `/v1/intercom/calls` lists it. `status` is the call’s: `1` incoming (from a door station or from outside) and answered, `2` outgoing (from an indoor monitor) and answered, `3` not connected (nobody answered, or it was refused).',
   'authorization.syncFailed': 'A terminal could not enrol a person’s face on its pass list or blacklist.',
+  'door.mode':
+    'An administrator set a door mode (`lockdown`: nobody passes but the exempt; `open`: doors held open) for all face terminals, device groups or chosen terminals, or ended one (`normal`).',
   'webhook.test':
     'Sent by “Send a test event” (`POST /v1/webhooks/{webhookKey}/test`) to that one subscription, whatever events it chose; never sent otherwise.',
 };

@@ -33,10 +33,13 @@ async function freshSession(): Promise<void> {
 }
 
 describe('re-authentication', () => {
-  it('is asked by exactly the routes that change email settings, delete accounts, reset another account’s two-factor login or the company’s requirement of it, change privacy settings, export people, make, readdress or rekey a webhook, and make, rekey or revoke an API key', () => {
+  it('is asked by exactly the routes that change email settings, set door modes or their exemptions, delete accounts, reset another account’s two-factor login or the company’s requirement of it, change privacy settings, export people, make, readdress or rekey a webhook, and make, rekey or revoke an API key', () => {
     expect(routes.filter((route) => 'reauth' in route && route.reauth).map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /v1/employees/exports',
       'POST /v1/visitors/exports',
+      // tests/integration/doorModes.test.ts holds these: a lockdown or open doors for every terminal, and who a lockdown lets pass.
+      'PUT /v1/doorModes',
+      'PUT /v1/doorModes/exemptions',
       'DELETE /v1/accounts/{accountKey}',
       // tests/integration/twoFactor.test.ts holds it.
       'DELETE /v1/accounts/{accountKey}/twoFactor',

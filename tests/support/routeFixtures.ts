@@ -286,6 +286,8 @@ export const bodies: Record<string, (ctx: Tenant) => unknown> = {
   'POST /v1/surveys/open': () => ({ token: `${'a'.repeat(12)}.${'b'.repeat(16)}.${'C'.repeat(43)}` }),
   'POST /v1/surveys/answers': () => ({ token: `${'a'.repeat(12)}.${'b'.repeat(16)}.${'C'.repeat(43)}`, answers: [{ choices: [1] }] }),
   'POST /v1/devices/batchSettings': (t) => ({ deviceKeys: [t.keys.deviceKey], settings: { volume: 12 } }),
+  'PUT /v1/doorModes': (t) => ({ mode: 'lockdown', scope: { deviceKeys: [t.keys.deviceKey] }, reason: 'Sweep' }),
+  'PUT /v1/doorModes/exemptions': (t) => ({ personKeys: [t.keys.employeeKey], version: 0 }),
   'POST /v1/devices/{deviceKey}/commands': () => ({ type: 'openDoor' }),
   'POST /v1/devices/{deviceKey}/replacement': () => ({ version: 1 }),
   'POST /v1/devices/requests/{requestKey}': () => ({ version: 1 }),

@@ -62,6 +62,7 @@ export function MailRecordsSection() {
     attendanceSummary: t`Attendance summary`,
     licenceReminder: t`Licence reminder`,
     webhookDisabled: t`Webhook turned off`,
+    doorMode: t`Door mode`,
   };
   const groupName = (group: string) => groupLabel[group] ?? group;
 

@@ -56,6 +56,7 @@ export function useWebhookLabels() {
     'questionnaire.abnormal': t`Abnormal questionnaire result`,
     'call.record': t`Intercom call`,
     'authorization.syncFailed': t`Face sync failed`,
+    'door.mode': t`Door mode set or ended`,
     'webhook.test': t`Test event`,
   };
   const status: Record<DeliveryStatus, string> = {

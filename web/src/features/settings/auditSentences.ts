@@ -79,6 +79,8 @@ export const AUDIT_SENTENCES: Record<AuditedRouteKey, Sentence> = {
   'POST /v1/devices/{deviceKey}/replacement': (name) => msg`Approved the replacement of device ${name}`,
   'DELETE /v1/devices/{deviceKey}/replacement': (name) => msg`Rejected the replacement of device ${name}`,
   'POST /v1/devices/{deviceKey}/commands': (name) => msg`Sent a command to device ${name}`,
+  'PUT /v1/doorModes': () => msg`Set or ended a door mode`,
+  'PUT /v1/doorModes/exemptions': () => msg`Changed who a lockdown lets pass`,
 
   'PATCH /v1/intercom/devices/{intercomKey}': (name) => msg`Changed intercom ${name}`,
   'DELETE /v1/intercom/devices/{intercomKey}': (name) => msg`Deleted intercom ${name}`,

@@ -1,0 +1,6 @@
+import { SETTINGS } from './main.ts';
+import { sortKey } from './sortKey.ts';
+
+/** Keys of door modes in the main table (data/doorModes.ts): a terminal's mode, and the company's list of people a lockdown lets pass. */
+export const DOOR_MODE = sortKey('doorMode', ['deviceKey'] as const);
+export const DOOR_EXEMPTIONS_SK = SETTINGS.of('doorModeExemptions');

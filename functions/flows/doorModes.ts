@@ -1,0 +1,146 @@
+import {
+  DOOR_EXEMPT_SHADOW_KEY,
+  DOOR_MODE_SHADOW_KEY,
+  type DoorMode,
+  type DoorModeAnswer,
+  type DoorModeBody,
+  type DoorModeScope,
+  type DoorModeState,
+} from '#contract/doorModes';
+import { isLocale, type Locale } from '#contract/locales';
+import { thingName } from '#contract/protocol';
+import { allFaceTerminals, type Device } from '#data/devices';
+import { allDoorModes, readExemptions, setDesiredMode, type DeviceDoorModeItem, type DoorModeSetting } from '#data/doorModes';
+import { findGroup } from '#data/groups';
+import { findTenant } from '#data/identity';
+import { readEmailSettings } from '#data/mailSettings';
+import { companyTimezone } from '#data/tenants';
+import { NotFoundError } from '#lib/errors';
+import { translate } from '#lib/i18n';
+import { updateDesired } from '#lib/iot';
+import { startWorker } from '#lib/jobs';
+import { log } from '#lib/log';
+import { enqueue, retryDueMails, type Mail } from '#lib/mail';
+import { pool } from '#lib/pool';
+import { emitEvent } from '#lib/webhookEvents';
+
+/**
+ * Setting a door mode (contract/doorModes.ts): the terminals of the scope, each given the mode in
+ * its store and in its shadow at once (a terminal offline takes it from its shadow when it
+ * connects), then the company's webhooks (`door.mode`) and the alert recipients of its email
+ * settings are told. The audit entry is the route's (lib/audit.ts).
+ */
+
+/** The face terminals a scope names; a group or terminal that is not the company's answers 404 before anything changes. */
+export async function terminalsOf(tenantId: string, scope: DoorModeScope): Promise<Device[]> {
+  const fleet = await allFaceTerminals(tenantId);
+  if ('all' in scope) return fleet;
+  if ('groupKeys' in scope) {
+    const keys = new Set(scope.groupKeys);
+    const groups = await Promise.all([...keys].map((key) => findGroup(tenantId, key)));
+    if (groups.some((group) => !group || group.type !== 'device')) throw new NotFoundError();
+    return fleet.filter((device) => device.groupKey !== undefined && keys.has(device.groupKey));
+  }
+  const byKey = new Map(fleet.map((device) => [device.deviceKey, device]));
+  const keys = [...new Set(scope.deviceKeys)];
+  if (keys.some((key) => !byKey.has(key))) throw new NotFoundError();
+  return keys.map((key) => byKey.get(key)!);
+}
+
+/** The exemption list's revision, as the shadow names it. */
+export const exemptionToken = (version: number): string => `v${version}`;
+
+/** The shadow values of a door mode: the mode, and which exemption list a lockdown lets pass. */
+export async function doorModeDesired(tenantId: string, mode: DoorMode): Promise<Record<string, string>> {
+  return { [DOOR_MODE_SHADOW_KEY]: mode, [DOOR_EXEMPT_SHADOW_KEY]: exemptionToken((await readExemptions(tenantId)).version) };
+}
+
+/** Gives every terminal of the scope the mode, tells webhooks and the alert recipients; answers how many terminals. */
+export async function setDoorMode(tenantId: string, setBy: string, body: DoorModeBody): Promise<number> {
+  const targets = await terminalsOf(tenantId, body.scope);
+  const setting: DoorModeSetting = { mode: body.mode, scope: body.scope, reason: body.reason, setBy, since: new Date().toISOString() };
+  const desired = await doorModeDesired(tenantId, body.mode);
+  await pool(targets, 8, async (device) => {
+    await setDesiredMode(tenantId, device.deviceKey, setting);
+    await updateDesired(thingName(tenantId, device.deviceKey), desired);
+  });
+  await emitEvent(tenantId, 'door.mode', `${setting.since}#${body.mode}`, setting.since, () => ({
+    mode: body.mode,
+    scope: body.scope,
+    reason: body.reason,
+    setBy,
+    devices: targets.length,
+    time: setting.since,
+  }));
+  await mailRecipients(tenantId, setting, targets.length).catch((error: unknown) =>
+    log('error', 'door mode mail not sent', { tenantId, error: String(error) }),
+  );
+  return targets.length;
+}
+
+/** The shadow token of the new exemption list goes to every terminal in lockdown, which then reads the list again. */
+export async function deliverExemptions(tenantId: string, version: number): Promise<void> {
+  const locked = (await allDoorModes(tenantId)).filter((item) => item.desired === 'lockdown');
+  await pool(locked, 8, async (item) => {
+    await updateDesired(thingName(tenantId, item.deviceKey), { [DOOR_EXEMPT_SHADOW_KEY]: exemptionToken(version) });
+  });
+}
+
+async function scopeNames(tenantId: string, scope: DoorModeScope, fleet: ReadonlyMap<string, Device>): Promise<string[]> {
+  if ('all' in scope) return [];
+  if ('deviceKeys' in scope) return scope.deviceKeys.map((key) => fleet.get(key)?.name ?? key);
+  return Promise.all(scope.groupKeys.map(async (key) => (await findGroup(tenantId, key))?.name ?? key));
+}
+
+const settingOf = (item: DeviceDoorModeItem): string => `${item.since ?? ''}\u0000${item.desired}\u0000${item.setBy ?? ''}`;
+
+/** `GET /v1/doorModes`: the modes in force, each with the terminals still in it, and the terminals that have not applied theirs. */
+export async function doorModeStates(tenantId: string): Promise<DoorModeAnswer> {
+  const [items, terminals] = await Promise.all([allDoorModes(tenantId), allFaceTerminals(tenantId)]);
+  const fleet = new Map(terminals.map((device) => [device.deviceKey, device]));
+  const present = items.filter((item) => fleet.has(item.deviceKey));
+  const terminal = (item: DeviceDoorModeItem) => {
+    const device = fleet.get(item.deviceKey)!;
+    return { deviceKey: item.deviceKey, name: device.name, online: device.online, desired: item.desired, applied: item.applied ?? null };
+  };
+  const groups = new Map<string, DeviceDoorModeItem[]>();
+  for (const item of present) {
+    if (item.desired === 'normal' || !item.since || !item.scope) continue;
+    groups.set(settingOf(item), [...(groups.get(settingOf(item)) ?? []), item]);
+  }
+  const states: DoorModeState[] = [];
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    states.push({
+      mode: first.desired,
+      scope: first.scope!,
+      scopeNames: await scopeNames(tenantId, first.scope!, fleet),
+      reason: first.reason ?? '',
+      setBy: first.setBy ?? '',
+      since: first.since!,
+      devices: group.map(terminal),
+    });
+  }
+  states.sort((a, b) => b.since.localeCompare(a.since));
+  const pending = present.filter((item) => (item.applied ?? 'normal') !== item.desired).map(terminal);
+  return { items: states, pending };
+}
+
+/** The company's alert recipients hear of every mode set or ended, in the company's language. */
+async function mailRecipients(tenantId: string, setting: DoorModeSetting, devices: number): Promise<void> {
+  const settings = await readEmailSettings(tenantId);
+  if (settings.recipients.length === 0) return;
+  const [tenant, timeZone] = await Promise.all([findTenant(tenantId), companyTimezone(tenantId)]);
+  const locale: Locale = tenant?.locale && isLocale(tenant.locale) ? tenant.locale : 'en_US';
+  const params = {
+    mode: translate(locale, `doorMode.${setting.mode}`),
+    devices: String(devices),
+    setBy: setting.setBy,
+    reason: setting.reason,
+    time: new Intl.DateTimeFormat(locale.replace('_', '-'), { timeZone, dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(setting.since)),
+  };
+  const subject = translate(locale, setting.mode === 'normal' ? 'mail.doorModeEndedSubject' : 'mail.doorModeSubject', params);
+  const text = translate(locale, 'mail.doorModeBody', params);
+  const mails: Mail[] = settings.recipients.map((to) => ({ to, subject, text, kind: 'doorMode', about: params.mode }));
+  if ((await enqueue(tenantId, mails)).length > 0) await startWorker('MAIL_WORKER_FUNCTION', {}, async () => void (await retryDueMails()), 'mail');
+}
