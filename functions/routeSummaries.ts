@@ -124,7 +124,6 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'GET /v1/doorModes/exemptions': 'Read the people a lockdown lets pass',
   'PUT /v1/doorModes/exemptions': 'Replace the people a lockdown lets pass (password confirmation)',
 
-
   'GET /v1/intercom/devices': 'List intercoms with online counts, filtered and paged by cursor',
   'GET /v1/intercom/devices/{intercomKey}': 'Read an intercom',
   'PATCH /v1/intercom/devices/{intercomKey}': 'Rename an intercom or change its number',
@@ -166,6 +165,7 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
 
   'GET /v1/deviceSync/faces': 'Fetch the face changes a terminal has yet to apply',
   'POST /v1/deviceSync/results': 'Report the outcome of the face changes a terminal applied',
+  'GET /v1/deviceSync/schedules': 'Fetch the access schedules a terminal’s faces use, with the holidays that close them',
   'GET /v1/deviceSync/questionnaires': 'Fetch the open questionnaires a terminal shows',
   'POST /v1/deviceSync/questionnaireAnswers': 'Submit a questionnaire answer given on a terminal’s screen',
   'POST /v1/deviceSync/questionnaireLinks': 'Get a questionnaire link for a terminal’s QR code',

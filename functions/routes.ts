@@ -226,6 +226,8 @@ export const routes = [
   // Face sync, called by the terminals with their own credentials.
   { method: 'GET', path: '/v1/deviceSync/faces', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/results', resource: 'deviceSync', access: 'device' },
+  // The access schedules the terminal's faces name, and the holiday dates that close them.
+  { method: 'GET', path: '/v1/deviceSync/schedules', resource: 'deviceSync', access: 'device' },
   // Questionnaires as the terminals meet them: the surveys to show, answers on the screen, links for QR codes.
   { method: 'GET', path: '/v1/deviceSync/questionnaires', resource: 'deviceSync', access: 'device' },
   { method: 'POST', path: '/v1/deviceSync/questionnaireAnswers', resource: 'deviceSync', access: 'device' },

@@ -117,6 +117,44 @@ export const CAPTURE_TYPES = ['image/jpeg', 'image/png'] as const;
 export const CAPTURE_MAX_BYTES = 1024 * 1024;
 /** At most this many records travel in one records message. */
 export const RECORDS_PER_MESSAGE = 50;
+/**
+ * Why the terminal refused a pass (a record's `refusedFor`), in the order it decides: the
+ * blacklist, the face's validity, its schedule, the temperature, the mask; `lockdown` is a door
+ * closed to everyone. `unknown` answers a refused record that named no reason (older terminals).
+ */
+export const REFUSAL_REASONS = ['unknown', 'blacklist', 'validity', 'schedule', 'temperature', 'mask', 'lockdown'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+/** Why a schedule was open or closed at the pass: its week, an exception date, or a company holiday. */
+export const SCHEDULE_BECAUSE = ['weekly', 'exception', 'holiday'] as const;
+const clockTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/);
+/**
+ * How the terminal decided one pass (`decision` of a record, at most a few hundred bytes): the list
+ * whose face matched (null for a stranger) with its validity, the schedule in force then (its id,
+ * the terminal's local date and time, open or not, why, and the period it fell in), the door mode,
+ * and the temperature and mask rules it applied.
+ */
+export const passDecision = z
+  .object({
+    list: z.enum(['pass', 'blacklist']).nullable(),
+    validFrom: z.iso.datetime().nullable(),
+    validTo: z.iso.datetime().nullable(),
+    schedule: z
+      .object({
+        scheduleId: z.string().regex(/^[0-9a-z]{8,32}$/),
+        localTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/),
+        timezone: z.string().max(64),
+        open: z.boolean(),
+        because: z.enum(SCHEDULE_BECAUSE),
+        period: z.object({ from: clockTime, to: clockTime }).strict().nullable(),
+      })
+      .strict()
+      .nullable(),
+    doorMode: z.string().regex(/^[A-Za-z]{1,32}$/).nullable(),
+    temperature: z.object({ alarm: z.boolean(), threshold: z.number().min(30).max(45) }).strict(),
+    maskRequired: z.boolean(),
+  })
+  .strict();
+export type PassDecision = z.output<typeof passDecision>;
 
 /**
  * One pass as the terminal saw it. `recordId` is the terminal's own id for it: a record sent
@@ -136,6 +174,9 @@ export const passRecordUp = z
     verifyTime: epochMs,
     source: z.enum(PASS_SOURCES),
     capture: z.object({ contentType: z.enum(CAPTURE_TYPES), size: z.number().int().min(1) }).strict().optional(),
+    /** With `refused`: why (REFUSAL_REASONS but `unknown`); ignored on a pass that passed. */
+    refusedFor: z.enum(REFUSAL_REASONS).exclude(['unknown']).optional(),
+    decision: passDecision.optional(),
   })
   .strict();
 export type PassRecordUp = z.output<typeof passRecordUp>;
@@ -317,6 +358,8 @@ export interface FaceChange {
   kind: 'employee' | 'visitor';
   validFrom: string | null;
   validTo: string | null;
+  /** The schedule of the authorization (`GET /v1/deviceSync/schedules`); null: at any time. */
+  scheduleId: string | null;
   photo: { url: string; contentType: string } | null;
 }
 export interface FaceChangesPage {
@@ -336,6 +379,7 @@ export const faceChange = z
     kind: z.enum(['employee', 'visitor']),
     validFrom: z.iso.datetime().nullable(),
     validTo: z.iso.datetime().nullable(),
+    scheduleId: z.string().regex(/^[0-9a-z]{8,32}$/).nullable(),
     photo: z.object({ url: z.url(), contentType: z.string() }).strict().nullable(),
   })
   .strict();
@@ -406,6 +450,42 @@ export const faceResultsBody = z
   })
   .strict();
 export type FaceResult = z.output<typeof faceResultsBody>['results'][number];
+
+// Schedules
+
+/** At most this many schedules are asked for at once (a company has no more: SCHEDULE_LIMIT). */
+export const SCHEDULES_PER_PULL = 100;
+/** The holiday dates that close schedules reach this many days ahead, so a terminal offline that long still keeps them. */
+export const HOLIDAY_DAYS_AHEAD = 400;
+/** `GET /v1/deviceSync/schedules?ids=`: the schedules the terminal's faces name, comma-separated. */
+export const deviceSchedulesQuery = z.object({
+  ids: z.string().regex(new RegExp(`^[0-9a-z]{8,32}(,[0-9a-z]{8,32}){0,${SCHEDULES_PER_PULL - 1}}$`)),
+});
+const calendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const periods = z.array(z.object({ from: clockTime, to: clockTime }).strict()).max(4);
+/**
+ * One schedule as a terminal applies it, in its own time zone: `weekly` is seven lists of periods,
+ * Monday first (empty: closed that day); an exception date replaces its weekday; with
+ * `holidaysClosed`, the answer's `holidays` close it. `version` grows with every edit.
+ */
+export const deviceSchedule = z
+  .object({
+    scheduleId: z.string().regex(/^[0-9a-z]{8,32}$/),
+    version: z.number().int().min(1),
+    weekly: z.array(periods).length(7),
+    exceptions: z.array(z.object({ date: calendarDate, periods }).strict()),
+    holidaysClosed: z.boolean(),
+  })
+  .strict();
+export type DeviceSchedule = z.output<typeof deviceSchedule>;
+/**
+ * Its answer: the schedules asked for that exist (one deleted since is left out), and the company's
+ * holidays (days off) from `holidaysFrom` to `holidaysTo` as dates, for the schedules that close on them.
+ */
+export const deviceSchedules = z
+  .object({ schedules: z.array(deviceSchedule), holidays: z.array(calendarDate), holidaysFrom: calendarDate, holidaysTo: calendarDate })
+  .strict();
+export type DeviceSchedules = z.output<typeof deviceSchedules>;
 
 /** Terminals call the HTTPS device routes with HTTP Basic credentials: the thing name and the MQTT password binding gave. */
 export const deviceAuthorization = (thing: string, password: string): string => `Basic ${btoa(`${thing}:${password}`)}`;

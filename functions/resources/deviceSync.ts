@@ -2,7 +2,10 @@ import * as z from 'zod';
 import { LIST_OF_SET_TYPE } from '#contract/authorities';
 import {
   FACE_SYNC_START_AGAIN,
+  HOLIDAY_DAYS_AHEAD,
   deviceQuestionnaires,
+  deviceSchedules,
+  deviceSchedulesQuery,
   faceChangesPage,
   faceChangesQuery,
   questionnaireAnswerResult,
@@ -12,6 +15,7 @@ import {
   questionnaireAnswerUp,
   questionnaireLinkBody,
   type DeviceQuestionnaires,
+  type DeviceSchedules,
   type FaceChange,
   type FaceChangesPage,
   type QuestionnaireLink,
@@ -36,6 +40,10 @@ import { findPerson } from '#data/people';
 import { deviceExemptions } from '#contract/doorModes';
 import { readExemptions } from '#data/doorModes';
 import { exemptionToken } from '#flows/doorModes';
+import { schedulesByKeys } from '#data/schedules';
+import { closingHolidays } from '#data/scheduleUse';
+import { companyTimezone } from '#data/tenants';
+import { addDays, dayOf } from '#domain/time';
 import { raiseAbnormal } from '#flows/questionnaireAlerts';
 import { syncFailedEvents } from '../iot/webhookProducers.ts';
 import { deviceQuestionnaireJson, knownPerson, resultOf, surveyForDevice, surveysOf } from '#views/questionnaireItems';
@@ -113,6 +121,7 @@ async function changeJson(tenantId: string, item: Authority): Promise<FaceChange
     kind: item.personKind,
     validFrom: item.validFrom ?? null,
     validTo: item.validTo ?? null,
+    scheduleId: item.scheduleKey ?? null,
     photo:
       upsert && item.avatar ? { url: await presignedGet('photos', tenantId, item.avatar, PHOTO_LINK_SECONDS), contentType: contentTypeOf(item.avatar) } : null,
   };
@@ -151,6 +160,28 @@ export const deviceSync = defineResource('deviceSync', {
         return { kind: person?.kind ?? null, name: person?.name ?? null };
       });
       return created(null);
+    },
+  }),
+  'GET /v1/deviceSync/schedules': deviceRoute({
+    answer: deviceSchedules,
+    query: deviceSchedulesQuery,
+    refused: logRefusal,
+    async handle({ headers, query }) {
+      const { tenantId } = await authenticateDevice(headers.authorization);
+      const found = await schedulesByKeys(tenantId, [...new Set(query.ids.split(','))]);
+      const schedules = [...found.values()].map((s) => ({
+        scheduleId: s.scheduleKey,
+        version: s.version,
+        weekly: s.weekly,
+        exceptions: s.exceptions,
+        holidaysClosed: s.holidaysClosed,
+      }));
+      // From yesterday in the company's zone: a terminal in a zone behind it may still be on that date.
+      const from = addDays(dayOf(new Date(), await companyTimezone(tenantId)), -1);
+      const to = addDays(from, HOLIDAY_DAYS_AHEAD + 1);
+      const holidays = schedules.some((s) => s.holidaysClosed) ? await closingHolidays(tenantId, from, to) : [];
+      const answer: DeviceSchedules = { schedules, holidays, holidaysFrom: from, holidaysTo: to };
+      return ok(answer);
     },
   }),
   'GET /v1/deviceSync/questionnaires': deviceRoute({
