@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { DEFAULT_PAGE_SIZE, PAGE_SIZES } from './paging.ts';
-import { PASS_SOURCES, PASS_STATES, type PassSource, type PassState } from './protocol.ts';
+import { PASS_SOURCES, PASS_STATES, REFUSAL_REASONS, passDecision, type PassSource, type PassState, type RefusalReason } from './protocol.ts';
 
 /**
  * Pass records (`/v1/passRecords`, and `/v1/blacklistRecords` for the blacklist's own screen):
  * what the terminals saw, stored once per (device, record id), kept for the privacy settings'
  * retention period.
  */
-export { PASS_SOURCES, PASS_STATES, type PassSource, type PassState };
+export { PASS_SOURCES, PASS_STATES, REFUSAL_REASONS, type PassSource, type PassState, type RefusalReason };
 
 /** Who passed: a known employee or visitor, a stranger, or a person on the blacklist of that device. */
 export const RECORD_TYPES = ['employee', 'visitor', 'stranger', 'blacklist'] as const;
@@ -40,6 +40,7 @@ export const passRecordQuery = z
     type: z.enum(RECORD_TYPES).optional(),
     temperature: z.enum(TEMPERATURE_FILTERS).optional(),
     passState: z.enum(PASS_STATES).optional(),
+    refusedFor: z.enum(REFUSAL_REASONS).optional().meta({ description: 'Refused passes for this reason (`unknown`: refused by a terminal that named none)' }),
     keyword: z.string().trim().max(64).optional(),
     pageSize,
     cursor: z.string().max(500).optional(),
@@ -68,6 +69,13 @@ export const passRecordItem = z.object({
   mask: z.boolean().nullable().meta({ description: 'Whether a mask was worn; null when the terminal did not say' }),
   passState: z.enum(PASS_STATES),
   source: z.enum(PASS_SOURCES),
+  refusedFor: z.enum(REFUSAL_REASONS).nullable().meta({
+    description: 'Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed',
+  }),
+  decision: passDecision.nullable().meta({
+    description:
+      'How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say',
+  }),
   violation: z.boolean().meta({
     description:
       'The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked',
@@ -102,6 +110,7 @@ export const recordExportBody = z
     type: z.enum(RECORD_TYPES).optional(),
     temperature: z.enum(TEMPERATURE_FILTERS).optional(),
     passState: z.enum(PASS_STATES).optional(),
+    refusedFor: z.enum(REFUSAL_REASONS).optional().meta({ description: 'Refused passes for this reason (`unknown`: refused by a terminal that named none)' }),
     keyword: z.string().trim().max(64).optional(),
   })
   .strict()

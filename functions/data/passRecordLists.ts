@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { RECORD_RANGE_MAX_DAYS, type PassState, type RecordType } from '#contract/passRecords';
+import { RECORD_RANGE_MAX_DAYS, type PassState, type RecordType, type RefusalReason } from '#contract/passRecords';
 import { dayOf, endOfDay, startOfDay } from '#domain/time';
 import { dynamo } from '#lib/aws';
 import { fieldError } from '#lib/errors';
@@ -31,6 +31,8 @@ export interface RecordFilter {
   type?: RecordType;
   temperature?: 'normal' | 'fever';
   passState?: PassState;
+  /** Refused for this reason (`unknown`: refused with none named). */
+  refusedFor?: RefusalReason;
   /** Lower case. */
   keyword?: string;
 }
@@ -53,7 +55,7 @@ function sourceOf(filter: RecordFilter): Source {
   if (filter.personKey) return { kind: 'person', personKey: filter.personKey };
   if (filter.type === 'blacklist' || filter.type === 'stranger') return { kind: 'flag', flag: filter.type };
   if (filter.temperature === 'fever') return { kind: 'flag', flag: 'fever' };
-  if (filter.passState === 'refused') return { kind: 'flag', flag: 'refused' };
+  if (filter.passState === 'refused' || filter.refusedFor) return { kind: 'flag', flag: 'refused' };
   if (filter.deviceKey) return { kind: 'device', deviceKey: filter.deviceKey };
   return { kind: 'all' };
 }
@@ -82,6 +84,9 @@ export async function listRecords(tenantId: string, filter: RecordFilter, pageSi
   if (filter.temperature === 'fever' && !(source.kind === 'flag' && source.flag === 'fever')) add('#fe = :true', { '#fe': 'fever' }, { ':true': true });
   if (filter.temperature === 'normal') add('#me = :true AND #fe = :false', { '#me': 'measured', '#fe': 'fever' }, { ':true': true, ':false': false });
   if (filter.passState && !(source.kind === 'flag' && source.flag === filter.passState)) add('#ps = :ps', { '#ps': 'passState' }, { ':ps': filter.passState });
+  if (filter.refusedFor === 'unknown')
+    add('#ps = :refused AND attribute_not_exists(#rf)', { '#ps': 'passState', '#rf': 'refusedFor' }, { ':refused': 'refused' });
+  else if (filter.refusedFor) add('#rf = :rf', { '#rf': 'refusedFor' }, { ':rf': filter.refusedFor });
   if (filter.keyword) add('contains(#nl, :kw)', { '#nl': 'nameLower' }, { ':kw': filter.keyword });
   const common = {
     table: table(),
@@ -122,6 +127,7 @@ function matchesRest(r: PassRecord, filter: RecordFilter): boolean {
     (filter.temperature !== 'fever' || r.fever) &&
     (filter.temperature !== 'normal' || (r.measured && !r.fever)) &&
     (!filter.passState || r.passState === filter.passState) &&
+    (!filter.refusedFor || (r.passState === 'refused' && (r.refusedFor ?? 'unknown') === filter.refusedFor)) &&
     (!filter.keyword || (r.nameLower ?? '').includes(filter.keyword))
   );
 }
@@ -141,7 +147,7 @@ async function personRecords(
   budget: number,
 ): Promise<RecordPage> {
   const prefix = PUNCH.prefix();
-  const narrowed = !!(filter.type || filter.temperature || filter.passState || filter.keyword);
+  const narrowed = !!(filter.type || filter.temperature || filter.passState || filter.refusedFor || filter.keyword);
   const byDevice: { conditions: string[]; names: Record<string, string>; values: Record<string, unknown> } = filter.deviceKey
     ? { conditions: ['#dk = :dk'], names: { '#dk': 'deviceKey' }, values: { ':dk': filter.deviceKey } }
     : { conditions: [], names: {}, values: {} };
@@ -216,6 +222,7 @@ export interface RecordQuery {
   type?: RecordType;
   temperature?: 'normal' | 'fever';
   passState?: PassState;
+  refusedFor?: RefusalReason;
   keyword?: string;
 }
 
@@ -241,13 +248,14 @@ export function recordFilterOf(query: RecordQuery, timeZone: string, now = new D
     ...(query.type ? { type: query.type } : {}),
     ...(query.temperature ? { temperature: query.temperature } : {}),
     ...(query.passState ? { passState: query.passState } : {}),
+    ...(query.refusedFor ? { refusedFor: query.refusedFor } : {}),
     ...(keyword ? { keyword } : {}),
   };
 }
 
 /** How many records a filter matches, from the day counters alone; undefined when they cannot tell. */
 export async function countedTotal(tenantId: string, filter: RecordFilter & { fromDay: string; toDay: string }): Promise<number | undefined> {
-  if (filter.deviceKey || filter.personKey || filter.keyword) return undefined;
+  if (filter.deviceKey || filter.personKey || filter.keyword || filter.refusedFor) return undefined;
   const picked = [filter.type, filter.temperature, filter.passState].filter((v): v is NonNullable<typeof v> => !!v);
   if (picked.length > 1) return undefined;
   const name = (picked[0] ?? 'total') as CounterName;

@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { type PassSource, type PassState, type RecordType } from '#contract/passRecords';
+import type { PassDecision, RefusalReason } from '#contract/protocol';
 import { dynamo } from '#lib/aws';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import { type TransactItem } from './entity.ts';
@@ -79,6 +80,10 @@ export interface PassRecord {
   mask?: boolean;
   passState: PassState;
   source: PassSource;
+  /** Why the terminal refused it, when it said (absent: passed, or refused by a terminal that names no reason). */
+  refusedFor?: Exclude<RefusalReason, 'unknown'>;
+  /** How the terminal decided, as it reported it. */
+  decision?: PassDecision;
   /**
    * Set when the terminal let through a person on its blacklist (a blacklist record with
    * `passState` passed): the blacklist wins at the door, so such a pass breaks the device protocol.

@@ -148,6 +148,8 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       ...(up.mask !== undefined ? { mask: up.mask } : {}),
       passState: up.passState,
       source: up.source,
+      ...(up.passState === 'refused' && up.refusedFor ? { refusedFor: up.refusedFor } : {}),
+      ...(up.decision ? { decision: up.decision } : {}),
       ...(violation ? { violation: true as const } : {}),
       ...(capture?.success
         ? { captureKey: `capture/${now.toISOString().slice(0, 10)}/${deviceKey}/${up.recordId}.${extensionOf(capture.data.contentType)}`, captureType: capture.data.contentType, captureSize: capture.data.size }
@@ -175,6 +177,7 @@ export async function ingestRecords(tenantId: string, deviceKey: string, message
       ...(up.mask !== undefined ? { mask: up.mask } : {}),
       passState: up.passState,
       source: up.source,
+      ...(up.passState === 'refused' && up.refusedFor ? { refusedFor: up.refusedFor } : {}),
       erased: true,
       ttl,
     };

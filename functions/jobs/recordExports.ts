@@ -13,7 +13,9 @@ import { callRows } from './callExports.ts';
 import { questionnaireRows } from './questionnaireExports.ts';
 import { peopleRows } from './peopleExports.ts';
 import { companyTimezone } from '#data/tenants';
-import { translate, type MessageId } from '#lib/i18n';
+import { translate, type MessageId, type MessageParams } from '#lib/i18n';
+import { clockOf, dayOf } from '#domain/time';
+import { decisionLine, refusalOf } from '#views/passRecordItems';
 import { log, logged } from '#lib/log';
 import { deleteObject, putObject } from '#lib/storage';
 import { XLSX_TYPE, loadExcel, sheetTime, timeCells } from '#lib/xlsx';
@@ -58,6 +60,8 @@ const COLUMNS: [MessageId, number][] = [
   ['column.mask', 8],
   ['column.passState', 10],
   ['column.source', 10],
+  ['column.refusedFor', 16],
+  ['column.decision', 60],
   ['column.device', 20],
   ['column.recordedAt', 21],
 ];
@@ -149,6 +153,12 @@ async function passRecordRows(job: ExportJob, timeZone: string, t: (id: MessageI
   const nameOf = nameCache();
   const when = localTime(timeZone);
   const yesNo = (v: boolean | undefined) => (v === undefined ? '' : t(v ? 'value.yes' : 'value.no'));
+  const refusal = (r: PassRecord) => {
+    const reason = refusalOf(r);
+    return reason ? t(`value.refusal.${reason}`) : '';
+  };
+  const translated = (id: MessageId, params?: MessageParams) => translate(job.locale as Locale, id, params);
+  const dayTime = (iso: string) => `${dayOf(new Date(iso), timeZone)} ${clockOf(new Date(iso), timeZone)}`;
   const row = async (r: PassRecord) => [
     when(r.verifyTime),
     r.name ?? '',
@@ -159,6 +169,8 @@ async function passRecordRows(job: ExportJob, timeZone: string, t: (id: MessageI
     yesNo(r.mask),
     t(`value.pass.${r.passState}`),
     t(`value.source.${r.source}`),
+    refusal(r),
+    decisionLine(r.decision, translated, (iso) => dayTime(iso)),
     await nameOf('devices', r.deviceKey, async () => (await findDevice(tenantId, r.deviceKey))?.name),
     when(r.time),
   ];
