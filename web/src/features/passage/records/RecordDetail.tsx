@@ -6,6 +6,7 @@ import type { PassRecordItem } from './api.ts';
 import { CloseFooter, FactsTable } from '../../parts.tsx';
 import { useRecordLabels } from './labels.ts';
 import { RecordPhoto, StateBadge, Temperature, TypeBadge, personName } from './parts.tsx';
+import { DecisionTrace } from './DecisionTrace.tsx';
 
 const PHOTO_HEIGHT = 360;
 
@@ -68,6 +69,7 @@ export function RecordDetail({ record: chosen, onClose }: { record: PassRecordIt
               ]}
             />
           </SimpleGrid>
+          <DecisionTrace record={record} labels={labels} />
           <CloseFooter onClose={onClose} testId="record-detail-close" />
         </Stack>
       )}

@@ -4,7 +4,15 @@ import { Avatar, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/c
 import { useThrottledCallback } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { Trans, useLingui } from '@lingui/react/macro';
-import { PASS_STATES, RECORD_TYPES, TEMPERATURE_FILTERS, type PassState, type RecordType } from '@passcloud/functions/contract/passRecords';
+import {
+  PASS_STATES,
+  RECORD_TYPES,
+  REFUSAL_REASONS,
+  TEMPERATURE_FILTERS,
+  type PassState,
+  type RecordType,
+  type RefusalReason,
+} from '@passcloud/functions/contract/passRecords';
 import { formatShortTime } from '../../../app/format.ts';
 import { itemKey, useList } from '../../../app/queries.ts';
 import { useLive } from '../../../app/live/channel.ts';
@@ -205,6 +213,16 @@ export function RecordListPage({ screen }: { screen: RecordScreen }) {
               onChange={(passState) => filterState.change({ passState: passState as PassState | null })}
               w={150}
               data-testid="record-state-filter"
+            />
+            <Select
+              label={t`Refused for`}
+              placeholder={t`Any reason`}
+              data={REFUSAL_REASONS.map((value) => ({ value, label: labels.refusedFor[value] }))}
+              clearable
+              value={draft.refusedFor}
+              onChange={(refusedFor) => filterState.change({ refusedFor: refusedFor as RefusalReason | null })}
+              w={190}
+              data-testid="record-refusal-filter"
             />
             <TextInput
               label={t`Keyword`}

@@ -5,9 +5,11 @@ import {
   PASS_STATES,
   RECORD_RANGE_MAX_DAYS,
   RECORD_TYPES,
+  REFUSAL_REASONS,
   TEMPERATURE_FILTERS,
   type PassState,
   type RecordType,
+  type RefusalReason,
 } from '@passcloud/functions/contract/passRecords';
 import { today } from './alerts.ts';
 
@@ -23,6 +25,8 @@ export interface RecordFilters {
   type: RecordType | null;
   temperature: 'normal' | 'fever' | null;
   passState: PassState | null;
+  /** Refused passes for this reason. */
+  refusedFor: RefusalReason | null;
   keyword: string;
 }
 
@@ -30,7 +34,7 @@ const DAY = 'YYYY-MM-DD';
 
 export const defaultFilters = (now: Date = new Date()): RecordFilters => {
   const day = today(now);
-  return { range: [day, day], deviceKey: null, personKey: null, type: null, temperature: null, passState: null, keyword: '' };
+  return { range: [day, day], deviceKey: null, personKey: null, type: null, temperature: null, passState: null, refusedFor: null, keyword: '' };
 };
 
 /** Days covered by a range, both ends counted. */
@@ -66,15 +70,16 @@ export function recordQuery(filters: RecordFilters, screen: RecordScreen): Recor
     type: screen === 'pass' ? (filters.type ?? undefined) : undefined,
     temperature: filters.temperature ?? undefined,
     passState: filters.passState ?? undefined,
+    refusedFor: filters.refusedFor ?? undefined,
     keyword: filters.keyword.trim() || undefined,
   };
 }
 
 export const filtersNarrowed = (filters: RecordFilters): boolean =>
-  !!(filters.deviceKey || filters.personKey || filters.type || filters.temperature || filters.passState || filters.keyword.trim());
+  !!(filters.deviceKey || filters.personKey || filters.type || filters.temperature || filters.passState || filters.refusedFor || filters.keyword.trim());
 
 /** The URL parameters of the filters; other parameters (`record`, an alert's link) are left alone. */
-const URL_NAMES = ['from', 'to', 'deviceKey', 'personKey', 'type', 'temperature', 'passState', 'keyword'] as const;
+const URL_NAMES = ['from', 'to', 'deviceKey', 'personKey', 'type', 'temperature', 'passState', 'refusedFor', 'keyword'] as const;
 const KEY = /^[0-9a-z]{8,32}$/;
 const DAY_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => (values.includes(value as T) ? (value as T) : null);
@@ -92,6 +97,7 @@ export function filtersOfUrl(params: URLSearchParams, now: Date = new Date()): R
     type: oneOf(RECORD_TYPES, params.get('type')),
     temperature: oneOf(TEMPERATURE_FILTERS, params.get('temperature')),
     passState: oneOf(PASS_STATES, params.get('passState')),
+    refusedFor: oneOf(REFUSAL_REASONS, params.get('refusedFor')),
     keyword: params.get('keyword') ?? '',
   };
 }
@@ -124,6 +130,7 @@ export function useRecordUrlFilters(): [RecordFilters, (next: RecordFilters) => 
         type: next.type,
         temperature: next.temperature,
         passState: next.passState,
+        refusedFor: next.refusedFor,
         keyword: next.keyword.trim(),
       };
       setParams(

@@ -1,5 +1,5 @@
 import { useLingui } from '@lingui/react/macro';
-import type { PassSource, PassState, RecordType } from '@passcloud/functions/contract/passRecords';
+import type { PassSource, PassState, RecordType, RefusalReason } from '@passcloud/functions/contract/passRecords';
 
 export const TYPE_COLOR: Record<RecordType, string> = { employee: 'blue', visitor: 'grape', stranger: 'gray', blacklist: 'red' };
 export const STATE_COLOR: Record<PassState, string> = { passed: 'teal', refused: 'red' };
@@ -12,6 +12,16 @@ export function useRecordLabels() {
     passState: { passed: t`Passed`, refused: t`Refused` } satisfies Record<PassState, string>,
     source: { face: t`Face`, card: t`IC card`, qr: t`QR code`, remote: t`Remote opening` } satisfies Record<PassSource, string>,
     temperature: { normal: t`Normal temperature`, fever: t`Fever` },
+    /** Why the terminal refused a pass; `unknown` when it did not say. */
+    refusedFor: {
+      unknown: t`Reason not stated`,
+      blacklist: t`On the blacklist`,
+      validity: t`Outside validity`,
+      schedule: t`Outside schedule`,
+      temperature: t`Temperature`,
+      mask: t`No mask`,
+      lockdown: t`Lockdown`,
+    } satisfies Record<RefusalReason, string>,
     /** A stranger, or a visitor whose name the privacy settings do not keep. */
     unnamed: t`Unknown person`,
     /** A person on the device's blacklist whom the terminal let through anyway. */

@@ -103,12 +103,26 @@ export function TypeBadge({ record, labels }: { record: PassRecordItem; labels: 
   );
 }
 
-/** The pass state; a person on the blacklist who was let through all the same is marked beside it. */
+/**
+ * The pass state, with why the terminal refused it when it said; a person on the blacklist who was
+ * let through all the same is marked beside it.
+ */
 export function StateBadge({ record, labels }: { record: PassRecordItem; labels: RecordLabels }) {
-  const state = (
+  const badge = (
     <Badge size="sm" variant="dot" color={STATE_COLOR[record.passState]} miw="max-content">
       {labels.passState[record.passState]}
     </Badge>
+  );
+  const reason = record.refusedFor && record.refusedFor !== 'unknown' ? record.refusedFor : null;
+  const state = reason ? (
+    <Group gap={4} wrap="nowrap">
+      {badge}
+      <Text span size="xs" c="red.8" style={{ whiteSpace: 'nowrap' }} data-testid="record-refused-for" data-reason={reason}>
+        {labels.refusedFor[reason]}
+      </Text>
+    </Group>
+  ) : (
+    badge
   );
   if (!record.violation) return state;
   return (
