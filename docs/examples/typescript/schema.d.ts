@@ -1742,6 +1742,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/doorModes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the door modes in force (lockdown, doors held open) and the terminals that have not applied theirs
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:device
+         */
+        get: operations["getDoorModes"];
+        /**
+         * Set a door mode for all face terminals, device groups or chosen terminals, or end one (password confirmation)
+         * @description A console session whose account holds `pass:device`. People only: an API key is refused (401).
+         *
+         *     authCode: pass:device
+         *
+         *     Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.
+         */
+        put: operations["putDoorModes"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/doorModes/exemptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the people a lockdown lets pass
+         * @description A console session whose account holds `pass:device`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:device
+         */
+        get: operations["getDoorModesExemptions"];
+        /**
+         * Replace the people a lockdown lets pass (password confirmation)
+         * @description A console session whose account holds `pass:device`. People only: an API key is refused (401).
+         *
+         *     authCode: pass:device
+         *
+         *     Asks for the password again: send `x-confirm-password` unless this session confirmed it within the last 5 minutes; without it the answer is 401 with `data.reauth` `required`.
+         */
+        put: operations["putDoorModesExemptions"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/intercom/devices": {
         parameters: {
             query?: never;
@@ -2292,6 +2352,68 @@ export interface paths {
         patch: operations["patchAuthoritiesAuthorityKey"];
         trace?: never;
     };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List access schedules, with how many authorizations use each
+         * @description A console session whose account holds `pass:authority`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:authority
+         */
+        get: operations["getSchedules"];
+        put?: never;
+        /**
+         * Create an access schedule
+         * @description A console session whose account holds `pass:authority`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:authority
+         */
+        post: operations["postSchedules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{scheduleKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an access schedule
+         * @description A console session whose account holds `pass:authority`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:authority
+         */
+        get: operations["getSchedulesScheduleKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an access schedule that no authorization uses
+         * @description A console session whose account holds `pass:authority`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:authority
+         */
+        delete: operations["deleteSchedulesScheduleKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an access schedule
+         * @description A console session whose account holds `pass:authority`. An API key holding the code may call it too.
+         *
+         *     authCode: pass:authority
+         */
+        patch: operations["patchSchedulesScheduleKey"];
+        trace?: never;
+    };
     "/v1/deviceSync/faces": {
         parameters: {
             query?: never;
@@ -2326,6 +2448,26 @@ export interface paths {
          * @description Called by a bound terminal with HTTP Basic credentials: its thing name and the MQTT password binding gave (docs/device-protocol.md).
          */
         post: operations["postDeviceSyncResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deviceSync/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch the access schedules a terminal’s faces use, with the holidays that close them
+         * @description Called by a bound terminal with HTTP Basic credentials: its thing name and the MQTT password binding gave (docs/device-protocol.md).
+         */
+        get: operations["getDeviceSyncSchedules"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2386,6 +2528,26 @@ export interface paths {
          * @description Called by a bound terminal with HTTP Basic credentials: its thing name and the MQTT password binding gave (docs/device-protocol.md).
          */
         post: operations["postDeviceSyncQuestionnaireLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deviceSync/doorModeExemptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the people a lockdown lets pass, for the calling terminal
+         * @description Called by a bound terminal with HTTP Basic credentials: its thing name and the MQTT password binding gave (docs/device-protocol.md).
+         */
+        get: operations["getDeviceSyncDoorModeExemptions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10798,6 +10960,11 @@ export interface operations {
                      *               "previewResolution": "example",
                      *               "requestTime": "2026-11-28T09:30:00.000Z"
                      *             },
+                     *             "doorMode": {
+                     *               "desired": "normal",
+                     *               "applied": "normal",
+                     *               "since": "2026-11-28T09:30:00.000Z"
+                     *             },
                      *             "version": 3
                      *           }
                      *         ],
@@ -10952,6 +11119,15 @@ export interface operations {
                                      */
                                     requestTime: string;
                                 } | null;
+                                /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                                doorMode: {
+                                    /** @enum {string} */
+                                    desired: "normal" | "lockdown" | "open";
+                                    /** @description The mode the terminal last reported it applies; null before it said */
+                                    applied: ("normal" | "lockdown" | "open") | null;
+                                    /** @description When the desired mode was set; null when it never was (normal) */
+                                    since: string | null;
+                                };
                                 /** @description Send it back to change the device */
                                 version: number;
                             }[];
@@ -11365,6 +11541,11 @@ export interface operations {
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
                      *         },
+                     *         "doorMode": {
+                     *           "desired": "normal",
+                     *           "applied": "normal",
+                     *           "since": "2026-11-28T09:30:00.000Z"
+                     *         },
                      *         "version": 3
                      *       }
                      *     }
@@ -11512,6 +11693,15 @@ export interface operations {
                                  */
                                 requestTime: string;
                             } | null;
+                            /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                            doorMode: {
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                /** @description The mode the terminal last reported it applies; null before it said */
+                                applied: ("normal" | "lockdown" | "open") | null;
+                                /** @description When the desired mode was set; null when it never was (normal) */
+                                since: string | null;
+                            };
                             /** @description Send it back to change the device */
                             version: number;
                         };
@@ -11707,6 +11897,11 @@ export interface operations {
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
                      *         },
+                     *         "doorMode": {
+                     *           "desired": "normal",
+                     *           "applied": "normal",
+                     *           "since": "2026-11-28T09:30:00.000Z"
+                     *         },
                      *         "version": 3
                      *       }
                      *     }
@@ -11854,6 +12049,15 @@ export interface operations {
                                  */
                                 requestTime: string;
                             } | null;
+                            /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                            doorMode: {
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                /** @description The mode the terminal last reported it applies; null before it said */
+                                applied: ("normal" | "lockdown" | "open") | null;
+                                /** @description When the desired mode was set; null when it never was (normal) */
+                                since: string | null;
+                            };
                             /** @description Send it back to change the device */
                             version: number;
                         };
@@ -12135,6 +12339,11 @@ export interface operations {
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
                      *         },
+                     *         "doorMode": {
+                     *           "desired": "normal",
+                     *           "applied": "normal",
+                     *           "since": "2026-11-28T09:30:00.000Z"
+                     *         },
                      *         "version": 3
                      *       }
                      *     }
@@ -12282,6 +12491,15 @@ export interface operations {
                                  */
                                 requestTime: string;
                             } | null;
+                            /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                            doorMode: {
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                /** @description The mode the terminal last reported it applies; null before it said */
+                                applied: ("normal" | "lockdown" | "open") | null;
+                                /** @description When the desired mode was set; null when it never was (normal) */
+                                since: string | null;
+                            };
                             /** @description Send it back to change the device */
                             version: number;
                         };
@@ -12447,6 +12665,11 @@ export interface operations {
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
                      *         },
+                     *         "doorMode": {
+                     *           "desired": "normal",
+                     *           "applied": "normal",
+                     *           "since": "2026-11-28T09:30:00.000Z"
+                     *         },
                      *         "version": 3
                      *       }
                      *     }
@@ -12594,6 +12817,15 @@ export interface operations {
                                  */
                                 requestTime: string;
                             } | null;
+                            /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                            doorMode: {
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                /** @description The mode the terminal last reported it applies; null before it said */
+                                applied: ("normal" | "lockdown" | "open") | null;
+                                /** @description When the desired mode was set; null when it never was (normal) */
+                                since: string | null;
+                            };
                             /** @description Send it back to change the device */
                             version: number;
                         };
@@ -12750,6 +12982,11 @@ export interface operations {
                      *           "clientName": "example",
                      *           "requestTime": "2026-11-28T09:30:00.000Z"
                      *         },
+                     *         "doorMode": {
+                     *           "desired": "normal",
+                     *           "applied": "normal",
+                     *           "since": "2026-11-28T09:30:00.000Z"
+                     *         },
                      *         "version": 3
                      *       }
                      *     }
@@ -12897,6 +13134,15 @@ export interface operations {
                                  */
                                 requestTime: string;
                             } | null;
+                            /** @description The door mode the console set for the terminal and the one it reports it applies (/v1/doorModes) */
+                            doorMode: {
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                /** @description The mode the terminal last reported it applies; null before it said */
+                                applied: ("normal" | "lockdown" | "open") | null;
+                                /** @description When the desired mode was set; null when it never was (normal) */
+                                since: string | null;
+                            };
                             /** @description Send it back to change the device */
                             version: number;
                         };
@@ -13202,6 +13448,302 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDoorModes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "mode": "normal",
+                     *             "scope": {
+                     *               "all": true
+                     *             },
+                     *             "scopeNames": [
+                     *               "example"
+                     *             ],
+                     *             "reason": "badCredentials",
+                     *             "setBy": "example",
+                     *             "since": "2026-11-28T09:30:00.000Z",
+                     *             "devices": [
+                     *               {
+                     *                 "deviceKey": "nak697xb3wxaxzre",
+                     *                 "name": "Ada Lovelace",
+                     *                 "online": true,
+                     *                 "desired": "normal",
+                     *                 "applied": "normal"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pending": [
+                     *           {
+                     *             "deviceKey": "df6nmqy72rq97rsr",
+                     *             "name": "Ada Lovelace",
+                     *             "online": true,
+                     *             "desired": "normal",
+                     *             "applied": "normal"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                /** @enum {string} */
+                                mode: "normal" | "lockdown" | "open";
+                                scope: {
+                                    /** @constant */
+                                    all: true;
+                                } | {
+                                    groupKeys: string[];
+                                } | {
+                                    deviceKeys: string[];
+                                };
+                                /** @description The names of the groups or terminals the scope chose; empty for all */
+                                scopeNames: string[];
+                                reason: string;
+                                /** @description The account that set it */
+                                setBy: string;
+                                /** Format: date-time */
+                                since: string;
+                                /** @description The terminals still in this mode */
+                                devices: {
+                                    deviceKey: string;
+                                    name: string;
+                                    online: boolean;
+                                    /** @enum {string} */
+                                    desired: "normal" | "lockdown" | "open";
+                                    applied: ("normal" | "lockdown" | "open") | null;
+                                }[];
+                            }[];
+                            /** @description Terminals whose applied mode is not yet the desired one (offline ones apply it when they connect) */
+                            pending: {
+                                deviceKey: string;
+                                name: string;
+                                online: boolean;
+                                /** @enum {string} */
+                                desired: "normal" | "lockdown" | "open";
+                                applied: ("normal" | "lockdown" | "open") | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putDoorModes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes. */
+                "x-confirm-password"?: components["parameters"]["ConfirmPassword"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "normal",
+                 *       "scope": {
+                 *         "all": true
+                 *       },
+                 *       "reason": "badCredentials"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "normal" | "lockdown" | "open";
+                    scope: {
+                        /** @constant */
+                        all: true;
+                    } | {
+                        groupKeys: string[];
+                    } | {
+                        deviceKeys: string[];
+                    };
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "mode": "normal",
+                     *         "devices": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            /** @enum {string} */
+                            mode: "normal" | "lockdown" | "open";
+                            devices: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDoorModesExemptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "people": [
+                     *           {
+                     *             "personKey": "269emr2g3wjgs9qk",
+                     *             "name": "Ada Lovelace"
+                     *           }
+                     *         ],
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            people: {
+                                personKey: string;
+                                name: string;
+                            }[];
+                            /** @description Send it back with a change: a stale one answers 409 */
+                            version: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    putDoorModesExemptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The caller’s password again, sealed like a password field (`x-sealed`: RSA-OAEP with SHA-256 under the session’s `key`, base64). Needed unless this session confirmed it within the last 5 minutes. */
+                "x-confirm-password"?: components["parameters"]["ConfirmPassword"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personKeys": [
+                 *         "ygj88jjn9fi5mqb12"
+                 *       ],
+                 *       "version": 3
+                 *     }
+                 */
+                "application/json": {
+                    personKeys: string[];
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "people": [
+                     *           {
+                     *             "personKey": "a06yf6trz8vyky7t",
+                     *             "name": "Ada Lovelace"
+                     *           }
+                     *         ],
+                     *         "version": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            people: {
+                                personKey: string;
+                                name: string;
+                            }[];
+                            /** @description Send it back with a change: a stale one answers 409 */
+                            version: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             422: components["responses"]["Invalid422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -15327,6 +15869,7 @@ export interface operations {
                 keyword?: string;
                 validity?: "active" | "upcoming" | "expired";
                 state?: "pending" | "synced" | "failed";
+                scheduleKey?: string;
             };
             header?: never;
             path?: never;
@@ -15359,6 +15902,8 @@ export interface operations {
                      *             "start": "2026-11-28",
                      *             "end": "2026-11-28",
                      *             "validityState": "active",
+                     *             "scheduleKey": "8228cegn7agg5e3b",
+                     *             "scheduleName": "example",
                      *             "syncState": "pending",
                      *             "syncReason": "noPhoto",
                      *             "syncDetail": "example",
@@ -15393,6 +15938,10 @@ export interface operations {
                                 end: string | null;
                                 /** @enum {string} */
                                 validityState: "active" | "upcoming" | "expired";
+                                /** @description The access schedule within the validity; null: at any time */
+                                scheduleKey: string | null;
+                                /** @description The schedule’s name; null without one */
+                                scheduleName: string | null;
                                 /** @enum {string} */
                                 syncState: "pending" | "synced" | "failed";
                                 /** @description Why the device refused it; null unless `syncState` is `failed` with a known reason */
@@ -15442,7 +15991,8 @@ export interface operations {
                  *       "deviceGroupKeys": [],
                  *       "validity": {
                  *         "permanent": true
-                 *       }
+                 *       },
+                 *       "scheduleKey": "y40bqdr6ebt0cy3r"
                  *     }
                  */
                 "application/json": {
@@ -15466,6 +16016,8 @@ export interface operations {
                         start: string;
                         end: string;
                     };
+                    /** @description Pass authority only: the access schedule (`/v1/schedules`) within the validity; null or absent: at any time */
+                    scheduleKey?: string | null;
                 };
             };
         };
@@ -15587,7 +16139,8 @@ export interface operations {
                  *       "personGroupKeys": [],
                  *       "departmentKeys": [],
                  *       "deviceKeys": [],
-                 *       "deviceGroupKeys": []
+                 *       "deviceGroupKeys": [],
+                 *       "scheduleKey": "bxftx17099e5t69f"
                  *     }
                  */
                 "application/json": {
@@ -15602,6 +16155,8 @@ export interface operations {
                     deviceKeys?: string[];
                     /** @default [] */
                     deviceGroupKeys?: string[];
+                    /** @description Pass authority only: the access schedule (`/v1/schedules`) within the validity; null or absent: at any time */
+                    scheduleKey?: string | null;
                 };
             };
         };
@@ -15716,6 +16271,8 @@ export interface operations {
                      *             "start": "2026-11-28",
                      *             "end": "2026-11-28",
                      *             "validityState": "active",
+                     *             "scheduleKey": "amwwskyvff15qqzb",
+                     *             "scheduleName": "example",
                      *             "syncState": "pending",
                      *             "syncReason": "noPhoto",
                      *             "syncDetail": "example",
@@ -15755,6 +16312,10 @@ export interface operations {
                                 end: string | null;
                                 /** @enum {string} */
                                 validityState: "active" | "upcoming" | "expired";
+                                /** @description The access schedule within the validity; null: at any time */
+                                scheduleKey: string | null;
+                                /** @description The schedule’s name; null without one */
+                                scheduleName: string | null;
                                 /** @enum {string} */
                                 syncState: "pending" | "synced" | "failed";
                                 /** @description Why the device refused it; null unless `syncState` is `failed` with a known reason */
@@ -15916,6 +16477,7 @@ export interface operations {
                  *       "validity": {
                  *         "permanent": true
                  *       },
+                 *       "scheduleKey": "pb6wd7w7p59my6k2",
                  *       "version": 3
                  *     }
                  */
@@ -15929,6 +16491,8 @@ export interface operations {
                         start: string;
                         end: string;
                     };
+                    /** @description Pass authority only: the access schedule; null: at any time; absent: unchanged */
+                    scheduleKey?: string | null;
                     version: number;
                 };
             };
@@ -15957,6 +16521,8 @@ export interface operations {
                      *         "start": "2026-11-28",
                      *         "end": "2026-11-28",
                      *         "validityState": "active",
+                     *         "scheduleKey": "vhp5b9vnp8p6mwvz",
+                     *         "scheduleName": "example",
                      *         "syncState": "pending",
                      *         "syncReason": "noPhoto",
                      *         "syncDetail": "example",
@@ -15987,6 +16553,10 @@ export interface operations {
                             end: string | null;
                             /** @enum {string} */
                             validityState: "active" | "upcoming" | "expired";
+                            /** @description The access schedule within the validity; null: at any time */
+                            scheduleKey: string | null;
+                            /** @description The schedule’s name; null without one */
+                            scheduleName: string | null;
                             /** @enum {string} */
                             syncState: "pending" | "synced" | "failed";
                             /** @description Why the device refused it; null unless `syncState` is `failed` with a known reason */
@@ -16002,6 +16572,578 @@ export interface operations {
                             createTime: string;
                             /** @description Send it back to change or revoke the authorization */
                             version: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSchedules: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                cursor?: string;
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "scheduleKey": "j6ya7234fmd5yef1",
+                     *             "name": "Ada Lovelace",
+                     *             "weekly": [
+                     *               []
+                     *             ],
+                     *             "exceptions": [
+                     *               {
+                     *                 "date": "2026-11-28",
+                     *                 "periods": []
+                     *               }
+                     *             ],
+                     *             "holidaysClosed": true,
+                     *             "version": 3,
+                     *             "createdAt": "2026-11-28T09:30:00.000Z",
+                     *             "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *             "usedBy": 1
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc5NTg4Nzk2MDE3Mg"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                scheduleKey: string;
+                                name: string;
+                                /** @description Seven days of periods, Monday first */
+                                weekly: {
+                                    from: string;
+                                    to: string;
+                                }[][];
+                                /** @description Dates that replace their weekday, in date order */
+                                exceptions: {
+                                    /** Format: date */
+                                    date: string;
+                                    periods: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                }[];
+                                holidaysClosed: boolean;
+                                /** @description Send it back with a change or a deletion: a stale one answers 409 */
+                                version: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** @description Authorizations that use it */
+                                usedBy: number;
+                            }[];
+                            /** @description Send it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "weekly": [
+                 *         [
+                 *           {
+                 *             "from": "19:11",
+                 *             "to": "24:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "22:58"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "14:01"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "24:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "20:01",
+                 *             "to": "04:01"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "07:55",
+                 *             "to": "24:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "23:07"
+                 *           }
+                 *         ]
+                 *       ],
+                 *       "exceptions": [
+                 *         {
+                 *           "date": "1929-67-98",
+                 *           "periods": [
+                 *             {
+                 *               "from": "24:00",
+                 *               "to": "24:00"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "holidaysClosed": true
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description Seven days of periods, Monday first */
+                    weekly: {
+                        from: string;
+                        to: string;
+                    }[][];
+                    exceptions: {
+                        date: string;
+                        /** @description At most 4 periods that do not overlap; an empty list: closed all day */
+                        periods: {
+                            from: string;
+                            to: string;
+                        }[];
+                    }[];
+                    /** @description The company’s holidays (days off on the attendance holiday list) close it */
+                    holidaysClosed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "scheduleKey": "f4vr13g1vemnee29",
+                     *         "name": "Ada Lovelace",
+                     *         "weekly": [
+                     *           [
+                     *             {
+                     *               "from": "example",
+                     *               "to": "example"
+                     *             }
+                     *           ]
+                     *         ],
+                     *         "exceptions": [
+                     *           {
+                     *             "date": "2026-11-28",
+                     *             "periods": [
+                     *               {
+                     *                 "from": "example",
+                     *                 "to": "example"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "holidaysClosed": true,
+                     *         "version": 3,
+                     *         "createdAt": "2026-11-28T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *         "usedBy": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            scheduleKey: string;
+                            name: string;
+                            /** @description Seven days of periods, Monday first */
+                            weekly: {
+                                from: string;
+                                to: string;
+                            }[][];
+                            /** @description Dates that replace their weekday, in date order */
+                            exceptions: {
+                                /** Format: date */
+                                date: string;
+                                periods: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            }[];
+                            holidaysClosed: boolean;
+                            /** @description Send it back with a change or a deletion: a stale one answers 409 */
+                            version: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description Authorizations that use it */
+                            usedBy: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSchedulesScheduleKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "scheduleKey": "gn1y0dy5z3nt9j9c",
+                     *         "name": "Ada Lovelace",
+                     *         "weekly": [
+                     *           [
+                     *             {
+                     *               "from": "example",
+                     *               "to": "example"
+                     *             }
+                     *           ]
+                     *         ],
+                     *         "exceptions": [
+                     *           {
+                     *             "date": "2026-11-28",
+                     *             "periods": [
+                     *               {
+                     *                 "from": "example",
+                     *                 "to": "example"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "holidaysClosed": true,
+                     *         "version": 3,
+                     *         "createdAt": "2026-11-28T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *         "usedBy": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            scheduleKey: string;
+                            name: string;
+                            /** @description Seven days of periods, Monday first */
+                            weekly: {
+                                from: string;
+                                to: string;
+                            }[][];
+                            /** @description Dates that replace their weekday, in date order */
+                            exceptions: {
+                                /** Format: date */
+                                date: string;
+                                periods: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            }[];
+                            holidaysClosed: boolean;
+                            /** @description Send it back with a change or a deletion: a stale one answers 409 */
+                            version: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description Authorizations that use it */
+                            usedBy: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteSchedulesScheduleKey: {
+        parameters: {
+            query: {
+                version: number;
+            };
+            header?: never;
+            path: {
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    patchSchedulesScheduleKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "weekly": [
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "12:20"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "24:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "14:17"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "13:08",
+                 *             "to": "03:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "19:12",
+                 *             "to": "24:00"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "22:29",
+                 *             "to": "11:10"
+                 *           }
+                 *         ],
+                 *         [
+                 *           {
+                 *             "from": "24:00",
+                 *             "to": "04:21"
+                 *           }
+                 *         ]
+                 *       ],
+                 *       "exceptions": [
+                 *         {
+                 *           "date": "3632-61-79",
+                 *           "periods": [
+                 *             {
+                 *               "from": "20:43",
+                 *               "to": "24:00"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "holidaysClosed": true,
+                 *       "version": 3
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description Seven days of periods, Monday first */
+                    weekly?: {
+                        from: string;
+                        to: string;
+                    }[][];
+                    exceptions?: {
+                        date: string;
+                        /** @description At most 4 periods that do not overlap; an empty list: closed all day */
+                        periods: {
+                            from: string;
+                            to: string;
+                        }[];
+                    }[];
+                    /** @description The company’s holidays (days off on the attendance holiday list) close it */
+                    holidaysClosed?: boolean;
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "scheduleKey": "kyjsy4xmejs4rsec",
+                     *         "name": "Ada Lovelace",
+                     *         "weekly": [
+                     *           [
+                     *             {
+                     *               "from": "example",
+                     *               "to": "example"
+                     *             }
+                     *           ]
+                     *         ],
+                     *         "exceptions": [
+                     *           {
+                     *             "date": "2026-11-28",
+                     *             "periods": [
+                     *               {
+                     *                 "from": "example",
+                     *                 "to": "example"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "holidaysClosed": true,
+                     *         "version": 3,
+                     *         "createdAt": "2026-11-28T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *         "usedBy": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            scheduleKey: string;
+                            name: string;
+                            /** @description Seven days of periods, Monday first */
+                            weekly: {
+                                from: string;
+                                to: string;
+                            }[][];
+                            /** @description Dates that replace their weekday, in date order */
+                            exceptions: {
+                                /** Format: date */
+                                date: string;
+                                periods: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            }[];
+                            holidaysClosed: boolean;
+                            /** @description Send it back with a change or a deletion: a stale one answers 409 */
+                            version: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description Authorizations that use it */
+                            usedBy: number;
                         };
                     };
                 };
@@ -16050,13 +17192,14 @@ export interface operations {
                      *             "kind": "employee",
                      *             "validFrom": "2026-11-28T09:30:00.000Z",
                      *             "validTo": "2026-11-28T09:30:00.000Z",
+                     *             "scheduleId": "by5q7rokwvp03h4biv42eo4h2u2i",
                      *             "photo": {
                      *               "url": "https://example.com/passcloud/events",
                      *               "contentType": "example"
                      *             }
                      *           }
                      *         ],
-                     *         "cursor": "3917276588600",
+                     *         "cursor": "732790141421332",
                      *         "more": true
                      *       }
                      *     }
@@ -16075,6 +17218,7 @@ export interface operations {
                                 kind: "employee" | "visitor";
                                 validFrom: string | null;
                                 validTo: string | null;
+                                scheduleId: string | null;
                                 photo: {
                                     /** Format: uri */
                                     url: string;
@@ -16156,6 +17300,91 @@ export interface operations {
             403: components["responses"]["DeviceError403"];
             409: components["responses"]["DeviceError409"];
             413: components["responses"]["DeviceError413"];
+            422: components["responses"]["Invalid422"];
+            429: components["responses"]["DeviceError429"];
+            500: components["responses"]["DeviceError500"];
+            default: components["responses"]["DeviceError"];
+        };
+    };
+    getDeviceSyncSchedules: {
+        parameters: {
+            query: {
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "schedules": [
+                     *           {
+                     *             "scheduleId": "vg94fej0qkenailjrgrbvz1zovjiq7",
+                     *             "version": 3,
+                     *             "weekly": [
+                     *               [],
+                     *               [],
+                     *               [],
+                     *               [],
+                     *               [],
+                     *               [],
+                     *               []
+                     *             ],
+                     *             "exceptions": [
+                     *               {
+                     *                 "date": "3558-54-95",
+                     *                 "periods": []
+                     *               }
+                     *             ],
+                     *             "holidaysClosed": true
+                     *           }
+                     *         ],
+                     *         "holidays": [
+                     *           "0724-98-55"
+                     *         ],
+                     *         "holidaysFrom": "3083-32-72",
+                     *         "holidaysTo": "0219-61-07"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            schedules: {
+                                scheduleId: string;
+                                version: number;
+                                weekly: {
+                                    from: string;
+                                    to: string;
+                                }[][];
+                                exceptions: {
+                                    date: string;
+                                    periods: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                }[];
+                                holidaysClosed: boolean;
+                            }[];
+                            holidays: string[];
+                            holidaysFrom: string;
+                            holidaysTo: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["DeviceError401"];
+            403: components["responses"]["DeviceError403"];
             422: components["responses"]["Invalid422"];
             429: components["responses"]["DeviceError429"];
             500: components["responses"]["DeviceError500"];
@@ -16374,6 +17603,48 @@ export interface operations {
             409: components["responses"]["DeviceError409"];
             413: components["responses"]["DeviceError413"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["DeviceError429"];
+            500: components["responses"]["DeviceError500"];
+            default: components["responses"]["DeviceError"];
+        };
+    };
+    getDeviceSyncDoorModeExemptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "personKeys": [
+                     *           "example"
+                     *         ],
+                     *         "token": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            personKeys: string[];
+                            token: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["DeviceError401"];
+            403: components["responses"]["DeviceError403"];
             429: components["responses"]["DeviceError429"];
             500: components["responses"]["DeviceError500"];
             default: components["responses"]["DeviceError"];
@@ -18242,7 +19513,7 @@ export interface operations {
                                 /** @description The https address that receives the events */
                                 url: string;
                                 /** @description The events it chose */
-                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                                 description: string;
                                 enabled: boolean;
                                 /** @description Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null */
@@ -18295,7 +19566,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                    events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -18342,7 +19613,7 @@ export interface operations {
                                 /** @description The https address that receives the events */
                                 url: string;
                                 /** @description The events it chose */
-                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                                 description: string;
                                 enabled: boolean;
                                 /** @description Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null */
@@ -18421,7 +19692,7 @@ export interface operations {
                             /** @description The https address that receives the events */
                             url: string;
                             /** @description The events it chose */
-                            events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                            events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                             description: string;
                             enabled: boolean;
                             /** @description Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null */
@@ -18519,7 +19790,7 @@ export interface operations {
                  */
                 "application/json": {
                     url?: string;
-                    events?: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                    events?: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                     description?: string;
                     enabled?: boolean;
                     version: number;
@@ -18561,7 +19832,7 @@ export interface operations {
                             /** @description The https address that receives the events */
                             url: string;
                             /** @description The events it chose */
-                            events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                            events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                             description: string;
                             enabled: boolean;
                             /** @description Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null */
@@ -18664,7 +19935,7 @@ export interface operations {
                                 /** @description The https address that receives the events */
                                 url: string;
                                 /** @description The events it chose */
-                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed")[];
+                                events: ("pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode")[];
                                 description: string;
                                 enabled: boolean;
                                 /** @description Why it is off when the service turned it off: `failing` (3 days without a delivered event); else null */
@@ -18748,7 +20019,7 @@ export interface operations {
                 from?: string;
                 to?: string;
                 status?: "pending" | "retrying" | "delivered" | "dead";
-                event?: "pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "webhook.test";
+                event?: "pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode" | "webhook.test";
                 pageSize?: number;
                 cursor?: string;
             };
@@ -18799,7 +20070,7 @@ export interface operations {
                                 /** @description The event’s id: the same on every attempt and replay */
                                 eventId: string;
                                 /** @enum {string} */
-                                eventType: "pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "webhook.test";
+                                eventType: "pass.record" | "blacklist.hit" | "fever.detected" | "stranger.detected" | "device.online" | "device.offline" | "questionnaire.abnormal" | "call.record" | "authorization.syncFailed" | "door.mode" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description When the event happened
@@ -19734,6 +21005,29 @@ export interface operations {
                      *             "mask": true,
                      *             "passState": "passed",
                      *             "source": "face",
+                     *             "refusedFor": "unknown",
+                     *             "decision": {
+                     *               "list": "pass",
+                     *               "validFrom": "2026-11-28T09:30:00.000Z",
+                     *               "validTo": "2026-11-28T09:30:00.000Z",
+                     *               "schedule": {
+                     *                 "scheduleId": "gmusiy136gk7",
+                     *                 "localTime": "2731-88-88T88:93",
+                     *                 "timezone": "example",
+                     *                 "open": true,
+                     *                 "because": "weekly",
+                     *                 "period": {
+                     *                   "from": "24:00",
+                     *                   "to": "24:00"
+                     *                 }
+                     *               },
+                     *               "doorMode": "pQXTDWoGhSIRBXLACZIP",
+                     *               "temperature": {
+                     *                 "alarm": true,
+                     *                 "threshold": 30
+                     *               },
+                     *               "maskRequired": true
+                     *             },
                      *             "violation": true,
                      *             "capture": "example",
                      *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
@@ -19779,6 +21073,32 @@ export interface operations {
                                 passState: "passed" | "refused";
                                 /** @enum {string} */
                                 source: "face" | "card" | "qr" | "remote";
+                                /** @description Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed */
+                                refusedFor: ("unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown") | null;
+                                /** @description How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say */
+                                decision: {
+                                    list: ("pass" | "blacklist") | null;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    schedule: {
+                                        scheduleId: string;
+                                        localTime: string;
+                                        timezone: string;
+                                        open: boolean;
+                                        /** @enum {string} */
+                                        because: "weekly" | "exception" | "holiday";
+                                        period: {
+                                            from: string;
+                                            to: string;
+                                        } | null;
+                                    } | null;
+                                    doorMode: string | null;
+                                    temperature: {
+                                        alarm: boolean;
+                                        threshold: number;
+                                    };
+                                    maskRequired: boolean;
+                                } | null;
                                 /** @description The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked */
                                 violation: boolean;
                                 /** @description A short-lived link to the capture; null when none was taken, kept or uploaded */
@@ -19807,6 +21127,7 @@ export interface operations {
                 type?: "employee" | "visitor" | "stranger" | "blacklist";
                 temperature?: "normal" | "fever";
                 passState?: "passed" | "refused";
+                refusedFor?: "unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown";
                 keyword?: string;
                 pageSize?: 20 | 50 | 100;
                 cursor?: string;
@@ -19844,6 +21165,29 @@ export interface operations {
                      *             "mask": true,
                      *             "passState": "passed",
                      *             "source": "face",
+                     *             "refusedFor": "unknown",
+                     *             "decision": {
+                     *               "list": "pass",
+                     *               "validFrom": "2026-11-28T09:30:00.000Z",
+                     *               "validTo": "2026-11-28T09:30:00.000Z",
+                     *               "schedule": {
+                     *                 "scheduleId": "ps2mqrwjurzin71iztqa",
+                     *                 "localTime": "0347-20-91T23:75",
+                     *                 "timezone": "example",
+                     *                 "open": true,
+                     *                 "because": "weekly",
+                     *                 "period": {
+                     *                   "from": "22:25",
+                     *                   "to": "23:11"
+                     *                 }
+                     *               },
+                     *               "doorMode": "NbIQSFXGOgJjSyAxrTaMGLPqS",
+                     *               "temperature": {
+                     *                 "alarm": true,
+                     *                 "threshold": 30
+                     *               },
+                     *               "maskRequired": true
+                     *             },
                      *             "violation": true,
                      *             "capture": "example",
                      *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
@@ -19890,6 +21234,32 @@ export interface operations {
                                 passState: "passed" | "refused";
                                 /** @enum {string} */
                                 source: "face" | "card" | "qr" | "remote";
+                                /** @description Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed */
+                                refusedFor: ("unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown") | null;
+                                /** @description How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say */
+                                decision: {
+                                    list: ("pass" | "blacklist") | null;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    schedule: {
+                                        scheduleId: string;
+                                        localTime: string;
+                                        timezone: string;
+                                        open: boolean;
+                                        /** @enum {string} */
+                                        because: "weekly" | "exception" | "holiday";
+                                        period: {
+                                            from: string;
+                                            to: string;
+                                        } | null;
+                                    } | null;
+                                    doorMode: string | null;
+                                    temperature: {
+                                        alarm: boolean;
+                                        threshold: number;
+                                    };
+                                    maskRequired: boolean;
+                                } | null;
                                 /** @description The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked */
                                 violation: boolean;
                                 /** @description A short-lived link to the capture; null when none was taken, kept or uploaded */
@@ -19931,6 +21301,7 @@ export interface operations {
                  *       "type": "employee",
                  *       "temperature": "normal",
                  *       "passState": "passed",
+                 *       "refusedFor": "unknown",
                  *       "keyword": "example"
                  *     }
                  */
@@ -19945,6 +21316,11 @@ export interface operations {
                     temperature?: "normal" | "fever";
                     /** @enum {string} */
                     passState?: "passed" | "refused";
+                    /**
+                     * @description Refused passes for this reason (`unknown`: refused by a terminal that named none)
+                     * @enum {string}
+                     */
+                    refusedFor?: "unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown";
                     keyword?: string;
                 };
             };
@@ -20079,6 +21455,29 @@ export interface operations {
                      *         "mask": true,
                      *         "passState": "passed",
                      *         "source": "face",
+                     *         "refusedFor": "unknown",
+                     *         "decision": {
+                     *           "list": "pass",
+                     *           "validFrom": "2026-11-28T09:30:00.000Z",
+                     *           "validTo": "2026-11-28T09:30:00.000Z",
+                     *           "schedule": {
+                     *             "scheduleId": "fjyhgs6r5svjds",
+                     *             "localTime": "3002-32-45T48:40",
+                     *             "timezone": "example",
+                     *             "open": true,
+                     *             "because": "weekly",
+                     *             "period": {
+                     *               "from": "23:59",
+                     *               "to": "24:00"
+                     *             }
+                     *           },
+                     *           "doorMode": "vKJBGxoad",
+                     *           "temperature": {
+                     *             "alarm": true,
+                     *             "threshold": 30
+                     *           },
+                     *           "maskRequired": true
+                     *         },
                      *         "violation": true,
                      *         "capture": "example",
                      *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
@@ -20120,6 +21519,32 @@ export interface operations {
                             passState: "passed" | "refused";
                             /** @enum {string} */
                             source: "face" | "card" | "qr" | "remote";
+                            /** @description Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed */
+                            refusedFor: ("unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown") | null;
+                            /** @description How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say */
+                            decision: {
+                                list: ("pass" | "blacklist") | null;
+                                validFrom: string | null;
+                                validTo: string | null;
+                                schedule: {
+                                    scheduleId: string;
+                                    localTime: string;
+                                    timezone: string;
+                                    open: boolean;
+                                    /** @enum {string} */
+                                    because: "weekly" | "exception" | "holiday";
+                                    period: {
+                                        from: string;
+                                        to: string;
+                                    } | null;
+                                } | null;
+                                doorMode: string | null;
+                                temperature: {
+                                    alarm: boolean;
+                                    threshold: number;
+                                };
+                                maskRequired: boolean;
+                            } | null;
                             /** @description The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked */
                             violation: boolean;
                             /** @description A short-lived link to the capture; null when none was taken, kept or uploaded */
@@ -20149,6 +21574,7 @@ export interface operations {
                 type?: "blacklist";
                 temperature?: "normal" | "fever";
                 passState?: "passed" | "refused";
+                refusedFor?: "unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown";
                 keyword?: string;
                 pageSize?: 20 | 50 | 100;
                 cursor?: string;
@@ -20186,6 +21612,29 @@ export interface operations {
                      *             "mask": true,
                      *             "passState": "passed",
                      *             "source": "face",
+                     *             "refusedFor": "unknown",
+                     *             "decision": {
+                     *               "list": "pass",
+                     *               "validFrom": "2026-11-28T09:30:00.000Z",
+                     *               "validTo": "2026-11-28T09:30:00.000Z",
+                     *               "schedule": {
+                     *                 "scheduleId": "yub9dd0m593kc9j7040pxuxw7v1jh4k",
+                     *                 "localTime": "7803-83-38T89:72",
+                     *                 "timezone": "example",
+                     *                 "open": true,
+                     *                 "because": "weekly",
+                     *                 "period": {
+                     *                   "from": "12:08",
+                     *                   "to": "23:32"
+                     *                 }
+                     *               },
+                     *               "doorMode": "xNI",
+                     *               "temperature": {
+                     *                 "alarm": true,
+                     *                 "threshold": 30
+                     *               },
+                     *               "maskRequired": true
+                     *             },
                      *             "violation": true,
                      *             "capture": "example",
                      *             "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
@@ -20232,6 +21681,32 @@ export interface operations {
                                 passState: "passed" | "refused";
                                 /** @enum {string} */
                                 source: "face" | "card" | "qr" | "remote";
+                                /** @description Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed */
+                                refusedFor: ("unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown") | null;
+                                /** @description How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say */
+                                decision: {
+                                    list: ("pass" | "blacklist") | null;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    schedule: {
+                                        scheduleId: string;
+                                        localTime: string;
+                                        timezone: string;
+                                        open: boolean;
+                                        /** @enum {string} */
+                                        because: "weekly" | "exception" | "holiday";
+                                        period: {
+                                            from: string;
+                                            to: string;
+                                        } | null;
+                                    } | null;
+                                    doorMode: string | null;
+                                    temperature: {
+                                        alarm: boolean;
+                                        threshold: number;
+                                    };
+                                    maskRequired: boolean;
+                                } | null;
                                 /** @description The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked */
                                 violation: boolean;
                                 /** @description A short-lived link to the capture; null when none was taken, kept or uploaded */
@@ -20273,6 +21748,7 @@ export interface operations {
                  *       "type": "blacklist",
                  *       "temperature": "normal",
                  *       "passState": "passed",
+                 *       "refusedFor": "unknown",
                  *       "keyword": "example"
                  *     }
                  */
@@ -20287,6 +21763,11 @@ export interface operations {
                     temperature?: "normal" | "fever";
                     /** @enum {string} */
                     passState?: "passed" | "refused";
+                    /**
+                     * @description Refused passes for this reason (`unknown`: refused by a terminal that named none)
+                     * @enum {string}
+                     */
+                    refusedFor?: "unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown";
                     keyword?: string;
                 };
             };
@@ -20421,6 +21902,29 @@ export interface operations {
                      *         "mask": true,
                      *         "passState": "passed",
                      *         "source": "face",
+                     *         "refusedFor": "unknown",
+                     *         "decision": {
+                     *           "list": "pass",
+                     *           "validFrom": "2026-11-28T09:30:00.000Z",
+                     *           "validTo": "2026-11-28T09:30:00.000Z",
+                     *           "schedule": {
+                     *             "scheduleId": "l6re86df4q6p8t0wnsdtsuylqnazfaj",
+                     *             "localTime": "4569-95-97T24:93",
+                     *             "timezone": "example",
+                     *             "open": true,
+                     *             "because": "weekly",
+                     *             "period": {
+                     *               "from": "23:07",
+                     *               "to": "24:00"
+                     *             }
+                     *           },
+                     *           "doorMode": "HqkNRE",
+                     *           "temperature": {
+                     *             "alarm": true,
+                     *             "threshold": 30
+                     *           },
+                     *           "maskRequired": true
+                     *         },
                      *         "violation": true,
                      *         "capture": "example",
                      *         "avatar": "avatar/2026/11/3f1c2b7e8d4a4c6e.jpg"
@@ -20462,6 +21966,32 @@ export interface operations {
                             passState: "passed" | "refused";
                             /** @enum {string} */
                             source: "face" | "card" | "qr" | "remote";
+                            /** @description Why the terminal refused the pass: `unknown` when it named no reason (older terminals); null when it passed */
+                            refusedFor: ("unknown" | "blacklist" | "validity" | "schedule" | "temperature" | "mask" | "lockdown") | null;
+                            /** @description How the terminal decided, as it reported it: the list that matched and its validity, the schedule and period in force, the door mode, the temperature and mask rules; null when it did not say */
+                            decision: {
+                                list: ("pass" | "blacklist") | null;
+                                validFrom: string | null;
+                                validTo: string | null;
+                                schedule: {
+                                    scheduleId: string;
+                                    localTime: string;
+                                    timezone: string;
+                                    open: boolean;
+                                    /** @enum {string} */
+                                    because: "weekly" | "exception" | "holiday";
+                                    period: {
+                                        from: string;
+                                        to: string;
+                                    } | null;
+                                } | null;
+                                doorMode: string | null;
+                                temperature: {
+                                    alarm: boolean;
+                                    threshold: number;
+                                };
+                                maskRequired: boolean;
+                            } | null;
                             /** @description The terminal let a person on its blacklist through (`type` blacklist, `passState` passed), where the device protocol has it refuse them: the pass is kept as reported, and marked */
                             violation: boolean;
                             /** @description A short-lived link to the capture; null when none was taken, kept or uploaded */
