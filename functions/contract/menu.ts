@@ -144,6 +144,16 @@ export const MENU: MenuItem[] = [
             isShow: true,
             children: [hidden('/pass-platform/passage/authority/setting', 'menu.authoritySetting', 'pass:authority', { setType: 0 })],
           },
+          {
+            path: '/pass-platform/passage/schedule',
+            title: 'menu.schedule',
+            authCode: 'pass:authority',
+            isShow: true,
+            children: [
+              hidden('/pass-platform/passage/schedule/create', 'menu.scheduleCreate', 'pass:authority'),
+              hidden('/pass-platform/passage/schedule/:scheduleKey', 'menu.scheduleDetail', 'pass:authority'),
+            ],
+          },
           { path: '/pass-platform/passage/record', title: 'menu.passRecord', authCode: 'pass:record', isShow: true },
           {
             path: '/pass-platform/passage/blacklist/monitoring',

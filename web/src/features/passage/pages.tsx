@@ -3,6 +3,7 @@ import { AuthorityListPage } from './authorities/AuthorityListPage.tsx';
 import { AuthorityWizardPage } from './authorities/AuthorityWizardPage.tsx';
 import { QuestionnaireResultsPage } from '../questionnaires/ResultsPage.tsx';
 import { QuestionnaireSettingPage as SettingPage } from '../questionnaires/SettingPage.tsx';
+export { ScheduleCreatePage, ScheduleDetailPage, ScheduleListPage } from './schedules/Schedules.tsx';
 
 /** Screens of this area; the questionnaires have a folder of their own. */
 export const AuthorityPage = () => <AuthorityListPage setType={0} />;

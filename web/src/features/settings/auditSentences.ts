@@ -100,6 +100,9 @@ export const AUDIT_SENTENCES: Record<AuditedRouteKey, Sentence> = {
   'POST /v1/authorities/sync/retry': () => msg`Sent authorizations to their devices again`,
   'PATCH /v1/authorities/{authorityKey}': () => msg`Changed the validity of an authorization`,
   'DELETE /v1/authorities/{authorityKey}': () => msg`Revoked an authorization`,
+  'POST /v1/schedules': (name) => msg`Created access schedule ${name}`,
+  'PATCH /v1/schedules/{scheduleKey}': (name) => msg`Changed access schedule ${name}`,
+  'DELETE /v1/schedules/{scheduleKey}': (name) => msg`Deleted access schedule ${name}`,
 
   'POST /v1/accounts': (name) => msg`Created account ${name}`,
   'PATCH /v1/accounts/{accountKey}': (name) => msg`Changed account ${name}`,

@@ -29,14 +29,16 @@ import { PersonName } from '../../../components/PersonName.tsx';
 import { useListFilters } from '../../../components/useListFilters.ts';
 import { confirmAction } from '../../confirm.tsx';
 import { SearchButtons } from '../../filters.tsx';
+import { ScheduleSelect } from '../schedules/ScheduleSelect.tsx';
 
 type Filters = {
   keyword: string;
   deviceKey: string;
   validity: ValidityState | '';
   state: SyncState | '';
+  scheduleKey: string;
 };
-const NO_FILTERS: Filters = { keyword: '', deviceKey: '', validity: '', state: '' };
+const NO_FILTERS: Filters = { keyword: '', deviceKey: '', validity: '', state: '', scheduleKey: '' };
 
 /**
  * Pass authority (setType 0) or blacklist monitoring (setType 1): who may pass (or is watched
@@ -62,6 +64,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       deviceKey: filters.deviceKey || undefined,
       validity: filters.validity || undefined,
       state: filters.state || undefined,
+      scheduleKey: (setType === 0 && filters.scheduleKey) || undefined,
     },
     pageSize: pageSize.value,
     // Rows waiting for their device are read again every few seconds.
@@ -127,6 +130,9 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       caption: (item) => t`Every row on this page is for the device ${item.deviceName}.`,
     },
     { key: 'validity', title: t`Validity`, render: (item) => <ValidityCell item={item} labels={labels} /> },
+    ...(setType === 0
+      ? [{ key: 'schedule', title: t`Access schedule`, render: (item: AuthorityItem) => <Truncated text={item.scheduleName ?? t`At any time`} maw={160} /> }]
+      : []),
     { key: 'sync', title: t`Sync state`, render: (item) => <SyncStateCell item={item} labels={labels} /> },
     { key: 'syncTime', title: t`Sync time`, render: (item) => syncTime(item) },
     {
@@ -150,7 +156,7 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
       ),
     },
   ];
-  const filtered = !!(filters.keyword.trim() || filters.deviceKey || filters.validity || filters.state);
+  const filtered = !!(filters.keyword.trim() || filters.deviceKey || filters.validity || filters.state || (setType === 0 && filters.scheduleKey));
 
   return (
     <ScreenPage>
@@ -196,6 +202,15 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
                 w={160}
                 data-testid="authority-state"
               />
+              {setType === 0 && (
+                <ScheduleSelect
+                  value={draft.scheduleKey || null}
+                  onChange={(scheduleKey) => filterState.change({ scheduleKey: scheduleKey ?? '' })}
+                  placeholder={t`Any schedule`}
+                  w={180}
+                  testId="authority-schedule"
+                />
+              )}
               <SearchButtons name="authority" onSearch={search} onReset={filterState.reset} />
             </Group>
             <Button leftSection={<IconPlus size={16} />} component={Link} to={SCREENS[setType].setting} data-testid="authority-add">

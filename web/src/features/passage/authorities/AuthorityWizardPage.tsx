@@ -15,6 +15,7 @@ import { SCREENS, checkCapacity, grant, grantJob, useAllDevices, setTypeOfPath, 
 import { DevicesStep, type DevicesChoice } from './DevicesStep.tsx';
 import { PeopleStep, type PeopleChoice } from './PeopleStep.tsx';
 import { ValidityFields, validityOf, type ValidityDraft } from './parts.tsx';
+import { ScheduleSelect } from '../schedules/ScheduleSelect.tsx';
 
 type Step = 0 | 1 | 2;
 const PEOPLE_FIELDS = ['personKeys', 'personGroupKeys', 'departmentKeys'];
@@ -35,7 +36,9 @@ export function AuthorityWizardPage() {
   const [people, setPeople] = useState<PeopleChoice>({ people: new Map(), groupKeys: [], departmentKeys: [] });
   const [devicesChoice, setDevicesChoice] = useState<DevicesChoice>({ deviceKeys: new Set(), groupKeys: [] });
   const [validity, setValidity] = useState<ValidityDraft>({ permanent: true, range: [null, null] });
-  const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string }>({});
+  const [errors, setErrors] = useState<{ people?: string; devices?: string; validity?: string; schedule?: string }>({});
+  /** Pass authority only: the access schedule within the validity; null, at any time. */
+  const [scheduleKey, setScheduleKey] = useState<string | null>(null);
   const personGroups =
     useQuery({
       queryKey: ['pickers', 'groups', 'people'],
@@ -77,6 +80,9 @@ export function AuthorityWizardPage() {
     } else if (DEVICE_FIELDS.includes(issue.path)) {
       setErrors({ devices: issue.message });
       setStep(1);
+    } else if (issue.path === 'scheduleKey') {
+      setErrors({ schedule: issue.message });
+      setStep(2);
     } else {
       setErrors({ validity: issue.message });
       setStep(2);
@@ -96,7 +102,7 @@ export function AuthorityWizardPage() {
         });
 
   // A large grant goes on in the background and is followed below; a small one is done at once.
-  const granting = useWrite((body: ValidityBody) => grant(setType, selection, body), {
+  const granting = useWrite((body: ValidityBody) => grant(setType, selection, body, scheduleKey), {
     touches: ['authorities'],
     success: (done) => (done.jobKey ? '' : granted(done)),
     onSuccess: (done, body) => {
@@ -209,6 +215,17 @@ export function AuthorityWizardPage() {
                 }}
                 error={errors.validity ?? null}
               />
+              {setType === 0 && (
+                <ScheduleSelect
+                  value={scheduleKey}
+                  onChange={(key) => {
+                    setScheduleKey(key);
+                    setErrors({});
+                  }}
+                  error={errors.schedule ?? null}
+                  testId="wizard-schedule"
+                />
+              )}
               {setType === 1 && (
                 <Alert color="gray" variant="light">
                   <Trans>The devices raise an alert when someone on the blacklist is recognized while the entry is in effect.</Trans>

@@ -6,6 +6,7 @@ import { RequestError } from '../../../app/request.ts';
 import { StaleNotice } from '../../../components/StaleNotice.tsx';
 import { changeValidity, type AuthorityItem, type ValidityBody } from './api.ts';
 import { ValidityFields, draftOf, validityOf, type ValidityDraft } from './parts.tsx';
+import { ScheduleSelect } from '../schedules/ScheduleSelect.tsx';
 
 /**
  * Changes one authorization's validity. The change goes to the device again; a 409 (someone
@@ -26,21 +27,23 @@ export function EditValidityModal({
   const [draft, setDraft] = useState<ValidityDraft>(() => draftOf(item ?? undefined));
   const [error, setError] = useState<string | null>(null);
   const [stale, setStale] = useState(false);
+  const [scheduleKey, setScheduleKey] = useState<string | null>(item?.scheduleKey ?? null);
 
   useEffect(() => {
     setDraft(draftOf(item ?? undefined));
+    setScheduleKey(item?.scheduleKey ?? null);
     setError(null);
     setStale(false);
   }, [item]);
 
-  const saving = useWrite(({ item: changed, validity }: { item: AuthorityItem; validity: ValidityBody }) => changeValidity(changed, validity), {
+  const saving = useWrite(({ item: changed, validity }: { item: AuthorityItem; validity: ValidityBody }) => changeValidity(changed, validity, scheduleKey), {
     touches: ['authorities'],
     success: t`Saved`,
     onSuccess: onSaved,
     onError: (failure) => {
       if (failure instanceof RequestError && failure.status === 409) setStale(true);
       else if (failure instanceof RequestError && failure.issues.length)
-        setError(failure.issues.find((i) => i.path.startsWith('validity'))?.message ?? failure.issues[0]!.message);
+        setError(failure.issues.find((i) => i.path.startsWith('validity') || i.path === 'scheduleKey')?.message ?? failure.issues[0]!.message);
       else showFailure(failure);
     },
   });
@@ -62,6 +65,7 @@ export function EditValidityModal({
             </Trans>
           </Text>
           <ValidityFields value={draft} onChange={setDraft} error={error} />
+          {item.setType === 0 && <ScheduleSelect value={scheduleKey} onChange={setScheduleKey} testId="validity-schedule" />}
           {stale && (
             <StaleNotice
               testId="validity-stale"

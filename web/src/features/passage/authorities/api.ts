@@ -55,11 +55,19 @@ export async function retryAllFailed(of: { personKey?: string; deviceKey?: strin
 export const checkCapacity = (setType: SetType, selection: Selection) =>
   api.post<CapacityCheck>('/v1/authorities/check', { setType, ...selection }, { silent: true });
 /** A large grant answers 202 with `jobKey`: the server writes it in the background (`grantJob`). */
-export const grant = (setType: SetType, selection: Selection, validity: ValidityBody) =>
-  api.post<{ people: number; devices: number; authorities: number; jobKey?: string }>('/v1/authorities', { setType, ...selection, validity }, { silent: true });
+export const grant = (setType: SetType, selection: Selection, validity: ValidityBody, scheduleKey: string | null = null) =>
+  api.post<{ people: number; devices: number; authorities: number; jobKey?: string }>(
+    '/v1/authorities',
+    { setType, ...selection, validity, ...(setType === 0 ? { scheduleKey } : {}) },
+    { silent: true },
+  );
 export const grantJob = (jobKey: string) => api.get<GrantJobView>(`/v1/authorities/jobs/${encodeURIComponent(jobKey)}`, { silent: true, quiet: true });
-export const changeValidity = (item: AuthorityItem, validity: ValidityBody) =>
-  api.patch<AuthorityItem>(authorityPath(item.authorityKey), { validity, version: item.version }, { silent: true });
+export const changeValidity = (item: AuthorityItem, validity: ValidityBody, scheduleKey: string | null = null) =>
+  api.patch<AuthorityItem>(
+    authorityPath(item.authorityKey),
+    { validity, ...(item.setType === 0 ? { scheduleKey } : {}), version: item.version },
+    { silent: true },
+  );
 export const revoke = (item: AuthorityItem) => api.del<void>(authorityPath(item.authorityKey), { query: { version: item.version } });
 
 /** Every device of the company (all pages of the picker), for filters and the wizard's device step. */
