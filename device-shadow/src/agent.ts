@@ -27,6 +27,7 @@ import { capture } from './camera.ts';
 import { CommandRunner } from './commands.ts';
 import { connectOptions, firstConnack } from './connection.ts';
 import { deviceCall } from './deviceCalls.ts';
+import { DoorModeControl } from './doorMode.ts';
 import { ENROL_MIN, FaceLibrary } from './faces.ts';
 import { QuestionnaireBoard, splitDesired, type SurveyOutcome, type SurveyRequest } from './questionnaires.ts';
 import { RecordOutbox } from './records.ts';
@@ -114,6 +115,8 @@ export class DeviceAgent {
   readonly calls: CallOutbox;
   /** Face terminals: the questionnaires shown to the people who pass, and their answers (questionnaires.ts). */
   readonly questionnaires: QuestionnaireBoard;
+  /** Face terminals: the door mode the cloud set (lockdown, open) and who a lockdown lets pass (doorMode.ts). */
+  readonly doorMode: DoorModeControl;
   private heartbeat?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   /** Binding, approval and refusals (binding.ts). */
@@ -126,6 +129,7 @@ export class DeviceAgent {
     this.records = new RecordOutbox(this);
     this.calls = new CallOutbox(this);
     this.questionnaires = new QuestionnaireBoard(this, (value) => this.report({ [QUESTIONNAIRES_SHADOW_KEY]: value }));
+    this.doorMode = new DoorModeControl(this, (reported) => this.report(reported));
     this.lifecycle = new TerminalBinding(this, {
       connect: () => this.connect(),
       emit: (event) => this.emit(event),
@@ -276,7 +280,7 @@ export class DeviceAgent {
    * it up. Answers the record.
    */
   see(sighting: Sighting, photo: Buffer = capture()): PassRecordUp {
-    const record = decide(this, sighting);
+    const record = this.doorMode.judge(decide(this, sighting));
     this.records.add(record, photo);
     return record;
   }
@@ -350,7 +354,7 @@ export class DeviceAgent {
    * takes the questionnaires key out first: it is no setting, and its value is read over HTTPS.
    */
   private apply(desired: DeviceDocument, complete = false): void {
-    const split = this.isIntercom ? { settings: desired, questionnaires: undefined } : splitDesired(desired);
+    const split = this.isIntercom ? { settings: desired, questionnaires: undefined } : splitDesired(this.doorMode.onDesired(desired, complete));
     const { settings, invalid } = fromDocument(split.settings);
     // The log names settings as the console does; a key the device does not know stays as it came.
     if (invalid.length > 0) this.write('warn', 'settingsIgnored', { settings: invalid.map((key) => settingNameOf(key) ?? key) });

@@ -170,7 +170,7 @@ export function pass(agent: DeviceAgent, options: Omit<TrafficOptions, 'perMinut
     source = random() < 0.9 ? 'face' : 'card';
   }
   const seed = face?.name ?? `${STRANGERS[Math.floor(random() * STRANGERS.length)]} ${Math.floor(random() * 1000)}`;
-  const record = decide(agent, { personKey: face?.personKey, temperature, mask, source }, now);
+  const record = agent.doorMode.judge(decide(agent, { personKey: face?.personKey, temperature, mask, source }, now));
   agent.records.add(record, portrait(seed, 640, 480, 1 + Math.floor(random() * 1000)));
   return record;
 }
