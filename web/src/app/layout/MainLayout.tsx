@@ -16,6 +16,7 @@ import { SideMenu } from './SideMenu.tsx';
 import { BlacklistAlerts } from '../../features/passage/records/BlacklistAlerts.tsx';
 import { QuestionnaireAlerts } from '../../features/questionnaires/QuestionnaireAlerts.tsx';
 import { ALERT_COLUMN, AlertArea, useAlerting } from './AlertArea.tsx';
+import { DoorModeBanner } from './DoorModeBanner.tsx';
 
 export const MENU_EXPANDED = 250;
 export const MENU_COLLAPSED = 65;
@@ -69,8 +70,11 @@ export default function MainLayout() {
           </AppShell.Navbar>
         )}
         <AppShell.Main>
-          {/* Confirmations are a console matter; the public screens do without them. */}
-          <ModalsProvider>{!waiting && <Outlet />}</ModalsProvider>
+          {/* Confirmations are a console matter; the public screens do without them. A door mode in force heads every screen. */}
+          <ModalsProvider>
+            {!waiting && <DoorModeBanner />}
+            {!waiting && <Outlet />}
+          </ModalsProvider>
           {!waiting && (
             <>
               <BlacklistAlerts />

@@ -17,6 +17,7 @@ import { ReplacementPanel } from './ReplacementPanel.tsx';
 import { SyncStatePanel } from '../passage/authorities/SyncStatePanel.tsx';
 import { RecentPasses } from '../passage/records/RecentPasses.tsx';
 import { OnlineBadge } from './parts.tsx';
+import { DoorModeBadge } from './DoorModes.tsx';
 import { formatBytes, formatTime } from '../../app/format.ts';
 import { SECTION_NAMES, SettingsSection, useSettingTexts, type SectionName } from './settings.tsx';
 import classes from './DeviceDetailPage.module.css';
@@ -203,6 +204,7 @@ export function DeviceDetailPage() {
                 {device.name}
               </Title>
               <OnlineBadge online={device.online} />
+              <DoorModeBadge doorMode={device.doorMode} />
               {waiting > 0 && (
                 <Tooltip label={t`Settings the device has not confirmed yet`}>
                   <Badge color="orange" variant="light" data-testid="pending-sync">

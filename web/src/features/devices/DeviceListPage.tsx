@@ -1,6 +1,18 @@
 import { useEffect, useState } from 'react';
 import { ActionIcon, Badge, Button, CopyButton, Group, Menu, Paper, Stack, Text, Tooltip } from '@mantine/core';
-import { IconAdjustments, IconCheck, IconCopy, IconDoorEnter, IconEye, IconRefresh, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
+import {
+  IconAdjustments,
+  IconCheck,
+  IconCopy,
+  IconDoorEnter,
+  IconEye,
+  IconLock,
+  IconRefresh,
+  IconShieldCheck,
+  IconSearch,
+  IconTrash,
+  IconUsersGroup,
+} from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
 import { useNavigate } from 'react-router-dom';
 import { api } from '../../app/api.ts';
@@ -15,6 +27,7 @@ import { confirmAction } from '../confirm.tsx';
 import { GroupManager } from '../people/GroupManager.tsx';
 import { useGroups } from '../people/api.ts';
 import { BatchSettingsModal } from './BatchSettingsModal.tsx';
+import { DoorModeBadge, DoorModeDialog, ExemptionsDialog } from './DoorModes.tsx';
 import { RequestsPanel } from './RequestsPanel.tsx';
 import { SeatsLine } from './SeatsLine.tsx';
 import { commandsKey, devicePath, deviceScreen, sendCommand, type Device, type DevicePage } from './api.ts';
@@ -43,6 +56,8 @@ export function DeviceListPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [batchOpen, setBatchOpen] = useState(false);
+  const [doorModeOpen, setDoorModeOpen] = useState(false);
+  const [exemptionsOpen, setExemptionsOpen] = useState(false);
 
   const pageSize = usePageSize('devices');
   const list = useList<Device, DevicePage>({
@@ -116,6 +131,7 @@ export function DeviceListPage() {
       render: (device) => (
         <Group gap={4} wrap="nowrap">
           <OnlineBadge online={device.online} />
+          <DoorModeBadge doorMode={device.doorMode} />
           {device.replacement && (
             <Tooltip label={t`A terminal asks to replace this device; open it to approve or reject`}>
               <Badge color="orange" variant="filled" data-testid="replacement-pending">
@@ -204,6 +220,12 @@ export function DeviceListPage() {
               <Button variant="default" leftSection={<IconUsersGroup size={16} />} onClick={() => setGroupsOpen(true)}>
                 <Trans>Groups</Trans>
               </Button>
+              <Button variant="default" color="red" leftSection={<IconLock size={16} />} onClick={() => setDoorModeOpen(true)} data-testid="door-mode-open">
+                <Trans>Door mode</Trans>
+              </Button>
+              <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={() => setExemptionsOpen(true)} data-testid="exemptions-open">
+                <Trans>Exempt from lockdown</Trans>
+              </Button>
             </Group>
           </Group>
 
@@ -233,6 +255,8 @@ export function DeviceListPage() {
       </Paper>
       <GroupManager kind="device" opened={groupsOpen} onClose={() => setGroupsOpen(false)} />
       <BatchSettingsModal deviceKeys={[...selected]} opened={batchOpen} onClose={() => setBatchOpen(false)} />
+      <DoorModeDialog opened={doorModeOpen} onClose={() => setDoorModeOpen(false)} />
+      <ExemptionsDialog opened={exemptionsOpen} onClose={() => setExemptionsOpen(false)} />
     </ScreenPage>
   );
 }
