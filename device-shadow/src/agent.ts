@@ -31,6 +31,7 @@ import { DoorModeControl } from './doorMode.ts';
 import { ENROL_MIN, FaceLibrary } from './faces.ts';
 import { QuestionnaireBoard, splitDesired, type SurveyOutcome, type SurveyRequest } from './questionnaires.ts';
 import { RecordOutbox } from './records.ts';
+import { ScheduleBook } from './schedules.ts';
 import { decide, type Sighting } from './traffic.ts';
 
 export { DeviceStoppedError, type StopReason } from './binding.ts';
@@ -109,6 +110,8 @@ export class DeviceAgent {
   readonly log: LogEntry[] = [];
   /** The faces the terminal recognises, kept in step with the cloud (faces.ts). */
   readonly faces: FaceLibrary;
+  /** The access schedules its faces name, and the holidays that close them (schedules.ts). */
+  readonly schedules: ScheduleBook;
   /** Pass records waiting for the cloud's acknowledgement (records.ts). */
   readonly records: RecordOutbox;
   /** Intercoms: calls waiting for the cloud's acknowledgement (calls.ts). */
@@ -126,6 +129,7 @@ export class DeviceAgent {
 
   constructor(readonly options: AgentOptions) {
     this.faces = new FaceLibrary(this);
+    this.schedules = new ScheduleBook(this);
     this.records = new RecordOutbox(this);
     this.calls = new CallOutbox(this);
     this.questionnaires = new QuestionnaireBoard(this, (value) => this.report({ [QUESTIONNAIRES_SHADOW_KEY]: value }));

@@ -13,6 +13,8 @@ export interface Face {
   kind: 'employee' | 'visitor';
   validFrom: string | null;
   validTo: string | null;
+  /** The access schedule of a pass face (schedules.ts); null or absent: at any time within the validity. */
+  scheduleId?: string | null;
   /** Size of the photo the face was enrolled from, in bytes. */
   photoBytes: number;
 }
@@ -187,6 +189,8 @@ export class FaceLibrary {
       this.save();
       if (!page.more) break;
     }
+    // The schedules the pass faces name, read at every sync: an edited schedule arrives so.
+    await this.agent.schedules.refresh(this.all().flatMap((f) => (f.list === 'pass' && f.scheduleId ? [f.scheduleId] : [])));
     this.agent.sendHeartbeat();
   }
 
@@ -233,6 +237,7 @@ export class FaceLibrary {
       kind: change.kind,
       validFrom: change.validFrom,
       validTo: change.validTo,
+      scheduleId: change.scheduleId ?? null,
       photoBytes: bytes.length,
     });
     return result('synced');

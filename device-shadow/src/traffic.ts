@@ -1,4 +1,4 @@
-import type { PassRecordUp, PassSource } from '@passcloud/functions/contract/protocol';
+import type { PassDecision, PassRecordUp, PassSource, PassState, RefusalReason } from '@passcloud/functions/contract/protocol';
 import type { DeviceAgent } from './agent.ts';
 import { within, type Face } from './faces.ts';
 import { portrait } from './portraits.ts';
@@ -126,27 +126,56 @@ export interface Sighting {
 }
 
 /**
- * What the terminal decides for one sighting, from its face library and settings, as the device
- * protocol says: the blacklist wins, so a person on it is refused (and recorded under their key,
- * which makes a blacklist record) even when they also hold pass authority; a face on the pass list
- * within its validity passes unless a fever or a missing mask refuses it; anyone else is a
- * stranger.
+ * What the terminal decides for one sighting, from its face library, schedules and settings, as
+ * the device protocol says, and why (`refusedFor`, and the trace in `decision`): the blacklist wins,
+ * so a person on it is refused (and recorded under their key, which makes a blacklist record) even
+ * when they also hold pass authority; a pass face outside its validity is refused for `validity`,
+ * one whose schedule is closed at that moment (in the terminal's time zone) for `schedule`; then a
+ * fever or a missing mask refuses it; anyone else is a stranger.
  */
 export function decide(agent: DeviceAgent, sighting: Sighting, at = new Date()): PassRecordUp {
   const settings = agent.settings;
   const { personKey, temperature, mask, source = 'face' } = sighting;
   const measured = { ...(temperature !== undefined ? { temperature } : {}), ...(mask !== undefined ? { mask } : {}) };
   const hot = settings.temperatureAlarm && temperature !== undefined && temperature >= settings.temperatureThreshold;
+  const maskRefused = settings.maskDetection && mask === false;
+  const rules = {
+    doorMode: null,
+    temperature: { alarm: settings.temperatureAlarm, threshold: settings.temperatureThreshold },
+    maskRequired: settings.maskDetection,
+  };
+  const record = (passState: PassState, refusedFor: Exclude<RefusalReason, 'unknown'> | undefined, decision: PassDecision, face?: Face) =>
+    newPassRecord({
+      ...(face ? { personKey: face.personKey, name: face.name } : {}),
+      ...measured,
+      passState,
+      ...(passState === 'refused' && refusedFor ? { refusedFor } : {}),
+      source,
+      verifyTime: at.getTime(),
+      decision,
+    });
+  const traced = (face: Face | undefined, schedule: PassDecision['schedule'] = null): PassDecision => ({
+    list: face?.list ?? null,
+    validFrom: face?.validFrom ?? null,
+    validTo: face?.validTo ?? null,
+    schedule,
+    ...rules,
+  });
   if (personKey && agent.faces.watches(personKey, at)) {
     const face = agent.faces.find('blacklist', personKey)!;
-    return newPassRecord({ personKey, name: face.name, ...measured, passState: 'refused', source, verifyTime: at.getTime() });
+    return record('refused', 'blacklist', traced(face), face);
   }
-  if (personKey && agent.faces.admits(personKey, at)) {
-    const face = agent.faces.find('pass', personKey)!;
-    const maskRefused = settings.maskDetection && mask === false;
-    return newPassRecord({ personKey, name: face.name, ...measured, passState: hot || maskRefused ? 'refused' : 'passed', source, verifyTime: at.getTime() });
+  const face = personKey ? agent.faces.find('pass', personKey) : undefined;
+  if (face) {
+    if (!within(face, at)) return record('refused', 'validity', traced(face), face);
+    const schedule = face.scheduleId ? agent.schedules.check(face.scheduleId, at) : null;
+    if (schedule && !schedule.open) return record('refused', 'schedule', traced(face, schedule), face);
+    const refusedFor = hot ? 'temperature' : maskRefused ? 'mask' : undefined;
+    return record(refusedFor ? 'refused' : 'passed', refusedFor, traced(face, schedule), face);
   }
-  return newPassRecord({ ...measured, passState: settings.strangerPass && !hot ? 'passed' : 'refused', source, verifyTime: at.getTime() });
+  // A stranger: refused as a stranger (no reason of the list above), or for a fever where strangers may pass.
+  const passes = settings.strangerPass && !hot;
+  return record(passes ? 'passed' : 'refused', settings.strangerPass && hot ? 'temperature' : undefined, traced(undefined));
 }
 
 /** One person at one terminal: what the terminal decides and records. */

@@ -87,3 +87,57 @@ describe('the reference terminal’s pass decision', () => {
     expect(decide(restarted, { personKey: 'bothlists01' }).passState).toBe('refused');
   });
 });
+
+describe('the reference terminal’s schedules', () => {
+  const SCHEDULE = 'sched000001';
+  // Open Monday to Friday 09:00–17:00, closed at weekends; 2025-03-17 (a Monday) an exception closes it; holidays close it.
+  const weekday = [{ from: '09:00', to: '17:00' }];
+  const flash = {
+    schedules: [
+      {
+        scheduleId: SCHEDULE,
+        version: 2,
+        weekly: [weekday, weekday, weekday, weekday, weekday, [], []],
+        exceptions: [{ date: '2025-03-17', periods: [] }],
+        holidaysClosed: true,
+      },
+    ],
+    holidays: ['2025-03-19'],
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'decide-schedules-'));
+  const credentialsFile = join(dir, 'terminal.json');
+  writeFileSync(join(dir, 'terminal.faces.json'), JSON.stringify({ cursor: 3, faces: [face('pass', 'scheduled01', { scheduleId: SCHEDULE }), face('pass', 'expired0001', { validTo: '2025-01-01T00:00:00.000Z' })] }));
+  writeFileSync(join(dir, 'terminal.schedules.json'), JSON.stringify(flash));
+  // Never connected: it decides from its flash, in its own time zone (Tokyo, UTC+9).
+  const agent = new DeviceAgent({ apiUrl: 'http://127.0.0.1:9', userCode: 'unused', info: { ...simulatedInfo('SCHED', 1), timezone: 'Asia/Tokyo' }, credentialsFile });
+  const tokyo = (local: string) => new Date(`${local}:00+09:00`);
+
+  it('passes within a period of the weekday, in the terminal’s time zone, and says which', () => {
+    expect(decide(agent, { personKey: 'scheduled01' }, tokyo('2025-03-18T09:30'))).toMatchObject({
+      passState: 'passed',
+      decision: { list: 'pass', schedule: { scheduleId: SCHEDULE, open: true, because: 'weekly', period: { from: '09:00', to: '17:00' }, localTime: '2025-03-18T09:30', timezone: 'Asia/Tokyo' } },
+    });
+    // 08:30 in Tokyo is before the period, though 23:30 UTC of the day before.
+    expect(decide(agent, { personKey: 'scheduled01' }, tokyo('2025-03-18T08:30'))).toMatchObject({ passState: 'refused', refusedFor: 'schedule' });
+  });
+
+  it('refuses for `schedule` at weekends, on an exception date and on a holiday', () => {
+    expect(decide(agent, { personKey: 'scheduled01' }, tokyo('2025-03-15T10:00'))).toMatchObject({ refusedFor: 'schedule', decision: { schedule: { open: false, because: 'weekly' } } });
+    expect(decide(agent, { personKey: 'scheduled01' }, tokyo('2025-03-17T10:00'))).toMatchObject({ refusedFor: 'schedule', decision: { schedule: { because: 'exception' } } });
+    expect(decide(agent, { personKey: 'scheduled01' }, tokyo('2025-03-19T10:00'))).toMatchObject({ refusedFor: 'schedule', decision: { schedule: { because: 'holiday' } } });
+  });
+
+  it('refuses a face outside its validity for `validity`, a fever for `temperature`, and names no reason for a stranger', () => {
+    expect(decide(agent, { personKey: 'expired0001' })).toMatchObject({ personKey: 'expired0001', passState: 'refused', refusedFor: 'validity' });
+    expect(decide(agent, { personKey: 'scheduled01', temperature: 39 }, tokyo('2025-03-18T10:00'))).toMatchObject({ passState: 'refused', refusedFor: 'temperature' });
+    const stranger = decide(agent, { personKey: 'notheld0001' });
+    expect(stranger).toMatchObject({ passState: 'refused', decision: { list: null, schedule: null } });
+    expect(stranger.refusedFor).toBeUndefined();
+  });
+
+  it('refuses a face whose schedule it does not hold', () => {
+    const { agent: bare } = terminal([face('pass', 'unheld00001', { scheduleId: 'missing0001' })]);
+    expect(decide(bare, { personKey: 'unheld00001' })).toMatchObject({ passState: 'refused', refusedFor: 'schedule' });
+  });
+});
+
