@@ -131,7 +131,15 @@ export function AuthorityListPage({ setType }: { setType: SetType }) {
     },
     { key: 'validity', title: t`Validity`, render: (item) => <ValidityCell item={item} labels={labels} /> },
     ...(setType === 0
-      ? [{ key: 'schedule', title: t`Access schedule`, render: (item: AuthorityItem) => <Truncated text={item.scheduleName ?? t`At any time`} maw={160} /> }]
+      ? [
+          {
+            key: 'schedule',
+            title: t`Access schedule`,
+            // Shown when a row of the page has one: without, every row passes at any time.
+            present: (item: AuthorityItem) => !!item.scheduleKey,
+            render: (item: AuthorityItem) => <Truncated text={item.scheduleName ?? t`At any time`} maw={140} />,
+          },
+        ]
       : []),
     { key: 'sync', title: t`Sync state`, render: (item) => <SyncStateCell item={item} labels={labels} /> },
     { key: 'syncTime', title: t`Sync time`, render: (item) => syncTime(item) },
