@@ -749,6 +749,9 @@ export const en_US = {
   'schedules.unknown': 'No such access schedule',
   'schedules.notOnBlacklist': 'A blacklist entry has no access schedule',
   'field.schedule': 'Access schedule',
+  'field.weekly': 'Every week',
+  'field.exceptions': 'Exception dates',
+  'field.holidaysClosed': 'Closed on holidays',
 } as const;
 
 export type MessageId = keyof typeof en_US;
