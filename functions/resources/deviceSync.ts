@@ -40,8 +40,6 @@ import { findPerson } from '#data/people';
 import { deviceExemptions } from '#contract/doorModes';
 import { readExemptions } from '#data/doorModes';
 import { exemptionToken } from '#flows/doorModes';
-import { schedulesByKeys } from '#data/schedules';
-import { closingHolidays } from '#data/scheduleUse';
 import { companyTimezone } from '#data/tenants';
 import { addDays, dayOf } from '#domain/time';
 import { raiseAbnormal } from '#flows/questionnaireAlerts';
@@ -168,6 +166,8 @@ export const deviceSync = defineResource('deviceSync', {
     refused: logRefusal,
     async handle({ headers, query }) {
       const { tenantId } = await authenticateDevice(headers.authorization);
+      // Loaded on first use: the schedules and the holiday list count in no start-up budget of this function.
+      const [{ schedulesByKeys }, { closingHolidays }] = await Promise.all([import('#data/schedules'), import('#data/scheduleUse')]);
       const found = await schedulesByKeys(tenantId, [...new Set(query.ids.split(','))]);
       const schedules = [...found.values()].map((s) => ({
         scheduleId: s.scheduleKey,
