@@ -777,8 +777,9 @@ describe('the AWS stack', () => {
       }
     }
     const roleOf = (fn: { role?: unknown }) => logicalId((fn.role as { node: { defaultChild: CfnElement } }).node.defaultChild as never);
-    const { webhooks, deviceSync, questionnaires } = stack.api.functions;
-    expect([...senders].sort()).toEqual([webhooks, deviceSync, questionnaires, iot().ingestFunction, stack.webhooks.sender].map(roleOf).sort());
+    const { webhooks, deviceSync, questionnaires, devices } = stack.api.functions;
+    // The devices function makes the door modes' `door.mode` events.
+    expect([...senders].sort()).toEqual([webhooks, deviceSync, questionnaires, devices, iot().ingestFunction, stack.webhooks.sender].map(roleOf).sort());
   });
 
   it('gives the devices function the IoT endpoints and names, and only scoped IoT permissions', () => {

@@ -109,7 +109,7 @@ async function lockdownAndEnd(locale: string, tag: string, texts: { lockdown: st
       await confirmPasswordInBrowser(page, owner.password);
     await expect.poll(() => agent.doorMode.mode, { timeout: 15_000 }).toBe('normal');
     await expect.poll(() => page.getByTestId('door-mode-banner').count(), { timeout: 20_000 }).toBe(0);
-    expect(await page.getByTestId('door-mode-badge').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('door-mode-badge').count(), { timeout: 10_000 }).toBe(0);
   } finally {
     await context.close();
   }

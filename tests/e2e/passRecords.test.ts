@@ -214,8 +214,9 @@ describe('pass records in the console', () => {
     expect(reads).toBe(0);
     const sent = Date.now();
     agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.4, mask: true, verifyTime: Date.now() }), captureJpeg());
-    await expect.poll(() => rows().count(), { timeout: 5000, interval: 50 }).toBe(4);
-    expect(Date.now() - sent).toBeLessThan(3000);
+    await expect.poll(() => rows().count(), { timeout: 8000, interval: 50 }).toBe(4);
+    // Pushed by the live channel (no read on a timer, above), with room for a loaded CI machine.
+    expect(Date.now() - sent).toBeLessThan(6000);
     expect(reads).toBe(1);
     page.off('request', count);
     await delivered();

@@ -116,7 +116,7 @@ function validArb(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     case 'array':
       return depth > 3
         ? fc.constant([])
-        : fc.array(validArb(schema.items ?? {}, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+        : fc.array(validArb(schema.items ?? {}, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
     case 'object': {
       if (!schema.properties || depth > 3) return fc.constant({});
       const required = new Set(schema.required ?? []);
