@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { rmSync } from 'node:fs';
 import { imageSize } from 'image-size';
 import { faceChangesPage, type FaceChange, type FaceChangesPage, type FaceList, type FaceNotifyMessage, type FaceResult, type SyncFailure } from '@passcloud/functions/contract/protocol';
 import { FACE_SYNC_START_AGAIN } from '@passcloud/functions/contract/protocol';
 import { DeviceCallError, type DeviceAgent } from './agent.ts';
+import { flashFile, readFlash, saveFlash } from './flash.ts';
 
 /** One face the terminal recognises. */
 export interface Face {
@@ -244,28 +244,15 @@ export class FaceLibrary {
   }
 
   private file(): string | undefined {
-    const credentials = this.agent.options.credentialsFile;
-    return credentials ? credentials.replace(/\.json$/, '') + '.faces.json' : undefined;
+    return flashFile(this.agent.options.credentialsFile, 'faces');
   }
 
   private read(): Flash | undefined {
-    const file = this.file();
-    if (!file || !existsSync(file)) return undefined;
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as Flash;
-    } catch {
-      return undefined;
-    }
+    return readFlash<Flash>(this.file());
   }
 
-  /** Replaces the file whole (write, then rename): a power loss leaves the old library or the new, never a cut one that would start the terminal empty. */
   private save(): void {
-    const file = this.file();
-    if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ cursor: this.cursor, faces: this.all() } satisfies Flash));
-    renameSync(temp, file);
+    saveFlash(this.file(), { cursor: this.cursor, faces: this.all() } satisfies Flash);
   }
 }
 

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { SCHEDULES_PER_PULL, deviceSchedules, type DeviceSchedule, type PassDecision } from '@passcloud/functions/contract/protocol';
 import { clockMinutes, isOpenAt } from '@passcloud/functions/domain/schedules';
 import { clockOf, dayOf, isTimeZone } from '@passcloud/functions/domain/time';
 import type { DeviceAgent } from './agent.ts';
+import { flashFile, readFlash, saveFlash } from './flash.ts';
 
 /**
  * The access schedules the terminal's faces name, and the company's holiday dates that close
@@ -77,28 +76,15 @@ export class ScheduleBook {
   }
 
   private file(): string | undefined {
-    const credentials = this.agent.options.credentialsFile;
-    return credentials ? credentials.replace(/\.json$/, '') + '.schedules.json' : undefined;
+    return flashFile(this.agent.options.credentialsFile, 'schedules');
   }
 
   private read(): Flash | undefined {
-    const file = this.file();
-    if (!file || !existsSync(file)) return undefined;
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as Flash;
-    } catch {
-      return undefined;
-    }
+    return readFlash<Flash>(this.file());
   }
 
-  /** Replaces the file whole (write, then rename). */
   private save(flash: Flash): void {
-    const file = this.file();
-    if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(flash));
-    renameSync(temp, file);
+    saveFlash(this.file(), flash);
   }
 }
 

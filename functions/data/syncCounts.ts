@@ -114,20 +114,7 @@ export async function companySyncCountsByList<T extends SetType>(
   setTypes: readonly T[],
 ): Promise<Record<T, StateCounts>> {
   const stored = new Map<string, Record<string, unknown>>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(MAIN_TABLE),
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-        ExpressionAttributeValues: { ':pk': tenantId, ':prefix': SYNC_COUNTS.prefix() },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) stored.set(String(item.sk).slice(SYNC_COUNTS.prefix().length), item);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const item of await companyCounters(tenantId, false)) stored.set(String(item.sk).slice(SYNC_COUNTS.prefix().length), item);
   const totals = Object.fromEntries(setTypes.map((t) => [t, { pending: 0, synced: 0, failed: 0 }])) as Record<T, StateCounts>;
   for (const deviceKey of deviceKeys) {
     for (const setType of setTypes) {
@@ -189,6 +176,17 @@ export const dropCountsItem = (tenantId: string, deviceKey: string) => ({ TableN
  */
 export async function scheduleUsage(tenantId: string): Promise<Map<string, number>> {
   const usage = new Map<string, number>();
+  for (const item of await companyCounters(tenantId, true)) {
+    for (const [name, value] of Object.entries(item)) {
+      if (name.startsWith('s') && name !== 'sk' && typeof value === 'number' && value !== 0) usage.set(name.slice(1), (usage.get(name.slice(1)) ?? 0) + value);
+    }
+  }
+  return usage;
+}
+
+/** Every device's counter item of the company: one range, one item per device. */
+async function companyCounters(tenantId: string, consistent: boolean): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(
@@ -197,17 +195,12 @@ export async function scheduleUsage(tenantId: string): Promise<Map<string, numbe
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
         ExpressionAttributeValues: { ':pk': tenantId, ':prefix': SYNC_COUNTS.prefix() },
-        ConsistentRead: true,
+        ConsistentRead: consistent,
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) {
-      for (const [name, value] of Object.entries(item)) {
-        if (name.startsWith('s') && name !== 'sk' && typeof value === 'number' && value !== 0)
-          usage.set(name.slice(1), (usage.get(name.slice(1)) ?? 0) + value);
-      }
-    }
+    items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
-  return usage;
+  return items;
 }
