@@ -184,6 +184,20 @@ export async function scheduleUsage(tenantId: string): Promise<Map<string, numbe
   return usage;
 }
 
+/**
+ * The devices holding a face whose authorization uses the schedule: those whose counter has the
+ * schedule's bucket above 0. One item per device is read, however many authorizations there are.
+ */
+export async function devicesUsingSchedule(tenantId: string, scheduleKey: string): Promise<Set<string>> {
+  const bucket = scheduleBucket(scheduleKey);
+  const devices = new Set<string>();
+  for (const item of await companyCounters(tenantId, true)) {
+    const used = item[bucket];
+    if (typeof used === 'number' && used > 0) devices.add(String(item.sk).slice(SYNC_COUNTS.prefix().length));
+  }
+  return devices;
+}
+
 /** Every device's counter item of the company: one range, one item per device. */
 async function companyCounters(tenantId: string, consistent: boolean): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

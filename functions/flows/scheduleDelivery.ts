@@ -1,5 +1,5 @@
 import { currentSeq, notifyDevices } from '#data/authorities';
-import { devicesUsingSchedule } from '#data/scheduleUse';
+import { devicesUsingSchedule } from '#data/syncCounts';
 import { pool } from '#lib/pool';
 
 /**
