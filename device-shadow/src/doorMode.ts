@@ -61,10 +61,11 @@ export class DoorModeControl {
     }
   }
 
-  /** A record as the door mode makes it: under lockdown, refused for `lockdown` unless the person is exempt. */
+  /** A record as the door mode makes it: under lockdown, refused for `lockdown` unless the person is exempt; its trace names the mode. */
   judge(record: PassRecordUp): PassRecordUp {
-    if (this.mode === 'normal') return record;
+    // The trace names the mode in force, normal too.
     const decision = record.decision ? { decision: { ...record.decision, doorMode: this.mode } } : {};
+    if (this.mode === 'normal') return { ...record, ...decision };
     if (this.mode === 'lockdown' && !(record.personKey && this.exempt.has(record.personKey))) {
       return { ...record, ...decision, passState: 'refused', refusedFor: 'lockdown' };
     }

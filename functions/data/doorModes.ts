@@ -3,12 +3,13 @@ import type { DoorMode, DoorModeScope } from '#contract/doorModes';
 import { ConflictError } from '#lib/errors';
 import { MAIN_TABLE } from './tables.ts';
 import { SERVICE, entityConfig, isConditionFailure, lazy, nowIso, tenantPartition } from './entity.ts';
-import { DOOR_EXEMPTIONS_SK, DOOR_MODE } from './keys/doorModes.ts';
+import { DOOR_EXEMPTIONS_SK, DOOR_MODE, DOOR_MODE_REVISION_SK } from './keys/doorModes.ts';
 
 /**
  * A terminal's door mode: what an administrator set for it (`desired`, with the scope, reason,
  * account and time of that setting) and what the terminal last reported it applies (`applied`,
- * from its shadow version `shadowVersion`). A terminal without an item is normal.
+ * from its shadow version `shadowVersion`). A terminal without an item is normal. `revision`
+ * orders the settings: a setting older than the one stored never replaces it.
  */
 export const deviceDoorModes = lazy(
   () =>
@@ -24,6 +25,8 @@ export const deviceDoorModes = lazy(
           reason: { type: 'string' },
           setBy: { type: 'string' },
           since: { type: 'string' },
+          /** The company's door mode revision (nextDoorModeRevision) of the setting. */
+          revision: { type: 'number' },
           applied: { type: ['normal', 'lockdown', 'open'] as const },
           shadowVersion: { type: 'number', required: true, default: 0 },
         },
@@ -73,23 +76,52 @@ export interface DoorModeSetting {
   since: string;
 }
 
-/** Gives a terminal a desired mode; what it applied stays until it reports again. */
-export async function setDesiredMode(tenantId: string, deviceKey: string, setting: DoorModeSetting): Promise<void> {
-  await deviceDoorModes()
-    .patch({ tenantId, deviceKey })
-    .set({ desired: setting.mode, scope: setting.scope, reason: setting.reason, setBy: setting.setBy, since: setting.since })
-    .go()
-    .catch(async (error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-      // No item yet: the terminal was normal and never reported.
-      await deviceDoorModes()
-        .create({ tenantId, deviceKey, desired: setting.mode, scope: setting.scope, reason: setting.reason, setBy: setting.setBy, since: setting.since })
-        .go()
-        .catch((again: unknown) => {
-          if (!isConditionFailure(again)) throw again;
-          return setDesiredMode(tenantId, deviceKey, setting);
-        });
-    });
+/** The counter of the company's door mode settings (nextDoorModeRevision). */
+const doorModeRevisions = lazy(
+  () =>
+    new Entity(
+      {
+        model: { entity: 'doorModeRevision', version: '1', service: SERVICE },
+        attributes: { tenantId: { type: 'string', required: true }, revision: { type: 'number', required: true, default: 0 } },
+        indexes: {
+          primary: { pk: tenantPartition, sk: { field: 'sk', composite: [], template: DOOR_MODE_REVISION_SK, casing: 'none' } },
+        },
+      },
+      entityConfig(MAIN_TABLE),
+    ),
+);
+
+/** The next number of the company's door mode settings, one atomic count, so two settings made at the same moment are still ordered. */
+export async function nextDoorModeRevision(tenantId: string): Promise<number> {
+  const out = await doorModeRevisions().update({ tenantId }).add({ revision: 1 }).go({ response: 'all_new' });
+  return out.data.revision!;
+}
+
+/**
+ * Gives a terminal a desired mode, unless a setting of a later revision is stored already;
+ * answers whether it did. What it applied stays until it reports again.
+ */
+export async function setDesiredMode(tenantId: string, deviceKey: string, setting: DoorModeSetting, revision: number): Promise<boolean> {
+  const fields = { desired: setting.mode, scope: setting.scope, reason: setting.reason, setBy: setting.setBy, since: setting.since, revision };
+  try {
+    await deviceDoorModes()
+      .patch({ tenantId, deviceKey })
+      .set(fields)
+      .where((attr, op) => `(${op.notExists(attr.revision)} OR ${op.lt(attr.revision, revision)})`)
+      .go();
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // A later setting is stored, or no item yet: the terminal was normal and never reported.
+    if (await findDoorMode(tenantId, deviceKey)) return false;
+    try {
+      await deviceDoorModes().create({ tenantId, deviceKey, ...fields }).go();
+      return true;
+    } catch (again) {
+      if (!isConditionFailure(again)) throw again;
+      return setDesiredMode(tenantId, deviceKey, setting, revision);
+    }
+  }
 }
 
 /** Stores the mode the terminal reported from a shadow version, unless a newer one is stored. */

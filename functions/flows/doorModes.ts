@@ -9,8 +9,8 @@ import {
 } from '#contract/doorModes';
 import { isLocale, type Locale } from '#contract/locales';
 import { thingName } from '#contract/protocol';
-import { allFaceTerminals, type Device } from '#data/devices';
-import { allDoorModes, readExemptions, setDesiredMode, type DeviceDoorModeItem, type DoorModeSetting } from '#data/doorModes';
+import { allFaceTerminals, isIntercom, type Device } from '#data/devices';
+import { allDoorModes, findDoorMode, nextDoorModeRevision, readExemptions, setDesiredMode, type DeviceDoorModeItem, type DoorModeSetting } from '#data/doorModes';
 import { findGroup } from '#data/groups';
 import { findTenant } from '#data/identity';
 import { readEmailSettings } from '#data/mailSettings';
@@ -55,15 +55,26 @@ export async function doorModeDesired(tenantId: string, mode: DoorMode): Promise
   return { [DOOR_MODE_SHADOW_KEY]: mode, [DOOR_EXEMPT_SHADOW_KEY]: exemptionToken((await readExemptions(tenantId)).version) };
 }
 
+/**
+ * Gives one terminal a setting in its store and its shadow. Two settings made at once may reach
+ * the store in one order and the shadow in the other; so after writing the shadow the store is
+ * read again, and when a later setting has replaced this one there, its mode is written again,
+ * leaving the shadow with the mode the store holds whichever order the writes took.
+ */
+async function giveMode(tenantId: string, deviceKey: string, setting: DoorModeSetting, revision: number, desired: Record<string, string>): Promise<void> {
+  if (!(await setDesiredMode(tenantId, deviceKey, setting, revision))) return;
+  const thing = thingName(tenantId, deviceKey);
+  await updateDesired(thing, desired);
+  const stored = await findDoorMode(tenantId, deviceKey);
+  if (stored && stored.revision !== revision) await updateDesired(thing, await doorModeDesired(tenantId, stored.desired));
+}
+
 /** Gives every terminal of the scope the mode, tells webhooks and the alert recipients; answers how many terminals. */
 export async function setDoorMode(tenantId: string, setBy: string, body: DoorModeBody): Promise<number> {
   const targets = await terminalsOf(tenantId, body.scope);
   const setting: DoorModeSetting = { mode: body.mode, scope: body.scope, reason: body.reason, setBy, since: new Date().toISOString() };
-  const desired = await doorModeDesired(tenantId, body.mode);
-  await pool(targets, 8, async (device) => {
-    await setDesiredMode(tenantId, device.deviceKey, setting);
-    await updateDesired(thingName(tenantId, device.deviceKey), desired);
-  });
+  const [desired, revision] = await Promise.all([doorModeDesired(tenantId, body.mode), nextDoorModeRevision(tenantId)]);
+  await pool(targets, 8, (device) => giveMode(tenantId, device.deviceKey, setting, revision, desired));
   await emitEvent(tenantId, 'door.mode', `${setting.since}#${body.mode}`, setting.since, () => ({
     mode: body.mode,
     scope: body.scope,
@@ -76,6 +87,40 @@ export async function setDoorMode(tenantId: string, setBy: string, body: DoorMod
     log('error', 'door mode mail not sent', { tenantId, error: String(error) }),
   );
   return targets.length;
+}
+
+/** Whether a setting's scope takes in a terminal where it is now (its device group). */
+function covers(scope: DoorModeScope | undefined, device: Pick<Device, 'deviceKey' | 'groupKey'>): boolean {
+  if (!scope) return false;
+  if ('all' in scope) return true;
+  if ('groupKeys' in scope) return device.groupKey !== undefined && scope.groupKeys.includes(device.groupKey);
+  return scope.deviceKeys.includes(device.deviceKey);
+}
+
+/**
+ * A terminal new to a scope (bound, approved, or moved to another device group) takes the newest
+ * setting whose scope takes it in: one for all terminals, for its group, or its own. The settings
+ * are those the company's terminals hold; none that covers it: normal. The mode goes to the
+ * store and the shadow as a setting of its own.
+ */
+export async function inheritDoorMode(device: Device): Promise<void> {
+  if (isIntercom(device)) return;
+  const items = await allDoorModes(device.tenantId);
+  const own = items.find((item) => item.deviceKey === device.deviceKey);
+  const newest = items
+    .filter((item) => item.since && covers(item.scope, device) && (item.deviceKey === device.deviceKey || !('deviceKeys' in item.scope!)))
+    .sort((a, b) => b.since!.localeCompare(a.since!) || (b.revision ?? 0) - (a.revision ?? 0))[0];
+  const mode: DoorMode = newest?.desired ?? 'normal';
+  let setting: DoorModeSetting | undefined;
+  if (newest && newest.deviceKey !== device.deviceKey) {
+    setting = { mode, scope: newest.scope!, reason: newest.reason ?? '', setBy: newest.setBy ?? '', since: newest.since! };
+  } else if (!newest && own && own.desired !== 'normal') {
+    // It left the scope of its mode: normal from now, as the end of that mode would have made it.
+    setting = { mode, scope: { deviceKeys: [device.deviceKey] }, reason: own.reason ?? '', setBy: own.setBy ?? '', since: new Date().toISOString() };
+  }
+  if (setting && (mode !== 'normal' || (own && own.desired !== 'normal'))) {
+    await giveMode(device.tenantId, device.deviceKey, setting, await nextDoorModeRevision(device.tenantId), await doorModeDesired(device.tenantId, mode));
+  }
 }
 
 /** The shadow token of the new exemption list goes to every terminal in lockdown, which then reads the list again. */

@@ -46,6 +46,7 @@ import { pool } from '#lib/pool';
 import { presignedGet, presignedPut } from '#lib/storage';
 import { declareEnvironment } from '#lib/env';
 import { removeDevice } from '#flows/deviceRemoval';
+import { inheritDoorMode } from '#flows/doorModes';
 import { questionnairesDesired } from '#flows/questionnaireDelivery';
 import { allDoorModes, findDoorMode, type DeviceDoorModeItem } from '#data/doorModes';
 import { doorModeJson } from '#views/doorModes';
@@ -118,7 +119,7 @@ const requestJson = (request: DeviceRequest) => ({
 /** A new device's thing in the registry, and its settings in the shadow. */
 async function makeThing(device: Device): Promise<void> {
   await registerThing(thingName(device.tenantId, device.deviceKey), { tenantId: device.tenantId, serial: device.serial });
-  await pushSettings(device);
+  await pushSettings(device, true);
 }
 
 /** The complete desired settings after a patch, checked as a whole (e.g. minimum pass temperature below the alarm threshold). */
@@ -126,9 +127,13 @@ function mergeSettings(current: DeviceSettings, patch: SettingsPatch, locale: Lo
   return parse(completeSettings, { ...current, ...patch }, locale, 'settings') as DeviceSettings;
 }
 
-/** Sends the whole desired state, so a shadow that missed an earlier write catches up. */
-async function pushSettings(device: Device): Promise<void> {
+/**
+ * Sends the whole desired state, so a shadow that missed an earlier write catches up; a terminal
+ * new to its scope (bound, or moved to another group) also takes the door mode in force there.
+ */
+async function pushSettings(device: Device, newScope = false): Promise<void> {
   await updateDesired(thingName(device.tenantId, device.deviceKey), { ...toDocument(device.settings), ...(await questionnairesDesired(device)) });
+  if (newScope) await inheritDoorMode(device);
 }
 
 async function checkGroup(tenantId: string, groupKey: string | null | undefined): Promise<void> {
@@ -278,8 +283,9 @@ export const devices = defineResource('devices', {
         ...(body.groupKey !== undefined ? { groupKey: body.groupKey } : {}),
         ...(settings ? { settings } : {}),
       });
-      // A terminal that moved to another device group may gain or lose the surveys of that group.
-      if (settings || (body.groupKey !== undefined && (body.groupKey ?? undefined) !== device.groupKey)) await pushSettings(updated);
+      // A terminal that moved to another device group may gain or lose the surveys and the door mode of that group.
+      const moved = body.groupKey !== undefined && (body.groupKey ?? undefined) !== device.groupKey;
+      if (settings || moved) await pushSettings(updated, moved);
       return created(deviceJson(updated, await companyName(auth.tenantId), await findDoorMode(auth.tenantId, updated.deviceKey)));
     },
   }),

@@ -287,3 +287,71 @@ describe('setting a door mode', () => {
     await unchanged();
   });
 });
+
+describe('a terminal new to a scope', () => {
+  const all = () => [lobby, gate, annex, ...late];
+  const late: DeviceAgent[] = [];
+  const patchGroup = async (agent: DeviceAgent, key: string | null) => {
+    const device = (await call<{ version: number }>('GET', `/v1/devices/${agent.deviceKey}`, { token })).body.data;
+    expect((await call('PATCH', `/v1/devices/${agent.deviceKey}`, { token, body: { groupKey: key, version: device.version } })).body.code).toBe(201);
+  };
+
+  it('takes the mode in force for all terminals when it binds, and for the group it moves into', async () => {
+    expect((await setMode({ mode: 'lockdown', scope: { all: true }, reason: 'Bomb threat' })).body.data.devices).toBe(3);
+    await until(modes, (m) => m.every((mode) => mode === 'lockdown'));
+    const newcomer = terminal(unique('DMN').toUpperCase());
+    late.push(newcomer);
+    await newcomer.start();
+    await until(
+      () => newcomer.doorMode.mode,
+      (mode) => mode === 'lockdown',
+    );
+    expect(newcomer.see({ personKey: worker, temperature: 36.4 })).toMatchObject({ passState: 'refused', refusedFor: 'lockdown' });
+    // It joins the mode in force: one state, its terminals all four.
+    const locked = await until(states, (s) => s.pending.length === 0);
+    expect(locked.items).toHaveLength(1);
+    expect(locked.items[0]).toMatchObject({ mode: 'lockdown', scope: { all: true }, reason: 'Bomb threat' });
+    expect(locked.items[0]!.devices).toHaveLength(4);
+    expect((await setMode({ mode: 'normal', scope: { all: true }, reason: 'Cleared' })).body.data.devices).toBe(4);
+    await until(
+      () => all().map((a) => a.doorMode.mode),
+      (m) => m.every((mode) => mode === 'normal'),
+    );
+
+    expect((await setMode({ mode: 'lockdown', scope: { groupKeys: [groupKey] }, reason: 'Front doors only' })).body.data.devices).toBe(2);
+    await patchGroup(annex, groupKey);
+    await until(
+      () => annex.doorMode.mode,
+      (mode) => mode === 'lockdown',
+    );
+    expect(await doorModeOf(annex)).toMatchObject({ desired: 'lockdown' });
+    // Out of the group again, it is out of the group's mode.
+    await patchGroup(annex, null);
+    await until(
+      () => annex.doorMode.mode,
+      (mode) => mode === 'normal',
+    );
+    expect(await doorModeOf(annex)).toMatchObject({ desired: 'normal' });
+    expect(lobby.doorMode.mode).toBe('lockdown');
+    expect((await setMode({ mode: 'normal', scope: { all: true }, reason: 'Cleared' })).body.code).toBe(201);
+    await until(states, (s) => s.pending.length === 0 && s.items.length === 0);
+  });
+
+  it('ends the same in its store and on the terminal when two settings race', async () => {
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all([
+        setMode({ mode: 'lockdown', scope: { all: true }, reason: `Race ${round}` }),
+        setMode({ mode: 'normal', scope: { all: true }, reason: `Race ${round} over` }),
+      ]);
+      expect(answers.map((a) => a.body.code)).toEqual([201, 201]);
+      // Whichever won, every terminal applies what its store holds, and the console waits on none.
+      await until(states, (s) => s.pending.length === 0, 20_000);
+      for (const agent of all()) expect(agent.doorMode.mode).toBe((await doorModeOf(agent)).desired);
+    }
+    expect((await setMode({ mode: 'normal', scope: { all: true }, reason: 'Cleared' })).body.code).toBe(201);
+    await until(
+      () => all().map((a) => a.doorMode.mode),
+      (m) => m.every((mode) => mode === 'normal'),
+    );
+  });
+});

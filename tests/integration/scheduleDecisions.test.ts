@@ -131,7 +131,7 @@ describe('access schedules on the terminal', () => {
     refusals.push(refused);
     expect(passed).toMatchObject({
       passState: 'passed',
-      decision: { list: 'pass', schedule: { scheduleId: open.scheduleKey, open: true, timezone: 'Asia/Tokyo' } },
+      decision: { list: 'pass', doorMode: 'normal', schedule: { scheduleId: open.scheduleKey, open: true, timezone: 'Asia/Tokyo' } },
     });
     expect(passed.refusedFor).toBeUndefined();
     expect(refused).toMatchObject({
