@@ -185,15 +185,17 @@ export async function scheduleUsage(tenantId: string): Promise<Map<string, numbe
 }
 
 /**
- * The devices holding a face whose authorization uses the schedule: those whose counter has the
- * schedule's bucket above 0. One item per device is read, however many authorizations there are.
+ * The devices holding a face whose authorization uses one of the schedules: those whose counter
+ * has one of the schedules' buckets above 0. One item per device is read, however many
+ * authorizations there are.
  */
-export async function devicesUsingSchedule(tenantId: string, scheduleKey: string): Promise<Set<string>> {
-  const bucket = scheduleBucket(scheduleKey);
+export async function devicesUsingSchedules(tenantId: string, scheduleKeys: readonly string[]): Promise<Set<string>> {
+  const buckets = scheduleKeys.map(scheduleBucket);
   const devices = new Set<string>();
   for (const item of await companyCounters(tenantId, true)) {
-    const used = item[bucket];
-    if (typeof used === 'number' && used > 0) devices.add(String(item.sk).slice(SYNC_COUNTS.prefix().length));
+    if (buckets.some((bucket) => typeof item[bucket] === 'number' && (item[bucket] as number) > 0)) {
+      devices.add(String(item.sk).slice(SYNC_COUNTS.prefix().length));
+    }
   }
   return devices;
 }

@@ -71,9 +71,10 @@ import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
+import { holidaysChanged } from '#flows/scheduleDelivery';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
+export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
 
 /** Names as a message shows them: the first few, then how many more. */
 const NAMES_SHOWN = 5;
@@ -415,7 +416,9 @@ export const attendance = defineResource('attendance', {
     body: holidayBody,
     async handle({ auth, body }) {
       if (body.workday && body.shiftKey) await requireShiftOf(auth.tenantId, body.shiftKey);
-      return created(holidayJson(await createHoliday(auth.tenantId, body)));
+      const holiday = await createHoliday(auth.tenantId, body);
+      await holidaysChanged(auth.tenantId);
+      return created(holidayJson(holiday));
     },
   }),
   'PATCH /v1/attendance/holidays/{holidayKey}': sessionRoute({
@@ -426,7 +429,9 @@ export const attendance = defineResource('attendance', {
       const { version, ...rest } = body;
       await requireHoliday(auth.tenantId, params.holidayKey);
       if (rest.workday && rest.shiftKey) await requireShiftOf(auth.tenantId, rest.shiftKey);
-      return created(holidayJson(await updateHoliday(auth.tenantId, params.holidayKey, version, rest)));
+      const holiday = await updateHoliday(auth.tenantId, params.holidayKey, version, rest);
+      await holidaysChanged(auth.tenantId);
+      return created(holidayJson(holiday));
     },
   }),
   'DELETE /v1/attendance/holidays/{holidayKey}': sessionRoute({
@@ -436,6 +441,7 @@ export const attendance = defineResource('attendance', {
     async handle({ auth, params, query }) {
       await requireHoliday(auth.tenantId, params.holidayKey);
       await deleteHoliday(auth.tenantId, params.holidayKey, query.version);
+      await holidaysChanged(auth.tenantId);
       return deleted();
     },
   }),

@@ -301,7 +301,8 @@ export class PassCloudStack extends Stack {
       grantTable(fn, main, 'readWrite');
       this.grantObjects(fn, [buckets.data.photos], ['s3:GetObject']);
     }
-    for (const fn of [authorities, employees, visitors, importWorker]) iot.grantFaceNotify(fn);
+    // Holidays close schedules (flows/scheduleDelivery.ts): their terminals are told to read them again.
+    for (const fn of [authorities, employees, visitors, importWorker, this.api.functions.attendance]) iot.grantFaceNotify(fn);
 
     // The authorizer looks devices and sessions up, and notes a session's live connections on it
     // (so logging out ends them); ingest records what devices report and tells open consoles.

@@ -342,14 +342,15 @@ describe('the AWS stack', () => {
   });
 
   it('lets the functions that change faces publish only face notifications, and the terminals’ sync function read photos', () => {
-    const { authorities, deviceSync, employees, visitors } = stack.api.functions;
+    const { attendance, authorities, deviceSync, employees, visitors } = stack.api.functions;
     const publishes = (fn: unknown) =>
       Object.entries(template.findResources('AWS::IAM::Policy'))
         .filter(([id]) => id.startsWith(logicalId(fn as never).replace(/[0-9A-F]{8}$/, '')))
         .flatMap(([, p]) => statements(p))
         .filter((st) => [st.Action].flat().includes('iot:Publish'))
         .flatMap((st) => [st.Resource].flat().map(flat));
-    for (const fn of [authorities, employees, visitors, stack.importWorker, stack.grantPieceWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
+    // The attendance function's holidays close schedules, whose terminals read them again.
+    for (const fn of [attendance, authorities, employees, visitors, stack.importWorker, stack.grantPieceWorker]) expect(publishes(fn)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/pc/*/faces/notify']);
     // The terminals' answers to questionnaires tell open consoles of abnormal results (console/<tenantId>/questionnaires).
     expect(publishes(deviceSync)).toEqual(['arn:aws:iot:eu-west-1:123456789012:topic/console/*']);
     const syncPolicy = JSON.stringify(Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ApiDeviceSync')));
@@ -797,7 +798,8 @@ describe('the AWS stack', () => {
       Create: Match.serializedJson(Match.objectLike({ service: 'IoT', action: 'DescribeEndpoint', parameters: { endpointType: 'iot:Data-ATS' } })),
     });
     // Only the devices function carries the IoT variables; the data endpoint also goes to the functions that tell terminals
-    // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports).
+    // something: settings (a new package), ingest (record acks), and those that change faces (authorizations, people, photo imports)
+    // or the holidays that close schedules (attendance).
     // The systems function names the authorizer to consoles (the live channel), and it and the accounts function end a closed session's live connections.
     // The intercom function deletes intercoms' things and sends door stations their door commands. The questionnaires
     // function writes open surveys into terminals' shadows; it and the terminals' sync function announce abnormal results.
@@ -807,6 +809,7 @@ describe('the AWS stack', () => {
       intercom,
       settings,
       authorities,
+      stack.api.functions.attendance,
       employees,
       visitors,
       systems,
@@ -842,7 +845,7 @@ describe('the AWS stack', () => {
       ].sort(),
     );
     // No other function may talk to IoT: the settings function only publishes commands, ingest only record acks, and the
-    // functions that change faces only face notifications (each checked on its own).
+    // functions that change faces or holidays only face notifications (each checked on its own).
     const intercomGrants = Object.entries(template.findResources('AWS::IAM::Policy'))
       .filter(([id]) => id.startsWith('ApiIntercomFunction'))
       .flatMap(([, p]) => statements(p))
@@ -851,7 +854,7 @@ describe('the AWS stack', () => {
     expect(intercomGrants.sort()).toEqual(
       [`iot:DeleteConnection ${arn}:client/*`, `iot:DeleteThing ${arn}:thing/*`, `iot:DeleteThingShadow ${arn}:thing/*`, `iot:Publish ${arn}:topic/pc/*/commands`].sort(),
     );
-    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantPieceWorker', 'PackageNoticeWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
+    const talkers = ['ApiDevicesFunction', 'ApiIntercomFunction', 'ApiQuestionnairesFunction', 'ApiDeviceSyncFunction', 'IotDataEndpoint', 'IotIngestFunction', 'ApiAuthoritiesFunction', 'ApiAttendanceFunction', 'ApiEmployeesFunction', 'ApiVisitorsFunction', 'ImportWorker', 'GrantPieceWorker', 'PackageNoticeWorker', 'ApiSystemsFunction', 'ApiAccountsFunction'];
     for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
       if (!talkers.some((prefix) => id.startsWith(prefix))) expect(JSON.stringify(policy), id).not.toMatch(/"iot:/);
     }

@@ -223,3 +223,44 @@ describe('access schedules on the terminal', () => {
     }
   });
 });
+
+describe('holidays that close a schedule', () => {
+  it('reach the terminals whose faces use such a schedule when the holiday list changes, and closes it', async () => {
+    const agent = terminal(unique('HOL').toUpperCase());
+    await agent.start();
+    const answer = await call<ScheduleView>('POST', '/v1/schedules', {
+      token,
+      body: { name: unique('Open but holidays '), weekly: OPEN_WEEK, exceptions: [], holidaysClosed: true },
+    });
+    expect(answer.body.code, answer.body.message).toBe(201);
+    const office = answer.body.data;
+    const dana = await employee('Dana Holiday');
+    await grant(dana, agent.deviceKey!, office.scheduleKey);
+    await holds(agent, dana, office.scheduleKey);
+    expect(agent.see({ personKey: dana })).toMatchObject({ passState: 'passed' });
+
+    // Yesterday to tomorrow in the terminal's zone: today is a holiday wherever the clock stands.
+    const day = (offset: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo' }).format(new Date(Date.now() + offset * 86_400_000));
+    const holiday = await call<{ holidayKey: string; version: number }>('POST', '/v1/attendance/holidays', {
+      token,
+      body: { name: unique('Closed today '), start: day(-1), end: day(1), workday: false },
+    });
+    expect(holiday.body.code, holiday.body.message).toBe(201);
+    // Well within the terminal's 5-minute poll: the notification after the change brought it.
+    const refused = await until(
+      () => agent.see({ personKey: dana }),
+      (record) => record.passState === 'refused',
+      20_000,
+    );
+    expect(refused).toMatchObject({ refusedFor: 'schedule', decision: { schedule: { open: false, because: 'holiday' } } });
+
+    const removed = await call('DELETE', `/v1/attendance/holidays/${holiday.body.data.holidayKey}?version=${holiday.body.data.version}`, { token });
+    expect(removed.body.code, removed.body.message).toBeLessThan(300);
+    await until(
+      () => agent.see({ personKey: dana }),
+      (record) => record.passState === 'passed',
+      20_000,
+    );
+    await acked(agent);
+  });
+});
