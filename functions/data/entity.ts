@@ -84,20 +84,28 @@ export async function putCounted(table: string, countSk: string, limit: number, 
   }
 }
 
+/** A further condition on the item a write changes: its expression, with the names and values it uses. */
+export interface ExtraCondition {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
 /**
- * Deletes a company's item at `version` and gives its place in the count at `countSk` back, in
- * one transaction. False when the item is gone or at another version: nothing was changed.
+ * Deletes a company's item at `version` (and meeting `extra`, when given) and gives its place in
+ * the count at `countSk` back, in one transaction. False when the item is gone, at another version
+ * or failing `extra`: nothing was changed.
  */
-export async function deleteCounted(table: string, countSk: string, key: { pk: string; sk: string }, version: number): Promise<boolean> {
+export async function deleteCounted(table: string, countSk: string, key: { pk: string; sk: string }, version: number, extra?: ExtraCondition): Promise<boolean> {
   try {
     await transactWrite([
       {
         Delete: {
           TableName: table,
           Key: key,
-          ConditionExpression: 'attribute_exists(sk) AND #version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': version },
+          ConditionExpression: `attribute_exists(sk) AND #version = :version${extra ? ` AND (${extra.expression})` : ''}`,
+          ExpressionAttributeNames: { '#version': 'version', ...extra?.names },
+          ExpressionAttributeValues: { ':version': version, ...extra?.values },
         },
       },
       {

@@ -3,6 +3,7 @@ import type { GrantBody } from '#contract/authorities';
 import { dynamo } from '#lib/aws';
 import { lostWorker } from '#lib/jobs';
 import { releaseJobSlot } from './jobSlots.ts';
+import { letGoSchedule } from './schedules.ts';
 import { epochSeconds, nowIso } from './entity.ts';
 import { EVENTS_TABLE, tableName } from './tables.ts';
 import type { Bounds } from './authorities.ts';
@@ -103,6 +104,7 @@ export async function failGrantJob(job: GrantJob): Promise<GrantJob> {
   const finishedAt = nowIso();
   if (await updateGrantJob(job.tenantId, job.jobKey, { state: 'failed', failure, finishedAt }, job.state)) {
     await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
+    if (job.bounds.scheduleKey) await letGoSchedule(job.tenantId, job.bounds.scheduleKey);
     return { ...job, state: 'failed', failure, finishedAt };
   }
   return (await findGrantJob(job.tenantId, job.jobKey)) ?? job;
@@ -181,5 +183,8 @@ export async function finishGrantPiece(job: GrantJob, deviceKey: string, pairs: 
 export async function completeGrantJob(job: GrantJob): Promise<void> {
   if (job.state !== 'running' || job.pieces === undefined || (job.piecesDone ?? 0) < job.pieces) return;
   await releaseJobSlot(job.tenantId, 'grant', job.jobKey, job.createdAt);
-  await updateGrantJob(job.tenantId, job.jobKey, { state: 'done', finishedAt: nowIso() }, 'running');
+  // Its schedule (if any) is let go once, by the call that marked it done.
+  if ((await updateGrantJob(job.tenantId, job.jobKey, { state: 'done', finishedAt: nowIso() }, 'running')) && job.bounds.scheduleKey) {
+    await letGoSchedule(job.tenantId, job.bounds.scheduleKey);
+  }
 }

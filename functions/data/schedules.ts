@@ -22,6 +22,9 @@ export interface ScheduleItem extends ScheduleBody {
   createdAt: string;
   updatedAt: string;
   version: number;
+  /** How many grants are writing authorizations with it, and until when at the latest (holdSchedule). */
+  holds?: number;
+  heldUntil?: string;
 }
 
 const main = () => tableName(MAIN_TABLE);
@@ -115,14 +118,89 @@ export async function updateSchedule(tenantId: string, scheduleKey: string, patc
   }
 }
 
-/** Removes a schedule at `version` and gives its place back; one that authorizations use answers 409 with their number. */
+/**
+ * Holds a schedule for the authorizations a grant is about to write with it: deleting it is
+ * refused while a grant holds it, so it cannot go between the grant's check and its writes (the
+ * writes count in its usage once made). Each grant adds one to `holds` and lets go when written
+ * (letGoSchedule); `heldUntil`, the latest end a grant gave, frees it from a grant that died
+ * without letting go. False when the schedule is gone: the grant names none.
+ */
+export async function holdSchedule(tenantId: string, scheduleKey: string, ms: number): Promise<boolean> {
+  const until = new Date(Date.now() + ms).toISOString();
+  const key = { pk: tenantId, sk: scheduleSk(scheduleKey) };
+  const names = { '#holds': 'holds', '#held': 'heldUntil' };
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: main(),
+        Key: key,
+        UpdateExpression: 'SET #holds = if_not_exists(#holds, :zero) + :one, #held = :until',
+        ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#held) OR #held < :until)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':until': until, ':zero': 0, ':one': 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  // A later end is there already: it stays, and this grant is counted.
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: main(),
+        Key: key,
+        UpdateExpression: 'SET #holds = if_not_exists(#holds, :zero) + :one',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeNames: { '#holds': 'holds' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return false;
+  }
+}
+
+/** A grant has written its authorizations (or ended without): its hold on the schedule goes. */
+export async function letGoSchedule(tenantId: string, scheduleKey: string): Promise<void> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: main(),
+        Key: { pk: tenantId, sk: scheduleSk(scheduleKey) },
+        UpdateExpression: 'SET #holds = #holds - :one',
+        ConditionExpression: 'attribute_exists(sk) AND #holds > :zero',
+        ExpressionAttributeNames: { '#holds': 'holds' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Removes a schedule at `version` and gives its place back; one that authorizations use answers
+ * 409 with their number, and one a grant holds (holdSchedule) 409 until the hold ends.
+ */
 export async function deleteSchedule(tenantId: string, scheduleKey: string, version: number): Promise<void> {
   const usedBy = (await scheduleUsage(tenantId)).get(scheduleKey) ?? 0;
   if (usedBy > 0) {
     if (!(await findSchedule(tenantId, scheduleKey, true))) throw new NotFoundError();
     throw new ConflictError('schedules.inUse', undefined, { count: usedBy });
   }
-  if (!(await deleteCounted(main(), SCHEDULE_COUNT_SK, { pk: tenantId, sk: scheduleSk(scheduleKey) }, version))) {
-    throw (await findSchedule(tenantId, scheduleKey, true)) ? new ConflictError() : new NotFoundError();
+  const now = new Date().toISOString();
+  const unheld = {
+    expression: 'attribute_not_exists(#holds) OR #holds = :zero OR #held < :now',
+    names: { '#holds': 'holds', '#held': 'heldUntil' },
+    values: { ':now': now, ':zero': 0 },
+  };
+  if (!(await deleteCounted(main(), SCHEDULE_COUNT_SK, { pk: tenantId, sk: scheduleSk(scheduleKey) }, version, unheld))) {
+    const item = await findSchedule(tenantId, scheduleKey, true);
+    if (!item) throw new NotFoundError();
+    if (item.version === version && (item.holds ?? 0) > 0 && (item.heldUntil ?? '') >= now) throw new ConflictError('schedules.beingGranted');
+    throw new ConflictError();
   }
 }

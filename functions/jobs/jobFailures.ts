@@ -8,7 +8,7 @@ import { log, logged } from '#lib/log';
 import { declareEnvironment } from '#lib/env';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
-export const environment = declareEnvironment(['EVENTS_TABLE']);
+export const environment = declareEnvironment(['EVENTS_TABLE', 'MAIN_TABLE']);
 
 /**
  * The background workers' on-failure destination on AWS: Lambda hands it every asynchronous

@@ -41,10 +41,10 @@ import { newId } from '#lib/crypto';
 import { createGrantJob, findGrantJob, settledGrantJob } from '#data/grantJobs';
 import { releaseJobSlot, takeJobSlot } from '#data/jobSlots';
 import { importJobParams } from '#contract/people';
-import { inProcess, startWorker } from '#lib/jobs';
+import { WORKER_STALE_MS, inProcess, startWorker } from '#lib/jobs';
 import { presignedGet } from '#lib/storage';
 import { env, declareEnvironment } from '#lib/env';
-import { allSchedules, findSchedule } from '#data/schedules';
+import { allSchedules, holdSchedule, letGoSchedule } from '#data/schedules';
 import { scheduleHandlers } from './schedules.ts';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
@@ -94,14 +94,20 @@ export function validityState(item: Pick<Authority, 'validFrom' | 'validTo'>, no
   return 'active';
 }
 
+/** How long an authorization written within the request holds its schedule: the request's 29 s, and room. */
+const INLINE_HOLD_MS = 60_000;
+/** How long a grant job holds its schedule: it waits at most WORKER_STALE_MS to start and runs at most as long. */
+const JOB_HOLD_MS = 2 * WORKER_STALE_MS;
+
 /**
  * The access schedule an authorization takes: one of the company's, on the pass list only; null
- * or absent, none (at any time within the validity).
+ * or absent, none (at any time within the validity). It is held for `holdMs` (holdSchedule), so
+ * it cannot be deleted before the authorizations that name it are written and counted.
  */
-async function scheduleOf(tenantId: string, setType: SetType, scheduleKey: string | null | undefined): Promise<string | undefined> {
+async function scheduleOf(tenantId: string, setType: SetType, scheduleKey: string | null | undefined, holdMs = INLINE_HOLD_MS): Promise<string | undefined> {
   if (!scheduleKey) return undefined;
   if (setType !== 0) throw fieldError('scheduleKey', 'schedules.notOnBlacklist');
-  if (!(await findSchedule(tenantId, scheduleKey, true))) throw fieldError('scheduleKey', 'schedules.unknown');
+  if (!(await holdSchedule(tenantId, scheduleKey, holdMs))) throw fieldError('scheduleKey', 'schedules.unknown');
   return scheduleKey;
 }
 
@@ -201,11 +207,12 @@ export const authorities = defineResource('authorities', {
     body: grantBody,
     async handle({ auth, body }) {
       mayUse(auth, body.setType);
-      const bounds = { ...(await boundsOf(auth.tenantId, body.validity)), scheduleKey: await scheduleOf(auth.tenantId, body.setType, body.scheduleKey) };
+      const validity = await boundsOf(auth.tenantId, body.validity);
       const { persons, devices } = await resolveSelection(auth.tenantId, body);
       // Counted after groups and departments are expanded.
       const total = persons.length * devices.length;
       if (total > maxPairs()) throw fieldError('personKeys', 'authorities.tooManyPairs', { count: total, max: maxPairs() });
+      const bounds = { ...validity, scheduleKey: await scheduleOf(auth.tenantId, body.setType, body.scheduleKey, total > inlinePairs() ? JOB_HOLD_MS : INLINE_HOLD_MS) };
       if (total > inlinePairs()) {
         // Too many to write within the request: the worker writes them and the job shows how far it has come.
         const jobKey = newId();
@@ -216,18 +223,24 @@ export const authorities = defineResource('authorities', {
           await startWorker('GRANT_WORKER_FUNCTION', { tenantId: auth.tenantId, jobKey }, inProcess('GRANT_WORKER_FUNCTION'), 'grant');
         } catch (error) {
           await releaseJobSlot(auth.tenantId, 'grant', jobKey, createdAt);
+          if (bounds.scheduleKey) await letGoSchedule(auth.tenantId, bounds.scheduleKey);
           throw error;
         }
+        // The job lets go of its schedule when it ends (data/grantJobs.ts).
         return queued({ jobKey, people: persons.length, devices: devices.length, authorities: total });
       }
-      const { count } = await grant(
-        auth.tenantId,
-        body.setType,
-        persons,
-        devices.map((d) => d.deviceKey),
-        bounds,
-      );
-      return created({ people: persons.length, devices: devices.length, authorities: count });
+      try {
+        const { count } = await grant(
+          auth.tenantId,
+          body.setType,
+          persons,
+          devices.map((d) => d.deviceKey),
+          bounds,
+        );
+        return created({ people: persons.length, devices: devices.length, authorities: count });
+      } finally {
+        if (bounds.scheduleKey) await letGoSchedule(auth.tenantId, bounds.scheduleKey);
+      }
     },
   }),
   'GET /v1/authorities/jobs/{jobKey}': sessionRoute({
@@ -332,8 +345,12 @@ export const authorities = defineResource('authorities', {
         body.scheduleKey === undefined
           ? (await findAuthority(auth.tenantId, key.setType, key.personKey, key.deviceKey))?.scheduleKey
           : await scheduleOf(auth.tenantId, key.setType, body.scheduleKey);
-      const item = await changeValidity(auth.tenantId, key, body.version, { ...bounds, scheduleKey });
-      return created((await itemsJson(auth.tenantId, [item]))[0]);
+      try {
+        const item = await changeValidity(auth.tenantId, key, body.version, { ...bounds, scheduleKey });
+        return created((await itemsJson(auth.tenantId, [item]))[0]);
+      } finally {
+        if (body.scheduleKey) await letGoSchedule(auth.tenantId, body.scheduleKey);
+      }
     },
   }),
   'DELETE /v1/authorities/{authorityKey}': sessionRoute({

@@ -155,6 +155,8 @@ export class PassCloudStack extends Stack {
     }));
     // The jobs are in the events table only; their slots are given back there too.
     grantTable(jobFailures, tables.byEnv.EVENTS_TABLE!, 'readWrite');
+    // A failed grant job lets go of the access schedule it held (data/schedules.ts letGoSchedule): one conditional update.
+    jobFailures.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [tables.byEnv.MAIN_TABLE!.tableArn] }));
     const onFailure = new LambdaDestination(jobFailures, { responseOnly: false });
     const reserved = props.workerConcurrency ?? 0;
     const workerConcurrency = reserved > 0 ? { reservedConcurrentExecutions: reserved } : {};

@@ -4,6 +4,7 @@ import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import type { AuthorityItem, AuthorityPage } from '@passcloud/functions/contract/authorities';
 import { SCHEDULE_LIMIT, type SchedulePage, type ScheduleView } from '@passcloud/functions/contract/schedules';
 import { createAccount } from '@passcloud/functions/data/identity';
+import { holdSchedule, letGoSchedule } from '@passcloud/functions/data/schedules';
 import { baseUrl, call, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 
@@ -300,6 +301,46 @@ describe('authorizations with a schedule', () => {
     expect(patched.status).toBe(422);
     expect(patched.body.data.issues[0]!.path).toBe('scheduleKey');
     expect(pairOf(await list('setType=0'), ben)).toMatchObject({ scheduleKey: schedule.scheduleKey, version: benItem.version });
+  });
+
+  it('never name a deleted schedule: a grant racing the deletion of its schedule is refused, or the deletion is', async () => {
+    for (let round = 0; round < 6; round++) {
+      const raced = (await create(office())).body.data;
+      const person = await employee(`Dee Racing ${round}`);
+      const [granted, removed] = await Promise.all([
+        call<Issues>('POST', '/v1/authorities', {
+          token,
+          locale: 'en_US',
+          body: { setType: 0, personKeys: [person], deviceKeys: [deviceKey], validity: { permanent: true }, scheduleKey: raced.scheduleKey },
+        }),
+        call('DELETE', `/v1/schedules/${raced.scheduleKey}?version=1`, { token }),
+      ]);
+      const pair = pairOf(await list('setType=0'), person);
+      if (granted.body.code === 201) {
+        expect(removed.status).toBe(409);
+        expect(pair?.scheduleKey).toBe(raced.scheduleKey);
+        expect((await read(raced.scheduleKey)).body.data.usedBy).toBe(1);
+      } else {
+        expect(granted.status).toBe(422);
+        expect(granted.body.data.issues).toEqual([{ path: 'scheduleKey', message: 'No such access schedule' }]);
+        expect(removed.body.code).toBe(204);
+        expect(pair).toBeUndefined();
+      }
+    }
+  });
+
+  it('keep a schedule while a grant is writing with it, and let it go when written', async () => {
+    const held = (await create(office())).body.data;
+    const tenantId = token.split('.')[0]!;
+    expect(await holdSchedule(tenantId, held.scheduleKey, 60_000)).toBe(true);
+    const refused = await call('DELETE', `/v1/schedules/${held.scheduleKey}?version=1`, { token, locale: 'en_US' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe('A grant is writing authorizations with this schedule; try again in a few minutes');
+    expect((await read(held.scheduleKey)).body.code).toBe(200);
+    await letGoSchedule(tenantId, held.scheduleKey);
+    expect((await call('DELETE', `/v1/schedules/${held.scheduleKey}?version=1`, { token })).body.code).toBe(204);
+    // Gone: a grant can no longer hold it.
+    expect(await holdSchedule(tenantId, held.scheduleKey, 60_000)).toBe(false);
   });
 
   it('refuse a schedule on a blacklist entry, naming the field, and store nothing', async () => {

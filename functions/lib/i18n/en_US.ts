@@ -758,6 +758,7 @@ export const en_US = {
   'schedules.dateTwice': 'The date {date} is already exception {other}',
   'schedules.limitReached': 'A company may have at most {limit} access schedules; delete one first',
   'schedules.inUse': 'Authorizations that use this schedule: {count}; give them another schedule first',
+  'schedules.beingGranted': 'A grant is writing authorizations with this schedule; try again in a few minutes',
   'schedules.unknown': 'No such access schedule',
   'schedules.notOnBlacklist': 'A blacklist entry has no access schedule',
   'field.schedule': 'Access schedule',
