@@ -120,6 +120,7 @@ export const ROUTE_SUMMARIES: Record<TableKey, string> = {
   'GET /v1/devices/{deviceKey}/photo': 'Read the newest photo a face terminal captured on command',
   'GET /v1/devices/{deviceKey}/logs': 'List a face terminal’s log, newest first',
   'GET /v1/doorModes': 'List the door modes in force (lockdown, doors held open) and the terminals that have not applied theirs',
+  'GET /v1/doorModes/banner': 'Read the door modes in force as the console banner shows them to every account',
   'PUT /v1/doorModes': 'Set a door mode for all face terminals, device groups or chosen terminals, or end one (password confirmation)',
   'GET /v1/doorModes/exemptions': 'Read the people a lockdown lets pass',
   'PUT /v1/doorModes/exemptions': 'Replace the people a lockdown lets pass (password confirmation)',

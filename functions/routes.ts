@@ -176,6 +176,8 @@ export const routes = [
   { method: 'GET', path: '/v1/devices/{deviceKey}/logs', resource: 'devices', access: 'session', authCode: 'pass:device' },
   // Door modes (contract/doorModes.ts): lockdown or doors held open for all terminals, groups or chosen ones; who a lockdown lets pass.
   { method: 'GET', path: '/v1/doorModes', resource: 'devices', access: 'session', authCode: 'pass:device' },
+  // The banner every console screen shows while a mode is in force: what, where, who and since when, for every account.
+  { method: 'GET', path: '/v1/doorModes/banner', resource: 'devices', access: 'session' },
   { method: 'PUT', path: '/v1/doorModes', resource: 'devices', access: 'session', authCode: 'pass:device', reauth: true },
   { method: 'GET', path: '/v1/doorModes/exemptions', resource: 'devices', access: 'session', authCode: 'pass:device' },
   { method: 'PUT', path: '/v1/doorModes/exemptions', resource: 'devices', access: 'session', authCode: 'pass:device', reauth: true },

@@ -84,6 +84,16 @@ export const doorModeAnswer = z.object({
 });
 export type DoorModeAnswer = z.output<typeof doorModeAnswer>;
 
+/**
+ * `GET /v1/doorModes/banner`, for every signed-in account: the modes in force as the banner on
+ * every console screen names them, each with how many terminals are in it (which ones, and which
+ * have not applied theirs, only to `pass:device` in `GET /v1/doorModes`).
+ */
+export const doorModeBannerAnswer = z.object({
+  items: z.array(doorModeState.omit({ devices: true }).extend({ devices: z.number().int().meta({ description: 'How many terminals are in this mode' }) })),
+});
+export type DoorModeBannerAnswer = z.output<typeof doorModeBannerAnswer>;
+
 /** `PUT /v1/doorModes`: how many terminals were given the mode. */
 export const doorModeSetAnswer = z.object({ mode: z.enum(DOOR_MODES), devices: z.number().int() });
 

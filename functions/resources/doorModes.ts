@@ -1,4 +1,4 @@
-import { doorModeAnswer, doorModeBody, doorModeSetAnswer, exemptionsAnswer, exemptionsBody, type ExemptionsAnswer } from '#contract/doorModes';
+import { doorModeAnswer, doorModeBannerAnswer, doorModeBody, doorModeSetAnswer, exemptionsAnswer, exemptionsBody, type ExemptionsAnswer } from '#contract/doorModes';
 import { PERSON_KINDS } from '#contract/people';
 import { readExemptions, saveExemptions } from '#data/doorModes';
 import { findPeople, type Person } from '#data/people';
@@ -25,6 +25,13 @@ export const doorModeHandlers = {
     answer: doorModeAnswer,
     async handle({ auth }) {
       return ok(await doorModeStates(auth.tenantId));
+    },
+  }),
+  'GET /v1/doorModes/banner': sessionRoute({
+    answer: doorModeBannerAnswer,
+    async handle({ auth }) {
+      const { items } = await doorModeStates(auth.tenantId);
+      return ok({ items: items.map((state) => ({ ...state, devices: state.devices.length })) });
     },
   }),
   'PUT /v1/doorModes': sessionRoute({

@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { simulatedInfo } from '@passcloud/device-shadow/fleet';
 import { launchBrowser } from '../support/browser.ts';
+import { createAccount } from '@passcloud/functions/data/identity';
 import { baseUrl, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
 import { confirmPasswordInBrowser, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole as watchPage } from './support.ts';
@@ -34,13 +35,17 @@ afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
 });
 
+const tokens = new Map<string, string>();
+const token = (owner: { username: string }) => tokens.get(owner.username)!;
+
 /** The password asked for (401) when the mode is set is an answer the test provokes. */
 const watchConsole = (page: Page) => watchPage(page, failedLoads([/\/v1\/doorModes$/]));
 
 async function companyWithTerminal(locale: string) {
   const owner = await newCompany({ locale: locale === 'ja_JP' ? 'ja_JP' : 'en_US' });
-  const token = (await login(owner.username, owner.password)).token;
-  await grantSeats(token, 1);
+  const session = (await login(owner.username, owner.password)).token;
+  tokens.set(owner.username, session);
+  await grantSeats(session, 1);
   const serial = unique('DME').toUpperCase();
   const agent = new DeviceAgent({
     apiUrl: baseUrl(),
@@ -86,6 +91,23 @@ async function lockdownAndEnd(locale: string, tag: string, texts: { lockdown: st
       return content.every((top) => top >= bannerTop);
     });
     expect(above).toBe(true);
+
+    // An account that may not set door modes sees the banner too, without the action to end it.
+    const reader = unique('reader');
+    await createAccount(token(owner).split('.')[0]!, { username: reader, password: 'records-only-1', authCodes: ['pass:record'] });
+    const other = await newPage(browser, { locale });
+    watchConsole(other.page);
+    try {
+      await loginInBrowser(other.page, reader, 'records-only-1');
+      await other.page.goto('/pass-platform/passage/record');
+      const seen = other.page.getByTestId('door-mode-banner-item');
+      await seen.waitFor({ timeout: 15_000 });
+      expect(await seen.innerText()).toContain(texts.reason);
+      expect(await other.page.getByTestId('door-mode-end').count()).toBe(0);
+      await other.page.screenshot({ path: `${shotDir}/doormodes-reader-${tag}.png` });
+    } finally {
+      await other.context.close();
+    }
 
     // The dashboard shows it first too; the device list shows the terminal in lockdown.
     await page.goto('/pass-platform/dashboard');

@@ -155,6 +155,24 @@ describe('a lockdown', () => {
     expect(current.items[0]).toMatchObject({ mode: 'lockdown', scope: { groupKeys: [groupKey] }, reason: 'Intruder in the car park', setBy: owner.username });
     expect(current.items[0]!.devices.map((d) => d.deviceKey).sort()).toEqual([lobby.deviceKey, gate.deviceKey].sort());
 
+    // Every account reads the banner; only pass:device reads which terminals, and which lag.
+    const reader = unique('reader');
+    await createAccount(tenantId, { username: reader, password: 'records-only-1', authCodes: ['pass:record'] });
+    const readerToken = (await login(reader, 'records-only-1')).token;
+    expect((await call('GET', '/v1/doorModes', { token: readerToken })).status).toBe(401);
+    const banner = await call<{ items: unknown[] }>('GET', '/v1/doorModes/banner', { token: readerToken });
+    expect(banner.body.data.items).toEqual([
+      {
+        mode: 'lockdown',
+        scope: { groupKeys: [groupKey] },
+        scopeNames: [expect.stringMatching(/^Front doors /)],
+        reason: 'Intruder in the car park',
+        setBy: owner.username,
+        since: current.items[0]!.since,
+        devices: 2,
+      },
+    ]);
+
     const ended = await setMode({ mode: 'normal', scope: { groupKeys: [groupKey] }, reason: 'All clear' });
     expect(ended.body).toMatchObject({ code: 201, data: { mode: 'normal', devices: 2 } });
     await until(

@@ -1772,6 +1772,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/doorModes/banner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the door modes in force as the console banner shows them to every account
+         * @description Any console session; the handler checks the permission the record or list at hand needs. An API key holding the code may call it too.
+         */
+        get: operations["getDoorModesBanner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/doorModes/exemptions": {
         parameters: {
             query?: never;
@@ -13626,6 +13646,78 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Invalid422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getDoorModesBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: HTTP 200 with `code` 200 (read), 201 (created or changed), 202 (queued) or 204 (deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "mode": "normal",
+                     *             "scope": {
+                     *               "all": true
+                     *             },
+                     *             "scopeNames": [
+                     *               "example"
+                     *             ],
+                     *             "reason": "badCredentials",
+                     *             "setBy": "example",
+                     *             "since": "2026-11-28T09:30:00.000Z",
+                     *             "devices": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Success"] & {
+                        data: {
+                            items: {
+                                /** @enum {string} */
+                                mode: "normal" | "lockdown" | "open";
+                                scope: {
+                                    /** @constant */
+                                    all: true;
+                                } | {
+                                    groupKeys: string[];
+                                } | {
+                                    deviceKeys: string[];
+                                };
+                                /** @description The names of the groups or terminals the scope chose; empty for all */
+                                scopeNames: string[];
+                                reason: string;
+                                /** @description The account that set it */
+                                setBy: string;
+                                /** Format: date-time */
+                                since: string;
+                                /** @description How many terminals are in this mode */
+                                devices: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             default: components["responses"]["Error"];

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { IconLock, IconDoorExit } from '@tabler/icons-react';
 import { Trans, useLingui } from '@lingui/react/macro';
-import type { DoorModeAnswer, DoorModeScope, DoorModeState } from '@passcloud/functions/contract/doorModes';
+import type { DoorModeAnswer, DoorModeBannerAnswer, DoorModeScope, DoorModeState } from '@passcloud/functions/contract/doorModes';
 import { formatDateTime, formatList } from '../format.ts';
 import { useItem } from '../queries.ts';
 import { getAuthorities } from '../session.ts';
@@ -21,25 +21,30 @@ function useNames(names: string[]): string {
 }
 
 /**
- * While any terminal is in a door mode other than normal, every screen starts with a banner per
- * mode: which, for which terminals, who set it and since when, and the action that ends it. It
- * also names the terminals that have not applied what they were given (offline ones apply it when
- * they connect). Shown to the accounts that may set door modes (`pass:device`).
+ * While any terminal is in a door mode other than normal, every screen of every account starts
+ * with a banner per mode: which, for which terminals, who set it and since when. The accounts that
+ * may set door modes (`pass:device`) also get the action that ends it, and the names of the
+ * terminals that have not applied what they were given (offline ones apply it when they connect).
  */
 export function DoorModeBanner() {
-  const allowed = getAuthorities().includes('pass:device');
-  const answer = useItem<DoorModeAnswer>({ resource: DOOR_MODES_RESOURCE, path: '/v1/doorModes', refreshMs: DOOR_MODES_REFRESH_MS, enabled: allowed }).item;
-  const [ending, setEnding] = useState<DoorModeState | null>(null);
+  const canSet = getAuthorities().includes('pass:device');
+  const answer = useItem<DoorModeAnswer | DoorModeBannerAnswer>({
+    resource: DOOR_MODES_RESOURCE,
+    path: canSet ? '/v1/doorModes' : '/v1/doorModes/banner',
+    refreshMs: DOOR_MODES_REFRESH_MS,
+  }).item;
+  const [ending, setEnding] = useState<DoorModeState['scope'] | null>(null);
   // The dialog starts from this once per opening; a refresh of the banner must not reset what is typed.
-  const preset = useMemo(() => (ending ? { mode: 'normal' as const, scope: ending.scope } : undefined), [ending]);
-  if (!allowed || !answer || (answer.items.length === 0 && answer.pending.length === 0)) return null;
+  const preset = useMemo(() => (ending ? { mode: 'normal' as const, scope: ending } : undefined), [ending]);
+  const pending = answer && 'pending' in answer ? answer.pending : [];
+  if (!answer || (answer.items.length === 0 && pending.length === 0)) return null;
   return (
     <Stack gap="xs" mb="md" data-testid="door-mode-banner">
       {answer.items.map((state) => (
-        <ModeLine key={`${state.since}${state.mode}`} state={state} onEnd={() => setEnding(state)} />
+        <ModeLine key={`${state.since}${state.mode}`} state={state} onEnd={canSet ? () => setEnding(state.scope) : undefined} />
       ))}
-      {answer.pending.length > 0 && <PendingLine names={answer.pending.map((d) => d.name)} />}
-      <DoorModeDialog opened={!!ending} onClose={() => setEnding(null)} preset={preset} />
+      {pending.length > 0 && <PendingLine names={pending.map((d) => d.name)} />}
+      {canSet && <DoorModeDialog opened={!!ending} onClose={() => setEnding(null)} preset={preset} />}
     </Stack>
   );
 }
@@ -52,7 +57,7 @@ function useScopeText(scope: DoorModeScope, names: string[]): string {
   return t`terminals ${list}`;
 }
 
-function ModeLine({ state, onEnd }: { state: DoorModeState; onEnd: () => void }) {
+function ModeLine({ state, onEnd }: { state: Omit<DoorModeState, 'devices'>; onEnd: (() => void) | undefined }) {
   const modeNames = useModeNames();
   const mode = modeNames[state.mode];
   const scope = useScopeText(state.scope, state.scopeNames);
@@ -80,9 +85,11 @@ function ModeLine({ state, onEnd }: { state: DoorModeState; onEnd: () => void })
             </Trans>
           </Text>
         </Stack>
-        <Button variant="white" color="red" size="xs" onClick={onEnd} data-testid="door-mode-end">
-          <Trans>End</Trans>
-        </Button>
+        {onEnd && (
+          <Button variant="white" color="red" size="xs" onClick={onEnd} data-testid="door-mode-end">
+            <Trans>End</Trans>
+          </Button>
+        )}
       </Group>
     </Alert>
   );
