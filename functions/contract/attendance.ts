@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey, pageCursor } from './fields.ts';
 import { MAX_PERIODS, TRACE_CODES, WEEKDAYS, shiftProblems, type ShiftProblemCode, type Weekday } from '#domain/attendance/index';
 import { isTimeZone } from '#domain/time';
 
@@ -16,7 +17,7 @@ export type AttendanceKind = keyof typeof ATTENDANCE_LIMITS;
 export const MAX_GROUP_STAFF = 5000;
 export const MAX_GROUP_DEVICES = 500;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 const name = z.string().trim().min(1).max(64);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'devices.clockFormat' });
 const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'attendance.dateFormat' }).refine(isCalendarDate, { message: 'attendance.dateFormat' });
@@ -213,7 +214,7 @@ export const dailyQuery = z
     status: z.enum(DAY_STATUSES).optional(),
     keyword: z.string().trim().max(64).optional(),
     pageSize: z.coerce.number().int().min(1).max(200).default(20),
-    cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+    cursor: pageCursor.optional(),
   })
   .superRefine((q, ctx) => {
     if (q.to < q.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'attendance.endBeforeStart' });
@@ -228,7 +229,7 @@ export const monthlyQuery = z.object({
   attendanceGroupKey: key.optional(),
   keyword: z.string().trim().max(64).optional(),
   pageSize: z.coerce.number().int().min(1).max(200).default(20),
-  cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+  cursor: pageCursor.optional(),
 });
 
 const minutes = (description: string) => z.number().int().min(0).meta({ description: `${description}, in minutes` });

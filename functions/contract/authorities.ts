@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey } from './fields.ts';
 import { FACE_LISTS, SYNC_FAILURES, SYNC_STATES, type FaceList, type SyncFailure, type SyncState } from './protocol.ts';
 
 /**
@@ -21,7 +22,7 @@ export type ValidityState = (typeof VALIDITY_STATES)[number];
 export const GRANT_MAX_PEOPLE = 2000;
 export const GRANT_MAX_DEVICES = 100;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 /** A calendar day `YYYY-MM-DD` in the company's time zone. */
 const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
 

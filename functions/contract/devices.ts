@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey, pageCursor } from './fields.ts';
 import { LOG_LEVELS, deviceLogParams } from './deviceLogs.ts';
 import { deviceDoorMode } from './doorModes.ts';
 
@@ -187,12 +188,12 @@ export type CommandState = (typeof COMMAND_STATES)[number];
 /** A command not answered within this time is reported as timed out. */
 export const COMMAND_TIMEOUT_MS = 20_000;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 
 export const deviceKeyParams = z.object({ deviceKey: key });
 export const deviceListQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).default(20),
-  cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' }).optional(),
+  cursor: pageCursor.optional(),
   keyword: z.string().trim().max(64).optional(),
   groupKey: key.optional(),
   online: z.enum(['true', 'false']).optional(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey } from './fields.ts';
 
 /**
  * Door modes (`/v1/doorModes`, code `pass:device`): an administrator overrides how the doors of
@@ -28,7 +29,7 @@ export const DOOR_MODE_REASON_MAX = 200;
 export const SCOPE_GROUPS_MAX = 100;
 export const SCOPE_DEVICES_MAX = 1000;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 
 export const doorModeScope = z.union([
   z.object({ all: z.literal(true) }).strict(),

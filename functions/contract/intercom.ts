@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey, pageCursor } from './fields.ts';
 import { COMMAND_STATES, DEVICE_COMMAND_TYPES, INTERCOM_KINDS, type IntercomKind } from './devices.ts';
 import { CALL_STATUSES, RECORDING_TYPES, type CallStatus } from './protocol.ts';
 
@@ -8,7 +9,7 @@ import { CALL_STATUSES, RECORDING_TYPES, type CallStatus } from './protocol.ts';
  */
 export { CALL_STATUSES, INTERCOM_KINDS, type CallStatus, type IntercomKind };
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
 
 /** An intercom number: what a visitor dials at a door station (a flat, an office, a gate). */
@@ -18,11 +19,7 @@ export const intercomKeyParams = z.object({ intercomKey: key });
 export const intercomListQuery = z
   .object({
     pageSize: z.coerce.number().int().min(1).max(200).default(20),
-    cursor: z
-      .string()
-      .max(400)
-      .regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' })
-      .optional(),
+    cursor: pageCursor.optional(),
     keyword: z.string().trim().max(64).optional(),
     kind: z.enum(INTERCOM_KINDS).optional(),
     online: z.enum(['true', 'false']).optional(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey } from './fields.ts';
 import { DEFAULT_PAGE_SIZE, PAGE_SIZES } from './paging.ts';
 import { PASS_SOURCES, PASS_STATES, REFUSAL_REASONS, passDecision, type PassSource, type PassState, type RefusalReason } from './protocol.ts';
 
@@ -17,7 +18,7 @@ export const TEMPERATURE_FILTERS = ['normal', 'fever'] as const;
 /** A list covers at most this many days. */
 export const RECORD_RANGE_MAX_DAYS = 92;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
 /** Rows per page: only PAGE_SIZES, each within a request's read budget; anything else is refused, naming the field. */
 const pageSize = z.coerce

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey } from './fields.ts';
 
 /**
  * Columns of the personnel import template (served at /file/Personnel_import_template_EN.xlsx and
@@ -33,7 +34,7 @@ export const GENDER_VALUES = { male: ['male', 'm', '男'], female: ['female', 'f
 export const PERSON_KINDS = ['employee', 'visitor'] as const;
 export type PersonKind = (typeof PERSON_KINDS)[number];
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 const optionalText = (max: number) =>
   z
     .string()

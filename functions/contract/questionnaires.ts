@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey } from './fields.ts';
 import { LOCALES, type Locale } from './locales.ts';
 
 /**
@@ -43,7 +44,7 @@ export const QUESTIONNAIRE_LIMITS = {
 /** How long the link behind a terminal's QR code lets one person answer. */
 export const SURVEY_LINK_SECONDS = 15 * 60;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'issue.dateFormat' });
 
 export const questionOption = z

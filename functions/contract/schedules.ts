@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { itemKey, pageCursor } from './fields.ts';
 
 /**
  * Access schedules (`/v1/schedules`, permission `pass:authority`): when an authorization lets its
@@ -16,7 +17,7 @@ export const MAX_SCHEDULE_EXCEPTIONS = 100;
 export const SCHEDULE_NAME_MAX = 64;
 export const DAYS_IN_WEEK = 7;
 
-const key = z.string().regex(/^[0-9a-z]{8,32}$/, { message: 'error.itemNotFound' });
+const key = itemKey;
 /** A time of day, `HH:MM`; `24:00` is the end of the day and only ends a period. */
 const CLOCK = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
 const clock = z.string().regex(CLOCK, { message: 'schedules.timeFormat' });
@@ -107,11 +108,7 @@ export const scheduleVersionQuery = z.object({ version: z.coerce.number().int().
 export const scheduleListQuery = z
   .object({
     pageSize: z.coerce.number().int().min(1).max(200).default(20),
-    cursor: z
-      .string()
-      .max(400)
-      .regex(/^[A-Za-z0-9_-]+$/, { message: 'error.badCursor' })
-      .optional(),
+    cursor: pageCursor.optional(),
     keyword: z.string().trim().max(SCHEDULE_NAME_MAX).optional(),
   })
   .strict();
