@@ -6,6 +6,7 @@ import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, newCompany, unique } from '../support/api.ts';
+import { avatarOf, delivered, employeeWith, made } from '../support/people.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { TAGLINE, base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -20,44 +21,15 @@ let token: string;
 let staffKey: string;
 let watchedKey: string;
 
-/** Console errors fail the test as page errors do. */
-async function made<T extends Record<string, string>>(path: string, body: unknown): Promise<T> {
-  const answer = await call<T>('POST', path, { token, body });
-  expect(answer.body.code, answer.body.message).toBe(201);
-  return answer.body.data;
-}
-
-/** Records the terminal has sent are stored once the cloud acknowledged them and their captures are up. */
-async function delivered(): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (agent.records.pending > 0) {
-    if (Date.now() > end) throw new Error(`${agent.records.pending} records not acknowledged`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await agent.records.settled();
-}
-
 beforeAll(async () => {
   owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
-  const staff = await made<{ groupKey: string }>('/v1/groups', { name: 'Front desk', type: 'employee' });
-  const form = new FormData();
-  form.set('kind', 'avatar');
-  form.set('file', new Blob([new Uint8Array(makePng(640, 480, 40))]), 'face.png');
-  const photo = await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form });
-  expect(photo.body.code, photo.body.message).toBe(201);
-  const person = (name: string) =>
-    made<{ employeeKey: string }>('/v1/employees', {
-      personId: unique('P'),
-      name,
-      role: 'Staff',
-      gender: 'female',
-      groupKey: staff.groupKey,
-      avatar: photo.body.data.fileKey,
-    });
-  staffKey = (await person('Ada Park')).employeeKey;
-  watchedKey = (await person('Mallory Stone')).employeeKey;
+  const staff = await made<{ groupKey: string }>(token, '/v1/groups', { name: 'Front desk', type: 'employee' });
+  const avatar = await avatarOf(token, makePng(640, 480, 40), 'face.png');
+  const person = (name: string) => employeeWith(token, { personId: unique('P'), name, groupKey: staff.groupKey, avatar });
+  staffKey = await person('Ada Park');
+  watchedKey = await person('Mallory Stone');
 
   // One simulated face terminal of this company, on the stack's broker like a real one.
   fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('PR').toUpperCase() });
@@ -71,7 +43,7 @@ beforeAll(async () => {
 
   agent.records.add(newPassRecord({ personKey: staffKey, name: 'Ada Park', temperature: 36.6, mask: true, verifyTime: Date.now() - 60_000 }), captureJpeg());
   agent.records.add(newPassRecord({ temperature: 38.4, passState: 'refused', verifyTime: Date.now() - 30_000 }), captureJpeg());
-  await delivered();
+  await delivered(agent);
 
   browser = await launchBrowser();
   ({ page } = await newPage(browser));
@@ -173,7 +145,7 @@ describe('pass records in the console', () => {
     // Over the live channel: within a second or two, not at the next 15 s read.
     await expect.poll(() => alert.count(), { timeout: 5000, interval: 50 }).toBe(1);
     expect(Date.now() - sent).toBeLessThan(3000);
-    await delivered();
+    await delivered(agent);
     expect(await alert.innerText()).toContain('Mallory Stone');
     expect(await alert.innerText()).toContain(deviceName);
     await page.waitForTimeout(500);
@@ -219,7 +191,7 @@ describe('pass records in the console', () => {
     expect(Date.now() - sent).toBeLessThan(6000);
     expect(reads).toBe(1);
     page.off('request', count);
-    await delivered();
+    await delivered(agent);
     const marked = page.locator('[data-testid="record-row"][data-new="true"]');
     expect(await marked.count()).toBe(1);
     expect(await marked.innerText()).toMatch(/36\.4\s?°C/);

@@ -8,6 +8,7 @@ import { captureJpeg, newPassRecord } from '@passcloud/device-shadow/records';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
 import { call, login, newCompany, unique } from '../support/api.ts';
+import { delivered } from '../support/people.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { base, failedLoads, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -26,16 +27,6 @@ let owner: { username: string; password: string; userCode: string };
 let token: string;
 let deviceName: string;
 let adaKey: string;
-
-/** Records the terminal has sent are stored once the cloud acknowledged them and their captures are up. */
-async function delivered(): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (agent.records.pending > 0) {
-    if (Date.now() > end) throw new Error(`${agent.records.pending} records not acknowledged`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await agent.records.settled();
-}
 
 beforeAll(async () => {
   owner = await newCompany();
@@ -57,7 +48,7 @@ beforeAll(async () => {
     newPassRecord({ personKey: adaKey, name: 'Ada Park', temperature: 36.9, passState: 'refused', verifyTime: Date.now() - 30_000 }),
     captureJpeg(),
   );
-  await delivered();
+  await delivered(agent);
 
   browser = await launchBrowser();
   ({ page } = await newPage(browser));

@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startFleet, type Fleet } from '@passcloud/device-shadow/fleet';
 import type { DeviceAgent } from '@passcloud/device-shadow/agent';
 import { launchBrowser } from '../support/browser.ts';
-import { call, login, newCompany, unique } from '../support/api.ts';
+import { login, newCompany, unique } from '../support/api.ts';
+import { avatarOf, delivered, employeeWith, made } from '../support/people.ts';
 import { grantSeats } from '../support/licence.ts';
 import { makePng } from '../support/images.ts';
 import { base, loginInBrowser, newPage, pageErrors, shotDir, watchConsole } from './support.ts';
@@ -21,51 +22,32 @@ let agent: DeviceAgent;
 let owner: { username: string; password: string; userCode: string };
 let token: string;
 
-async function made<T>(path: string, body: unknown): Promise<T> {
-  const answer = await call<T>('POST', path, { token, body });
-  expect(answer.body.code, answer.body.message).toBe(201);
-  return answer.body.data;
-}
-
-async function delivered(): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (agent.records.pending > 0) {
-    if (Date.now() > end) throw new Error(`${agent.records.pending} records not acknowledged`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await agent.records.settled();
-}
-
 beforeAll(async () => {
   owner = await newCompany();
   token = (await login(owner.username, owner.password)).token;
   await grantSeats(token, 5);
-  const staff = await made<{ groupKey: string }>('/v1/groups', { name: 'Night shift', type: 'employee' });
-  const form = new FormData();
-  form.set('kind', 'avatar');
-  form.set('file', new Blob([new Uint8Array(makePng(1024, 768, 40))]), 'face.png');
-  const avatar = (await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form })).body.data.fileKey;
-  const person = (name: string) =>
-    made<{ employeeKey: string }>('/v1/employees', { personId: unique('D'), name, role: 'Staff', gender: 'female', groupKey: staff.groupKey, avatar });
-  const closed = await made<{ scheduleKey: string }>('/v1/schedules', {
+  const staff = await made<{ groupKey: string }>(token, '/v1/groups', { name: 'Night shift', type: 'employee' });
+  const avatar = await avatarOf(token, makePng(1024, 768, 40), 'face.png');
+  const person = (name: string) => employeeWith(token, { personId: unique('D'), name, groupKey: staff.groupKey, avatar });
+  const closed = await made<{ scheduleKey: string }>(token, '/v1/schedules', {
     name: 'Weekends only',
     weekly: Array.from({ length: 7 }, () => []),
     exceptions: [],
     holidaysClosed: false,
   });
-  const nora = (await person('Nora Closedhours')).employeeKey;
-  const ivo = (await person('Ivo Anytime')).employeeKey;
+  const nora = await person('Nora Closedhours');
+  const ivo = await person('Ivo Anytime');
 
   fleet = await startFleet({ apiUrl: base(), userCode: owner.userCode, count: 1, prefix: unique('RD').toUpperCase() });
   agent = fleet.agents[0]!;
-  await made('/v1/authorities', {
+  await made(token, '/v1/authorities', {
     setType: 0,
     personKeys: [nora],
     deviceKeys: [agent.deviceKey],
     validity: { permanent: true },
     scheduleKey: closed.scheduleKey,
   });
-  await made('/v1/authorities', { setType: 0, personKeys: [ivo], deviceKeys: [agent.deviceKey], validity: { permanent: true } });
+  await made(token, '/v1/authorities', { setType: 0, personKeys: [ivo], deviceKeys: [agent.deviceKey], validity: { permanent: true } });
   const end = Date.now() + 20_000;
   while (!agent.faces.find('pass', nora) || !agent.schedules.find(closed.scheduleKey) || !agent.faces.find('pass', ivo)) {
     if (Date.now() > end) throw new Error('the terminal did not take the faces and the schedule');
@@ -73,7 +55,7 @@ beforeAll(async () => {
   }
   expect(agent.see({ personKey: nora, temperature: 36.4 })).toMatchObject({ passState: 'refused', refusedFor: 'schedule' });
   expect(agent.see({ personKey: ivo, temperature: 36.6 }).passState).toBe('passed');
-  await delivered();
+  await delivered(agent);
   browser = await launchBrowser();
 });
 afterAll(async () => {

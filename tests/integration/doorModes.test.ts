@@ -10,6 +10,7 @@ import type { AuthorityItem } from '@passcloud/functions/contract/authorities';
 import { createAccount } from '@passcloud/functions/data/identity';
 import { baseUrl, call, confirmHeader, login, mailsTo, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { avatarOf, employeeWith } from '../support/people.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
 import { until } from '../support/wait.ts';
 
@@ -51,18 +52,8 @@ function terminal(serial: string): DeviceAgent {
   return agent;
 }
 
-async function employee(name: string, employeeGroup: string): Promise<string> {
-  const form = new FormData();
-  form.set('kind', 'avatar');
-  form.set('file', new Blob([new Uint8Array(portrait(name))]), 'face.jpg');
-  const avatar = (await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form })).body.data.fileKey;
-  const answer = await call<{ employeeKey: string }>('POST', '/v1/employees', {
-    token,
-    body: { personId: unique('D'), name, role: 'Staff', gender: 'female', groupKey: employeeGroup, avatar },
-  });
-  expect(answer.body.code, answer.body.message).toBe(201);
-  return answer.body.data.employeeKey;
-}
+const employee = async (name: string, employeeGroup: string): Promise<string> =>
+  employeeWith(token, { personId: unique('D'), name, groupKey: employeeGroup, avatar: await avatarOf(token, portrait(name)) });
 
 const setMode = (body: unknown, as = token) => call<{ mode: string; devices: number } & Issues>('PUT', '/v1/doorModes', { token: as, body, confirm: true });
 const states = async () => (await call<DoorModeAnswer>('GET', '/v1/doorModes', { token })).body.data;

@@ -12,6 +12,7 @@ import type { ScheduleView } from '@passcloud/functions/contract/schedules';
 import { loadExcel } from '@passcloud/functions/lib/xlsx';
 import { call, baseUrl, login, newCompany, unique } from '../support/api.ts';
 import { grantSeats } from '../support/licence.ts';
+import { avatarOf, employeeWith } from '../support/people.ts';
 import { until } from '../support/wait.ts';
 
 /**
@@ -49,18 +50,8 @@ async function schedule(name: string, weekly: unknown[]): Promise<ScheduleView> 
   return answer.body.data;
 }
 
-async function employee(name: string): Promise<string> {
-  const form = new FormData();
-  form.set('kind', 'avatar');
-  form.set('file', new Blob([new Uint8Array(portrait(name))]), 'face.jpg');
-  const avatar = (await call<{ fileKey: string }>('POST', '/v1/files/uploads', { token, form })).body.data.fileKey;
-  const answer = await call<{ employeeKey: string }>('POST', '/v1/employees', {
-    token,
-    body: { personId: unique('S'), name, role: 'Staff', gender: 'female', groupKey, avatar },
-  });
-  expect(answer.body.code, answer.body.message).toBe(201);
-  return answer.body.data.employeeKey;
-}
+const employee = async (name: string): Promise<string> =>
+  employeeWith(token, { personId: unique('S'), name, groupKey, avatar: await avatarOf(token, portrait(name)) });
 
 async function grant(personKey: string, deviceKey: string, scheduleKey: string | null): Promise<void> {
   const answer = await call('POST', '/v1/authorities', {
