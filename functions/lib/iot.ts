@@ -1,11 +1,13 @@
-import { DeleteConnectionCommand, DeleteThingShadowCommand, GetThingShadowCommand, IoTDataPlaneClient, PublishCommand, UpdateThingShadowCommand } from '@aws-sdk/client-iot-data-plane';
+import type { IoTDataPlaneClient } from '@aws-sdk/client-iot-data-plane';
 import { env } from './env.ts';
 import { guardClient } from './localRole.ts';
 
 /**
  * Device shadows and commands through the IoT data plane. On AWS `IOT_DATA_ENDPOINT` is the
  * account's ATS data endpoint; on the local host it is the IoT stand-in, which speaks the same
- * REST protocol and checks the same Signature V4, so this code is the same in both places.
+ * REST protocol and checks the same Signature V4, so this code is the same in both places. The
+ * client and its commands are loaded on first use: most requests of the functions that may reach
+ * a device reach none, so none loads them at start.
  */
 export const region = () => env('AWS_REGION') ?? 'us-east-1';
 
@@ -20,16 +22,30 @@ function localCredentials(): { accessKeyId: string; secretAccessKey: string } {
   return { accessKeyId, secretAccessKey };
 }
 
-let dataClient: IoTDataPlaneClient | undefined;
-function data(): IoTDataPlaneClient {
-  if (!dataClient) {
-    const endpoint = env('IOT_DATA_ENDPOINT');
-    if (!endpoint) throw new Error('IOT_DATA_ENDPOINT is not set');
+const sdk = () => import('@aws-sdk/client-iot-data-plane');
+
+let dataClient: Promise<IoTDataPlaneClient> | undefined;
+function client(): Promise<IoTDataPlaneClient> {
+  if (dataClient) return dataClient;
+  const endpoint = env('IOT_DATA_ENDPOINT');
+  if (!endpoint) throw new Error('IOT_DATA_ENDPOINT is not set');
+  const starting = sdk().then(({ IoTDataPlaneClient }) => {
     const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(endpoint);
-    dataClient = new IoTDataPlaneClient({ region: region(), endpoint, ...(local ? { credentials: localCredentials() } : {}) });
-    guardClient(dataClient, 'iot-data');
-  }
-  return dataClient;
+    const made = new IoTDataPlaneClient({ region: region(), endpoint, ...(local ? { credentials: localCredentials() } : {}) });
+    guardClient(made, 'iot-data');
+    return made;
+  });
+  // A failed start is not kept: the next call tries again.
+  starting.catch(() => {
+    if (dataClient === starting) dataClient = undefined;
+  });
+  return (dataClient = starting);
+}
+
+/** The data plane's commands and its client, loaded on first use. */
+async function data() {
+  const [commands, dataPlane] = await Promise.all([sdk(), client()]);
+  return { ...commands, dataPlane };
 }
 
 export function resetIotClients(): void {
@@ -52,14 +68,16 @@ const decoder = new TextDecoder();
 
 /** Merges `desired` into the thing's shadow and answers the shadow's new version. */
 export async function updateDesired(thing: string, desired: Record<string, unknown>): Promise<number> {
-  const out = await data().send(new UpdateThingShadowCommand({ thingName: thing, payload: encoder.encode(JSON.stringify({ state: { desired } })) }));
+  const { dataPlane, UpdateThingShadowCommand } = await data();
+  const out = await dataPlane.send(new UpdateThingShadowCommand({ thingName: thing, payload: encoder.encode(JSON.stringify({ state: { desired } })) }));
   const doc = JSON.parse(decoder.decode(out.payload)) as { version: number };
   return doc.version;
 }
 
 export async function getShadow(thing: string): Promise<ShadowDocument | undefined> {
   try {
-    const out = await data().send(new GetThingShadowCommand({ thingName: thing }));
+    const { dataPlane, GetThingShadowCommand } = await data();
+    const out = await dataPlane.send(new GetThingShadowCommand({ thingName: thing }));
     return JSON.parse(decoder.decode(out.payload)) as ShadowDocument;
   } catch (error) {
     if ((error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
@@ -69,7 +87,8 @@ export async function getShadow(thing: string): Promise<ShadowDocument | undefin
 
 export async function deleteShadow(thing: string): Promise<void> {
   try {
-    await data().send(new DeleteThingShadowCommand({ thingName: thing }));
+    const { dataPlane, DeleteThingShadowCommand } = await data();
+    await dataPlane.send(new DeleteThingShadowCommand({ thingName: thing }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
   }
@@ -82,7 +101,8 @@ export async function deleteShadow(thing: string): Promise<void> {
  */
 export async function disconnect(thing: string): Promise<void> {
   try {
-    await data().send(new DeleteConnectionCommand({ clientId: thing, cleanSession: true, preventWillMessage: true }));
+    const { dataPlane, DeleteConnectionCommand } = await data();
+    await dataPlane.send(new DeleteConnectionCommand({ clientId: thing, cleanSession: true, preventWillMessage: true }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
   }
@@ -90,5 +110,6 @@ export async function disconnect(thing: string): Promise<void> {
 
 /** Publishes a JSON message at QoS 1. */
 export async function publish(topic: string, message: unknown): Promise<void> {
-  await data().send(new PublishCommand({ topic, qos: 1, payload: encoder.encode(JSON.stringify(message)) }));
+  const { dataPlane, PublishCommand } = await data();
+  await dataPlane.send(new PublishCommand({ topic, qos: 1, payload: encoder.encode(JSON.stringify(message)) }));
 }

@@ -71,7 +71,6 @@ import { companyTimezone } from '#data/tenants';
 import { AppError, ConflictError, NotFoundError, ValidationError, fieldError, type FieldIssue } from '#lib/errors';
 import { created, defineResource, deleted, ok, queued, sessionRoute } from '#lib/http';
 import { declareEnvironment } from '#lib/env';
-import { holidaysChanged } from '#flows/scheduleDelivery';
 
 /** The deployed variables this function reads (functions/lib/env.ts); its construct sets exactly these. */
 export const environment = declareEnvironment(['AUDIT_QUEUE_URL', 'EVENTS_TABLE', 'IOT_DATA_ENDPOINT', 'MAIN_TABLE', 'ORIGIN_VERIFY_SECRET', 'RECOMPUTE_WORKER_FUNCTION']);
@@ -446,6 +445,15 @@ export const attendance = defineResource('attendance', {
     },
   }),
 });
+
+/**
+ * The holiday list changed: the terminals whose faces use a schedule that holidays close read it
+ * again (flows/scheduleDelivery.ts). Loaded on first use, so face sync counts in no start-up budget
+ * of this function.
+ */
+async function holidaysChanged(tenantId: string): Promise<void> {
+  await (await import('#flows/scheduleDelivery')).holidaysChanged(tenantId);
+}
 
 /** A holiday's shift must be one of the company's: 422 naming `shiftKey` otherwise. */
 async function requireShiftOf(tenantId: string, shiftKey: string): Promise<void> {

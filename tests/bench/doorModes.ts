@@ -9,9 +9,11 @@ import type { OwnHost } from './host.ts';
 import { figure } from './figures.ts';
 
 /**
- * A lockdown for 50 connected terminals: the time from the `PUT /v1/doorModes` to each terminal
- * applying it (the reference agent's mode, as it refuses passes from then on), and to the last of
- * the 50, over several lockdowns each ended before the next. Goal: every terminal within 5 s.
+ * A lockdown for 50 connected terminals (or `terminals`): the time from the `PUT /v1/doorModes` to
+ * each terminal applying it (the reference agent's mode, as it refuses passes from then on), and
+ * to the last of them, over several lockdowns each ended before the next; and how long the PUT
+ * itself takes, which must stay within the API's 29 s (infra/aws/api.ts). Goal: every terminal
+ * within 5 s.
  */
 
 export const DOOR_MODE_TERMINALS = 50;
@@ -39,7 +41,7 @@ function applied(agents: DeviceAgent[], mode: DoorMode, timeoutMs = 60_000): Pro
   });
 }
 
-export async function doorModesBench(host: OwnHost): Promise<string[]> {
+export async function doorModesBench(host: OwnHost, terminals = DOOR_MODE_TERMINALS): Promise<string[]> {
   const { url } = host;
   const session = await adminSession(url);
   const api = async <T>(method: string, path: string, body?: unknown, confirm = false): Promise<T> => {
@@ -59,7 +61,7 @@ export async function doorModesBench(host: OwnHost): Promise<string[]> {
   const now = new Date();
   const terms = {
     id: randomUUID(),
-    seats: DOOR_MODE_TERMINALS + 100,
+    seats: terminals + 100,
     expiresAt: new Date(now.getTime() + 86_400_000).toISOString(),
     issuedAt: now.toISOString(),
   };
@@ -71,7 +73,7 @@ export async function doorModesBench(host: OwnHost): Promise<string[]> {
     fleet = await startFleet({
       apiUrl: url,
       userCode: host.env.DEMO_USER_CODE!,
-      count: DOOR_MODE_TERMINALS,
+      count: terminals,
       prefix: `DOOR${Date.now().toString(36).toUpperCase()}`,
       heartbeatMs: 60_000,
       concurrency: 20,
@@ -83,10 +85,12 @@ export async function doorModesBench(host: OwnHost): Promise<string[]> {
     await sleep(1000);
     const each: number[] = [];
     const last: number[] = [];
+    const answered: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const start = performance.now();
       const done = applied(agents, 'lockdown');
       await api('PUT', '/v1/doorModes', { mode: 'lockdown', scope, reason: `Bench lockdown ${round + 1}` }, true);
+      answered.push(performance.now() - start);
       const times = (await done).map((t) => t - start);
       each.push(...times);
       last.push(Math.max(...times));
@@ -97,11 +101,11 @@ export async function doorModesBench(host: OwnHost): Promise<string[]> {
     }
     const lastP95 = percentile(last, 95)!;
     lines.push(
-      `door modes: PUT lockdown to ${DOOR_MODE_TERMINALS} terminals applying it, ${ROUNDS} rounds: each terminal p50 ${fmt(percentile(each, 50))}, p95 ${fmt(percentile(each, 95))}; every terminal (the last of ${DOOR_MODE_TERMINALS}) p50 ${fmt(percentile(last, 50))}, p95 ${fmt(lastP95)} (goal ${GOAL_SECONDS} s)`,
+      `door modes: PUT lockdown to ${terminals} terminals applying it, ${ROUNDS} rounds: each terminal p50 ${fmt(percentile(each, 50))}, p95 ${fmt(percentile(each, 95))}; every terminal (the last of ${terminals}) p50 ${fmt(percentile(last, 50))}, p95 ${fmt(lastP95)} (goal ${GOAL_SECONDS} s); the PUT answered p50 ${fmt(percentile(answered, 50))}, p95 ${fmt(percentile(answered, 95))}`,
     );
     figure({
       area: 'doorModes',
-      name: `lockdown applied by all ${DOOR_MODE_TERMINALS} terminals p95`,
+      name: `lockdown applied by all ${terminals} terminals p95`,
       value: lastP95 / 1000,
       unit: 's',
       goal: GOAL_SECONDS,
@@ -109,6 +113,7 @@ export async function doorModesBench(host: OwnHost): Promise<string[]> {
       note: `from the PUT to the last terminal's mode, ${ROUNDS} rounds`,
     });
     figure({ area: 'doorModes', name: 'lockdown applied by one terminal p95', value: percentile(each, 95)! / 1000, unit: 's' });
+    figure({ area: 'doorModes', name: `PUT lockdown of ${terminals} terminals answered p95`, value: percentile(answered, 95)! / 1000, unit: 's', goal: 29, kind: 'max' });
   } finally {
     await fleet?.stop();
   }

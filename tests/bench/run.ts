@@ -15,7 +15,7 @@ import { recordsCrashBench } from './crash.ts';
 import { fleetBench, FLEET_TERMINALS } from './fleet.ts';
 import { bundlesBench } from './bundles.ts';
 import { webhooksBench } from './webhooks.ts';
-import { doorModesBench } from './doorModes.ts';
+import { DOOR_MODE_TERMINALS, doorModesBench } from './doorModes.ts';
 import { figure, figures, missed, table, writeFigures, FIGURES_FILE, CHECK_TOLERANCE } from './figures.ts';
 
 /**
@@ -59,8 +59,9 @@ const bundlesOnly = process.argv.includes('--bundles-only');
 const webhooksOnly = process.argv.includes('--webhooks-only');
 // `--web-only` and `--no-web` for the public pages' first load: initial JavaScript and Lighthouse.
 const webOnly = process.argv.includes('--web-only');
-// `--door-modes-only` and `--no-door-modes` for a lockdown reaching 50 terminals.
+// `--door-modes-only` and `--no-door-modes` for a lockdown reaching 50 terminals (`--door-modes=N` for another count).
 const doorModesOnly = process.argv.includes('--door-modes-only');
+const doorModeTerminals = Number(process.argv.find((a) => a.startsWith('--door-modes='))?.slice('--door-modes='.length) ?? DOOR_MODE_TERMINALS);
 const only =
   peopleOnly ||
   devicesOnly ||
@@ -102,7 +103,7 @@ try {
     lines.push(...(await withOwnHost(async (host) => peopleBench(host.url, await adminToken(host.url), host.env.DEMO_TENANT!, host.pid))));
   }
   if (!process.argv.includes('--no-devices') && (!only || devicesOnly)) lines.push(...(await withOwnHost((host) => devicesBench(host))));
-  if (!process.argv.includes('--no-door-modes') && (!only || doorModesOnly)) lines.push(...(await withOwnHost((host) => doorModesBench(host))));
+  if (!process.argv.includes('--no-door-modes') && (!only || doorModesOnly)) lines.push(...(await withOwnHost((host) => doorModesBench(host, doorModeTerminals))));
   if (!process.argv.includes('--no-records') && (!only || recordsOnly)) {
     lines.push(...(await withOwnHost((host) => recordsIngestBench(host))));
     lines.push(...(await recordsListBench(stack)));
