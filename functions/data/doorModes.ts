@@ -97,6 +97,11 @@ export async function nextDoorModeRevision(tenantId: string): Promise<number> {
   return out.data.revision!;
 }
 
+/** The number the company's latest door mode setting took (0: none yet), read consistently. */
+export async function currentDoorModeRevision(tenantId: string): Promise<number> {
+  return (await doorModeRevisions().get({ tenantId }).go({ consistent: true })).data?.revision ?? 0;
+}
+
 /**
  * Gives a terminal a desired mode, unless a setting of a later revision is stored already;
  * answers whether it did. What it applied stays until it reports again.

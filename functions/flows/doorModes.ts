@@ -10,7 +10,7 @@ import {
 import { isLocale, type Locale } from '#contract/locales';
 import { thingName } from '#contract/protocol';
 import { allFaceTerminals, isIntercom, type Device } from '#data/devices';
-import { allDoorModes, findDoorMode, nextDoorModeRevision, readExemptions, setDesiredMode, type DeviceDoorModeItem, type DoorModeSetting } from '#data/doorModes';
+import { allDoorModes, currentDoorModeRevision, findDoorMode, nextDoorModeRevision, readExemptions, setDesiredMode, type DeviceDoorModeItem, type DoorModeSetting } from '#data/doorModes';
 import { findGroup } from '#data/groups';
 import { findTenant } from '#data/identity';
 import { readEmailSettings } from '#data/mailSettings';
@@ -30,6 +30,14 @@ import { emitEvent } from '#lib/webhookEvents';
  * connects), then the company's webhooks (`door.mode`) and the alert recipients of its email
  * settings are told. The audit entry is the route's (lib/audit.ts).
  */
+
+/**
+ * Terminals given their mode at once. Each takes three requests (its store, its shadow, its store
+ * read again), so a thousand terminals are about a hundred rounds, well within the API's 29 s;
+ * DynamoDB on demand and the IoT data plane (UpdateThingShadow: 4,000 requests a second an account,
+ * https://docs.aws.amazon.com/general/latest/gr/iot-core.html) take far more than this.
+ */
+const DOOR_MODE_CONCURRENCY = 32;
 
 /** The face terminals a scope names; a group or terminal that is not the company's answers 404 before anything changes. */
 export async function terminalsOf(tenantId: string, scope: DoorModeScope): Promise<Device[]> {
@@ -55,18 +63,26 @@ export async function doorModeDesired(tenantId: string, mode: DoorMode): Promise
   return { [DOOR_MODE_SHADOW_KEY]: mode, [DOOR_EXEMPT_SHADOW_KEY]: exemptionToken((await readExemptions(tenantId)).version) };
 }
 
+/** Gives one terminal a setting in its store and then its shadow; false when a later setting is in its store already. */
+async function giveMode(tenantId: string, deviceKey: string, setting: DoorModeSetting, revision: number, desired: Record<string, string>): Promise<boolean> {
+  if (!(await setDesiredMode(tenantId, deviceKey, setting, revision))) return false;
+  await updateDesired(thingName(tenantId, deviceKey), desired);
+  return true;
+}
+
 /**
- * Gives one terminal a setting in its store and its shadow. Two settings made at once may reach
- * the store in one order and the shadow in the other; so after writing the shadow the store is
- * read again, and when a later setting has replaced this one there, its mode is written again,
- * leaving the shadow with the mode the store holds whichever order the writes took.
+ * Two settings made at once may reach a terminal's store in one order and its shadow in the
+ * other. So once a setting has written its terminals, it reads the company's revision: while it is
+ * still this setting's, no later one began, and any later one writes its shadows after these. When
+ * a later one began, each terminal whose store holds a later setting gets that setting's mode
+ * written again, leaving every shadow with the mode its store holds whichever order the writes took.
  */
-async function giveMode(tenantId: string, deviceKey: string, setting: DoorModeSetting, revision: number, desired: Record<string, string>): Promise<void> {
-  if (!(await setDesiredMode(tenantId, deviceKey, setting, revision))) return;
-  const thing = thingName(tenantId, deviceKey);
-  await updateDesired(thing, desired);
-  const stored = await findDoorMode(tenantId, deviceKey);
-  if (stored && stored.revision !== revision) await updateDesired(thing, await doorModeDesired(tenantId, stored.desired));
+async function settleRaces(tenantId: string, deviceKeys: readonly string[], revision: number): Promise<void> {
+  if ((await currentDoorModeRevision(tenantId)) === revision) return;
+  await pool(deviceKeys, DOOR_MODE_CONCURRENCY, async (deviceKey) => {
+    const stored = await findDoorMode(tenantId, deviceKey);
+    if (stored && stored.revision !== revision) await updateDesired(thingName(tenantId, deviceKey), await doorModeDesired(tenantId, stored.desired));
+  });
 }
 
 /** Gives every terminal of the scope the mode, tells webhooks and the alert recipients; answers how many terminals. */
@@ -74,7 +90,11 @@ export async function setDoorMode(tenantId: string, setBy: string, body: DoorMod
   const targets = await terminalsOf(tenantId, body.scope);
   const setting: DoorModeSetting = { mode: body.mode, scope: body.scope, reason: body.reason, setBy, since: new Date().toISOString() };
   const [desired, revision] = await Promise.all([doorModeDesired(tenantId, body.mode), nextDoorModeRevision(tenantId)]);
-  await pool(targets, 8, (device) => giveMode(tenantId, device.deviceKey, setting, revision, desired));
+  const given: string[] = [];
+  await pool(targets, DOOR_MODE_CONCURRENCY, async (device) => {
+    if (await giveMode(tenantId, device.deviceKey, setting, revision, desired)) given.push(device.deviceKey);
+  });
+  await settleRaces(tenantId, given, revision);
   await emitEvent(tenantId, 'door.mode', `${setting.since}#${body.mode}`, setting.since, () => ({
     mode: body.mode,
     scope: body.scope,
@@ -119,7 +139,10 @@ export async function inheritDoorMode(device: Device): Promise<void> {
     setting = { mode, scope: { deviceKeys: [device.deviceKey] }, reason: own.reason ?? '', setBy: own.setBy ?? '', since: new Date().toISOString() };
   }
   if (setting && (mode !== 'normal' || (own && own.desired !== 'normal'))) {
-    await giveMode(device.tenantId, device.deviceKey, setting, await nextDoorModeRevision(device.tenantId), await doorModeDesired(device.tenantId, mode));
+    const revision = await nextDoorModeRevision(device.tenantId);
+    if (await giveMode(device.tenantId, device.deviceKey, setting, revision, await doorModeDesired(device.tenantId, mode))) {
+      await settleRaces(device.tenantId, [device.deviceKey], revision);
+    }
   }
 }
 
