@@ -206,6 +206,23 @@ describe('languages', () => {
   });
 });
 
+describe('a first visit', () => {
+  it('speaks the browser’s language until another is chosen', async () => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 820 }, baseURL: inject('baseUrl'), locale: 'ko-KR' });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto('/login');
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('ko-KR');
+    await expect.poll(() => page.locator('form button[type=submit]').innerText()).toMatch(/[\uac00-\ud7a3]/);
+    await page.screenshot({ path: `${shotDir}/first-visit-ko.png` });
+    // A choice made in the language menu wins over the browser's from then on.
+    await page.evaluate(() => localStorage.setItem('locale', 'en_US'));
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('en-US');
+    await context.close();
+  });
+});
+
 describe('account', () => {
   it('shows a toast for a wrong password and stays on the login screen', async () => {
     const { context, page } = await newPage(browser);

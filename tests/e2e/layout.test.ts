@@ -68,7 +68,7 @@ beforeAll(async () => {
   }
 
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base() });
+  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base(), locale: 'en-US' });
   page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   watchConsole(page);

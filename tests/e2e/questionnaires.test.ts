@@ -61,7 +61,7 @@ afterEach(() => {
 
 /** A phone (375×667, touch) on the public page; its page errors count like the console's. */
 async function phone(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: base() });
+  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: base(), locale: 'en-US' });
   const phonePage = await context.newPage();
   phonePage.on('pageerror', (error) => pageErrors.push(error.message));
   return { context, page: phonePage };

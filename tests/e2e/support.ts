@@ -66,8 +66,9 @@ export function isBackgroundRead(method: string, path: string): boolean {
   return method === 'GET' && (path.startsWith('/v1/dashboard') || path === '/v1/systems/live' || path === '/v1/blacklistRecords');
 }
 
+/** A page of a browser that speaks English (the console takes the browser's language on a first visit), or the console in `locale`. */
 export async function newPage(browser: Browser, options: { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 820 }, baseURL: base() });
+  const context = await browser.newContext({ viewport: { width: 1366, height: 820 }, baseURL: base(), locale: 'en-US' });
   if (options.locale) await context.addInitScript((locale) => localStorage.setItem('locale', locale), options.locale);
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -89,7 +89,7 @@ beforeAll(async () => {
   }
 
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base(), timezoneId: 'UTC' });
+  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: HEIGHT }, baseURL: base(), timezoneId: 'UTC', locale: 'en-US' });
   page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   watchConsole(page);

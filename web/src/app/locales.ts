@@ -37,9 +37,28 @@ export const DAYJS_LOCALES: Record<Locale, string> = {
 
 const STORAGE_KEY = 'locale';
 
+/**
+ * The console's language among the browser's preferred ones (`navigator.languages`, first
+ * preference first): the same language and region, else the same language (Chinese written in
+ * traditional characters, or of Taiwan, Hong Kong or Macau, is zh_TW; other Chinese zh_CN).
+ */
+export function localeOfLanguages(tags: readonly string[]): Locale | undefined {
+  for (const tag of tags) {
+    const [language = '', ...rest] = tag.toLowerCase().split(/[-_]/);
+    if (language === 'zh') return rest.some((part) => ['hant', 'tw', 'hk', 'mo'].includes(part)) ? 'zh_TW' : 'zh_CN';
+    const exact = LOCALES.find((locale) => locale.toLowerCase() === `${language}_${rest[0] ?? ''}`);
+    const same = exact ?? LOCALES.find((locale) => locale.split('_')[0] === language);
+    if (same) return same;
+  }
+  return undefined;
+}
+
+/** The language chosen in the language menu; before any choice, the browser's, else English. */
 export function storedLocale(): Locale {
   const saved = localStorage.getItem(STORAGE_KEY);
-  return isLocale(saved) ? saved : DEFAULT_LOCALE;
+  if (isLocale(saved)) return saved;
+  const languages = typeof navigator === 'undefined' ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
+  return localeOfLanguages(languages.filter(Boolean)) ?? DEFAULT_LOCALE;
 }
 
 /** Keeps the choice and reloads the page, as the specification asks. */
