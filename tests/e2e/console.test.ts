@@ -109,7 +109,8 @@ describe('register, log in, walk the menu', () => {
     await page.waitForURL('**/pass-platform/personnel/management');
     await page.getByTestId('side-menu').getByText('Passage', { exact: true }).click();
     await page.getByRole('link', { name: 'Pass records' }).click();
-    await page.waitForURL('**/pass-platform/passage/record');
+    // The screen's code loads before the address changes: room for a machine busy with other test files.
+    await page.waitForURL('**/pass-platform/passage/record', { timeout: 60_000 });
     const menu = page.getByTestId('side-menu');
     expect(Math.round((await menu.boundingBox())!.width)).toBe(250 - 1);
     await page.getByTestId('menu-toggle').click();
