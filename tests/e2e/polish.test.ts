@@ -196,7 +196,7 @@ describe('a first visit without a session', () => {
     const page = await open();
     // Clearing the session while the dashboard is open fails its next background read (the dashboard's, or the door-mode
     // banner's every screen makes), if one comes before the page goes.
-    expectFailure('403 /v1/dashboard', '403 /v1/dashboard/captures', '403 /v1/doorModes');
+    expectFailure('403 /v1/dashboard', '403 /v1/dashboard/captures', '403 /v1/doorModes', '403 /v1/doorModes/banner');
     await page.goto('/entrance?redirect=//evil.example/steal');
     expect(await page.getByRole('link', { name: 'Log in' }).first().getAttribute('href')).toBe('/login');
     for (const target of ['//evil.example/steal', 'https://evil.example/', '/\\evil.example', '/login']) {

@@ -23,6 +23,8 @@ export interface Rule {
   headers?: Record<string, string>;
   /** Waits this long before answering (a slow receiver). */
   delayMs?: number;
+  /** Applies only to requests on this path (other requests pass it by); any path when unset. */
+  path?: string;
 }
 
 let certificate: { key: string; cert: string } | undefined;
@@ -52,8 +54,9 @@ export async function startWebhookReceiver() {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const rule = rules[0];
-      if (rule && rule.times !== undefined && --rule.times <= 0) rules.shift();
+      const index = rules.findIndex((r) => r.path === undefined || r.path === req.url);
+      const rule = index < 0 ? undefined : rules[index];
+      if (rule && rule.times !== undefined && --rule.times <= 0) rules.splice(index, 1);
       const status = rule?.status ?? 200;
       const answer = () => {
         received.push({ at: Date.now(), path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
